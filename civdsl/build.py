@@ -24,6 +24,8 @@ from .frontend import Checked, check_file
 from .api import RulebookError
 from .diagnostics import Diagnostics
 from .escape import shown_name
+from .laws import check_declared
+from .rulings import check_checked
 from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
@@ -117,15 +119,28 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
                                          default=_json_value) + "\n"
     from . import charts
 
-    rendered, messages = charts.render_all(ed, base.edition if base else None)
+    effect = _impact_of_house_rule(checked, base)
+    rendered, messages = charts.render_all(ed, base.edition if base else None, effect)
     out.files.update(rendered)
     out.messages.extend(messages)
     from .companion.page import companion_html, module_from_code, page_answers
 
     module = module_from_code(code, ed.id)
     if page_answers(module):  # a rulebook played only in rounds has no question for the page
-        out.files["companion.html"] = companion_html(module, ed)
+        out.files["companion.html"] = companion_html(module, ed, effect)
     return out
+
+
+def _impact_of_house_rule(checked: Checked, base: Checked | None):
+    """What a house rule changes for players against its nearest base (impact.py), or None for
+    an edition of its own."""
+    if base is None:
+        return None
+    from .api import load
+    from .impact import impact
+
+    return impact(load(base.chain[-1].path).module, load(checked.chain[-1].path).module, base.edition,
+                  checked.edition)
 
 
 def _render_reusing(checked: Checked) -> EditionOutputs:
@@ -195,6 +210,11 @@ def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[Ed
                         checked.edition.span)
             continue
         ids[checked.edition.id] = path
+        before = len(diags.errors)
+        check_checked(path, checked, diags)
+        check_declared(checked.edition, diags)
+        if len(diags.errors) > before:
+            continue  # a failing ruling: the rules do not answer as the rulebook says they do
         try:
             results.append(_render_reusing(checked))
         except CodegenError as exc:

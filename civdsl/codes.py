@@ -287,6 +287,45 @@ _ALL = [
          "errata line of the chain has, or a `clause ... out_of_scope SCOPE` names a scope that is none of `map`, "
          "`table`, `variant`: the acknowledgement would explain nothing.",
          'clause "22.1.2" errata CIV041', 'errata CIV040 "Bronze" "why"\nclause "22.1.2" errata CIV040'),
+    Code("CIV180", "ruling fails", "A ruling of the rulebook (`ruling NAME \"question\" { ... }`) gets another "
+         "answer from the rules than the one it expects. The message gives what was expected and what the rules "
+         "answered; the notes give the question, the citation and the trace of the answer. Either a rule is wrong, or "
+         "the ruling's situation or expected answer is.",
+         'ruling f "Famine with Agriculture?" { player(holds("Agriculture")) resolve("Famine") expect(damage == 10) '
+         'cite("8") }',
+         'ruling f "Famine with Agriculture?" { player(holds("Agriculture")) resolve("Famine") expect(damage == 15) '
+         'cite("8") }'),
+    Code("CIV181", "ruling cannot be run", "A ruling's block is read as calls: `player(...)` (the situation), one "
+         "question (`resolve`, `cost`, `epoch`, `score`, `hand` or `table`), `expect(...)` with comparisons of the "
+         "answer's values with literals, and `cite(...)`. An unknown call, a second question, a value the answer does "
+         "not have, a missing expectation or citation, or a situation the rulebook refuses (an unknown advance, a fact "
+         "of the wrong type) stops the ruling from being run.",
+         'ruling f "?" { player(holds("Agriculture")) resolve("Famine") expect(damagee == 15) cite("8") }',
+         'ruling f "?" { player(holds("Agriculture")) resolve("Famine") expect(damage == 15) cite("8") }'),
+    Code("CIV182", "house rule changes an inherited ruling", "A warning: a ruling of the base rulebook gets another "
+         "answer under the house rule. That may be the point of the house rule; say so with `overrules NAME \"why\"` "
+         "(the warning becomes a note), or fix the house rule.",
+         'edition kind "Kind" extends megaciv\nchange calamity "Famine" { primary { damage(8) } }',
+         'edition kind "Kind" extends megaciv\nchange calamity "Famine" { primary { damage(8) } }\n'
+         'overrules famine_agriculture "famine is kinder at our table"'),
+    Code("CIV183", "overrules excuses nothing", "A warning: `overrules NAME` names no ruling the rulebook inherits, "
+         "or a ruling whose answer the house rule does not change. Remove the line, or correct the name.",
+         'overrules famine_agriculturre "kinder"', 'overrules famine_agriculture "kinder"'),
+    Code("CIV170", "law broken", "`civdsl check --laws` found a situation that breaks a law of the rulebook (`law NAME "
+         "\"what it says\" { property(...) cite(...) }`), or of a base the house rule extends. The notes give the two "
+         "answers that break it, the rule lines involved and the commands that show it; the situation is written as "
+         "a state file. A house rule that means to break an inherited law says so: `drop law NAME \"why\"`.",
+         'edition h "H" extends megaciv\nchange calamity "Famine" { primary { damage(5 + advances) } }',
+         'edition h "H" extends megaciv\nchange calamity "Famine" { primary { damage(5 + advances) } }\n'
+         'drop law advances_protect "every advance held makes famine worse at our table"'),
+    Code("CIV171", "law cannot be read", "A law's block names one property (`property(NAME)`, one of "
+         "`bounded_by_holdings`, `advances_never_hurt`, `credits_never_raise_prices`, `cities_never_lose_epochs`, "
+         "`advances_never_lose_epochs`) and cites where the printed rules imply it (`cite(\"...\")`).",
+         'law l "..." { property(advances_never_hurts) cite("9") }',
+         'law l "..." { property(advances_never_hurt) cite("9") }'),
+    Code("CIV172", "drop law drops nothing", "A warning: `drop law NAME` names no law of the rulebook or of the "
+         "rulebooks it extends. Remove the line, or correct the name.",
+         'drop law advances_protec "..."', 'drop law advances_protect "..."'),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -40,6 +40,7 @@ SECTIONS = [
     ("ast", "A.S.T."),
     ("score", "Score"),
     ("asserts", "Asserts"),
+    ("rulings", "Rulings and laws"),
     ("errata", "Errata"),
     ("rounds", "Round rules"),
     ("prose", "Summaries and notes"),
@@ -198,6 +199,7 @@ class Differ:
         self.civilizations()
         self.score()
         self.asserts()
+        self.rulings()
         self.errata()
         self.rounds()
         self.edition_notes()
@@ -564,6 +566,24 @@ class Differ:
             elif x.message != y.message:
                 self.add("prose", "changed", None, "assert message", x.message, y.message,
                          f"assert {e}: message {quote(x.message)} -> {quote(y.message)}")
+
+    def rulings(self):
+        """Rulings added, removed or asked or answered otherwise; the overrules lines; laws and drop law lines."""
+        old, new = self.a.rulings, self.b.rulings
+        for name in [*old, *(n for n in new if n not in old)]:
+            x, y = old.get(name), new.get(name)
+            if x is None or y is None:
+                self.one_side("rulings", name, name, x, y, f"ruling {name} {quote((x or y).question)}")
+            elif [unparse(c) for c in x.calls] != [unparse(c) for c in y.calls]:
+                self.add("rulings", "changed", name, "calls", [unparse(c) for c in x.calls],
+                         [unparse(c) for c in y.calls], f"ruling {name}: " + "; ".join(
+                             unparse(c) for c in y.calls if unparse(c) not in {unparse(d) for d in x.calls}))
+        self._listed(self.reporter("rulings", None), None, list(self.a.overrules), list(self.b.overrules),
+                     word="overrules")
+        self._listed(self.reporter("rulings", None), None, [f"{n} {quote(x.text)}" for n, x in self.a.laws.items()],
+                     [f"{n} {quote(x.text)}" for n, x in self.b.laws.items()], word="law")
+        self._listed(self.reporter("rulings", None), None, list(self.a.dropped_laws), list(self.b.dropped_laws),
+                     word="drop law")
 
     def errata(self):
         self._listed(self.reporter("errata", None), None, [f"{e.code} {quote(self.renames.name(e.item))}" for e in self.a.errata],

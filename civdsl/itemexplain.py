@@ -140,11 +140,22 @@ def explain_item(rulebook: str, item: str) -> str:
     kind, name, asked = _find(ed, item, roundexplain.names(index))
     obj = getattr(ed, _POOLS[kind])[name]
     lines = _title(ed, kind, name, asked) + _item_text(ed, kind, obj, index)
-    lines += _printed_clauses(ed, kind, {name, *obj.aka})
+    lines += _printed_clauses(ed, kind, {name, *obj.aka}) + _rulings(ed, name)
     lines += ["", "Source lines (the extends chain, base first):"]
     history = _history(index, kind, {name, *obj.aka}, len(checked.chain))
     lines += ["  " + h for h in history] or [f"  {_where(obj.span)}"]
     return "\n".join(lines)
+
+
+def _rulings(ed: Edition, name: str) -> list[str]:
+    """The rulings about the item (`civdsl check` runs them): question, answer, citation, place."""
+    from . import rulings
+
+    entries = []
+    for r in rulings.rulings_of(ed, name):
+        s = rulings.summary(r)
+        entries.append(f"{s['question']} {s['answer']} ({s['cited']})  {_where(r.span)}")
+    return _titled("Rulings", entries) if entries else []
 
 
 _MOST_OTHERS = 2  # other statements shown per clause

@@ -1029,7 +1029,8 @@ def _describe_advance(edition, target: Target) -> list[str]:
     adv = edition.advances.get(target.name)
     if adv is None:
         return []
-    return [advance_summary(adv, edition)] + ([f"*{adv.summary}*"] if adv.summary else [])
+    return [advance_summary(adv, edition)] + ([f"*{adv.summary}*"] if adv.summary else []) + _rulings_hover(edition,
+                                                                                                       adv.name)
 
 
 def _describe_calamity(edition, target: Target) -> list[str]:
@@ -1037,7 +1038,18 @@ def _describe_calamity(edition, target: Target) -> list[str]:
     if cal is None:
         return []
     modifiers = ["\n".join(f"- {describe.modifier(m)}" for m in cal.modifiers)] if cal.modifiers else []
-    return [calamity_summary(cal, edition)] + modifiers
+    return [calamity_summary(cal, edition)] + modifiers + _rulings_hover(edition, cal.name)
+
+
+def _rulings_hover(edition, name: str) -> list[str]:
+    """The rulings about an item, a line each: question, expected answer, citation."""
+    from . import escape, rulings
+
+    found = [rulings.summary(r) for r in rulings.rulings_of(edition, name)]
+    if not found:
+        return []
+    return ["Rulings:\n" + "\n".join(f"- {escape.markdown(s['question'])} {escape.markdown(s['answer'])} "
+                                     f"({escape.markdown(s['cited'])})" for s in found)]
 
 
 def _describe_commodity(edition, target: Target) -> list[str]:

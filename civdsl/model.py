@@ -288,6 +288,41 @@ class Assertion:
 
 
 @dataclass
+class Ruling:
+    """A worked example or a community answer (`ruling NAME "question" { ... }`): the calls of its
+    block (the situation, the question, the expected answer, the citations), which
+    civdsl/rulings.py reads and runs."""
+
+    name: str
+    question: str
+    calls: list[Expr]
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
+class Overrule:
+    """`overrules NAME "why"`: a house rule changes the answer of the inherited ruling NAME on purpose."""
+
+    name: str
+    why: str
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
+class Law:
+    """A property of the rules over every situation (`law NAME "what it says" { ... }`): the calls
+    of its block (the property and its citation), which civdsl/laws.py reads and searches."""
+
+    name: str
+    text: str
+    calls: list[Expr]
+    span: Span
+    name_span: Span | None = None
+
+
+@dataclass
 class Deck:
     stack: int
     size: int
@@ -371,6 +406,10 @@ class Edition:
     set_value_off_block: tuple[Expr, Expr | None, Span] | None = None
     decks: dict[int, Deck] = field(default_factory=dict)
     asserts: list[Assertion] = field(default_factory=list)
+    rulings: dict[str, Ruling] = field(default_factory=dict)  # by name, in the order of the chain
+    overrules: dict[str, Overrule] = field(default_factory=dict)
+    laws: dict[str, Law] = field(default_factory=dict)  # by name, in the order of the chain
+    dropped_laws: dict[str, Overrule] = field(default_factory=dict)  # `drop law NAME "why"`
     errata: list[Errata] = field(default_factory=list)
     notes: list[tuple[str, Span]] = field(default_factory=list)
     turn: list[TurnStep] = field(default_factory=list)  # the sequence of play (`turn { step ... }`)

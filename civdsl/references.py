@@ -50,7 +50,7 @@ _COLLECTED = frozenset({"assert", "note", "errata", "ability", "scenario", "chan
 # The fields whose value names things, by what they name (fields.ITEM_FIELDS' `references`):
 # each reads a list of (name, ..., span) or one such tuple (see syntax.py).
 _NAMING_FIELDS = {"groups": "group", "credits": "group", "credit": "advance", "requires": "advance"}
-# A call whose first argument, a string, names an item.
+# A call whose first argument, a string, names an item (as does every later string argument).
 NAMING_CALLS = {"holds": "advance", "cards": "commodity"}
 # The label a diagnostic about a use carries (errata match it), for statements not named by
 # their own name: the epoch a requirement belongs to, an assertion's message, ...
@@ -259,8 +259,10 @@ class _FileIndexer:
 
     def _call(self, call: Call, local: frozenset, neg: bool) -> list:
         named = _item_named(call)
-        if named is not None:
-            self._use(named, call.args[0].value, call.args[0].span, call.name, neg)
+        if named is not None:  # every string names one (a ruling's `holds("A", "B")`, `cards("Grain", 3, "Salt", 1)`)
+            for a in call.args:
+                if isinstance(a, Str):
+                    self._use(named, a.value, a.span, call.name, neg)
             return []
         self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
         group = _group_argument(call)

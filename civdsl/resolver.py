@@ -18,7 +18,7 @@ from .expressions import EvalError, evaluate, unparse
 from .references import advances_named
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Citation, TurnStep, Ability, Advance, Assertion, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+from .model import (Citation, TurnStep, Ability, Advance, Assertion, Law, Overrule, Ruling, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
@@ -310,6 +310,24 @@ class _Applier(RoundsApplier):
     def _item_assert(self, item: Item) -> None:
         expr, message = item.value
         self.ed.asserts.append(Assertion(expr, message, item.span))
+
+    def _item_ruling(self, item: Item) -> None:
+        question, calls = item.value
+        if self._once("ruling", item.name, item.span, f"ruling `{item.name}`"):
+            self.ed.rulings[item.name] = Ruling(item.name, question, calls, item.span, item.name_span)
+
+    def _item_overrules(self, item: Item) -> None:
+        if self._once("overrules", item.name, item.span, f"overrules `{item.name}`"):
+            self.ed.overrules[item.name] = Overrule(item.name, item.value, item.span, item.name_span)
+
+    def _item_law(self, item: Item) -> None:
+        text, calls = item.value
+        if self._once("law", item.name, item.span, f"law `{item.name}`"):
+            self.ed.laws[item.name] = Law(item.name, text, calls, item.span, item.name_span)
+
+    def _item_drop_law(self, item: Item) -> None:
+        if self._once("drop_law", item.name, item.span, f"drop law `{item.name}`"):
+            self.ed.dropped_laws[item.name] = Overrule(item.name, item.value, item.span, item.name_span)
 
     def _item_errata(self, item: Item) -> None:
         target, reason, span = item.value

@@ -41,6 +41,19 @@ def load(text: str):
         loader.dispose()
 
 
+def compose(text: str):
+    """The document's node graph (marks give each value's line), held to the same limits as `load`;
+    None for an empty document. Raises yaml.YAMLError and YAMLLimitError as `load` does."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            measure(node)
+        return node
+    finally:
+        loader.dispose()
+
+
 def measure(root: yaml.Node) -> int:
     """The number of nodes of `root` with every alias expanded; raises YAMLLimitError when
     that, or the number of aliases, is over its limit, or when an alias contains itself."""

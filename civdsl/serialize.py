@@ -148,6 +148,11 @@ def to_data(ed: Edition) -> dict:
         "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": _plain(ed.errata, "code", "item", "reason"),
+        "rulings": [{"name": r.name, "question": r.question, "calls": [unparse(c) for c in r.calls]}
+                    for r in ed.rulings.values()],
+        "overrules": [{"name": o.name, "why": o.why} for o in ed.overrules.values()],
+        "laws": [{"name": x.name, "text": x.text, "calls": [unparse(c) for c in x.calls]} for x in ed.laws.values()],
+        "dropped_laws": [{"name": d.name, "why": d.why} for d in ed.dropped_laws.values()],
         "notes": [text for text, _ in ed.notes],
         **({"rounds": rounds_serialize.to_data(ed)} if ed.has_rounds else {}),
     }

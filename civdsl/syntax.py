@@ -956,6 +956,28 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Item("assert", None, self._span(meta), value=(c[1], self._string(c[2])))
 
     @v_args(meta=True)
+    def ruling_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("ruling", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def overrules_decl(self, meta, c):
+        return Item("overrules", c[1].value, self._span(meta), value=self._string(c[2]),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def law_decl(self, meta, c):
+        calls = [x for x in c if isinstance(x, Call)]
+        return Item("law", c[1].value, self._span(meta), value=(self._string(c[2]), calls),
+                    name_span=span_of(self.file, c[1]))
+
+    @v_args(meta=True)
+    def drop_law_decl(self, meta, c):
+        return Item("drop_law", c[2].value, self._span(meta), value=self._string(c[3]),
+                    name_span=span_of(self.file, c[2]))
+
+    @v_args(meta=True)
     def errata(self, meta, c):
         return Item("errata", c[1].value, self._span(meta),
                     value=(self._string(c[2]), self._string(c[3]), span_of(self.file, c[2])))
@@ -993,6 +1015,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     # --- calls and expressions
     @v_args(meta=True)
     def call(self, meta, c):
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+
+    @v_args(meta=True)
+    def ruling_call(self, meta, c):
         return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
 
     @v_args(meta=True)

@@ -262,3 +262,16 @@ def test_a_change_block_cites_for_the_item_it_changes(tmp_path):
     report = _report(str(book))
     pottery = {c.id: c for c in report.clauses}["ch 9 / Pottery"]
     assert any(i.changed_by_house_rule and i.path.endswith("granaries.civ") for i in pottery.implementations)
+
+
+def test_the_companion_page_cites_each_items_printed_clauses():
+    from civdsl.companion.page import clauses_section
+
+    ed = frontend.check_file(ROOT / "rulebooks" / "civ1981.civ").edition
+    html = clauses_section(ed)
+    civil_war = next(line for line in html.splitlines() if "<strong>Civil War</strong>" in line)
+    assert "22.2.6.4" in civil_war and "5.3" in civil_war
+    music = next(line for line in html.splitlines() if "<strong>Music</strong>" in line)
+    assert "17.5.2" in music
+    cited = [n for n in [*ed.calamities, *ed.advances] if f"<strong>{n}</strong>" in html]
+    assert len(cited) == html.count("<li>") and len(cited) >= len(ed.calamities)

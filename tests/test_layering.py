@@ -65,7 +65,7 @@ PASSES = ("loader", "parser", "syntax", "references", "resolver", "validator", "
           "codegen", "runtime", "model",
           "vocabulary", "fields")
 ON_TOP = ("frontend", "api", "build", "highlight", "lsp", "diff", "itemexplain", "planner", "plan_search", "fmt",
-          "scaffold", "charts", "coverage")
+          "scaffold", "charts", "coverage", "rulings", "impact", "laws")
 
 
 def test_modules_are_named_for_their_job():

@@ -1,5 +1,7 @@
 """Behaviour tests as data: tests/scenarios/<edition>.yaml, hand-computed from the seed texts.
 
+The seed texts' own worked examples are rulings in the rulebooks (tests/test_rulings.py runs them).
+
 Each scenario applies one rule (a calamity to a victim, a purchase, the epoch check, scoring)
 to a player state and compares the outcome with the rulebook's printed answer.
 """
@@ -10,6 +12,7 @@ import pytest
 import yaml
 
 import civdsl
+from civdsl.rulings import demanded_amounts, effect_amounts
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 
@@ -21,13 +24,9 @@ def _scenarios():
             yield pytest.param(data["rulebook"], sc, id=f"{path.stem}:{i}:{sc['name']}")
 
 
-def _effects(effects: list[dict]) -> dict:
-    """Each effect's amount actually taken (bounded by the victim's holding where the edition says so)."""
-    return {e["kind"]: e.get("taken", e.get("amount", True)) for e in effects if e["kind"] != "cancelled"}
-
-
-def _demanded(effects: list[dict]) -> dict:
-    return {e["kind"]: e.get("amount", True) for e in effects if e["kind"] != "cancelled"}
+# what an answer's effects amount to, read as rulings read them (a ruling is a scenario kept in its rulebook)
+_effects = effect_amounts
+_demanded = demanded_amounts
 
 
 def _at_table(rb, sc: dict) -> dict:

@@ -21,7 +21,7 @@ CASES = sorted(UI.glob("*.civ"))
 def _report(name: str) -> str:
     """What civdsl reports for the case: `civdsl check`'s report, or, for a case with a sibling
     `.args` file (a diagnostic only a command meets, such as a rule failing while it runs), what
-    that command prints on stderr."""
+    that command prints on stderr (on stdout when it reports warnings only)."""
     args = Path(name).with_suffix(".args")
     if args.exists():
         import shlex
@@ -29,7 +29,8 @@ def _report(name: str) -> str:
         proc = subprocess.run([sys.executable, str(UI.parent.parent / "cli.py"), *shlex.split(args.read_text())],
                               capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
         assert "Traceback" not in proc.stderr, proc.stderr
-        return proc.stderr
+        # warnings alone go to stdout, with the line that the rulebook is fine
+        return proc.stderr or proc.stdout
     checked = check_file(Path(name))
     return checked.diagnostics.render(color=False) + "\n"
 

@@ -59,6 +59,9 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
     if diff is not None:
         out += [f"A house rule on {md_escape(base.name)}: see the [house-rule summary](house-summary.md); "
                 "rows it adds or changes are marked in every chart.", ""]
+    if "charts/impact.md" in files:
+        out += ["What it changes for players, situation by situation: [impact.md](impact.md) (printable: "
+                "[impact.html](impact.html)).", ""]
     legend = legend_md(chips_for(ed), signs=bool(ed.calamities))
     if legend:
         out += [legend, ""]
@@ -81,8 +84,9 @@ def _readme_line(kind: str, chart, files: dict) -> str:
     return f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else "")
 
 
-def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str, str | bytes], list[str]]:
-    """Every chart file of one edition, keyed by path under generated/<edition>/, and messages."""
+def render_all(edition: Edition, base: Edition | None = None, effect=None) -> tuple[dict[str, str | bytes], list[str]]:
+    """Every chart file of one edition, keyed by path under generated/<edition>/, and messages;
+    with EFFECT (a house rule's impact against BASE, impact.py), its impact page too."""
     charts, diff = charts_for(edition, base, only_content=True)
     files: dict[str, str | bytes] = {}
     messages: list[str] = []
@@ -93,6 +97,8 @@ def render_all(edition: Edition, base: Edition | None = None) -> tuple[dict[str,
     files["charts/model.yaml"] = model_yaml(to_data(edition))
     files.update(_round_reference_files(edition))
     files.update(_pages(edition, base, charts, diff, has_reference="charts/reference.html" in files))
+    if effect is not None and base is not None:
+        files.update(impact_files(edition, base, effect))
     files["charts/README.md"] = _readme(edition, charts, diff, base, files)
     return dict(sorted(files.items())), messages
 
@@ -146,6 +152,17 @@ def _pages(edition: Edition, base: Edition | None, charts: dict, diff: Diff | No
     links = [Link("the round reference", "reference.html")] if has_reference else []
     files[f"charts/{edition.id}.html"] = edition_page(edition, page_charts, chips, house=diff is not None,
                                                       subtitle=subtitle, links=links)
+    return files
+
+
+def impact_files(edition: Edition, base: Edition, effect) -> dict[str, str]:
+    """A house rule's impact (impact.py) as a printable page, in Markdown and as CSV."""
+    from ..impact import impact_chart
+
+    chart = impact_chart(effect, base.name)
+    files = _chart_files("impact", chart, edition.name)
+    files["charts/impact.html"] = edition_page(edition, [chart], chips_for(edition), house=True,
+                                               subtitle=f"A house rule on {base.name}: what it changes for players.")
     return files
 
 

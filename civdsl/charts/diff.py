@@ -60,8 +60,9 @@ def compute(base: Edition, house: Edition) -> Diff:
 
 
 def _of_the_game(c: editions_diff.Change) -> bool:
-    """The house rule's own name and base, and the edition's prose, are no change of the game."""
-    return c.section != "edition" and not (c.section == "prose" and c.item is None)
+    """The house rule's own name and base, the edition's prose, and its rulings and laws (checks of
+    the rules, which the Rulings tables and the impact page show) are no change of the game."""
+    return c.section not in ("edition", "rulings") and not (c.section == "prose" and c.item is None)
 
 
 # the sections of `civdsl diff` whose changes name their item as it is

@@ -185,7 +185,8 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
                   Column("Advances"), Column("Direction"), Column("Change"), Column("Priority", numeric=True)], [])
     flat.listed = False
     flat.rows = [_modifier_row(ed.calamities[n], m) for n in order for m in ed.calamities[n].modifiers]
-    return Chart("calamities", "Calamities", [grid, detail, flat] + ([options_table(ed)] if ed.options else []))
+    return Chart("calamities", "Calamities", [grid, detail, flat] + ([options_table(ed)] if ed.options else [])
+                 + _rulings_table(ed, "calamity-rulings", order))
 
 
 def options_table(ed: Edition) -> Table:
@@ -203,6 +204,21 @@ def options_table(ed: Edition) -> Table:
         table.rows.append(Row([cell(Strong(f"--option {name}=on")), cell("on" if opt.on else "off"),
                                cell(Quote(opt.doc or "")), cell("; ".join(settings) or "\u2014")]))
     return table
+
+
+def _rulings_table(ed: Edition, slug: str, order: list[str]) -> list[Table]:
+    """The rulings about each item of the chart, under its name: the question, the answer the
+    rulebook's rulings expect and where it comes from (`civdsl check` runs each one)."""
+    from .. import rulings
+
+    rows = [Row([cell(n), cell(s["question"]), cell(s["answer"]), cell(s["cited"])])
+            for n in order for s in map(rulings.summary, rulings.rulings_of(ed, n))]
+    if not rows:
+        return []
+    return [Table(slug, "Rulings", [Column("About", 1.2), Column("Question", 3.4), Column("Answer", 2.4),
+                                    Column("Cited", 2.2)], rows,
+                  intro=["Worked examples and answers the rulebook records; checking the rulebook runs each one "
+                         "against these rules."])]
 
 
 def _clauses_cell(ed: Edition, kind: str, item) -> Cell:
@@ -244,7 +260,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     flat.listed = False
     flat.rows = [Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)])
                  for n in order for i in inter.get(n, [])]
-    return Chart("advances", "Advances", [t, flat])
+    return Chart("advances", "Advances", [t, flat, *_rulings_table(ed, "advance-rulings", order)])
 
 
 def _advance_fields(chips: dict, inter: dict) -> list[_Field]:

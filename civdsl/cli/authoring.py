@@ -38,7 +38,16 @@ def _inside_installed_package(path: Path) -> bool:
 @click.argument("paths", nargs=-1)
 @click.option("--schema", is_flag=True, help="Also validate the compiled model against schemas/model.schema.json.")
 @click.option("-v", "--verbose", is_flag=True, help="Also show notes (e.g. diagnostics acknowledged by errata).")
-def check(paths, schema, verbose, as_json):
+@click.option("--laws", "search_laws", is_flag=True,
+              help="Also search every law of each rulebook for a situation that breaks it (writes each one found as "
+                   "a state file).")
+@click.option("--seed", type=int, default=0, show_default=True, help="With --laws: the seed of the search.")
+@click.option("--budget", type=click.IntRange(1, 100_000), default=None,
+              help="With --laws: situations tried per law at most, shared by its parts (a part no larger than its "
+                   "share is walked whole); default 600.")
+@click.option("--counterexamples", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="With --laws: the folder the counterexamples are written to.")
+def check(paths, schema, verbose, search_laws, seed, budget, counterexamples, as_json):
     """Check rulebooks and report every problem.
 
     PATHS are files, folders or shipped edition ids; with none, the rulebooks of the current
@@ -51,6 +60,8 @@ def check(paths, schema, verbose, as_json):
     targets = rulebook_paths(paths)
     # an unchanged rulebook chain is not checked again: its result (and diagnostics) is cached
     checked = [check_file(p, diags, reuse=True) for p in targets]
+    _run_rulings(targets, checked, diags)
+    _run_laws(targets, checked, diags, search_laws, budget, seed, Path(counterexamples))
     if schema:
         _check_schema(checked, diags)
     if as_json:
@@ -61,6 +72,50 @@ def check(paths, schema, verbose, as_json):
     else:
         _check_report(diags, len(checked), verbose)
     sys.exit(1 if diags.has_errors else 0)
+
+
+def _run_rulings(targets: list, checked: list, diags) -> None:
+    """Every ruling of each rulebook without errors, run on its compiled rules, and its laws read.
+    What they report is kept with the chain's other results (same key: the bytes of every file and
+    of the compiler), so that a check of an unchanged rulebook loads neither the model nor Lark."""
+    import pickle
+
+    from .. import cache
+    from ..frontend import chain_files
+
+    for path, c in zip(targets, checked):
+        if not c.ok:
+            continue
+        files = chain_files(c.chain)
+        name = f"rulings-{cache.chain_key(files)}.pickle" if all(files.values()) else None
+        kept = cache.read(name) if name else None
+        if kept is not None:
+            try:
+                diags.items.extend(pickle.loads(kept))
+                continue
+            except Exception:  # a damaged file: run them again
+                pass
+        before = len(diags.items)
+        from ..laws import check_declared
+        from ..rulings import check_checked
+
+        check_checked(path, c, diags)
+        check_declared(c.edition, diags)
+        if name:
+            cache.write(name, pickle.dumps(diags.items[before:], protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _run_laws(targets: list, checked: list, diags, search_them: bool, budget: int, seed: int, folder: Path) -> None:
+    """With --laws, every law of each rulebook without errors searched on its compiled rules."""
+    if not search_them:
+        return
+    from ..laws import DEFAULT_BUDGET, check_laws
+
+    if not folder.is_dir():
+        fail(f"--counterexamples: {folder} is not a folder")
+    for path, c in zip(targets, checked):
+        if c.ok:
+            check_laws(path, c, diags, budget or DEFAULT_BUDGET, seed, folder)
 
 
 def _check_schema(checked: list, diags) -> None:
@@ -340,7 +395,12 @@ def _write_new(out: Path, text: str) -> None:
 @click.option("--prose", is_flag=True, help="Also list changed summaries, notes and descriptions.")
 @click.option("--exit-code", "exit_code", is_flag=True,
               help="Exit 1 when the rules differ (as `git diff --exit-code`); prose counts only with --prose.")
-def diff(a, b, fmt, prose, exit_code, as_json):
+@click.option("--impact", "show_impact", is_flag=True,
+              help="What the change does to players: every calamity and role, price and A.S.T. track resolved in "
+                   "both rulebooks over a grid of situations; per item, how many situations change and by how much.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="With --impact: the seed of the situations drawn where a space is too large to walk whole.")
+def diff(a, b, fmt, prose, exit_code, show_impact, seed, as_json):
     """What changes from rulebook A to rulebook B (edition ids or paths, in any mix).
 
     Compares the resolved rules (a house rule with everything it inherits): advances,
@@ -348,6 +408,9 @@ def diff(a, b, fmt, prose, exit_code, as_json):
     epochs and their requirements, score lines. Exit 0 whether or not they differ, unless
     --exit-code.
     """
+    if show_impact:
+        _impact(a, b, seed, exit_code, as_json)
+        return
     from ..diff import diff as compute_diff
     from ..diff import load_edition, render_md, render_text, to_json
 
@@ -361,6 +424,18 @@ def diff(a, b, fmt, prose, exit_code, as_json):
     else:
         echo(render_text(ea, eb, changes, color=use_color(), prose=prose))
     sys.exit(1 if exit_code and differ else 0)
+
+
+def _impact(a: str, b: str, seed: int, exit_code: bool, as_json: bool) -> None:
+    """`diff --impact`: the impact report, as text or JSON."""
+    from ..impact import impact_of, render_text
+
+    result = impact_of(a, b, seed)
+    if as_json:
+        emit_json({"impact": result.to_dict()}, rulebooks=[result.a, result.b])
+    else:
+        echo(render_text(result))
+    sys.exit(1 if exit_code and result.changed() else 0)
 
 
 @command()

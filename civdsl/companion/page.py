@@ -682,6 +682,54 @@ def module_from_code(code, edition_id: str) -> types.ModuleType:
     return module
 
 
+def rulings_section(edition) -> str:
+    """The rulebook's rulings as a short list below the player's answers: the question, the answer
+    the rules give (`civdsl check` runs each one) and where it comes from; none, no section."""
+    from .. import rulings
+
+    found = [(rulings.summary(r), rulings.subjects(r)) for r in edition.rulings.values()]
+    if not found:
+        return ""
+    items = "".join(
+        f"<li><strong>{escape.html(s['question'])}</strong> {escape.html(s['answer'])}"
+        f' <span class="muted">({escape.html(s["cited"])}{escape.html("; about " + ", ".join(about)) if about else ""})'
+        "</span></li>\n"
+        for s, about in found)
+    return (f'<section id="rulings" class="page"><details><summary>Rulings ({len(found)})</summary>\n'
+            f"<ul>\n{items}</ul></details></section>\n")
+
+
+# The items whose printed clauses the page cites, by the model's table and the kind a citation names.
+_CITED_ITEMS = (("calamities", "calamity"), ("advances", "advance"))
+
+
+def clauses_section(edition) -> str:
+    """The printed clauses each calamity and advance implements (`cites`, what civdsl cover
+    reads), so a player can look up the paragraph behind an answer; none cited, no section."""
+    rows = [(name, ids) for table, kind in _CITED_ITEMS for name, item in getattr(edition, table).items()
+            if (ids := edition.cited_clauses(kind, {name, *getattr(item, "aka", ())}))]
+    if not rows:
+        return ""
+    items = "".join(f"<li><strong>{escape.html(name)}</strong> {escape.html(', '.join(ids))}</li>\n"
+                    for name, ids in rows)
+    return (f'<section id="clauses" class="page"><details><summary>Printed rules ({len(rows)})</summary>\n'
+            f"<ul>\n{items}</ul></details></section>\n")
+
+
+def impact_section(effect) -> str:
+    """A house rule's impact (impact.py) in short: each item that changes for players, how many
+    situations and by how much; the printable impact page has the rest."""
+    from .. import impact
+
+    changed = effect.changed()
+    if not changed:
+        return ""
+    items = "".join(f"<li><strong>{escape.html(impact.item_title(i))}</strong>: {escape.html(impact.coverage_text(i))}; "
+                    f"{escape.html(impact.change_text(i))}</li>\n" for i in changed)
+    return (f'<section id="impact" class="page"><details><summary>What this house rule changes against '
+            f"{escape.html(effect.a)} ({len(changed)})</summary>\n<ul>\n{items}</ul></details></section>\n")
+
+
 # What the page answers, by the compiled module's constant that declares it: advances to price
 # and plan, calamities to resolve, A.S.T. tracks, score lines.
 _PAGE_QUESTIONS = ("ADVANCES", "CALAMITIES", "AST", "SCORE_POINTS", "SCORE_TIEBREAKS")
@@ -695,10 +743,13 @@ def page_answers(module) -> bool:
     return any(getattr(module, name, None) for name in _PAGE_QUESTIONS)
 
 
-def companion_html(module, edition=None) -> str:
+def companion_html(module, edition=None, effect=None) -> str:
     """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
     EDITION (the resolved model the module was compiled from), the engine is compiled from it
-    rather than from the rulebook files the module names."""
+    rather than from the rulebook files the module names; with EFFECT (a house rule's impact
+    against its base), the page sums up what the house rule changes for players."""
+    extra = ((rulings_section(edition) + clauses_section(edition) if edition is not None else "")
+             + (impact_section(effect) if effect else ""))
     parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module))
     parts = without_unused(parts, ui_script())
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
@@ -723,6 +774,7 @@ def companion_html(module, edition=None) -> str:
         '<nav role="tablist" id="tabs" aria-label="Players"></nav>\n'
         '<main id="player" role="tabpanel"><div id="app"><noscript>This page needs JavaScript.</noscript></div></main>\n'
         '<p id="summary" role="status" aria-live="polite"></p>\n'
+        f"{extra}"
         f"<script>{engine}</script>\n"
         f"<script>{ui}</script>\n"
         "</body>\n</html>\n"

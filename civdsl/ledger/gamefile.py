@@ -98,9 +98,11 @@ def _event_lines(text: str) -> list[int]:
     """The line where each event starts (the text was already read within the limits)."""
     import yaml
 
+    from .. import safeyaml
+
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        node = safeyaml.compose(text)
+    except (yaml.YAMLError, safeyaml.YAMLLimitError):
         return []
     if not isinstance(node, yaml.MappingNode):
         return []

@@ -14,12 +14,14 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'cardgame', 'name': 'Civilization: the card-and-dice game', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/cardgame.civ'
-SOURCES = {'rulebooks/cardgame.civ': '9dc27abb911cb61d4aec30fd19f99c4bfc22dd3f50053ba0b371450b6d521eda'}
+SOURCES = {'rulebooks/cardgame.civ': '5a357d722f9c337988806b2c2b3b2cef404c552c2b8c952a78251a02c2b038f4'}
 CREDIT_POLICY = None
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
 ABILITIES = ()
 FACT_DEFAULTS = {'scenario': ''}
+LAST_EPOCH_FACTS = ('sole_leader',)
+CIVILIZATION_FACTS = {'ast_rank': 'rank'}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'state_actions': 2, 'farm_output': 20, 'card_price': 2, 'farm_price': 5, 'luxury_price': 1, 'interference_cap': 10, 'occupation_force': 10, 'garrison_suppression': 2, 'military_per_government_die': 20, 'broken_deal_unrest': 10, 'domestic_relief': 10}
 GROUPS = {
@@ -44,14 +46,14 @@ def set_value(n: int, face: int):
 OFF_BLOCK = None
 
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
-BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {'natural_events_phase': True}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('none',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
 ))
-TABLE_RULES = {'limit': None, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('random',), 'order': ('stack', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {}}
+TABLE_RULES = {'limit': None, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('random',), 'order': ('stack', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {}, 'paths': {}}
 CALAMITY_FUNCTIONS = {
 }
 
@@ -68,143 +70,145 @@ SCORE_POINTS = [
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
+TURN = (
+)
 
 
 # --- round rules ---------------------------------------------------------------------
 STATS = {
-    'unrest': {'name': 'Civil Unrest', 'initial': 0, 'low': 0, 'high': None, 'line': 42},
-    'economy': {'name': 'Economy', 'initial': 0, 'low': 0, 'high': None, 'line': 43},
-    'military': {'name': 'Military', 'initial': 0, 'low': 0, 'high': None, 'line': 44},
-    'food': {'name': 'Food', 'initial': 0, 'low': 0, 'high': None, 'line': 45},
-    'luxury': {'name': 'Luxury', 'initial': 0, 'low': 0, 'high': None, 'line': 46},
-    'morale': {'name': 'Morale', 'initial': 0, 'low': 0, 'high': None, 'line': 47},
-    'population': {'name': 'Population', 'initial': 0, 'low': 0, 'high': None, 'line': 48},
-    'farms': {'name': 'Farms', 'initial': 0, 'low': 0, 'high': None, 'line': 49},
-    'emergency_cards': {'name': 'Emergency cards left', 'initial': 2, 'low': 0, 'high': 2, 'line': 50},
-    'actions': {'name': 'State actions left this round', 'initial': 0, 'low': 0, 'high': None, 'line': 51},
-    'occupations': {'name': 'Civilizations you occupy', 'initial': 0, 'low': 0, 'high': None, 'line': 52},
-    'committed': {'name': 'Military committed to the war (frontline and garrison)', 'initial': 0, 'low': 0, 'high': None, 'line': 53},
-    'garrison': {'name': 'Military cards in garrison', 'initial': 0, 'low': 0, 'high': None, 'line': 54},
-    'enemy_committed': {'name': 'Military the attacker commits against you', 'initial': 0, 'low': 0, 'high': None, 'line': 55},
-    'luxury_bought': {'name': 'Luxury dice bought this round', 'initial': 0, 'low': 0, 'high': None, 'line': 56},
-    'morale_penalty': {'name': 'Morale lost to plague, taken at the next morale calculation', 'initial': 0, 'low': 0, 'high': None, 'line': 57},
-    'rebellion_stage': {'name': 'Stage of the rebellion under way (1 to 3)', 'initial': 0, 'low': 0, 'high': 3, 'line': 58},
-    'players': {'name': 'Players in the game', 'initial': 4, 'low': 1, 'high': 6, 'line': 59},
-    'seat': {'name': "This civilization's seat (1 to players)", 'initial': 1, 'low': 1, 'high': 6, 'line': 60},
+    'unrest': {'name': 'Civil Unrest', 'initial': 0, 'low': 0, 'high': None, 'line': 44},
+    'economy': {'name': 'Economy', 'initial': 0, 'low': 0, 'high': None, 'line': 46},
+    'military': {'name': 'Military', 'initial': 0, 'low': 0, 'high': None, 'line': 48},
+    'food': {'name': 'Food', 'initial': 0, 'low': 0, 'high': None, 'line': 50},
+    'luxury': {'name': 'Luxury', 'initial': 0, 'low': 0, 'high': None, 'line': 52},
+    'morale': {'name': 'Morale', 'initial': 0, 'low': 0, 'high': None, 'line': 54},
+    'population': {'name': 'Population', 'initial': 0, 'low': 0, 'high': None, 'line': 56},
+    'farms': {'name': 'Farms', 'initial': 0, 'low': 0, 'high': None, 'line': 58},
+    'emergency_cards': {'name': 'Emergency cards left', 'initial': 2, 'low': 0, 'high': 2, 'line': 59},
+    'actions': {'name': 'State actions left this round', 'initial': 0, 'low': 0, 'high': None, 'line': 60},
+    'occupations': {'name': 'Civilizations you occupy', 'initial': 0, 'low': 0, 'high': None, 'line': 61},
+    'committed': {'name': 'Military committed to the war (frontline and garrison)', 'initial': 0, 'low': 0, 'high': None, 'line': 62},
+    'garrison': {'name': 'Military cards in garrison', 'initial': 0, 'low': 0, 'high': None, 'line': 63},
+    'enemy_committed': {'name': 'Military the attacker commits against you', 'initial': 0, 'low': 0, 'high': None, 'line': 64},
+    'luxury_bought': {'name': 'Luxury dice bought this round', 'initial': 0, 'low': 0, 'high': None, 'line': 65},
+    'morale_penalty': {'name': 'Morale lost to plague, taken at the next morale calculation', 'initial': 0, 'low': 0, 'high': None, 'line': 66},
+    'rebellion_stage': {'name': 'Stage of the rebellion under way (1 to 3)', 'initial': 0, 'low': 0, 'high': 3, 'line': 67},
+    'players': {'name': 'Players in the game', 'initial': 4, 'low': 1, 'high': 6, 'line': 68},
+    'seat': {'name': "This civilization's seat (1 to players)", 'initial': 1, 'low': 1, 'high': 6, 'line': 69},
 }
 FLAGS = {
-    'at_war': {'name': 'Another civilization is at war with you (you defend)', 'initial': False, 'line': 62},
-    'rebellion_active': {'name': 'A rebellion is under way', 'initial': False, 'line': 63},
-    'collapsed': {'name': 'The civilization has collapsed', 'initial': False, 'line': 64},
-    'drought': {'name': 'Drought: the next farm production is halved', 'initial': False, 'line': 65},
-    'emergency_used': {'name': 'An emergency card was played this round', 'initial': False, 'line': 66},
+    'at_war': {'name': 'Another civilization is at war with you (you defend)', 'initial': False, 'line': 71},
+    'rebellion_active': {'name': 'A rebellion is under way', 'initial': False, 'line': 72},
+    'collapsed': {'name': 'The civilization has collapsed', 'initial': False, 'line': 73},
+    'drought': {'name': 'Drought: the next farm production is halved', 'initial': False, 'line': 74},
+    'emergency_used': {'name': 'An emergency card was played this round', 'initial': False, 'line': 75},
 }
-CARD_DECK = {'id': 'personal', 'name': 'Personal civilization deck', 'suits': (('Hearts', 'red'), ('Diamonds', 'red'), ('Clubs', 'black'), ('Spades', 'black')), 'ranks': (('A', 1), ('2', 2), ('3', 3), ('4', 4), ('5', 5), ('6', 6), ('7', 7), ('8', 8), ('9', 9), ('10', 10), ('J', 10), ('Q', 10), ('K', 10)), 'hand_limit': 10, 'line': 25}
+CARD_DECK = {'id': 'personal', 'name': 'Personal civilization deck', 'suits': (('Hearts', 'red'), ('Diamonds', 'red'), ('Clubs', 'black'), ('Spades', 'black')), 'ranks': (('A', 1), ('2', 2), ('3', 3), ('4', 4), ('5', 5), ('6', 6), ('7', 7), ('8', 8), ('9', 9), ('10', 10), ('J', 10), ('Q', 10), ('K', 10)), 'hand_limit': 10, 'line': 26}
 CARDS = {('A', 'Hearts'): (1, 'red'), ('2', 'Hearts'): (2, 'red'), ('3', 'Hearts'): (3, 'red'), ('4', 'Hearts'): (4, 'red'), ('5', 'Hearts'): (5, 'red'), ('6', 'Hearts'): (6, 'red'), ('7', 'Hearts'): (7, 'red'), ('8', 'Hearts'): (8, 'red'), ('9', 'Hearts'): (9, 'red'), ('10', 'Hearts'): (10, 'red'), ('J', 'Hearts'): (10, 'red'), ('Q', 'Hearts'): (10, 'red'), ('K', 'Hearts'): (10, 'red'), ('A', 'Diamonds'): (1, 'red'), ('2', 'Diamonds'): (2, 'red'), ('3', 'Diamonds'): (3, 'red'), ('4', 'Diamonds'): (4, 'red'), ('5', 'Diamonds'): (5, 'red'), ('6', 'Diamonds'): (6, 'red'), ('7', 'Diamonds'): (7, 'red'), ('8', 'Diamonds'): (8, 'red'), ('9', 'Diamonds'): (9, 'red'), ('10', 'Diamonds'): (10, 'red'), ('J', 'Diamonds'): (10, 'red'), ('Q', 'Diamonds'): (10, 'red'), ('K', 'Diamonds'): (10, 'red'), ('A', 'Clubs'): (1, 'black'), ('2', 'Clubs'): (2, 'black'), ('3', 'Clubs'): (3, 'black'), ('4', 'Clubs'): (4, 'black'), ('5', 'Clubs'): (5, 'black'), ('6', 'Clubs'): (6, 'black'), ('7', 'Clubs'): (7, 'black'), ('8', 'Clubs'): (8, 'black'), ('9', 'Clubs'): (9, 'black'), ('10', 'Clubs'): (10, 'black'), ('J', 'Clubs'): (10, 'black'), ('Q', 'Clubs'): (10, 'black'), ('K', 'Clubs'): (10, 'black'), ('A', 'Spades'): (1, 'black'), ('2', 'Spades'): (2, 'black'), ('3', 'Spades'): (3, 'black'), ('4', 'Spades'): (4, 'black'), ('5', 'Spades'): (5, 'black'), ('6', 'Spades'): (6, 'black'), ('7', 'Spades'): (7, 'black'), ('8', 'Spades'): (8, 'black'), ('9', 'Spades'): (9, 'black'), ('10', 'Spades'): (10, 'black'), ('J', 'Spades'): (10, 'black'), ('Q', 'Spades'): (10, 'black'), ('K', 'Spades'): (10, 'black')}
 
 
 def choice_0_play_emergency(s):
     'Default policy for the choice: Take the emergency action: play an emergency card'
-    return (s.v['rebellion_active'] and (s.v['emergency_cards'] > 0))  # rulebooks/cardgame.civ:208
+    return (s.v['rebellion_active'] and (s.v['emergency_cards'] > 0))  # rulebooks/cardgame.civ:221
 
 
 def choice_1_act_domestic(s):
     'Default policy for the choice: Take the domestic action: reduce unrest'
-    return (s.v['unrest'] >= 20)  # rulebooks/cardgame.civ:209
+    return (s.v['unrest'] >= 20)  # rulebooks/cardgame.civ:222
 
 
 def choice_2_act_economic(s):
     'Default policy for the choice: Take the economic action: buy farms, cards and luxury'
-    return True  # rulebooks/cardgame.civ:210
+    return True  # rulebooks/cardgame.civ:223
 
 
 def choice_3_buy_farms(s):
     'Default policy for the choice: Farms to buy'
-    return 1  # rulebooks/cardgame.civ:211
+    return 1  # rulebooks/cardgame.civ:224
 
 
 def choice_4_buy_cards(s):
     'Default policy for the choice: Cards to buy'
-    return 1  # rulebooks/cardgame.civ:212
+    return 1  # rulebooks/cardgame.civ:225
 
 
 def choice_5_buy_luxury(s):
     'Default policy for the choice: Luxury dice to buy'
-    return s.v['economy']  # rulebooks/cardgame.civ:213
+    return s.v['economy']  # rulebooks/cardgame.civ:226
 
 
 def choice_6_act_military(s):
     'Default policy for the choice: Take the military action: commit troops'
-    return (s.v['at_war'] and (s.v['committed'] == 0))  # rulebooks/cardgame.civ:214
+    return (s.v['at_war'] and (s.v['committed'] == 0))  # rulebooks/cardgame.civ:227
 
 
 def choice_7_commit_military(s):
     'Default policy for the choice: Military value to commit to the war'
-    return s.v['military']  # rulebooks/cardgame.civ:215
+    return s.v['military']  # rulebooks/cardgame.civ:228
 
 
 def choice_8_garrison_cards(s):
     'Default policy for the choice: Military cards to put in garrison'
-    return 0  # rulebooks/cardgame.civ:216
+    return 0  # rulebooks/cardgame.civ:229
 
 
 def choice_9_occupation_troops(s):
     'Default policy for the choice: Military value in each of your occupation forces'
-    return 10  # rulebooks/cardgame.civ:217
+    return 10  # rulebooks/cardgame.civ:230
 
 
 def choice_10_collapse_draw(s):
     'Default policy for the choice: On economic collapse, draw an emergency card rather than take 20 unrest'
-    return (s.v['emergency_cards'] > 0)  # rulebooks/cardgame.civ:218
+    return (s.v['emergency_cards'] > 0)  # rulebooks/cardgame.civ:231
 
 
 def choice_11_interference(s):
     'Default policy for the choice: Unrest other players buy against you with foreign interference'
-    return 0  # rulebooks/cardgame.civ:219
+    return 0  # rulebooks/cardgame.civ:232
 
 
 def choice_12_broken_deals(s):
     'Default policy for the choice: Deals you break this round'
-    return 0  # rulebooks/cardgame.civ:220
+    return 0  # rulebooks/cardgame.civ:233
 
 
 def threshold_0_lose_action(s):
     '30+ unrest: lose 1 state action'
-    return bool((s.v['unrest'] >= 30))  # rulebooks/cardgame.civ:101
+    return bool((s.v['unrest'] >= 30))  # rulebooks/cardgame.civ:110
 
 
 def threshold_1_no_luxury(s):
     '50+ unrest: no trading or buying luxury'
-    return bool((s.v['unrest'] >= 50))  # rulebooks/cardgame.civ:102
+    return bool((s.v['unrest'] >= 50))  # rulebooks/cardgame.civ:111
 
 
 def threshold_2_interference_open(s):
     '75+ unrest: vulnerable to foreign interference'
-    return bool((s.v['unrest'] >= 75))  # rulebooks/cardgame.civ:103
+    return bool((s.v['unrest'] >= 75))  # rulebooks/cardgame.civ:112
 
 
 def threshold_3_rebellion_begins(s):
     '100+ unrest: rebellion begins immediately'
-    return bool((s.v['unrest'] >= 100))  # rulebooks/cardgame.civ:105
+    return bool((s.v['unrest'] >= 100))  # rulebooks/cardgame.civ:114
 
 
 def threshold_3_rebellion_begins_on(s):
     'When 100+ unrest: rebellion begins immediately switches on'
-    # rulebooks/cardgame.civ:105
+    # rulebooks/cardgame.civ:114
     if ((not s.v['rebellion_active']) and (not s.v['collapsed'])):
-        s.set('rebellion_active', True, 107)
-        s.set('rebellion_stage', 1, 108)
-        s.reset('rebellion', 109)
+        s.set('rebellion_active', True, 116)
+        s.set('rebellion_stage', 1, 117)
+        s.reset('rebellion', 118)
 
 
 def threshold_4_under_siege(s):
     'Under siege: the war track is at Siege State or beyond'
-    return bool((s.v['at_war'] and (s.v['war_track'] >= 3)))  # rulebooks/cardgame.civ:113
+    return bool((s.v['at_war'] and (s.v['war_track'] >= 3)))  # rulebooks/cardgame.civ:123
 
 
 def threshold_5_food_shortage(s):
     'Food shortage: food below twice the population'
-    return bool((s.v['food'] < (s.v['population'] * 2)))  # rulebooks/cardgame.civ:114
+    return bool((s.v['food'] < (s.v['population'] * 2)))  # rulebooks/cardgame.civ:124
 
 
 def pool_0_rebellion_dice(s):
@@ -264,318 +268,318 @@ def pool_6_defence_dice(s):
 
 def track_0_rebellion_at_0(s):
     'Rebellion track: Rebellion crushed'
-    # rulebooks/cardgame.civ:122
-    s.set('rebellion_active', False, 123)
-    s.set('rebellion_stage', 0, 124)
+    # rulebooks/cardgame.civ:132
+    s.set('rebellion_active', False, 133)
+    s.set('rebellion_stage', 0, 134)
 
 
 def track_0_rebellion_at_6(s):
     'Rebellion track: Civilization collapses'
-    # rulebooks/cardgame.civ:126
-    s.set('rebellion_active', False, 127)
-    s.set('collapsed', True, 128)
+    # rulebooks/cardgame.civ:136
+    s.set('rebellion_active', False, 137)
+    s.set('collapsed', True, 138)
 
 
 def track_1_war_track_at_7(s):
     'War progress track: Civilization collapses'
-    # rulebooks/cardgame.civ:139
-    s.set('collapsed', True, 139)
+    # rulebooks/cardgame.civ:150
+    s.set('collapsed', True, 150)
 
 
 def event_0_0_drought_halve_farm_production(s):
     'Natural events (phase 6), 1..1: Drought: halve farm production'
-    # rulebooks/cardgame.civ:190
-    s.set('drought', True, 190)
+    # rulebooks/cardgame.civ:202
+    s.set('drought', True, 202)
 
 
 def event_0_1_plague_reduce_morale_by_5(s):
     'Natural events (phase 6), 2..2: Plague: reduce morale by 5'
-    # rulebooks/cardgame.civ:191
-    s.add('morale_penalty', 5, 191)
+    # rulebooks/cardgame.civ:203
+    s.add('morale_penalty', 5, 203)
 
 
 def event_0_2_earthquake_discard_1_farm(s):
     'Natural events (phase 6), 3..3: Earthquake: discard 1 farm'
-    # rulebooks/cardgame.civ:192
-    s.add('farms', (-1), 192)
+    # rulebooks/cardgame.civ:204
+    s.add('farms', (-1), 204)
 
 
 def event_0_3_flood_lose_10_food(s):
     'Natural events (phase 6), 4..4: Flood: lose 10 food'
-    # rulebooks/cardgame.civ:193
-    s.add('food', (-10), 193)
+    # rulebooks/cardgame.civ:205
+    s.add('food', (-10), 205)
 
 
 def event_0_4_no_event(s):
     'Natural events (phase 6), 5..6: No event'
-    # rulebooks/cardgame.civ:194
+    # rulebooks/cardgame.civ:206
     pass
 
 
 def event_1_0_red_nothing_happens(s):
     'Colour of an emergency card drawn on economic collapse, 1..1: Red: nothing happens'
-    # rulebooks/cardgame.civ:201
+    # rulebooks/cardgame.civ:214
     pass
 
 
 def event_1_1_black_30_unrest(s):
     'Colour of an emergency card drawn on economic collapse, 2..2: Black: +30 unrest'
-    # rulebooks/cardgame.civ:202
-    s.add('unrest', 30, 202)
+    # rulebooks/cardgame.civ:215
+    s.add('unrest', 30, 215)
 
 
 def end_0(s):
-    return bool(s.v['collapsed'])  # rulebooks/cardgame.civ:403
+    return bool(s.v['collapsed'])  # rulebooks/cardgame.civ:424
 
 
 def phase_setup(state, rng):
     'Setup: run once to start a game'
-    # rulebooks/cardgame.civ:223
+    # rulebooks/cardgame.civ:236
     s = _rr.RoundState(_MODULE, state, rng, 'setup')
-    s.shuffle(224)
-    s.draw(4, 225)
+    s.shuffle(237)
+    s.draw(4, 238)
     return s.finish()
 
 
 def phase_0_upkeep(state, rng):
     'Upkeep Phase: maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:229
+    # rulebooks/cardgame.civ:243
     s = _rr.RoundState(_MODULE, state, rng, 'upkeep')
     s.rules.append('Minimum occupation: a force below the minimum cannot occupy')
     if ((s.v['occupations'] > 0) and (s.choice('occupation_troops') < 10)):
-        s.set('occupations', 0, 231)
+        s.set('occupations', 0, 245)
     s.rules.pop()
     s.rules.append('Economy and military: the values of the red and black cards in hand')
-    s.set('economy', s.hand_value('red'), 234)
-    s.set('military', _rt.max_(0, (s.hand_value('black') - (s.choice('occupation_troops') * s.v['occupations']))), 235)
+    s.set('economy', s.hand_value('red'), 248)
+    s.set('military', _rt.max_(0, (s.hand_value('black') - (s.choice('occupation_troops') * s.v['occupations']))), 249)
     s.rules.pop()
     l1_food_at_start = s.v['food']
     s.rules.append('Food production')
     if (not s.threshold('under_siege')):
         if s.v['drought']:
-            s.add('food', _rr.round_floordiv((20 * s.v['farms']), 2), 240)
+            s.add('food', _rr.round_floordiv((20 * s.v['farms']), 2), 254)
         else:
-            s.add('food', (20 * s.v['farms']), 240)
-    s.set('drought', False, 242)
+            s.add('food', (20 * s.v['farms']), 254)
+    s.set('drought', False, 256)
     s.rules.pop()
     s.rules.append('Morale calculation')
-    s.set('morale', ((s.v['luxury'] + l1_food_at_start) - s.v['morale_penalty']), 245)
-    s.set('morale_penalty', 0, 246)
+    s.set('morale', ((s.v['luxury'] + l1_food_at_start) - s.v['morale_penalty']), 259)
+    s.set('morale_penalty', 0, 260)
     s.rules.pop()
     s.rules.append('Population calculation')
-    s.set('population', (_rt.floor(_rr.round_div((s.v['luxury'] * _rt.sqrt(s.v['food'])), (_rr.round_div(s.v['morale'], 10) + 1))) + s.v['military']), 249)
+    s.set('population', (_rt.floor(_rr.round_div((s.v['luxury'] * _rt.sqrt(s.v['food'])), (_rr.round_div(s.v['morale'], 10) + 1))) + s.v['military']), 263)
     s.rules.pop()
     s.rules.append('Population pressure')
-    s.add('unrest', _rt.lookup(TABLES['population_unrest'], s.v['population']), 253)
+    s.add('unrest', _rt.lookup(TABLES['population_unrest'], s.v['population']), 267)
     s.rules.pop()
     return s.finish()
 
 
 def phase_1_internal_pressure(state, rng):
     'Internal Pressure Phase: maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:259
+    # rulebooks/cardgame.civ:274
     s = _rr.RoundState(_MODULE, state, rng, 'internal_pressure')
     s.rules.append('Food stress')
     c1 = bool((s.v['food'] < (s.v['population'] * 2)))
     c2 = bool((s.v['food'] < (s.v['population'] * 4)))
     if c2:
-        s.instead(262, [l for l, held in ((261, c1),) if held])
-        s.add('unrest', 10, 262)
+        s.instead(277, [l for l, held in ((276, c1),) if held])
+        s.add('unrest', 10, 277)
     elif c1:
-        s.add('unrest', 5, 261)
+        s.add('unrest', 5, 276)
     s.rules.pop()
     s.rules.append('Siege pressure')
     if s.threshold('under_siege'):
-        s.add('unrest', 8, 266)
+        s.add('unrest', 8, 281)
     s.rules.pop()
     s.rules.append('Economic collapse pressure')
     if (s.hand_cards('red') == 0):
-        s.add('unrest', 10, 270)
+        s.add('unrest', 10, 285)
     s.rules.pop()
     s.rules.append('Occupation')
     if (s.v['occupations'] > 0):
-        s.add('unrest', (5 * s.v['occupations']), 273)
+        s.add('unrest', (5 * s.v['occupations']), 288)
     s.rules.pop()
     s.rules.append('Foreign interference')
     if (s.threshold('interference_open') and (s.choice('interference') > 0)):
-        s.add('unrest', _rt.min_(s.choice('interference'), 10), 276)
+        s.add('unrest', _rt.min_(s.choice('interference'), 10), 291)
     s.rules.pop()
     return s.finish()
 
 
 def phase_2_state_actions(state, rng):
     'State Action Phase: maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:280
+    # rulebooks/cardgame.civ:296
     s = _rr.RoundState(_MODULE, state, rng, 'state_actions')
     s.rules.append('State actions available')
-    s.set('actions', 2, 282)
+    s.set('actions', 2, 298)
     if s.threshold('lose_action'):
-        s.add('actions', (-1), 283)
+        s.add('actions', (-1), 299)
     if (s.v['rebellion_active'] and (s.v['rebellion_stage'] == 1)):
-        s.add('actions', (-1), 284)
+        s.add('actions', (-1), 300)
     s.rules.pop()
     s.rules.append('Emergency: play an emergency card')
     if ((s.v['actions'] > 0) and s.choice('play_emergency') and (s.v['emergency_cards'] > 0)):
-        s.add('actions', (-1), 289)
-        s.add('emergency_cards', (-1), 290)
-        s.set('emergency_used', True, 291)
+        s.add('actions', (-1), 305)
+        s.add('emergency_cards', (-1), 306)
+        s.set('emergency_used', True, 307)
     s.rules.pop()
     s.rules.append('Domestic: reduce unrest')
     if ((s.v['actions'] > 0) and s.choice('act_domestic')):
-        s.add('actions', (-1), 296)
-        s.add('unrest', (-10), 297)
+        s.add('actions', (-1), 312)
+        s.add('unrest', (-10), 313)
     s.rules.pop()
     s.rules.append('Economic: buy farms, cards and luxury')
     if ((s.v['actions'] > 0) and s.choice('act_economic') and (not (s.v['rebellion_active'] and (s.v['rebellion_stage'] == 2)))):
-        s.add('actions', (-1), 302)
+        s.add('actions', (-1), 318)
         l1_farms_bought = _rt.max_(0, _rt.min_(s.choice('buy_farms'), _rr.round_floordiv(s.v['economy'], 5)))
-        s.add('farms', l1_farms_bought, 304)
-        s.add('economy', (-(l1_farms_bought * 5)), 305)
+        s.add('farms', l1_farms_bought, 320)
+        s.add('economy', (-(l1_farms_bought * 5)), 321)
         l2_cards_bought = _rt.max_(0, _rt.min_(s.choice('buy_cards'), _rt.min_(_rr.round_floordiv(s.v['economy'], 2), (s.hand_limit() - s.hand_cards(None)))))
-        s.add('economy', (-(l2_cards_bought * 2)), 307)
-        s.draw(l2_cards_bought, 308)
+        s.add('economy', (-(l2_cards_bought * 2)), 323)
+        s.draw(l2_cards_bought, 324)
         if (not s.threshold('no_luxury')):
-            s.set('luxury_bought', _rt.max_(0, _rt.min_(s.choice('buy_luxury'), _rr.round_floordiv(s.v['economy'], 1))), 310)
-            s.add('economy', (-(s.v['luxury_bought'] * 1)), 311)
-            r3_gained = s.roll('luxury_dice', 312)
-            s.add('luxury', r3_gained, 313)
+            s.set('luxury_bought', _rt.max_(0, _rt.min_(s.choice('buy_luxury'), _rr.round_floordiv(s.v['economy'], 1))), 326)
+            s.add('economy', (-(s.v['luxury_bought'] * 1)), 327)
+            r3_gained = s.roll('luxury_dice', 328)
+            s.add('luxury', r3_gained, 329)
     s.rules.pop()
     s.rules.append('Military: commit troops')
     if ((s.v['actions'] > 0) and s.choice('act_military')):
-        s.add('actions', (-1), 319)
-        s.set('committed', _rt.max_(0, _rt.min_(s.choice('commit_military'), s.v['military'])), 320)
-        s.set('garrison', _rt.max_(0, _rt.min_(s.choice('garrison_cards'), s.hand_cards('black'))), 321)
+        s.add('actions', (-1), 335)
+        s.set('committed', _rt.max_(0, _rt.min_(s.choice('commit_military'), s.v['military'])), 336)
+        s.set('garrison', _rt.max_(0, _rt.min_(s.choice('garrison_cards'), s.hand_cards('black'))), 337)
     s.rules.pop()
     s.rules.append('Economic collapse')
     if (s.hand_cards('red') == 0):
         if (s.choice('collapse_draw') and (s.v['emergency_cards'] > 0)):
-            s.add('emergency_cards', (-1), 327)
-            s.roll_table('emergency_card', 328)
+            s.add('emergency_cards', (-1), 343)
+            s.roll_table('emergency_card', 344)
         else:
-            s.add('unrest', 20, 330)
+            s.add('unrest', 20, 346)
     s.rules.pop()
     return s.finish()
 
 
 def phase_3_war(state, rng):
     'War Phase: maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:339
+    # rulebooks/cardgame.civ:356
     s = _rr.RoundState(_MODULE, state, rng, 'war')
     s.rules.append('Battle')
     if s.v['at_war']:
-        r1_attack = s.roll('attack_dice', 342)
-        r2_defence = s.roll('defence_dice', 343)
+        r1_attack = s.roll('attack_dice', 359)
+        r2_defence = s.roll('defence_dice', 360)
         if (r1_attack >= r2_defence):
             if s.threshold('under_siege'):
-                s.move('war_track', 2, 346)
+                s.move('war_track', 2, 363)
             else:
                 if (r1_attack >= (2 * r2_defence)):
-                    s.move('war_track', 2, 348)
+                    s.move('war_track', 2, 365)
                 else:
-                    s.move('war_track', 1, 350)
-            r3_loss = s.roll('casualty_die', 352)
-            s.add('committed', (-_rr.round_floordiv((s.v['committed'] * _rt.lookup(TABLES['casualty_sixths'], r3_loss)), 6)), 353)
+                    s.move('war_track', 1, 367)
+            r3_loss = s.roll('casualty_die', 369)
+            s.add('committed', (-_rr.round_floordiv((s.v['committed'] * _rt.lookup(TABLES['casualty_sixths'], r3_loss)), 6)), 370)
         else:
-            r4_loss = s.roll('casualty_die', 355)
-            s.add('enemy_committed', (-_rr.round_floordiv((s.v['enemy_committed'] * _rt.lookup(TABLES['casualty_sixths'], r4_loss)), 6)), 356)
+            r4_loss = s.roll('casualty_die', 372)
+            s.add('enemy_committed', (-_rr.round_floordiv((s.v['enemy_committed'] * _rt.lookup(TABLES['casualty_sixths'], r4_loss)), 6)), 373)
     s.rules.pop()
     return s.finish()
 
 
 def phase_4_rebellion(state, rng):
     'Rebellion Phase: maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:363
+    # rulebooks/cardgame.civ:381
     s = _rr.RoundState(_MODULE, state, rng, 'rebellion')
     s.rules.append('Rebellion contest')
     if s.v['rebellion_active']:
-        r1_rebels = s.roll('rebellion_dice', 366)
-        r2_government = s.roll('government_dice', 367)
+        r1_rebels = s.roll('rebellion_dice', 384)
+        r2_government = s.roll('government_dice', 385)
         if (r1_rebels >= (r2_government + (2 * s.v['garrison']))):
-            s.move('rebellion', _rt.lookup(TABLES['rebel_win_move'], s.v['rebellion_stage']), 369)
+            s.move('rebellion', _rt.lookup(TABLES['rebel_win_move'], s.v['rebellion_stage']), 387)
         else:
-            s.move('rebellion', (-_rt.lookup(TABLES['government_win_move'], s.v['rebellion_stage'])), 371)
+            s.move('rebellion', (-_rt.lookup(TABLES['government_win_move'], s.v['rebellion_stage'])), 389)
     s.rules.pop()
     s.rules.append('Next rebellion stage')
     if s.v['rebellion_active']:
-        s.set('rebellion_stage', _rt.min_((s.v['rebellion_stage'] + 1), 3), 376)
+        s.set('rebellion_stage', _rt.min_((s.v['rebellion_stage'] + 1), 3), 394)
     s.rules.pop()
     return s.finish()
 
 
 def phase_5_natural_events(state, rng):
     'Natural Events (optional): maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:382
+    # rulebooks/cardgame.civ:401
     s = _rr.RoundState(_MODULE, state, rng, 'natural_events')
     s.rules.append('Natural events')
     if True:
-        r1_picked = s.roll('player_die', 385)
+        r1_picked = s.roll('player_die', 404)
         if (r1_picked == s.v['seat']):
-            s.roll_table('natural_events', 386)
+            s.roll_table('natural_events', 405)
     s.rules.pop()
     return s.finish()
 
 
 def phase_6_cleanup(state, rng):
     'Discard & Cleanup: maps a state to (next state, trace)'
-    # rulebooks/cardgame.civ:391
+    # rulebooks/cardgame.civ:411
     s = _rr.RoundState(_MODULE, state, rng, 'cleanup')
     s.rules.append('Discard to the hand limit')
-    s.discard_to(s.hand_limit(), 392)
+    s.discard_to(s.hand_limit(), 412)
     s.rules.pop()
     s.rules.append('Broken deals')
     if (s.choice('broken_deals') > 0):
-        s.add('unrest', (10 * s.choice('broken_deals')), 394)
+        s.add('unrest', (10 * s.choice('broken_deals')), 414)
     s.rules.pop()
     s.rules.append('Remove expired effects')
-    s.set('emergency_used', False, 397)
-    s.set('luxury_bought', 0, 398)
-    s.set('actions', 0, 399)
+    s.set('emergency_used', False, 417)
+    s.set('luxury_bought', 0, 418)
+    s.set('actions', 0, 419)
     s.rules.pop()
     return s.finish()
 
 
 CHOICES = {
-    'play_emergency': {'name': 'Take the emergency action: play an emergency card', 'default': choice_0_play_emergency, 'line': 208},
-    'act_domestic': {'name': 'Take the domestic action: reduce unrest', 'default': choice_1_act_domestic, 'line': 209},
-    'act_economic': {'name': 'Take the economic action: buy farms, cards and luxury', 'default': choice_2_act_economic, 'line': 210},
-    'buy_farms': {'name': 'Farms to buy', 'default': choice_3_buy_farms, 'line': 211},
-    'buy_cards': {'name': 'Cards to buy', 'default': choice_4_buy_cards, 'line': 212},
-    'buy_luxury': {'name': 'Luxury dice to buy', 'default': choice_5_buy_luxury, 'line': 213},
-    'act_military': {'name': 'Take the military action: commit troops', 'default': choice_6_act_military, 'line': 214},
-    'commit_military': {'name': 'Military value to commit to the war', 'default': choice_7_commit_military, 'line': 215},
-    'garrison_cards': {'name': 'Military cards to put in garrison', 'default': choice_8_garrison_cards, 'line': 216},
-    'occupation_troops': {'name': 'Military value in each of your occupation forces', 'default': choice_9_occupation_troops, 'line': 217},
-    'collapse_draw': {'name': 'On economic collapse, draw an emergency card rather than take 20 unrest', 'default': choice_10_collapse_draw, 'line': 218},
-    'interference': {'name': 'Unrest other players buy against you with foreign interference', 'default': choice_11_interference, 'line': 219},
-    'broken_deals': {'name': 'Deals you break this round', 'default': choice_12_broken_deals, 'line': 220},
+    'play_emergency': {'name': 'Take the emergency action: play an emergency card', 'default': choice_0_play_emergency, 'line': 221},
+    'act_domestic': {'name': 'Take the domestic action: reduce unrest', 'default': choice_1_act_domestic, 'line': 222},
+    'act_economic': {'name': 'Take the economic action: buy farms, cards and luxury', 'default': choice_2_act_economic, 'line': 223},
+    'buy_farms': {'name': 'Farms to buy', 'default': choice_3_buy_farms, 'line': 224},
+    'buy_cards': {'name': 'Cards to buy', 'default': choice_4_buy_cards, 'line': 225},
+    'buy_luxury': {'name': 'Luxury dice to buy', 'default': choice_5_buy_luxury, 'line': 226},
+    'act_military': {'name': 'Take the military action: commit troops', 'default': choice_6_act_military, 'line': 227},
+    'commit_military': {'name': 'Military value to commit to the war', 'default': choice_7_commit_military, 'line': 228},
+    'garrison_cards': {'name': 'Military cards to put in garrison', 'default': choice_8_garrison_cards, 'line': 229},
+    'occupation_troops': {'name': 'Military value in each of your occupation forces', 'default': choice_9_occupation_troops, 'line': 230},
+    'collapse_draw': {'name': 'On economic collapse, draw an emergency card rather than take 20 unrest', 'default': choice_10_collapse_draw, 'line': 231},
+    'interference': {'name': 'Unrest other players buy against you with foreign interference', 'default': choice_11_interference, 'line': 232},
+    'broken_deals': {'name': 'Deals you break this round', 'default': choice_12_broken_deals, 'line': 233},
 }
 THRESHOLDS = {
-    'lose_action': {'name': '30+ unrest: lose 1 state action', 'test': threshold_0_lose_action, 'body': None, 'line': 101},
-    'no_luxury': {'name': '50+ unrest: no trading or buying luxury', 'test': threshold_1_no_luxury, 'body': None, 'line': 102},
-    'interference_open': {'name': '75+ unrest: vulnerable to foreign interference', 'test': threshold_2_interference_open, 'body': None, 'line': 103},
-    'rebellion_begins': {'name': '100+ unrest: rebellion begins immediately', 'test': threshold_3_rebellion_begins, 'body': threshold_3_rebellion_begins_on, 'line': 105},
-    'under_siege': {'name': 'Under siege: the war track is at Siege State or beyond', 'test': threshold_4_under_siege, 'body': None, 'line': 113},
-    'food_shortage': {'name': 'Food shortage: food below twice the population', 'test': threshold_5_food_shortage, 'body': None, 'line': 114},
+    'lose_action': {'name': '30+ unrest: lose 1 state action', 'test': threshold_0_lose_action, 'body': None, 'line': 110},
+    'no_luxury': {'name': '50+ unrest: no trading or buying luxury', 'test': threshold_1_no_luxury, 'body': None, 'line': 111},
+    'interference_open': {'name': '75+ unrest: vulnerable to foreign interference', 'test': threshold_2_interference_open, 'body': None, 'line': 112},
+    'rebellion_begins': {'name': '100+ unrest: rebellion begins immediately', 'test': threshold_3_rebellion_begins, 'body': threshold_3_rebellion_begins_on, 'line': 114},
+    'under_siege': {'name': 'Under siege: the war track is at Siege State or beyond', 'test': threshold_4_under_siege, 'body': None, 'line': 123},
+    'food_shortage': {'name': 'Food shortage: food below twice the population', 'test': threshold_5_food_shortage, 'body': None, 'line': 124},
 }
 THRESHOLD_WATCH = {'at_war': ('under_siege',), 'food': ('food_shortage',), 'population': ('food_shortage',), 'unrest': ('lose_action', 'no_luxury', 'interference_open', 'rebellion_begins'), 'war_track': ('under_siege',)}
 POOLS = {
-    'rebellion_dice': {'name': 'Rebellion dice', 'dice': pool_0_rebellion_dice, 'success': None, 'line': 144},
-    'government_dice': {'name': 'Government dice', 'dice': pool_1_government_dice, 'success': None, 'line': 153},
-    'luxury_dice': {'name': 'Luxury dice', 'dice': pool_2_luxury_dice, 'success': None, 'line': 160},
-    'player_die': {'name': 'Die that picks the player a natural event strikes', 'dice': pool_3_player_die, 'success': None, 'line': 165},
-    'casualty_die': {'name': 'Casualty die', 'dice': pool_4_casualty_die, 'success': None, 'line': 171},
-    'attack_dice': {'name': "Attacker's battle dice", 'dice': pool_5_attack_dice, 'success': None, 'line': 176},
-    'defence_dice': {'name': "Defender's battle dice", 'dice': pool_6_defence_dice, 'success': None, 'line': 183},
+    'rebellion_dice': {'name': 'Rebellion dice', 'dice': pool_0_rebellion_dice, 'success': None, 'line': 156},
+    'government_dice': {'name': 'Government dice', 'dice': pool_1_government_dice, 'success': None, 'line': 165},
+    'luxury_dice': {'name': 'Luxury dice', 'dice': pool_2_luxury_dice, 'success': None, 'line': 172},
+    'player_die': {'name': 'Die that picks the player a natural event strikes', 'dice': pool_3_player_die, 'success': None, 'line': 177},
+    'casualty_die': {'name': 'Casualty die', 'dice': pool_4_casualty_die, 'success': None, 'line': 183},
+    'attack_dice': {'name': "Attacker's battle dice", 'dice': pool_5_attack_dice, 'success': None, 'line': 188},
+    'defence_dice': {'name': "Defender's battle dice", 'dice': pool_6_defence_dice, 'success': None, 'line': 195},
 }
 TRACKS = {
-    'rebellion': {'name': 'Rebellion track', 'start': 2, 'low': 0, 'high': 6, 'stages': (), 'marks': {0: ('Rebellion crushed', track_0_rebellion_at_0, 122), 6: ('Civilization collapses', track_0_rebellion_at_6, 126)}, 'line': 119},
-    'war_track': {'name': 'War progress track', 'start': 0, 'low': 0, 'high': 7, 'stages': ((0, 2, 'Border Conflict'), (3, 4, 'Siege State'), (5, 6, 'Capital Threatened'), (7, 7, 'Civilization Collapse')), 'marks': {7: ('Civilization collapses', track_1_war_track_at_7, 139)}, 'line': 132},
+    'rebellion': {'name': 'Rebellion track', 'start': 2, 'low': 0, 'high': 6, 'stages': (), 'marks': {0: ('Rebellion crushed', track_0_rebellion_at_0, 132), 6: ('Civilization collapses', track_0_rebellion_at_6, 136)}, 'line': 129},
+    'war_track': {'name': 'War progress track', 'start': 0, 'low': 0, 'high': 7, 'stages': ((0, 2, 'Border Conflict'), (3, 4, 'Siege State'), (5, 6, 'Capital Threatened'), (7, 7, 'Civilization Collapse')), 'marks': {7: ('Civilization collapses', track_1_war_track_at_7, 150)}, 'line': 143},
 }
 EVENT_TABLES = {
-    'natural_events': {'name': 'Natural events (phase 6)', 'die': 6, 'rows': ((1, 1, 'Drought: halve farm production', event_0_0_drought_halve_farm_production, 190), (2, 2, 'Plague: reduce morale by 5', event_0_1_plague_reduce_morale_by_5, 191), (3, 3, 'Earthquake: discard 1 farm', event_0_2_earthquake_discard_1_farm, 192), (4, 4, 'Flood: lose 10 food', event_0_3_flood_lose_10_food, 193), (5, 6, 'No event', event_0_4_no_event, 194), ), 'line': 189},
-    'emergency_card': {'name': 'Colour of an emergency card drawn on economic collapse', 'die': 2, 'rows': ((1, 1, 'Red: nothing happens', event_1_0_red_nothing_happens, 201), (2, 2, 'Black: +30 unrest', event_1_1_black_30_unrest, 202), ), 'line': 200},
+    'natural_events': {'name': 'Natural events (phase 6)', 'die': 6, 'rows': ((1, 1, 'Drought: halve farm production', event_0_0_drought_halve_farm_production, 202), (2, 2, 'Plague: reduce morale by 5', event_0_1_plague_reduce_morale_by_5, 203), (3, 3, 'Earthquake: discard 1 farm', event_0_2_earthquake_discard_1_farm, 204), (4, 4, 'Flood: lose 10 food', event_0_3_flood_lose_10_food, 205), (5, 6, 'No event', event_0_4_no_event, 206), ), 'line': 201},
+    'emergency_card': {'name': 'Colour of an emergency card drawn on economic collapse', 'die': 2, 'rows': ((1, 1, 'Red: nothing happens', event_1_0_red_nothing_happens, 214), (2, 2, 'Black: +30 unrest', event_1_1_black_30_unrest, 215), ), 'line': 213},
 }
-ENDS = ((end_0, 'the civilization has collapsed', 403), )
+ENDS = ((end_0, 'the civilization has collapsed', 424), )
 SETUP = phase_setup
 PHASES = (
     ('upkeep', 'Upkeep Phase', phase_0_upkeep),
@@ -587,7 +591,7 @@ PHASES = (
     ('cleanup', 'Discard & Cleanup', phase_6_cleanup),
 )
 
-LINES = _rt.line_map('75:42 76:43 77:44 78:45 79:46 80:47 81:48 82:49 83:50 84:51 85:52 86:53 87:54 88:55 89:56 90:57 91:58 92:59 93:60 96:62 97:63 98:64 99:65 100:66 102:25 106:208 108:208 111:209 113:209 116:210 118:210 121:211 123:211 126:212 128:212 131:213 133:213 136:214 138:214 141:215 143:215 146:216 148:216 151:217 153:217 156:218 158:218 161:219 163:219 166:220 168:220 171:101 173:101 176:102 178:102 181:103 183:103 186:105 188:105 191:105 194:106 195:107 196:108 197:109 200:113 202:113 205:114 207:114 210:144 212:144 213:147 214:147 215:148 216:148 217:149 218:149 219:150 220:150 221:144 224:153 226:153 227:156 228:157 229:157 230:153 233:160 235:160 236:160 239:165 241:165 242:165 245:171 247:171 248:171 251:176 253:176 254:179 255:176 258:183 260:183 261:186 262:183 265:122 268:123 269:124 272:126 275:127 276:128 279:139 282:139 285:190 288:190 291:191 294:191 297:192 300:192 303:193 306:193 309:194 315:201 321:202 324:202 327:403 328:403 331:223 335:224 336:225 340:229 344:230 345:231 346:231 347:230 348:233 349:234 350:235 351:233 352:237 353:238 354:239 355:240 356:240 358:240 359:242 360:238 361:244 362:245 363:246 364:244 365:248 366:249 367:248 368:252 369:253 370:252 374:259 378:260 379:261 380:262 381:262 382:262 383:262 384:261 385:261 386:260 387:265 388:266 389:266 390:265 391:269 392:270 393:270 394:269 395:272 396:273 397:273 398:272 399:275 400:276 401:276 402:275 406:280 410:281 411:282 412:283 413:283 414:284 415:284 416:281 417:287 418:288 419:289 420:290 421:291 422:287 423:294 424:295 425:296 426:297 427:294 428:300 429:301 430:302 431:303 432:304 433:305 434:306 435:307 436:308 437:309 438:310 439:311 440:312 441:313 442:300 443:317 444:318 445:319 446:320 447:321 448:317 449:324 450:325 451:326 452:327 453:328 455:330 456:324 460:339 464:340 465:341 466:342 467:343 468:344 469:345 470:346 472:347 473:348 475:350 476:352 477:353 479:355 480:356 481:340 485:363 489:364 490:365 491:366 492:367 493:368 494:369 496:371 497:364 498:375 499:376 500:376 501:375 505:382 509:383 510:384 511:385 512:386 513:386 514:383 518:391 522:392 523:392 524:392 525:393 526:394 527:394 528:393 529:396 530:397 531:398 532:399 533:396')
+LINES = _rt.line_map('79:44 80:46 81:48 82:50 83:52 84:54 85:56 86:58 87:59 88:60 89:61 90:62 91:63 92:64 93:65 94:66 95:67 96:68 97:69 100:71 101:72 102:73 103:74 104:75 106:26 110:221 112:221 115:222 117:222 120:223 122:223 125:224 127:224 130:225 132:225 135:226 137:226 140:227 142:227 145:228 147:228 150:229 152:229 155:230 157:230 160:231 162:231 165:232 167:232 170:233 172:233 175:110 177:110 180:111 182:111 185:112 187:112 190:114 192:114 195:114 198:115 199:116 200:117 201:118 204:123 206:123 209:124 211:124 214:156 216:156 217:159 218:159 219:160 220:160 221:161 222:161 223:162 224:162 225:156 228:165 230:165 231:168 232:169 233:169 234:165 237:172 239:172 240:172 243:177 245:177 246:177 249:183 251:183 252:183 255:188 257:188 258:191 259:188 262:195 264:195 265:198 266:195 269:132 272:133 273:134 276:136 279:137 280:138 283:150 286:150 289:202 292:202 295:203 298:203 301:204 304:204 307:205 310:205 313:206 319:214 325:215 328:215 331:424 332:424 335:236 339:237 340:238 344:243 348:244 349:245 350:245 351:244 352:247 353:248 354:249 355:247 356:251 357:252 358:253 359:254 360:254 362:254 363:256 364:252 365:258 366:259 367:260 368:258 369:262 370:263 371:262 372:266 373:267 374:266 378:274 382:275 383:276 384:277 385:277 386:277 387:277 388:276 389:276 390:275 391:280 392:281 393:281 394:280 395:284 396:285 397:285 398:284 399:287 400:288 401:288 402:287 403:290 404:291 405:291 406:290 410:296 414:297 415:298 416:299 417:299 418:300 419:300 420:297 421:303 422:304 423:305 424:306 425:307 426:303 427:310 428:311 429:312 430:313 431:310 432:316 433:317 434:318 435:319 436:320 437:321 438:322 439:323 440:324 441:325 442:326 443:327 444:328 445:329 446:316 447:333 448:334 449:335 450:336 451:337 452:333 453:340 454:341 455:342 456:343 457:344 459:346 460:340 464:356 468:357 469:358 470:359 471:360 472:361 473:362 474:363 476:364 477:365 479:367 480:369 481:370 483:372 484:373 485:357 489:381 493:382 494:383 495:384 496:385 497:386 498:387 500:389 501:382 502:393 503:394 504:394 505:393 509:401 513:402 514:403 515:404 516:405 517:405 518:402 522:411 526:412 527:412 528:412 529:413 530:414 531:414 532:413 533:416 534:417 535:418 536:419 537:416')
 LINE_FILES = ('rulebooks/cardgame.civ',)
 LINE_SOURCES = '0:1:48 0:1:44 0:1:46 0:1:38 0:1:42 0:1:42 0:1:50 0:1:40 0:1:66 0:1:66 0:1:65 0:1:93 0:1:64 0:1:86 0:1:72 0:1:103 0:1:87 0:1:57 0:1:74 0:1:71 0:1:53 0:1:52 0:1:63 0:1:66 0:1:- 0:1:123 0:1:123 0:1:83 0:1:83 0:1:89 0:1:89 0:1:42 0:1:42 0:1:42 0:1:42 0:1:55 0:1:55 0:1:96 0:1:96 0:1:78 0:1:78 0:1:68 0:1:68 0:1:101 0:1:101 0:1:123 0:1:123 0:1:95 0:1:95 0:1:59 0:1:59 0:1:74 0:1:74 0:1:80 0:1:80 0:1:95 0:1:95 0:1:- 0:1:- 0:1:- 0:3:- 0:5:32 0:5:28 0:5:20 0:1:110 0:1:110 0:1:100 0:1:100 0:1:- 0:1:- 0:3:54 0:3:54 0:3:39 0:3:39 0:3:43 0:3:43 0:3:50 0:3:50 0:1:- 0:1:- 0:1:- 0:3:77 0:3:50 0:3:50 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:3:58 0:1:- 0:1:- 0:1:- 0:3:52 0:1:- 0:3:- 0:5:33 0:5:28 0:3:- 0:5:33 0:5:25 0:3:57 0:35:55 0:3:61 0:41:59 0:3:59 0:37:57 0:3:51 0:37:49 0:3:44 0:30:42 0:3:23 0:3:32 0:3:43 0:28:41 0:1:52 0:1:52 0:1:- 0:3:10 0:3:9 0:1:- 0:3:- 0:5:88 0:67:86 0:3:- 0:3:- 0:5:40 0:5:85 0:3:- 0:3:27 0:3:- 0:5:- 0:7:93 0:20:53 0:63:91 0:5:24 0:3:- 0:3:- 0:5:57 0:5:27 0:3:- 0:3:- 0:5:79 0:3:- 0:3:- 0:5:45 0:3:- 0:1:- 0:3:- 0:5:46 0:5:55 0:5:55 0:5:55 0:40:53 0:5:46 0:32:44 0:3:- 0:3:- 0:5:36 0:22:34 0:3:- 0:3:- 0:5:52 0:37:50 0:3:- 0:3:- 0:5:54 0:26:52 0:3:- 0:3:- 0:5:97 0:49:95 0:3:- 0:1:- 0:3:- 0:5:32 0:5:38 0:22:36 0:5:68 0:52:66 0:3:- 0:3:- 0:5:- 0:7:21 0:7:29 0:7:32 0:3:- 0:3:- 0:5:- 0:7:21 0:7:34 0:3:- 0:3:- 0:5:- 0:7:21 0:7:71 0:7:29 0:7:47 0:7:105 0:7:47 0:7:24 0:7:- 0:9:77 0:9:52 0:9:34 0:9:26 0:3:- 0:3:- 0:5:- 0:7:21 0:7:61 0:7:74 0:3:- 0:3:- 0:5:- 0:7:- 0:9:31 0:9:28 0:9:22 0:3:- 0:1:- 0:3:- 0:5:- 0:7:32 0:7:34 0:7:- 0:9:- 0:11:27 0:16:- 0:11:27 0:11:27 0:9:33 0:9:64 0:9:33 0:9:76 0:3:- 0:1:- 0:3:- 0:5:- 0:7:35 0:7:40 0:7:- 0:9:55 0:9:61 0:3:- 0:3:- 0:5:78 0:27:76 0:3:- 0:1:- 0:3:- 0:5:- 0:7:31 0:7:48 0:27:46 0:3:- 0:1:- 0:3:63 0:38:61 0:3:63 0:3:- 0:5:73 0:27:71 0:3:- 0:3:- 0:5:31 0:5:26 0:5:20 0:3:-'
 # fmt: on

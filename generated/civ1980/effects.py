@@ -13,14 +13,16 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': 'b05d6e7a7afb6013d2af6592f2e3baf9685c69c0f7d9a682de02616d491ce629'}
+SOURCES = {'rulebooks/civ1980.civ': 'b3f34f41ab5351a73db4050c4fce1f46ebe2423cab0e5b4b0de684965ca0b43e'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
 ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '43.8: a Gold card (stack 9) for 18 treasury tokens'),)
 FACT_DEFAULTS = {'scenario': ''}
+LAST_EPOCH_FACTS = ('sole_leader',)
+CIVILIZATION_FACTS = {'ast_rank': 'rank'}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4}
+CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'calamity_card_value': 0}
 GROUPS = {
     'arts': {'name': 'Arts', 'color': '#1F5FBF', 'symbol': None},
     'crafts': {'name': 'Crafts', 'color': '#E67E22', 'symbol': None},
@@ -28,22 +30,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#E377C2', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 63}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 72}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 82}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 91}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 101}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 112}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 121}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 130}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 139}]',
-    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 150}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 162}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 171}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 183}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 194}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 202}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 210}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 72}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 93}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 114}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 126}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 136}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 146}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 156}]',
+    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 168}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 181}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 191}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 204}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 216}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 225}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 234}]',
 ))
 COMMODITIES = _rt.records((
     '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null}]',
@@ -74,128 +76,131 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1980.civ:223
+    # rulebooks/civ1980.civ:248
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:228
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:254
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((228, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
+            s.undecided.append((254, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1980.civ:228
+            e0_area = 'volcano'  # rulebooks/civ1980.civ:254
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1980.civ:228
-            e1_area = 'any'  # rulebooks/civ1980.civ:228
+            e1_amount = 1  # rulebooks/civ1980.civ:254
+            e1_area = 'any'  # rulebooks/civ1980.civ:254
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 230)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 256)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 228))
+            effects.append(('destroy_area_units', {'area': e0_area}, 254))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 228))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 254))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1980.civ:230
-        e0_area = 'adjacent'  # rulebooks/civ1980.civ:230
+        e0_amount = 1  # rulebooks/civ1980.civ:256
+        e0_area = 'adjacent'  # rulebooks/civ1980.civ:256
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 230)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 256)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
-    # rulebooks/civ1980.civ:235
+    # rulebooks/civ1980.civ:261
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 241, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:241
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 241, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
-        e0_amount = 17  # rulebooks/civ1980.civ:239
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:239
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 240)
+        if s.decide((s.fact('flood_plain_units') == 0), 268, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:268
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 268, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
+        e0_amount = 17  # rulebooks/civ1980.civ:266
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:266
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 267)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
-        if c:  # rulebooks/civ1980.civ:242
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 242, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 239)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:269
+        if c:  # rulebooks/civ1980.civ:269
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 269, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 266)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:240
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:240
+        e0_amount = 10  # rulebooks/civ1980.civ:267
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:267
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/civ1980.civ:242
-        if c:  # rulebooks/civ1980.civ:242
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 242, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 240)]
+        c = (('Engineering' in held))  # rulebooks/civ1980.civ:269
+        if c:  # rulebooks/civ1980.civ:269
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 269, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 267)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 4, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1980.civ:249
+    # rulebooks/civ1980.civ:277
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1980.civ:253
-        e0_area = 'any'  # rulebooks/civ1980.civ:253
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 254)
+        e0_amount = 9  # rulebooks/civ1980.civ:282
+        e0_area = 'any'  # rulebooks/civ1980.civ:282
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 283)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
-        if c:  # rulebooks/civ1980.civ:255
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:284
+        if c:  # rulebooks/civ1980.civ:284
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 255, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 253)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 284, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 282)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 277, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1980.civ:254
-        e0_area = 'any'  # rulebooks/civ1980.civ:254
+        e0_amount = 11  # rulebooks/civ1980.civ:283
+        e0_area = 'any'  # rulebooks/civ1980.civ:283
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1980.civ:255
-        if c:  # rulebooks/civ1980.civ:255
+        c = (('Pottery' in held))  # rulebooks/civ1980.civ:284
+        if c:  # rulebooks/civ1980.civ:284
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 255, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 254)]
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 284, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 283)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 277, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1980.civ:260
+    # rulebooks/civ1980.civ:290
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') < 35), 265, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:265
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 265, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
-        e0_amount = 35  # rulebooks/civ1980.civ:264
-        e0_by_victim = 15  # rulebooks/civ1980.civ:264
+        if s.decide((s.fact('unit_points') < 35), 296, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:296
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 296, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
+        e0_amount = 35  # rulebooks/civ1980.civ:295
+        e0_by_victim = 15  # rulebooks/civ1980.civ:295
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:267
-        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:266
-        if c:  # rulebooks/civ1980.civ:266
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 266, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:267
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 267, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:267
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 267, 'rulebooks/civ1980.civ')
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 264)]
+        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:299
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:297
+        if c:  # rulebooks/civ1980.civ:297
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 297, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:299
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 299, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:299
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 299, 'rulebooks/civ1980.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 295)]
+        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 290, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -204,48 +209,50 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1980.civ:279
+    # rulebooks/civ1980.civ:312
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:283
-        e0_area = 'any'  # rulebooks/civ1980.civ:283
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 284)
+        e0_amount = 16  # rulebooks/civ1980.civ:317
+        e0_area = 'any'  # rulebooks/civ1980.civ:317
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 318)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1980.civ:286
-        if c:  # rulebooks/civ1980.civ:286
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 286, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 283)]
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:320
+        if c:  # rulebooks/civ1980.civ:320
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 320, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 317)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 312, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:284
-        e0_area = 'any'  # rulebooks/civ1980.civ:284
+        e0_amount = 10  # rulebooks/civ1980.civ:318
+        e0_area = 'any'  # rulebooks/civ1980.civ:318
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1980.civ:287
-        if c:  # rulebooks/civ1980.civ:287
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 287, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 284)]
+        c = (('Medicine' in held))  # rulebooks/civ1980.civ:322
+        if c:  # rulebooks/civ1980.civ:322
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 322, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 318)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1980.civ:294
+    # rulebooks/civ1980.civ:330
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:298
+        e0_amount = 4  # rulebooks/civ1980.civ:335
         trace = []
-        c = (('Law' in held))  # rulebooks/civ1980.civ:299
-        if c:  # rulebooks/civ1980.civ:299
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 299, 'rulebooks/civ1980.civ')
-        c = (('Democracy' in held))  # rulebooks/civ1980.civ:300
-        if c:  # rulebooks/civ1980.civ:300
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 300, 'rulebooks/civ1980.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 298)]
+        c = (('Law' in held))  # rulebooks/civ1980.civ:336
+        if c:  # rulebooks/civ1980.civ:336
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 336, 'rulebooks/civ1980.civ')
+        c = (('Democracy' in held))  # rulebooks/civ1980.civ:338
+        if c:  # rulebooks/civ1980.civ:338
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 338, 'rulebooks/civ1980.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 335)]
+        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 330, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -253,70 +260,72 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:305
+    # rulebooks/civ1980.civ:344
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:309
-        e0_area = 'any'  # rulebooks/civ1980.civ:309
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 310)
+        e0_amount = 4  # rulebooks/civ1980.civ:349
+        e0_area = 'any'  # rulebooks/civ1980.civ:349
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 350)
         trace = []
-        c = (('Law' in held))  # rulebooks/civ1980.civ:311
-        if c:  # rulebooks/civ1980.civ:311
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 311, 'rulebooks/civ1980.civ')
-        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:312
-        if c:  # rulebooks/civ1980.civ:312
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 312, 'rulebooks/civ1980.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 309)]
+        c = (('Law' in held))  # rulebooks/civ1980.civ:351
+        if c:  # rulebooks/civ1980.civ:351
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 351, 'rulebooks/civ1980.civ')
+        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:353
+        if c:  # rulebooks/civ1980.civ:353
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 353, 'rulebooks/civ1980.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 349)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 344, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:310
-        e0_area = 'any'  # rulebooks/civ1980.civ:310
+        e0_amount = 2  # rulebooks/civ1980.civ:350
+        e0_area = 'any'  # rulebooks/civ1980.civ:350
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:314
-        c = (('Law' in held))  # rulebooks/civ1980.civ:313
-        if c:  # rulebooks/civ1980.civ:313
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 313, 'rulebooks/civ1980.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:357
+        c = (('Law' in held))  # rulebooks/civ1980.civ:355
+        if c:  # rulebooks/civ1980.civ:355
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 355, 'rulebooks/civ1980.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 310)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 350)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1980.civ:320
+    # rulebooks/civ1980.civ:364
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:324
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:324
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:369
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:369
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 324)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 369)]
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 364, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
 ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
-BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 223, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 235, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 260, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 279, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 294, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 305, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 320, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 248, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 261, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 277, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 290, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 312, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 330, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 344, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 364, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 428, 'discard': 429, 'order': 430, 'assign': 431}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 480, 'discard': 482, 'order': 484, 'assign': 486}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -331,46 +340,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:332
+    # rulebooks/civ1980.civ:378
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:333
+    # rulebooks/civ1980.civ:379
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 333),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 379),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:334
+    # rulebooks/civ1980.civ:380
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 335),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 381),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:337
+    # rulebooks/civ1980.civ:383
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 337),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 383),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:338
+    # rulebooks/civ1980.civ:384
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 338),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 384),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:339
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 339)
+    # rulebooks/civ1980.civ:385
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 385)
 
 
 AST = {
@@ -391,15 +400,30 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 359),
-    ('Trade cards', lambda s: s.derived('hand_value'), 360),
-    ('Treasury', lambda s: s.fact('treasury'), 361),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 407),
+    ('Trade cards', lambda s: s.derived('hand_value'), 408),
+    ('Treasury', lambda s: s.fact('treasury'), 409),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
+TURN = (
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 461, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock'}, 461),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 462, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 463),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 465, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 465),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 466, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 466),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 467, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 467),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 468, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 468),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 469, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 469),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 470, 'actions': (('draw_trade_cards', {'stacks': 9}, 470), ('buy_trade_cards', {}, 470))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 471, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 471),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 472, 'actions': (('buy_advances', {}, 472),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 473, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 473), ('census', {'cities': None, 'tokens': None, 'ships': None}, 473))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 474, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 474),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 475, 'actions': (('alter_ast', {}, 475), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 475))},
+)
 
-LINES = _rt.line_map('69:379 75:223 82:228 84:228 85:228 87:228 90:228 91:228 95:230 106:230 107:230 116:235 121:241 122:241 123:239 124:239 125:240 127:242 128:242 129:242 135:240 136:240 140:242 141:242 142:242 148:249 153:253 154:253 155:254 157:255 158:255 159:255 160:255 166:254 167:254 171:255 172:255 173:255 174:255 180:260 185:265 186:265 187:264 188:264 190:267 191:266 192:266 193:266 194:267 195:267 196:267 197:267 205:279 210:283 211:283 212:284 214:286 215:286 216:286 222:284 223:284 227:287 228:287 229:287 235:294 240:298 242:299 243:299 244:299 245:300 246:300 247:300 254:305 259:309 260:309 261:310 263:311 264:311 265:311 266:312 267:312 268:312 274:310 275:310 279:314 280:313 281:313 282:313 289:320 294:324 295:324 332:332 339:333 343:333 347:334 351:335 355:337 359:337 363:338 367:338 371:339 373:339 394:359 395:360 396:361')
+LINES = _rt.line_map('71:427 77:248 84:254 86:254 87:254 89:254 92:254 93:254 97:256 108:256 109:256 118:261 123:268 124:268 125:266 126:266 127:267 129:269 130:269 131:269 137:267 138:267 142:269 143:269 144:269 150:277 155:282 156:282 157:283 159:284 160:284 161:284 162:284 169:283 170:283 174:284 175:284 176:284 177:284 184:290 189:296 190:296 191:295 192:295 194:299 195:297 196:297 197:297 198:299 199:299 200:299 201:299 210:312 215:317 216:317 217:318 219:320 220:320 221:320 228:318 229:318 233:322 234:322 235:322 241:330 246:335 248:336 249:336 250:336 251:338 252:338 253:338 261:344 266:349 267:349 268:350 270:351 271:351 272:351 273:353 274:353 275:353 282:350 283:350 287:357 288:355 289:355 290:355 297:364 302:369 303:369 341:378 348:379 352:379 356:380 360:381 364:383 368:383 372:384 376:384 380:385 382:385 403:407 404:408 405:409 411:461 412:462 413:465 414:466 415:467 416:468 417:469 418:470 419:471 420:472 421:473 422:474 423:475')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:64 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:89 0:3:67 0:3:85 0:3:94 0:3:99 0:3:90'
 # fmt: on

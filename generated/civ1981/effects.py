@@ -13,14 +13,16 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '276024e84ede5ea3b45c0a081879607233e7f4395b76bff791f8c1ec166e54a9'}
+SOURCES = {'rulebooks/civ1981.civ': '45a3c9726c8c01186f3c13c58a217b15adce14885d36240a774ddae0f098c7d5'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
 ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '15.6: a gold trade card (stack 9; Piracy if drawn instead) for 18 treasury tokens'),)
 FACT_DEFAULTS = {'scenario': ''}
+LAST_EPOCH_FACTS = ('sole_leader',)
+CIVILIZATION_FACTS = {'ast_rank': 'rank'}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'min_rounds': 16}
+CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'min_rounds': 16, 'calamity_card_value': 0}
 GROUPS = {
     'arts': {'name': 'Arts', 'color': '#1F5FBF', 'symbol': '▲'},
     'crafts': {'name': 'Crafts', 'color': '#E67E22', 'symbol': '■'},
@@ -28,22 +30,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#C0392B', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 74}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 83}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 93}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 102}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 112}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 123}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 132}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 141}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 150}]',
-    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 161}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 174}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 184}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 196}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 208}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 216}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 224}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 90}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 100}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 111}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 121}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 132}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 144}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 154}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 164}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 174}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 186}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 200}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 211}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 224}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 237}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 246}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 255}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null}]',
@@ -74,82 +76,84 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:237
+    # rulebooks/civ1981.civ:269
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:242
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:275
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((242, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
+            s.undecided.append((275, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:242
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:275
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1981.civ:242
-            e1_area = 'any'  # rulebooks/civ1981.civ:242
+            e1_amount = 1  # rulebooks/civ1981.civ:275
+            e1_area = 'any'  # rulebooks/civ1981.civ:275
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 244)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 278)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 242))
+            effects.append(('destroy_area_units', {'area': e0_area}, 275))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 242))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 275))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:244
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:244
+        e0_amount = 1  # rulebooks/civ1981.civ:278
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:278
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 244)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 278)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1981.civ:249
+    # rulebooks/civ1981.civ:284
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:253
-        e0_area = 'any'  # rulebooks/civ1981.civ:253
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 254)
+        e0_amount = 9  # rulebooks/civ1981.civ:289
+        e0_area = 'any'  # rulebooks/civ1981.civ:289
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 291)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:257
-        if c:  # rulebooks/civ1981.civ:257
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:295
+        if c:  # rulebooks/civ1981.civ:295
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 257, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:255
-        if c:  # rulebooks/civ1981.civ:255
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 295, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:293
+        if c:  # rulebooks/civ1981.civ:293
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 255, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 253)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 293, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 289)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 284, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:254
-        e0_area = 'any'  # rulebooks/civ1981.civ:254
+        e0_amount = 11  # rulebooks/civ1981.civ:291
+        e0_area = 'any'  # rulebooks/civ1981.civ:291
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:257
-        if c:  # rulebooks/civ1981.civ:257
+        c = (('Pottery' in held))  # rulebooks/civ1981.civ:295
+        if c:  # rulebooks/civ1981.civ:295
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 257, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:255
-        if c:  # rulebooks/civ1981.civ:255
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 295, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:293
+        if c:  # rulebooks/civ1981.civ:293
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 255, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 254)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 293, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 291)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 284, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -157,23 +161,24 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1981.civ:262
+    # rulebooks/civ1981.civ:301
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= 35), 267, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:267
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 267, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:266
-        e0_by_victim = 15  # rulebooks/civ1981.civ:266
+        if s.decide((s.fact('unit_points') <= 35), 308, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:308
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 308, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:306
+        e0_by_victim = 15  # rulebooks/civ1981.civ:306
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:269
-        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:268
-        if c:  # rulebooks/civ1981.civ:268
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 268, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:269
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 269, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:269
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 269, 'rulebooks/civ1981.civ')
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 266)]
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
+        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:310
+        if c:  # rulebooks/civ1981.civ:310
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 310, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:312
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 312, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:312
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 312, 'rulebooks/civ1981.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 306)]
+        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 301, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -182,41 +187,41 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:282
+    # rulebooks/civ1981.civ:330
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 290, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:290
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 290, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:286
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:286
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 287)
+        if s.decide((s.fact('flood_plain_units') == 0), 341, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:341
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 341, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:335
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:335
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 337)
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:288
-        if c:  # rulebooks/civ1981.civ:288
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:339
+        if c:  # rulebooks/civ1981.civ:339
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 288, 'rulebooks/civ1981.civ')
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:291
-        if c:  # rulebooks/civ1981.civ:291
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 291, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 286)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 339, 'rulebooks/civ1981.civ')
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:343
+        if c:  # rulebooks/civ1981.civ:343
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 343, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 335)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:287
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:287
+        e0_amount = 10  # rulebooks/civ1981.civ:337
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:337
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:288
-        if c:  # rulebooks/civ1981.civ:288
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:339
+        if c:  # rulebooks/civ1981.civ:339
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 288, 'rulebooks/civ1981.civ')
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:291
-        if c:  # rulebooks/civ1981.civ:291
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 291, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 287)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 339, 'rulebooks/civ1981.civ')
+        c = (('Engineering' in held))  # rulebooks/civ1981.civ:343
+        if c:  # rulebooks/civ1981.civ:343
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 343, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 337)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -224,39 +229,40 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:298
+    # rulebooks/civ1981.civ:351
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:302
-        e0_area = 'any'  # rulebooks/civ1981.civ:302
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 303)
+        e0_amount = 16  # rulebooks/civ1981.civ:356
+        e0_area = 'any'  # rulebooks/civ1981.civ:356
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 358)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:307
-        if c:  # rulebooks/civ1981.civ:307
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 307, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:304
-        if c:  # rulebooks/civ1981.civ:304
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:364
+        if c:  # rulebooks/civ1981.civ:364
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 364, 'rulebooks/civ1981.civ')
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:360
+        if c:  # rulebooks/civ1981.civ:360
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 304, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 302)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 360, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 356)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 351, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:303
-        e0_area = 'any'  # rulebooks/civ1981.civ:303
+        e0_amount = 10  # rulebooks/civ1981.civ:358
+        e0_area = 'any'  # rulebooks/civ1981.civ:358
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:304
-        if c:  # rulebooks/civ1981.civ:304
+        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:360
+        if c:  # rulebooks/civ1981.civ:360
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 304, 'rulebooks/civ1981.civ')
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:308
-        if c:  # rulebooks/civ1981.civ:308
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 308, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 303)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 360, 'rulebooks/civ1981.civ')
+        c = (('Medicine' in held))  # rulebooks/civ1981.civ:366
+        if c:  # rulebooks/civ1981.civ:366
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 366, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 358)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -264,18 +270,19 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:315
+    # rulebooks/civ1981.civ:374
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:319
+        e0_amount = 4  # rulebooks/civ1981.civ:379
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:320
-        if c:  # rulebooks/civ1981.civ:320
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 320, 'rulebooks/civ1981.civ')
-        c = (('Democracy' in held))  # rulebooks/civ1981.civ:321
-        if c:  # rulebooks/civ1981.civ:321
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 321, 'rulebooks/civ1981.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 319)]
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:381
+        if c:  # rulebooks/civ1981.civ:381
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 381, 'rulebooks/civ1981.civ')
+        c = (('Democracy' in held))  # rulebooks/civ1981.civ:383
+        if c:  # rulebooks/civ1981.civ:383
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 383, 'rulebooks/civ1981.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 379)]
+        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 374, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -283,70 +290,72 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:325
+    # rulebooks/civ1981.civ:388
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:329
-        e0_area = 'any'  # rulebooks/civ1981.civ:329
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 330)
+        e0_amount = 4  # rulebooks/civ1981.civ:393
+        e0_area = 'any'  # rulebooks/civ1981.civ:393
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 395)
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:331
-        if c:  # rulebooks/civ1981.civ:331
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 331, 'rulebooks/civ1981.civ')
-        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:332
-        if c:  # rulebooks/civ1981.civ:332
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 332, 'rulebooks/civ1981.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 329)]
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:397
+        if c:  # rulebooks/civ1981.civ:397
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 397, 'rulebooks/civ1981.civ')
+        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:399
+        if c:  # rulebooks/civ1981.civ:399
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 399, 'rulebooks/civ1981.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 393)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 388, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:330
-        e0_area = 'any'  # rulebooks/civ1981.civ:330
+        e0_amount = 2  # rulebooks/civ1981.civ:395
+        e0_area = 'any'  # rulebooks/civ1981.civ:395
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:334
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:333
-        if c:  # rulebooks/civ1981.civ:333
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 333, 'rulebooks/civ1981.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:403
+        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:401
+        if c:  # rulebooks/civ1981.civ:401
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 401, 'rulebooks/civ1981.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)), 'area': e0_area}, 330)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 395)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1981.civ:339
+    # rulebooks/civ1981.civ:409
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:343
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:343
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:415
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:415
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 343)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 415)]
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 409, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Piracy', role, s, [], None, (), (), False, None, None))
 
 ALIASES = {'advance': {'Drama & Poetry': 'Drama and Poetry'}, 'calamity': {'Iconoclasm & Heresy': 'Iconoclasm and Heresy'}, 'commodity': {'Spices': 'Spice'}}
-BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
 OPTIONS = {'calamity_floor': False, 'africa_iron_age_entry': False}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 237, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 262, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 282, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 298, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 315, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 325, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 339, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 269, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 284, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 301, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 330, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 351, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 374, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 388, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 409, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 459, 'discard': 460, 'order': 461, 'assign': 462}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 559, 'discard': 561, 'order': 563, 'assign': 565}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -361,46 +370,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:351
+    # rulebooks/civ1981.civ:425
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:352
+    # rulebooks/civ1981.civ:426
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 352),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 426),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:353
+    # rulebooks/civ1981.civ:428
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 354),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 429),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:356
+    # rulebooks/civ1981.civ:432
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 356),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 432),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:357
+    # rulebooks/civ1981.civ:434
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 358),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 435),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:360
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 360)
+    # rulebooks/civ1981.civ:438
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 438)
 
 
 AST = {
@@ -421,15 +430,30 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 383),
-    ('Trade cards', lambda s: s.derived('hand_value'), 384),
-    ('Treasury', lambda s: s.fact('treasury'), 385),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 463),
+    ('Trade cards', lambda s: s.derived('hand_value'), 464),
+    ('Treasury', lambda s: s.fact('treasury'), 465),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
+TURN = (
+    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 525, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock'}, 526),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 528, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 529),)},
+    {'name': 'Census', 'when': 'always; simultaneous', 'line': 531, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 531),)},
+    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 532, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 533),)},
+    {'name': 'Movement', 'when': 'always; census order', 'line': 535, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 535),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 536, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 536),)},
+    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 537, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 537),)},
+    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 538, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 539),)},
+    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 541, 'actions': (('draw_trade_cards', {'stacks': 9}, 542), ('buy_trade_cards', {}, 543))},
+    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 545, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 545),)},
+    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 546, 'actions': (('buy_advances', {}, 547), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 548))},
+    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 550, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 551), ('census', {'cities': None, 'tokens': None, 'ships': None}, 552))},
+    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 554, 'actions': (('alter_ast', {}, 554), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 554))},
+)
 
-LINES = _rt.line_map('69:411 75:237 82:242 84:242 85:242 87:242 90:242 91:242 95:244 106:244 107:244 116:249 121:253 122:253 123:254 125:257 126:257 127:257 128:257 129:255 130:255 131:255 132:255 139:254 140:254 144:257 145:257 146:257 147:257 148:255 149:255 150:255 151:255 158:262 163:267 164:267 165:266 166:266 168:269 169:268 170:268 171:268 172:269 173:269 174:269 175:269 183:282 188:290 189:290 190:286 191:286 192:287 194:288 195:288 196:288 197:288 198:291 199:291 200:291 207:287 208:287 212:288 213:288 214:288 215:288 216:291 217:291 218:291 225:298 230:302 231:302 232:303 234:307 235:307 236:307 237:304 238:304 239:304 240:304 247:303 248:303 252:304 253:304 254:304 255:304 256:308 257:308 258:308 265:315 270:319 272:320 273:320 274:320 275:321 276:321 277:321 284:325 289:329 290:329 291:330 293:331 294:331 295:331 296:332 297:332 298:332 304:330 305:330 309:334 310:333 311:333 312:333 319:339 324:343 325:343 362:351 369:352 373:352 377:353 381:354 385:356 389:356 393:357 397:358 401:360 403:360 424:383 425:384 426:385')
+LINES = _rt.line_map('71:491 77:269 84:275 86:275 87:275 89:275 92:275 93:275 97:278 108:278 109:278 118:284 123:289 124:289 125:291 127:295 128:295 129:295 130:295 131:293 132:293 133:293 134:293 142:291 143:291 147:295 148:295 149:295 150:295 151:293 152:293 153:293 154:293 162:301 167:308 168:308 169:306 170:306 172:312 173:310 174:310 175:310 176:312 177:312 178:312 179:312 188:330 193:341 194:341 195:335 196:335 197:337 199:339 200:339 201:339 202:339 203:343 204:343 205:343 212:337 213:337 217:339 218:339 219:339 220:339 221:343 222:343 223:343 230:351 235:356 236:356 237:358 239:364 240:364 241:364 242:360 243:360 244:360 245:360 253:358 254:358 258:360 259:360 260:360 261:360 262:366 263:366 264:366 271:374 276:379 278:381 279:381 280:381 281:383 282:383 283:383 291:388 296:393 297:393 298:395 300:397 301:397 302:397 303:399 304:399 305:399 312:395 313:395 317:403 318:401 319:401 320:401 327:409 332:415 333:415 371:425 378:426 382:426 386:428 390:429 394:432 398:432 402:434 406:435 410:438 412:438 433:463 434:464 435:465 441:525 442:528 443:531 444:532 445:535 446:536 447:537 448:538 449:541 450:545 451:546 452:550 453:554')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:83 0:3:- 0:3:- 0:3:99'
 # fmt: on

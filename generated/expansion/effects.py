@@ -13,14 +13,16 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': 'c452d107ecfb5ac2833dc1336ba52feeebbb6cfb53e0385a8821b44c481116c3'}
+SOURCES = {'rulebooks/expansion.civ': 'f68d61c7f5e4353467eb5a8e6ad0f2acffffcb69a0890a6e83cc62d998e63ae0'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
 ABILITIES = (('trade_card_purchase_limit', {'cards': 2}, '27.51: never more than 2 trade cards bought a turn, whatever the advances held'), ('trade_card_purchase', {'stack': 9, 'price': 18}, '27.52: any player may buy stack-9 trade cards, no advance needed'))
 FACT_DEFAULTS = {'scenario': ''}
+LAST_EPOCH_FACTS = ('sole_leader',)
+CIVILIZATION_FACTS = {'ast_rank': 'rank'}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50, 'epidemic_city_points': 4}
+CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50, 'epidemic_city_points': 4, 'calamity_card_value': 0}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '■'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '●'},
@@ -29,57 +31,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 88}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 96}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 103}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 111}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 119}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 128}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 139}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 147}]',
-    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 155}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 164}]',
-    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 175}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 184}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 193}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 200}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 209}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 218}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 225}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 234}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 241}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 248}]',
-    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 257}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 264}]',
-    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 273}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 281}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 288}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 295}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 302}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 310}]',
-    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 318}]',
-    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 326}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 333}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 342}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 350}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 358}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 366}]',
-    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 374}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 382}]',
-    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 389}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 397}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 404}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 412}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 419}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 427}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 436}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 443}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 450}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 458}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 465}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 473}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 480}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 487}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 124}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 134}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 143}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 153}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 163}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 174}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 187}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 197}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 209}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 219}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 232}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 243}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 253}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 262}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 273}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 284}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 293}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 306}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 315}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 324}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 344}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 355}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 365}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 374}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 383}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 392}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 403}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 413}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 423}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 432}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 443}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 453}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 463}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 473}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 483}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 493}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 502}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 512}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 521}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 531}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 540}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 550}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 560}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 569}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 578}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 588}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 597}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 607}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 616}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 625}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
@@ -145,85 +147,86 @@ def set_value_off_block(n: int, face: int):
     return (((n * n) * face) + (n * face))
 
 
-OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') >= 12), 'line': 52}
+OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') >= 12), 'line': 80}
 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
-    'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:502
+    'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
+    # rulebooks/expansion.civ:642
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:507
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:649
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((507, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((649, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:508
+            e0_area = 'volcano'  # rulebooks/expansion.civ:650
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:510
-            e1_area = 'any'  # rulebooks/expansion.civ:510
-            e2_amount = 0  # rulebooks/expansion.civ:511
-            e2_area = 'any'  # rulebooks/expansion.civ:511
+            e1_amount = 1  # rulebooks/expansion.civ:652
+            e1_area = 'any'  # rulebooks/expansion.civ:652
+            e2_amount = 0  # rulebooks/expansion.civ:653
+            e2_area = 'any'  # rulebooks/expansion.civ:653
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:513
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:513
-        assignment = (1, None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 515)
+        e3_amount = 0  # rulebooks/expansion.civ:655
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:655
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 657)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:517
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:516
-        if c:  # rulebooks/expansion.civ:516
-            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 516, 'rulebooks/expansion.civ')
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:664
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:662
+        if c:  # rulebooks/expansion.civ:662
+            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 662, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((519, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((666, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 519, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 666, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:519
+        elif m1:  # rulebooks/expansion.civ:666
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 519, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((518, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((665, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 518, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 665, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:518
+        elif m1:  # rulebooks/expansion.civ:665
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 518, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 665, 'rulebooks/expansion.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 508))
+            effects.append(('destroy_area_units', {'area': e0_area}, 650))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 510))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 652))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 511))
-        effects.append(('damage', {'amount': (e3_amount if type(e3_amount) is _U or e3_amount > 0 else 0), 'area': e3_area}, 513))
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 653))
+        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 655))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 642, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:515
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:515
-        e1_amount = 0  # rulebooks/expansion.civ:515
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:515
+        e0_amount = 1  # rulebooks/expansion.civ:658
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:658
+        e1_amount = 0  # rulebooks/expansion.civ:659
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:659
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:516
-        if c:  # rulebooks/expansion.civ:516
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 516, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 515), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 515)]
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:662
+        if c:  # rulebooks/expansion.civ:662
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 662, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 658), ('damage', {'amount': e1_amount, 'area': e1_area}, 659)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
@@ -231,69 +234,70 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader's cities in stock; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): exactly cities annexed, as many as the smaller of 2 and the trader's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the trader's cities in stock; Diplomacy and a card the victim drew (primary victim): 1 more city reduced."
-    # rulebooks/expansion.civ:529
+    # rulebooks/expansion.civ:677
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:534
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:684
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((534, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((684, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:535
-            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:536
-            e1_area = 'any'  # rulebooks/expansion.civ:536
+            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:685
+            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:686
+            e1_area = 'any'  # rulebooks/expansion.civ:686
         if ub1 or not b1:
-            e2_amount = 1  # rulebooks/expansion.civ:538
-            e2_area = 'any'  # rulebooks/expansion.civ:538
+            e2_amount = 1  # rulebooks/expansion.civ:688
+            e2_area = 'any'  # rulebooks/expansion.civ:688
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
         trace = []
-        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:541
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:545
+        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:691
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:696
         if type(c) is _U:
-            s.undecided.append((545, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((696, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(c, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 545, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 696, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif c:  # rulebooks/expansion.civ:545
+        elif c:  # rulebooks/expansion.civ:696
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 545, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 696, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((542, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
+            s.undecided.append((692, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
                 u = _rt.unknown_of(m0, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 542, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 692, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:542
+        elif m0:  # rulebooks/expansion.civ:692
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 542, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 692, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((543, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
+            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 543, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 693, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/expansion.civ:543
+        elif m0:  # rulebooks/expansion.civ:693
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 543, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 693, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0)}, 535))
+            effects.append(('annex_cities', {'amount': e0_amount}, 685))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 536))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 686))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 538))
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 688))
+        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 677, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -302,12 +306,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:551
+    # rulebooks/expansion.civ:703
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:555
+        e0_amount = 10  # rulebooks/expansion.civ:709
         trace = []
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 555)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 709)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -315,35 +319,52 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
-    'Famine (stack 3, major nontradable). Take 10 damage. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:559
+    'Famine (stack 3, major nontradable). Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
+    # rulebooks/expansion.civ:713
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:563
-        e0_area = 'any'  # rulebooks/expansion.civ:563
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 564)
+        e1_amount = None
+        e0_amount = 10  # rulebooks/expansion.civ:720
+        e0_area = 'any'  # rulebooks/expansion.civ:720
+        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:721
+        ub1 = type(b1) is _U
+        if ub1:
+            s.undecided.append((721, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+        if ub1 or b1:
+            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:721
+            e1_area = 'any'  # rulebooks/expansion.civ:721
+        if ub1 or not b1:
+            pass
+        if ub1:
+            e1_amount = None
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 723)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:565
-        if c:  # rulebooks/expansion.civ:565
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 565, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 563)]
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:724
+        if c:  # rulebooks/expansion.civ:724
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 724, 'rulebooks/expansion.civ')
+        effects = []
+        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 720))
+        if e1_amount is not None:
+            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 721))
+        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 713, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:564
-        e0_area = 'any'  # rulebooks/expansion.civ:564
+        e0_amount = 8  # rulebooks/expansion.civ:723
+        e0_area = 'any'  # rulebooks/expansion.civ:723
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:565
-        if c:  # rulebooks/expansion.civ:565
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 565, 'rulebooks/expansion.civ')
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:566
-        if c:  # rulebooks/expansion.civ:566
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 566, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 564)]
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:724
+        if c:  # rulebooks/expansion.civ:724
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 724, 'rulebooks/expansion.civ')
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:725
+        if c:  # rulebooks/expansion.civ:725
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 725, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 723)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 713, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -351,25 +372,34 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:571
+    # rulebooks/expansion.civ:731
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:575
-        e0_area = 'any'  # rulebooks/expansion.civ:575
+        e0_amount = 3  # rulebooks/expansion.civ:737
+        e0_area = 'any'  # rulebooks/expansion.civ:737
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/expansion.civ:576
-        if c:  # rulebooks/expansion.civ:576
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 576, 'rulebooks/expansion.civ')
-        c = (('Deism' in held))  # rulebooks/expansion.civ:577
-        if c:  # rulebooks/expansion.civ:577
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 577, 'rulebooks/expansion.civ')
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:578
-        if c:  # rulebooks/expansion.civ:578
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 578, 'rulebooks/expansion.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:579
-        if c:  # rulebooks/expansion.civ:579
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 579, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 575)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Mysticism' in held))  # rulebooks/expansion.civ:738
+                    if c:  # rulebooks/expansion.civ:738
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 738, 'rulebooks/expansion.civ')
+                    c = (('Deism' in held))  # rulebooks/expansion.civ:740
+                    if c:  # rulebooks/expansion.civ:740
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 740, 'rulebooks/expansion.civ')
+                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:742
+                    if c:  # rulebooks/expansion.civ:742
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 742, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:744
+                    if c:  # rulebooks/expansion.civ:744
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 744, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 731, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 737)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 731, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -378,13 +408,14 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:582
+    # rulebooks/expansion.civ:748
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:586
-        e1_amount = 5  # rulebooks/expansion.civ:586
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:754
+        e1_amount = 5  # rulebooks/expansion.civ:754
         trace = []
-        effects = [('lose_ships', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 586), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 586)]
+        effects = [('lose_ships', {'amount': e0_amount}, 754), ('lose_treasury', {'amount': e1_amount}, 754)]
+        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 748, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -392,67 +423,70 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:590
+    'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
+    # rulebooks/expansion.civ:758
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 596, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:596
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 596, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 597, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:597
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 597, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 598, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:598
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 598, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 599, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:599
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 599, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 600, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:600
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 600, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 601, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:601
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 601, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 602, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:602
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 602, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 603, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:603
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 603, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 604, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:604
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 604, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 619, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:619
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 619, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide((s.neighbours('near') == 0), 620, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:620
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 620, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:594
-        e0_by_victim = 15  # rulebooks/expansion.civ:594
-        e1_amount = 0  # rulebooks/expansion.civ:594
-        e1_area = 'any'  # rulebooks/expansion.civ:594
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 766, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:766
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 766, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 767, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:767
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 767, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 768, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:768
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 768, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 769, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:769
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 769, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 795, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:795
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 795, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 796, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:796
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 796, 'cancelled: civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide((s.neighbours('near') == 0), 797, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:797
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 797, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:764
+        e0_by_victim = 15  # rulebooks/expansion.civ:764
+        e1_amount = 0  # rulebooks/expansion.civ:764
+        e1_area = 'any'  # rulebooks/expansion.civ:764
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:605
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:606
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:607
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:608
-        if m0:  # rulebooks/expansion.civ:605
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 605, 'rulebooks/expansion.civ')
-        if m0:  # rulebooks/expansion.civ:605
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 605, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:606
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 606, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:606
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 606, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:607
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 607, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:607
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 607, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:612
-        if c:  # rulebooks/expansion.civ:612
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 612, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:613
-        if c:  # rulebooks/expansion.civ:613
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 613, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:614
-        if c:  # rulebooks/expansion.civ:614
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 614, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:609
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 609, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:610
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 610, 'rulebooks/expansion.civ')
-        effects = [('faction_split', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'by_victim': e0_by_victim}, 594), ('damage', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 594)]
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:775
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:777
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:779
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:780
+        if m0:  # rulebooks/expansion.civ:775
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 775, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:775
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 775, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:777
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 777, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:777
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 777, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:779
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 779, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:779
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 779, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:785
+        if c:  # rulebooks/expansion.civ:785
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 785, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:787
+        if c:  # rulebooks/expansion.civ:787
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 787, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:789
+        if c:  # rulebooks/expansion.civ:789
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 789, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:781
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 781, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:782
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 782, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 764), ('damage', {'amount': e1_amount, 'area': e1_area}, 764)]
+        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 758, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -462,24 +496,33 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:630
+    # rulebooks/expansion.civ:807
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:634
+        e0_amount = 15  # rulebooks/expansion.civ:813
         trace = []
-        c = (('Theocracy' in held))  # rulebooks/expansion.civ:635
-        if c:  # rulebooks/expansion.civ:635
-            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 635, 'rulebooks/expansion.civ')
-        c = (('Mining' in held))  # rulebooks/expansion.civ:636
-        if c:  # rulebooks/expansion.civ:636
-            e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 636, 'rulebooks/expansion.civ')
-        c = (('Mythology' in held))  # rulebooks/expansion.civ:637
-        if c:  # rulebooks/expansion.civ:637
-            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 637, 'rulebooks/expansion.civ')
-        c = (('Enlightenment' in held))  # rulebooks/expansion.civ:638
-        if c:  # rulebooks/expansion.civ:638
-            e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 638, 'rulebooks/expansion.civ')
-        effects = [('support_tokens_withheld', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 634)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'prevent':
+                    c = (('Theocracy' in held))  # rulebooks/expansion.civ:814
+                    if c:  # rulebooks/expansion.civ:814
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 814, 'rulebooks/expansion.civ')
+                    c = (('Mining' in held))  # rulebooks/expansion.civ:816
+                    if c:  # rulebooks/expansion.civ:816
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 816, 'rulebooks/expansion.civ')
+                if stage != 'add':
+                    c = (('Mythology' in held))  # rulebooks/expansion.civ:818
+                    if c:  # rulebooks/expansion.civ:818
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 818, 'rulebooks/expansion.civ')
+                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:820
+                    if c:  # rulebooks/expansion.civ:820
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 820, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 807, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': e0_amount}, 813)]
+        _rt.floor_effects(effects, trace, {'support_tokens_withheld': 'amount'}, 807, 'rulebooks/expansion.civ')
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -488,17 +531,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:643
+    # rulebooks/expansion.civ:826
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:647
-        e0_area = 'any'  # rulebooks/expansion.civ:647
+        e0_amount = 1  # rulebooks/expansion.civ:832
+        e0_area = 'any'  # rulebooks/expansion.civ:832
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:648
-        if s.decide(m0, 648, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:648
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 648, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 647)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:833
+        if s.decide(m0, 833, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:833
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 833, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 832)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -507,78 +550,79 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:652
+    # rulebooks/expansion.civ:837
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 665, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:665
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 665, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 852, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:852
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 852, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:657
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:844
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((657, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((844, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 17  # rulebooks/expansion.civ:658
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:658
+            e0_amount = 17  # rulebooks/expansion.civ:845
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:845
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:660
-            e1_area = 'coastal'  # rulebooks/expansion.civ:660
-            e2_amount = 0  # rulebooks/expansion.civ:661
-            e2_area = 'coastal'  # rulebooks/expansion.civ:661
+            e1_amount = 1  # rulebooks/expansion.civ:847
+            e1_area = 'coastal'  # rulebooks/expansion.civ:847
+            e2_amount = 0  # rulebooks/expansion.civ:848
+            e2_area = 'coastal'  # rulebooks/expansion.civ:848
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 664)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 851)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:667
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:855
         if type(m1) is _U:
-            s.undecided.append((669, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((857, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 669, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 857, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:669
+        elif m1:  # rulebooks/expansion.civ:857
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 669, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((668, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((856, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 668, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 856, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:668
+        elif m1:  # rulebooks/expansion.civ:856
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 668, 'rulebooks/expansion.civ')
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:666
-        if c:  # rulebooks/expansion.civ:666
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 856, 'rulebooks/expansion.civ')
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:853
+        if c:  # rulebooks/expansion.civ:853
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 853, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 658))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 845))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 660))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 847))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 661))
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 848))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 837, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:664
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:664
+        e0_amount = 10  # rulebooks/expansion.civ:851
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:851
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:666
-        if c:  # rulebooks/expansion.civ:666
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 664)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:853
+        if c:  # rulebooks/expansion.civ:853
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 853, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 851)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -586,23 +630,32 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:676
+    # rulebooks/expansion.civ:865
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 681, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:681
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 681, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:680
+        if s.decide((s.fact('edge_units') == 0), 872, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:872
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 872, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:871
         trace = []
-        c = (('Politics' in held))  # rulebooks/expansion.civ:688
-        if c:  # rulebooks/expansion.civ:688
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 688, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:689
-        if c:  # rulebooks/expansion.civ:689
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 689, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:690
-        if c:  # rulebooks/expansion.civ:690
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 690, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 680)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'prevent':
+                    c = (('Politics' in held))  # rulebooks/expansion.civ:879
+                    if c:  # rulebooks/expansion.civ:879
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 879, 'rulebooks/expansion.civ')
+                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:881
+                    if c:  # rulebooks/expansion.civ:881
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 881, 'rulebooks/expansion.civ')
+                if stage != 'add':
+                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:883
+                    if c:  # rulebooks/expansion.civ:883
+                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 883, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 865, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 871)]
+        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 865, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -610,121 +663,231 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:695
+    # rulebooks/expansion.civ:889
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:699
-        e0_area = 'any'  # rulebooks/expansion.civ:699
-        e1_amount = 5  # rulebooks/expansion.civ:699
+        e0_amount = 1  # rulebooks/expansion.civ:895
+        e0_area = 'any'  # rulebooks/expansion.civ:895
+        e1_amount = 5  # rulebooks/expansion.civ:895
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 699), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 699)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 895), ('lose_treasury', {'amount': e1_amount}, 895)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'City Riots', role, s, [], None, (), (), False, None, None))
 
 
-def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
+def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:703
+    # rulebooks/expansion.civ:899
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:707
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:707
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:707
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 708)
+        e0_amount = 3  # rulebooks/expansion.civ:905
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:905
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:905
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 906)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:710
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
         e0_amount_unselected = 0
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:709
-        if c:  # rulebooks/expansion.civ:709
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 709, 'rulebooks/expansion.civ')
-            e0_amount_unselected += 1
-        if m1:  # rulebooks/expansion.civ:710
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
-            e0_amount_unselected += 2
-        if m1:  # rulebooks/expansion.civ:710
-            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:711
-        if c:  # rulebooks/expansion.civ:711
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 711, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 707), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 707)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
+                    if c:  # rulebooks/expansion.civ:907
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
+                        e0_amount_unselected += 1
+                    if m1:  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                        e0_amount_unselected += 2
+                    if m1:  # rulebooks/expansion.civ:909
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
+                    if c:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 905), ('lose_ships', {'amount': e1_amount}, 905)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:708
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:708
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:708
+        e0_amount = 2  # rulebooks/expansion.civ:906
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:710
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
         e0_amount_unselected = 0
-        c = (('Masonry' in held))  # rulebooks/expansion.civ:709
-        if c:  # rulebooks/expansion.civ:709
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 709, 'rulebooks/expansion.civ')
-            e0_amount_unselected += 1
-        if m1:  # rulebooks/expansion.civ:710
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
-            e0_amount_unselected += 2
-        if m1:  # rulebooks/expansion.civ:710
-            e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 710, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:711
-        if c:  # rulebooks/expansion.civ:711
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 711, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 708), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 708)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
+                    if c:  # rulebooks/expansion.civ:907
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
+                        e0_amount_unselected += 1
+                    if m1:  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                        e0_amount_unselected += 2
+                    if m1:  # rulebooks/expansion.civ:909
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
+                    if c:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
 
-def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
-    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:719
+def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
+    'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
+    # rulebooks/expansion.civ:899
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:723
-        e0_area = 'any'  # rulebooks/expansion.civ:723
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 724)
+        e0_amount = 3  # rulebooks/expansion.civ:905
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:905
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:905
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 906)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:726
-        if c:  # rulebooks/expansion.civ:726
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 726, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:727
-        if c:  # rulebooks/expansion.civ:727
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 727, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:730
-        if c:  # rulebooks/expansion.civ:730
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 730, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:731
-        if c:  # rulebooks/expansion.civ:731
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 731, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 723)]
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
+        for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
+                    if c:  # rulebooks/expansion.civ:907
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:909
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
+                    if c:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 899, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 905), ('lose_ships', {'amount': e1_amount}, 905)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
+    else:
+        excluded = None
+        e0_amount = 2  # rulebooks/expansion.civ:906
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
+        if s.assigned is not None:
+            e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
+        trace = []
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
+        for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
+                    if c:  # rulebooks/expansion.civ:907
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:909
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
+                    if c:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 899, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
+        _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
+        return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
+
+
+def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
+    'Cyclone, by the rule options that switch its amounts settings'
+    on = frozenset(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))
+    return (calamity_12_cyclone_v0, calamity_12_cyclone_v1,)[{(): 0, ('cyclone_prevention_on_amount',): 1, ('prevent_floor_add',): 0, ('cyclone_prevention_on_amount', 'prevent_floor_add'): 1}[tuple(sorted(on))]](s, role)
+
+
+def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
+    'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
+    # rulebooks/expansion.civ:921
+    held = s.held_set
+    if role == 'primary':
+        e0_amount = 16  # rulebooks/expansion.civ:927
+        e0_area = 'any'  # rulebooks/expansion.civ:927
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 928)
+        trace = []
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Medicine' in held))  # rulebooks/expansion.civ:930
+                    if c:  # rulebooks/expansion.civ:930
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 930, 'rulebooks/expansion.civ')
+                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:932
+                    if c:  # rulebooks/expansion.civ:932
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 932, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:938
+                    if c:  # rulebooks/expansion.civ:938
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 938, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:940
+                    if c:  # rulebooks/expansion.civ:940
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 940, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 921, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 927)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 921, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:724
-        e0_area = 'any'  # rulebooks/expansion.civ:724
+        e0_amount = 10  # rulebooks/expansion.civ:928
+        e0_area = 'any'  # rulebooks/expansion.civ:928
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/expansion.civ:728
-        if c:  # rulebooks/expansion.civ:728
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 728, 'rulebooks/expansion.civ')
-        c = (('Anatomy' in held))  # rulebooks/expansion.civ:729
-        if c:  # rulebooks/expansion.civ:729
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 729, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:730
-        if c:  # rulebooks/expansion.civ:730
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 730, 'rulebooks/expansion.civ')
-        c = (('Trade Empire' in held))  # rulebooks/expansion.civ:731
-        if c:  # rulebooks/expansion.civ:731
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 731, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 724)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Medicine' in held))  # rulebooks/expansion.civ:934
+                    if c:  # rulebooks/expansion.civ:934
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 934, 'rulebooks/expansion.civ')
+                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:936
+                    if c:  # rulebooks/expansion.civ:936
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 936, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:938
+                    if c:  # rulebooks/expansion.civ:938
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 938, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:940
+                    if c:  # rulebooks/expansion.civ:940
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 940, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 921, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 928)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 921, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -732,14 +895,15 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:738
+    # rulebooks/expansion.civ:947
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:742
-        e0_area = 'coastal'  # rulebooks/expansion.civ:742
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:742
+        e0_amount = 5  # rulebooks/expansion.civ:953
+        e0_area = 'coastal'  # rulebooks/expansion.civ:953
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:953
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 742), ('lose_ships', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 742)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 953), ('lose_ships', {'amount': e1_amount}, 953)]
+        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 947, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -749,18 +913,27 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:747
+    # rulebooks/expansion.civ:958
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:751
+        e0_amount = 10  # rulebooks/expansion.civ:964
         trace = []
-        c = (('Coinage' in held))  # rulebooks/expansion.civ:752
-        if c:  # rulebooks/expansion.civ:752
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 752, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:753
-        if c:  # rulebooks/expansion.civ:753
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 753, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 751)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'prevent':
+                    c = (('Coinage' in held))  # rulebooks/expansion.civ:965
+                    if c:  # rulebooks/expansion.civ:965
+                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 965, 'rulebooks/expansion.civ')
+                if stage != 'add':
+                    c = (('Law' in held))  # rulebooks/expansion.civ:967
+                    if c:  # rulebooks/expansion.civ:967
+                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 967, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 958, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 964)]
+        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 958, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -770,36 +943,45 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:757
+    # rulebooks/expansion.civ:972
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:761
+        e0_amount = 3  # rulebooks/expansion.civ:978
         trace = []
-        c = (('Music' in held))  # rulebooks/expansion.civ:762
-        if c:  # rulebooks/expansion.civ:762
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 762, 'rulebooks/expansion.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:763
-        if c:  # rulebooks/expansion.civ:763
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 763, 'rulebooks/expansion.civ')
-        c = (('Law' in held))  # rulebooks/expansion.civ:764
-        if c:  # rulebooks/expansion.civ:764
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 764, 'rulebooks/expansion.civ')
-        c = (('Democracy' in held))  # rulebooks/expansion.civ:765
-        if c:  # rulebooks/expansion.civ:765
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 765, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:766
-        if c:  # rulebooks/expansion.civ:766
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 766, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:767
-        if c:  # rulebooks/expansion.civ:767
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 767, 'rulebooks/expansion.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:768
-        if c:  # rulebooks/expansion.civ:768
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 768, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:769
-        if c:  # rulebooks/expansion.civ:769
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 769, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 761)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'prevent':
+                    c = (('Music' in held))  # rulebooks/expansion.civ:979
+                    if c:  # rulebooks/expansion.civ:979
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 979, 'rulebooks/expansion.civ')
+                    c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:981
+                    if c:  # rulebooks/expansion.civ:981
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 981, 'rulebooks/expansion.civ')
+                    c = (('Law' in held))  # rulebooks/expansion.civ:983
+                    if c:  # rulebooks/expansion.civ:983
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 983, 'rulebooks/expansion.civ')
+                    c = (('Democracy' in held))  # rulebooks/expansion.civ:985
+                    if c:  # rulebooks/expansion.civ:985
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 985, 'rulebooks/expansion.civ')
+                if stage != 'add':
+                    c = (('Military' in held))  # rulebooks/expansion.civ:987
+                    if c:  # rulebooks/expansion.civ:987
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 987, 'rulebooks/expansion.civ')
+                    c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:989
+                    if c:  # rulebooks/expansion.civ:989
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 989, 'rulebooks/expansion.civ')
+                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:991
+                    if c:  # rulebooks/expansion.civ:991
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 991, 'rulebooks/expansion.civ')
+                    c = (('Advanced Military' in held))  # rulebooks/expansion.civ:993
+                    if c:  # rulebooks/expansion.civ:993
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 993, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 972, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 978)]
+        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 972, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -807,13 +989,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:773
+    # rulebooks/expansion.civ:998
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:777
-        e0_area = 'any'  # rulebooks/expansion.civ:777
+        e0_amount = 5  # rulebooks/expansion.civ:1004
+        e0_area = 'any'  # rulebooks/expansion.civ:1004
         trace = []
-        effects = [('lose_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 777)]
+        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1004)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -822,23 +1004,32 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:783
+    # rulebooks/expansion.civ:1010
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.neighbours('land') == 0), 792, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:792
-            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 792, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:787
+        if s.decide((s.neighbours('land') == 0), 1024, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1024
+            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1024, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1016
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/expansion.civ:788
-        if c:  # rulebooks/expansion.civ:788
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 788, 'rulebooks/expansion.civ')
-        c = (('Monarchy' in held))  # rulebooks/expansion.civ:789
-        if c:  # rulebooks/expansion.civ:789
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 789, 'rulebooks/expansion.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:790
-        if c:  # rulebooks/expansion.civ:790
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 790, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 787)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Sculpture' in held))  # rulebooks/expansion.civ:1017
+                    if c:  # rulebooks/expansion.civ:1017
+                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1017, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:1019
+                    if c:  # rulebooks/expansion.civ:1019
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1019, 'rulebooks/expansion.civ')
+                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:1021
+                    if c:  # rulebooks/expansion.civ:1021
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1021, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1010, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 1016)]
+        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 1010, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -847,60 +1038,78 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:800
+    # rulebooks/expansion.civ:1032
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:804
-        e0_area = 'any'  # rulebooks/expansion.civ:804
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 805)
+        e0_amount = 4  # rulebooks/expansion.civ:1038
+        e0_area = 'any'  # rulebooks/expansion.civ:1038
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1039)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:807
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:808
-        if c:  # rulebooks/expansion.civ:808
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 808, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:809
-        if c:  # rulebooks/expansion.civ:809
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 809, 'rulebooks/expansion.civ')
-        c = (('Monotheism' in held))  # rulebooks/expansion.civ:810
-        if c:  # rulebooks/expansion.civ:810
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 810, 'rulebooks/expansion.civ')
-        if s.decide(m0, 807, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:807
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 807, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 804)]
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1041
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1043
+                    if c:  # rulebooks/expansion.civ:1043
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1043, 'rulebooks/expansion.civ')
+                    c = (('Theology' in held))  # rulebooks/expansion.civ:1045
+                    if c:  # rulebooks/expansion.civ:1045
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1045, 'rulebooks/expansion.civ')
+                if stage != 'prevent':
+                    c = (('Monotheism' in held))  # rulebooks/expansion.civ:1047
+                    if c:  # rulebooks/expansion.civ:1047
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1047, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1032, 'rulebooks/expansion.civ')
+        if s.decide(m0, 1041, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1041
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1041, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1038)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1032, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:805
-        e0_area = 'any'  # rulebooks/expansion.civ:805
+        e0_amount = 2  # rulebooks/expansion.civ:1039
+        e0_area = 'any'  # rulebooks/expansion.civ:1039
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (('Philosophy' in held))  # rulebooks/expansion.civ:808
-        if c:  # rulebooks/expansion.civ:808
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 808, 'rulebooks/expansion.civ')
-        c = (('Theology' in held))  # rulebooks/expansion.civ:809
-        if c:  # rulebooks/expansion.civ:809
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 809, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 805)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'add':
+                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1043
+                    if c:  # rulebooks/expansion.civ:1043
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1043, 'rulebooks/expansion.civ')
+                    c = (('Theology' in held))  # rulebooks/expansion.civ:1045
+                    if c:  # rulebooks/expansion.civ:1045
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1045, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1032, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1039)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1032, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:815
+    # rulebooks/expansion.civ:1053
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:819
-        e0_area = 'any'  # rulebooks/expansion.civ:819
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1059
+        e0_area = 'any'  # rulebooks/expansion.civ:1059
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:820
-        if s.decide(m0, 820, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:820
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 820, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 819)]
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1060
+        if s.decide(m0, 1060, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1060
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1060, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1059)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 1053, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -909,21 +1118,31 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
-    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:824
+    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
+    # rulebooks/expansion.civ:1064
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 829, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:829
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 829, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:828
+        if s.decide((s.fact('cities') == 0), 1071, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1071
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 1071, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:1070
+        e1_active = True
         trace = []
-        c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:830
-        if c:  # rulebooks/expansion.civ:830
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 830, 'rulebooks/expansion.civ')
-        c = (('Library' in held))  # rulebooks/expansion.civ:831
-        if c:  # rulebooks/expansion.civ:831
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 831, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 828)]
+        for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
+            if stage in ('add_prevent', 'add', 'prevent'):
+                pass
+                if stage != 'prevent':
+                    c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:1072
+                    if c:  # rulebooks/expansion.civ:1072
+                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1072, 'rulebooks/expansion.civ')
+                if stage != 'add':
+                    c = (('Library' in held))  # rulebooks/expansion.civ:1074
+                    if c:  # rulebooks/expansion.civ:1074
+                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1074, 'rulebooks/expansion.civ')
+            elif stage in ('floor',):
+                pass
+                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1064, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 1070), ('advance_after_back', {}, 1070)]
+        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 1064, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -932,97 +1151,97 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:835
+    # rulebooks/expansion.civ:1079
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:839
-        e0_area = 'coastal'  # rulebooks/expansion.civ:839
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 840)
+        e0_amount = 2  # rulebooks/expansion.civ:1085
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1085
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1086)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:842
-        if c:  # rulebooks/expansion.civ:842
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 842, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 839)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:1088
+        if c:  # rulebooks/expansion.civ:1088
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1088, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1085)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:840
-        e0_area = 'coastal'  # rulebooks/expansion.civ:840
+        e0_amount = 1  # rulebooks/expansion.civ:1086
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1086
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:842
-        if c:  # rulebooks/expansion.civ:842
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 842, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 840)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:1088
+        if c:  # rulebooks/expansion.civ:1088
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1088, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1086)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:846
+    # rulebooks/expansion.civ:1093
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:851
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1100
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((851, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((1100, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 1  # rulebooks/expansion.civ:851
-            e0_to = 'trader'  # rulebooks/expansion.civ:851
+            e0_amount = 1  # rulebooks/expansion.civ:1100
+            e0_to = 'trader'  # rulebooks/expansion.civ:1100
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:851
+            e1_amount = 1  # rulebooks/expansion.civ:1100
         if ub1:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'to': e0_to}, 851))
+            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1100))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0)}, 851))
+            effects.append(('discard_cards', {'amount': e1_amount}, 1100))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Banditry', role, s, [], None, (), (), False, None, None))
 
 ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
-BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {'prevent_floor_add': False, 'cyclone_prevention_on_amount': False, 'civil_war_tie_cancels': False}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 502, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 529, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 551, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 559, "summary": "Take 10 damage. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 571, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 582, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 590, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 630, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 643, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 652, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 676, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 695, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 703, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 719, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 738, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 747, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 757, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 773, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 783, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 800, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 815, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 824, "summary": "Move back 1 step on the A.S.T. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 835, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 846, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 642, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 677, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 703, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 713, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 731, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 748, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 758, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 807, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 826, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 837, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 865, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 889, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 899, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 921, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 947, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 958, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 972, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 998, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1010, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1032, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1053, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1064, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1079, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1093, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('victim',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1034, 'minor_limit': 1035, 'discard': 1036, 'order': 1037, 'beneficiary_rank': 1038, 'beneficiary_ties': 1039, 'assign': 1040}}
+TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1307, 'minor_limit': 1309, 'discard': 1311, 'order': 1313, 'beneficiary_rank': 1316, 'beneficiary_ties': 1317, 'assign': 1318}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1053,49 +1272,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:862
+    # rulebooks/expansion.civ:1112
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:863
+    # rulebooks/expansion.civ:1114
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 864, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1115, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:866
+    # rulebooks/expansion.civ:1118
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 867, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 868),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1119, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1120),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:870
+    # rulebooks/expansion.civ:1123
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 871, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 872),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1124, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1125),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:874
+    # rulebooks/expansion.civ:1128
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 875, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 876),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1129, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1130),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:878
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 878)
+    # rulebooks/expansion.civ:1133
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1133)
 
 
 AST = {
@@ -1125,18 +1344,37 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 915),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 916),
-    ('Treasury', lambda s: s.fact('treasury'), 917),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 918),
-    ('Cities', lambda s: (s.fact('cities') * 50), 919),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 920),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1171),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 1172),
+    ('Treasury', lambda s: s.fact('treasury'), 1173),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1174),
+    ('Cities', lambda s: (s.fact('cities') * 50), 1175),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1176),
 ]
 SCORE_TIEBREAKS = [
+    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1177),
 ]
-SCORE_AST = (918,)
+SCORE_AST = (1174,)
+TURN = (
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1270, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1271),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1273, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1274),)},
+    {'name': 'Census', 'when': 'always (20)', 'line': 1276, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1276),)},
+    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1277, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1277),)},
+    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1278, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1278),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
+    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
+    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
+    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1282, 'actions': ()},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1283, 'actions': (('draw_trade_cards', {'stacks': 9}, 1284), ('buy_trade_cards', {}, 1285))},
+    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1287, 'actions': (('trade', {'least_cards': 'trade_min_cards'}, 1288),)},
+    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1290, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1290),)},
+    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1291, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1291),)},
+    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1292, 'actions': ()},
+    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1293, 'actions': (('buy_advances', {}, 1294), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1295))},
+    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1297, 'actions': (('alter_ast', {}, 1298), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed'}, 1299))},
+)
 
-LINES = _rt.line_map('140:983 143:52 145:52 148:52 151:502 159:507 161:507 162:507 164:508 167:510 168:510 169:511 170:511 175:513 176:513 177:515 179:517 180:516 181:516 182:516 183:519 184:519 185:519 187:519 188:519 189:519 190:519 192:519 193:518 194:518 195:518 197:518 198:518 199:518 200:518 202:518 216:515 217:515 218:515 219:515 223:516 224:516 225:516 232:529 240:534 242:534 243:534 245:535 246:536 247:536 249:538 250:538 256:541 257:545 258:545 259:545 260:545 262:545 263:545 264:545 265:545 267:545 268:542 269:542 270:542 272:542 273:542 274:542 275:542 276:542 278:542 279:543 280:543 281:543 283:543 284:543 285:543 286:543 287:543 289:543 303:551 308:555 317:559 322:563 323:563 324:564 326:565 327:565 328:565 335:564 336:564 340:565 341:565 342:565 343:566 344:566 345:566 352:571 357:575 358:575 360:576 361:576 362:576 363:577 364:577 365:577 366:578 367:578 368:578 369:579 370:579 371:579 379:582 384:586 385:586 394:590 399:596 400:596 401:597 402:597 403:598 404:598 405:599 406:599 407:600 408:600 409:601 410:601 411:602 412:602 413:603 414:603 415:604 416:604 417:619 418:619 419:620 420:620 421:594 422:594 423:594 424:594 426:605 427:606 428:607 429:608 430:605 431:605 432:605 433:605 434:606 435:606 436:606 437:606 438:607 439:607 440:607 441:607 442:612 443:612 444:612 445:613 446:613 447:613 448:614 449:614 450:614 451:609 452:609 453:610 454:610 463:630 468:634 470:635 471:635 472:635 473:636 474:636 475:636 476:637 477:637 478:637 479:638 480:638 481:638 489:643 494:647 495:647 498:648 499:648 500:648 508:652 513:665 514:665 518:657 520:657 521:657 523:658 524:658 526:660 527:660 528:661 529:661 534:664 536:667 537:669 538:669 539:669 541:669 542:669 543:669 544:669 546:669 547:668 548:668 549:668 551:668 552:668 553:668 554:668 556:668 557:666 558:666 560:666 573:664 574:664 578:666 579:666 580:666 587:676 592:681 593:681 594:680 596:688 597:688 598:688 599:689 600:689 601:689 602:690 603:690 604:690 611:695 616:699 617:699 618:699 627:703 632:707 633:707 634:707 635:708 637:710 639:709 640:709 641:709 642:709 643:710 644:710 645:710 646:710 647:710 648:711 649:711 650:711 657:708 658:708 659:708 663:710 665:709 666:709 667:709 668:709 669:710 670:710 671:710 672:710 673:710 674:711 675:711 676:711 683:719 688:723 689:723 690:724 692:726 693:726 694:726 695:727 696:727 697:727 698:730 699:730 700:730 701:731 702:731 703:731 710:724 711:724 715:728 716:728 717:728 718:729 719:729 720:729 721:730 722:730 723:730 724:731 725:731 726:731 733:738 738:742 739:742 740:742 750:747 755:751 757:752 758:752 759:752 760:753 761:753 762:753 771:757 776:761 778:762 779:762 780:762 781:763 782:763 783:763 784:764 785:764 786:764 787:765 788:765 789:765 790:766 791:766 792:766 793:767 794:767 795:767 796:768 797:768 798:768 799:769 800:769 801:769 808:773 813:777 814:777 823:783 828:792 829:792 830:787 832:788 833:788 834:788 835:789 836:789 837:789 838:790 839:790 840:790 848:800 853:804 854:804 855:805 858:807 859:808 860:808 861:808 862:809 863:809 864:809 865:810 866:810 867:810 868:807 869:807 875:805 876:805 880:808 881:808 882:808 883:809 884:809 885:809 891:815 896:819 897:819 900:820 901:820 902:820 911:824 916:829 917:829 918:828 920:830 921:830 922:830 923:831 924:831 925:831 933:835 938:839 939:839 940:840 942:842 943:842 944:842 950:840 951:840 955:842 956:842 957:842 963:846 970:851 972:851 973:851 975:851 976:851 978:851 1054:862 1061:863 1065:864 1069:866 1073:867 1074:868 1078:870 1082:871 1083:872 1087:874 1091:875 1092:876 1096:878 1098:878 1128:915 1129:916 1130:917 1131:918 1132:919 1133:920')
+LINES = _rt.line_map('142:1240 145:80 147:80 150:80 153:642 161:649 163:649 164:649 166:650 169:652 170:652 171:653 172:653 177:655 178:655 179:657 181:664 182:662 183:662 184:662 185:666 186:666 187:666 189:666 190:666 191:666 192:666 194:666 195:665 196:665 197:665 199:665 200:665 201:665 202:665 204:665 219:658 220:658 221:659 222:659 226:662 227:662 228:662 235:677 243:684 245:684 246:684 248:685 249:686 250:686 252:688 253:688 259:691 260:696 261:696 262:696 263:696 265:696 266:696 267:696 268:696 270:696 271:692 272:692 273:692 275:692 276:692 277:692 278:692 279:692 281:692 282:693 283:693 284:693 286:693 287:693 288:693 289:693 290:693 292:693 307:703 312:709 321:713 327:720 328:720 329:721 331:721 332:721 334:721 335:721 340:723 342:724 343:724 344:724 355:723 356:723 360:724 361:724 362:724 363:725 364:725 365:725 373:731 378:737 379:737 385:738 386:738 387:738 388:740 389:740 390:740 391:742 392:742 393:742 395:744 396:744 397:744 409:748 414:754 415:754 425:758 430:766 431:766 432:767 433:767 434:768 435:768 436:769 437:769 438:770 439:770 440:771 441:771 442:772 443:772 444:773 445:773 446:774 447:774 448:795 449:795 450:796 451:796 452:797 453:797 454:764 455:764 456:764 457:764 459:775 460:777 461:779 462:780 463:775 464:775 465:775 466:775 467:777 468:777 469:777 470:777 471:779 472:779 473:779 474:779 475:785 476:785 477:785 478:787 479:787 480:787 481:789 482:789 483:789 484:781 485:781 486:782 487:782 497:807 502:813 508:814 509:814 510:814 511:816 512:816 513:816 515:818 516:818 517:818 518:820 519:820 520:820 532:826 537:832 538:832 541:833 542:833 543:833 551:837 556:852 557:852 561:844 563:844 564:844 566:845 567:845 569:847 570:847 571:848 572:848 577:851 579:855 580:857 581:857 582:857 584:857 585:857 586:857 587:857 589:857 590:856 591:856 592:856 594:856 595:856 596:856 597:856 599:856 600:853 601:853 603:853 617:851 618:851 622:853 623:853 624:853 631:865 636:872 637:872 638:871 644:879 645:879 646:879 647:881 648:881 649:881 651:883 652:883 653:883 664:889 669:895 670:895 671:895 680:899 685:905 686:905 687:905 688:906 690:909 696:907 697:907 698:907 699:907 700:909 701:909 702:909 703:909 704:909 706:911 707:911 708:911 719:906 720:906 721:906 725:909 731:907 732:907 733:907 734:907 735:909 736:909 737:909 738:909 739:909 741:911 742:911 743:911 754:899 759:905 760:905 761:905 762:906 764:909 769:907 770:907 771:907 772:909 773:909 774:909 775:909 777:911 778:911 779:911 790:906 791:906 792:906 796:909 801:907 802:907 803:907 804:909 805:909 806:909 807:909 809:911 810:911 811:911 822:899 828:921 833:927 834:927 835:928 841:930 842:930 843:930 844:932 845:932 846:932 848:938 849:938 850:938 851:940 852:940 853:940 864:928 865:928 873:934 874:934 875:934 876:936 877:936 878:936 880:938 881:938 882:938 883:940 884:940 885:940 896:947 901:953 902:953 903:953 914:958 919:964 925:965 926:965 927:965 929:967 930:967 931:967 944:972 949:978 955:979 956:979 957:979 958:981 959:981 960:981 961:983 962:983 963:983 964:985 965:985 966:985 968:987 969:987 970:987 971:989 972:989 973:989 974:991 975:991 976:991 977:993 978:993 979:993 990:998 995:1004 996:1004 1005:1010 1010:1024 1011:1024 1012:1016 1018:1017 1019:1017 1020:1017 1022:1019 1023:1019 1024:1019 1025:1021 1026:1021 1027:1021 1039:1032 1044:1038 1045:1038 1046:1039 1049:1041 1054:1043 1055:1043 1056:1043 1057:1045 1058:1045 1059:1045 1061:1047 1062:1047 1063:1047 1067:1041 1068:1041 1075:1039 1076:1039 1084:1043 1085:1043 1086:1043 1087:1045 1088:1045 1089:1045 1099:1053 1104:1059 1105:1059 1108:1060 1109:1060 1110:1060 1120:1064 1125:1071 1126:1071 1127:1070 1134:1072 1135:1072 1136:1072 1138:1074 1139:1074 1140:1074 1152:1079 1157:1085 1158:1085 1159:1086 1161:1088 1162:1088 1163:1088 1169:1086 1170:1086 1174:1088 1175:1088 1176:1088 1182:1093 1189:1100 1191:1100 1192:1100 1194:1100 1195:1100 1197:1100 1273:1112 1280:1114 1284:1115 1288:1118 1292:1119 1293:1120 1297:1123 1301:1124 1302:1125 1306:1128 1310:1129 1311:1130 1315:1133 1317:1133 1347:1171 1348:1172 1349:1173 1350:1174 1351:1175 1352:1176 1355:1177 1359:1270 1360:1273 1361:1276 1362:1277 1363:1278 1364:1279 1365:1280 1366:1281 1367:1282 1368:1283 1369:1287 1370:1290 1371:1291 1372:1292 1373:1293 1374:1297')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:81 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:23:54 0:23:54 0:55:79 0:55:79 0:57:69 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:13:23 0:13:23 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:88 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:-'
 # fmt: on

@@ -13,14 +13,16 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'strict_credits', 'name': 'Strict credits (Mega Civilization, each credit used once a turn)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/strict_credits.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'dad71ef7e97906638a3bd300db23f4bdcfbb67fc26227ebfcf5c85fbd5e3ca74', 'rulebooks/house/strict_credits.civ': '6bad9e097c719debfe3f55b4730dc5708872c3345f7eb7b61f0959f11013de4a'}
+SOURCES = {'rulebooks/megaciv.civ': 'd4f78eddd3b6e01fea3228818e43d393e1e8c19dac5e89ae1e871361979219f6', 'rulebooks/house/strict_credits.civ': '0d21aafca0bf9969b6185eb4333013972543cfc673c0c640ccaf27e89e72071f'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ('single_use',)
 SCENARIOS = ('The Short Game', 'The First Game')
 ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any player may buy extra trade cards from stack 9'),)
 FACT_DEFAULTS = {'scenario': ''}
+LAST_EPOCH_FACTS = ('sole_leader',)
+CIVILIZATION_FACTS = {'ast_rank': 'rank'}
 UNIT_POINTS = {'token': 1, 'city': 5}
-CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2, 'separate_blocks_players': 12}
+CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2, 'trade_least_cards': 3, 'separate_blocks_players': 12, 'calamity_card_value': 0}
 GROUPS = {
     'crafts': {'name': 'Crafts', 'color': '#E69F00', 'symbol': '⚱'},
     'sciences': {'name': 'Sciences', 'color': '#009E73', 'symbol': '★'},
@@ -29,57 +31,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '☼'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 63}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 72}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 79}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 86}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 94}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 101}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 108}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 117}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 124}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 131}]',
-    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 140}]',
-    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 147}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 155}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 162}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 169}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 176}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 186}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 194}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 201}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 210}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 219}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 227}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 234}]',
-    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 242}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 249}]',
-    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 259}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 267}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 277}]',
-    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 284}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 293}]',
-    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 301}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 310}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 317}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 326}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 342}]',
-    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 350}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 357}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 366}]',
-    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 376}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 384}]',
-    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 391}]',
-    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 398}]',
-    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 405}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 411}]',
-    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 418}]',
-    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 425}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 434}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 442}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 449}]',
-    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 457}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 76}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 86}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 94}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 102}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 111}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 119}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 127}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 137}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 145}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 153}]',
+    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 163}]',
+    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 171}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 180}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 188}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 196}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 204}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 215}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 224}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 232}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 242}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 252}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 261}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 269}]',
+    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 278}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 286}]',
+    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 297}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 306}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 317}]',
+    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 325}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
+    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 344}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 354}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 362}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 372}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 382}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 390}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 399}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 407}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 417}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 428}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 437}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 445}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 453}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 461}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 468}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 476}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 484}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 494}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 503}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 511}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 520}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
@@ -145,14 +147,14 @@ OFF_BLOCK = None
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:465
+    # rulebooks/megaciv.civ:529
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:468
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:468
-        e1_amount = 5  # rulebooks/megaciv.civ:468
+        e0_amount = 2  # rulebooks/megaciv.civ:533
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:533
+        e1_amount = 5  # rulebooks/megaciv.civ:533
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 468), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 468)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 533), ('lose_treasury', {'amount': e1_amount}, 533)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -161,12 +163,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:471
+    # rulebooks/megaciv.civ:536
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:474
+        e0_amount = 10  # rulebooks/megaciv.civ:540
         trace = []
-        effects = [('lose_treasury', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 474)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 540)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -175,14 +177,14 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:477
+    # rulebooks/megaciv.civ:543
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:480
-        e0_area = 'any'  # rulebooks/megaciv.civ:480
-        e1_amount = 5  # rulebooks/megaciv.civ:480
+        e0_amount = 1  # rulebooks/megaciv.civ:547
+        e0_area = 'any'  # rulebooks/megaciv.civ:547
+        e1_amount = 5  # rulebooks/megaciv.civ:547
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 480), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 480)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 547), ('lose_treasury', {'amount': e1_amount}, 547)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -191,17 +193,17 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:483
+    # rulebooks/megaciv.civ:550
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:486
-        e0_area = 'any'  # rulebooks/megaciv.civ:486
+        e0_amount = 1  # rulebooks/megaciv.civ:554
+        e0_area = 'any'  # rulebooks/megaciv.civ:554
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:487
-        if s.decide(m0, 487, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:487
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 487, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 486)]
+        m0 = True  # rulebooks/megaciv.civ:555
+        if s.decide(m0, 555, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:555
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 555, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 554)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -210,13 +212,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:490
+    # rulebooks/megaciv.civ:559
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:493
-        e0_area = 'any'  # rulebooks/megaciv.civ:493
+        e0_amount = 5  # rulebooks/megaciv.civ:563
+        e0_area = 'any'  # rulebooks/megaciv.civ:563
         trace = []
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 493)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 563)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -225,13 +227,13 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:496
+    # rulebooks/megaciv.civ:566
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:499
-        e0_area = 'any'  # rulebooks/megaciv.civ:499
+        e0_amount = 1  # rulebooks/megaciv.civ:570
+        e0_area = 'any'  # rulebooks/megaciv.civ:570
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 499)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 570)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -240,16 +242,16 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:502
+    # rulebooks/megaciv.civ:573
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:505
+        e0_amount = 2  # rulebooks/megaciv.civ:577
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:506
-        if s.decide(m0, 506, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:506
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 506, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 505)]
+        m0 = True  # rulebooks/megaciv.civ:578
+        if s.decide(m0, 578, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:578
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 578, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': e0_amount}, 577)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -258,14 +260,14 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:510
+    # rulebooks/megaciv.civ:583
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:513
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:513
-        e1_amount = 5  # rulebooks/megaciv.civ:513
+        e0_amount = 1  # rulebooks/megaciv.civ:587
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:587
+        e1_amount = 5  # rulebooks/megaciv.civ:587
         trace = []
-        effects = [('destroy_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 513), ('lose_treasury', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0)}, 513)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 587), ('lose_treasury', {'amount': e1_amount}, 587)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -274,89 +276,91 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:519
+    # rulebooks/megaciv.civ:593
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:524
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:599
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((524, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((599, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:525
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:600
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/megaciv.civ:527
-            e1_area = 'any'  # rulebooks/megaciv.civ:527
-            e2_amount = 0  # rulebooks/megaciv.civ:528
-            e2_area = 'any'  # rulebooks/megaciv.civ:528
+            e1_amount = 1  # rulebooks/megaciv.civ:602
+            e1_area = 'any'  # rulebooks/megaciv.civ:602
+            e2_amount = 0  # rulebooks/megaciv.civ:603
+            e2_area = 'any'  # rulebooks/megaciv.civ:603
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 531)
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 606)
         trace = []
-        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:532
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:607
         if type(m0) is _U:
-            s.undecided.append((533, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            s.undecided.append((608, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 533, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 608, 'rulebooks/megaciv.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/megaciv.civ:533
+        elif m0:  # rulebooks/megaciv.civ:608
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 533, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 608, 'rulebooks/megaciv.civ')
         if type(m0) is _U:
-            s.undecided.append((534, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            s.undecided.append((609, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m0, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 534, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 609, 'rulebooks/megaciv.civ'))
                 e2_amount = u
-        elif m0:  # rulebooks/megaciv.civ:534
+        elif m0:  # rulebooks/megaciv.civ:609
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 534, 'rulebooks/megaciv.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 609, 'rulebooks/megaciv.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 525))
+            effects.append(('destroy_area_units', {'area': e0_area}, 600))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 527))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 602))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': (e2_amount if e2_amount is None or type(e2_amount) is _U or e2_amount > 0 else 0), 'area': e2_area}, 528))
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 603))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 593, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:531
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:531
+        e0_amount = 1  # rulebooks/megaciv.civ:606
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:606
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 531)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 606)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). The beneficiary annexes as many cities as the smaller of 1 and the beneficiary's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary's cities in stock. Modifiers: Diplomacy: exactly cities annexed, as many as the smaller of 2 and the beneficiary's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the beneficiary's cities in stock."
-    # rulebooks/megaciv.civ:541
+    # rulebooks/megaciv.civ:617
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:546
-        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:547
-        e1_area = 'any'  # rulebooks/megaciv.civ:547
+        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:623
+        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:624
+        e1_area = 'any'  # rulebooks/megaciv.civ:624
         trace = []
-        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:549
-        if m0:  # rulebooks/megaciv.civ:550
+        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:626
+        if m0:  # rulebooks/megaciv.civ:627
             v = _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))
-            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 550, 'rulebooks/megaciv.civ')
-        if m0:  # rulebooks/megaciv.civ:551
+            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 627, 'rulebooks/megaciv.civ')
+        if m0:  # rulebooks/megaciv.civ:628
             v = (2 - _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))
-            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 551, 'rulebooks/megaciv.civ')
-        effects = [('annex_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 546), ('destroy_cities', {'amount': (e1_amount if type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 547)]
+            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 628, 'rulebooks/megaciv.civ')
+        effects = [('annex_cities', {'amount': e0_amount}, 623), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 624)]
+        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 617, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -365,60 +369,63 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Pottery: 5 fewer points of damage; Calendar: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:556
+    # rulebooks/megaciv.civ:634
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:560
-        e0_area = 'any'  # rulebooks/megaciv.civ:560
-        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 561)
+        e0_amount = 10  # rulebooks/megaciv.civ:639
+        e0_area = 'any'  # rulebooks/megaciv.civ:639
+        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 640)
         trace = []
-        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:562
-        if c:  # rulebooks/megaciv.civ:562
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 562, 'rulebooks/megaciv.civ')
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:563
-        if c:  # rulebooks/megaciv.civ:563
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 563, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:564
-        if c:  # rulebooks/megaciv.civ:564
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 564, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 560)]
+        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:641
+        if c:  # rulebooks/megaciv.civ:641
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 641, 'rulebooks/megaciv.civ')
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:643
+        if c:  # rulebooks/megaciv.civ:643
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 643, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:645
+        if c:  # rulebooks/megaciv.civ:645
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 645, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 639)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 634, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:561
-        e0_area = 'any'  # rulebooks/megaciv.civ:561
+        e0_amount = 5  # rulebooks/megaciv.civ:640
+        e0_area = 'any'  # rulebooks/megaciv.civ:640
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/megaciv.civ:563
-        if c:  # rulebooks/megaciv.civ:563
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 563, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:564
-        if c:  # rulebooks/megaciv.civ:564
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 564, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 561)]
+        c = (('Pottery' in held))  # rulebooks/megaciv.civ:643
+        if c:  # rulebooks/megaciv.civ:643
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 643, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:645
+        if c:  # rulebooks/megaciv.civ:645
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 645, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 640)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 634, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:572
+    # rulebooks/megaciv.civ:654
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:576
+        e0_amount = 2  # rulebooks/megaciv.civ:659
         trace = []
-        c = (('Mythology' in held))  # rulebooks/megaciv.civ:577
-        if c:  # rulebooks/megaciv.civ:577
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 577, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:578
-        if c:  # rulebooks/megaciv.civ:578
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 578, 'rulebooks/megaciv.civ')
-        c = (('Mining' in held))  # rulebooks/megaciv.civ:579
-        if c:  # rulebooks/megaciv.civ:579
-            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 579, 'rulebooks/megaciv.civ')
-        effects = [('city_support_rate', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 576)]
+        c = (('Mythology' in held))  # rulebooks/megaciv.civ:660
+        if c:  # rulebooks/megaciv.civ:660
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 660, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:662
+        if c:  # rulebooks/megaciv.civ:662
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 662, 'rulebooks/megaciv.civ')
+        c = (('Mining' in held))  # rulebooks/megaciv.civ:664
+        if c:  # rulebooks/megaciv.civ:664
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 664, 'rulebooks/megaciv.civ')
+        effects = [('city_support_rate', {'amount': e0_amount}, 659)]
+        _rt.floor_effects(effects, trace, {'city_support_rate': 'amount'}, 654, 'rulebooks/megaciv.civ')
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -427,75 +434,78 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:585
+    # rulebooks/megaciv.civ:671
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:590
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:677
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((590, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((677, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 15  # rulebooks/megaciv.civ:590
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:590
+            e0_amount = 15  # rulebooks/megaciv.civ:677
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:677
         if ub1 or not b1:
-            e1_amount = 5  # rulebooks/megaciv.civ:590
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:590
+            e1_amount = 5  # rulebooks/megaciv.civ:677
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:677
         if ub1:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 592)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 679)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:593
-        if c:  # rulebooks/megaciv.civ:593
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:680
+        if c:  # rulebooks/megaciv.civ:680
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 593, 'rulebooks/megaciv.civ')
+                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 680, 'rulebooks/megaciv.civ')
             elif e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 593, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 680, 'rulebooks/megaciv.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': (e0_amount if e0_amount is None or type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 590))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 677))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': (e1_amount if e1_amount is None or type(e1_amount) is _U or e1_amount > 0 else 0), 'area': e1_area}, 590))
+            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 677))
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 671, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:592
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:592
+        e0_amount = 5  # rulebooks/megaciv.civ:679
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:679
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/megaciv.civ:593
-        if c:  # rulebooks/megaciv.civ:593
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 593, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 592)]
+        c = (('Engineering' in held))  # rulebooks/megaciv.civ:680
+        if c:  # rulebooks/megaciv.civ:680
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 680, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 679)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 671, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:598
+    # rulebooks/megaciv.civ:686
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:602
-        e0_area = 'any'  # rulebooks/megaciv.civ:602
+        e0_amount = 3  # rulebooks/megaciv.civ:691
+        e0_area = 'any'  # rulebooks/megaciv.civ:691
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:603
-        if c:  # rulebooks/megaciv.civ:603
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 603, 'rulebooks/megaciv.civ')
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:604
-        if c:  # rulebooks/megaciv.civ:604
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 604, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:605
-        if c:  # rulebooks/megaciv.civ:605
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 605, 'rulebooks/megaciv.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:606
-        if c:  # rulebooks/megaciv.civ:606
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 606, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 602)]
+        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:692
+        if c:  # rulebooks/megaciv.civ:692
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 692, 'rulebooks/megaciv.civ')
+        c = (('Deism' in held))  # rulebooks/megaciv.civ:694
+        if c:  # rulebooks/megaciv.civ:694
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 694, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:696
+        if c:  # rulebooks/megaciv.civ:696
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 696, 'rulebooks/megaciv.civ')
+        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:698
+        if c:  # rulebooks/megaciv.civ:698
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 698, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 691)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 686, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -504,27 +514,28 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:609
+    # rulebooks/megaciv.civ:702
     held = s.held_set
     if role == 'primary':
-        e0_amount = 35  # rulebooks/megaciv.civ:613
+        e0_amount = 35  # rulebooks/megaciv.civ:707
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:614
-        if c:  # rulebooks/megaciv.civ:614
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 614, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:615
-        if c:  # rulebooks/megaciv.civ:615
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 615, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:616
-        if c:  # rulebooks/megaciv.civ:616
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 616, 'rulebooks/megaciv.civ')
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:617
-        if c:  # rulebooks/megaciv.civ:617
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 617, 'rulebooks/megaciv.civ')
-        c = (('Military' in held))  # rulebooks/megaciv.civ:618
-        if c:  # rulebooks/megaciv.civ:618
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 618, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 613)]
+        c = (('Music' in held))  # rulebooks/megaciv.civ:708
+        if c:  # rulebooks/megaciv.civ:708
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 708, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:710
+        if c:  # rulebooks/megaciv.civ:710
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 710, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:712
+        if c:  # rulebooks/megaciv.civ:712
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 712, 'rulebooks/megaciv.civ')
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:714
+        if c:  # rulebooks/megaciv.civ:714
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 714, 'rulebooks/megaciv.civ')
+        c = (('Military' in held))  # rulebooks/megaciv.civ:716
+        if c:  # rulebooks/megaciv.civ:716
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 716, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 707)]
+        _rt.floor_effects(effects, trace, {'annex_all_but_unit_points': 'amount'}, 702, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -532,21 +543,22 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:626
+    # rulebooks/megaciv.civ:725
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:630
+        e0_amount = 15  # rulebooks/megaciv.civ:730
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:631
-        if c:  # rulebooks/megaciv.civ:631
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 631, 'rulebooks/megaciv.civ')
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:632
-        if c:  # rulebooks/megaciv.civ:632
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 632, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:633
-        if c:  # rulebooks/megaciv.civ:633
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 633, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 630)]
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:731
+        if c:  # rulebooks/megaciv.civ:731
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 731, 'rulebooks/megaciv.civ')
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:733
+        if c:  # rulebooks/megaciv.civ:733
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 733, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:735
+        if c:  # rulebooks/megaciv.civ:735
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 735, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 730)]
+        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 725, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -554,51 +566,53 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:638
+    # rulebooks/megaciv.civ:741
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 644, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:644
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 644, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:642
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:642
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 643)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 748, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:748
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 748, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:746
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:746
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 747)
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:645
-        if c:  # rulebooks/megaciv.civ:645
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 645, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:646
-        if c:  # rulebooks/megaciv.civ:646
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 646, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:749
+        if c:  # rulebooks/megaciv.civ:749
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 749, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:751
+        if c:  # rulebooks/megaciv.civ:751
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 751, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:647
-        if c:  # rulebooks/megaciv.civ:647
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 647, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:753
+        if c:  # rulebooks/megaciv.civ:753
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 753, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 642)]
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 746)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 741, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:643
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:643
+        e0_amount = 2  # rulebooks/megaciv.civ:747
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:747
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:645
-        if c:  # rulebooks/megaciv.civ:645
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 645, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:646
-        if c:  # rulebooks/megaciv.civ:646
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 646, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:749
+        if c:  # rulebooks/megaciv.civ:749
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 749, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:751
+        if c:  # rulebooks/megaciv.civ:751
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 751, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:647
-        if c:  # rulebooks/megaciv.civ:647
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 647, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:753
+        if c:  # rulebooks/megaciv.civ:753
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 753, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 643)]
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 747)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 741, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -606,66 +620,69 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:655
+    # rulebooks/megaciv.civ:762
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:659
-        e0_area = 'any'  # rulebooks/megaciv.civ:659
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 660)
+        e0_amount = 15  # rulebooks/megaciv.civ:767
+        e0_area = 'any'  # rulebooks/megaciv.civ:767
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 768)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:662
-        if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 662, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:663
-        if c:  # rulebooks/megaciv.civ:663
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 663, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:664
-        if c:  # rulebooks/megaciv.civ:664
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 664, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:665
-        if c:  # rulebooks/megaciv.civ:665
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 665, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 659)]
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:770
+        if c:  # rulebooks/megaciv.civ:770
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 770, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:772
+        if c:  # rulebooks/megaciv.civ:772
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 772, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:774
+        if c:  # rulebooks/megaciv.civ:774
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 774, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:776
+        if c:  # rulebooks/megaciv.civ:776
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 776, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 767)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 762, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:660
-        e0_area = 'any'  # rulebooks/megaciv.civ:660
+        e0_amount = 10  # rulebooks/megaciv.civ:768
+        e0_area = 'any'  # rulebooks/megaciv.civ:768
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:662
-        if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 662, 'rulebooks/megaciv.civ')
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:666
-        if c:  # rulebooks/megaciv.civ:666
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 666, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 660)]
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:770
+        if c:  # rulebooks/megaciv.civ:770
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 770, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:778
+        if c:  # rulebooks/megaciv.civ:778
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 778, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 768)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 762, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:669
+    # rulebooks/megaciv.civ:782
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:673
+        e0_amount = 15  # rulebooks/megaciv.civ:787
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:674
-        if c:  # rulebooks/megaciv.civ:674
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 674, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:675
-        if c:  # rulebooks/megaciv.civ:675
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 675, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:676
-        if c:  # rulebooks/megaciv.civ:676
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 676, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:677
-        if c:  # rulebooks/megaciv.civ:677
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 677, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 673)]
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:788
+        if c:  # rulebooks/megaciv.civ:788
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 788, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:790
+        if c:  # rulebooks/megaciv.civ:790
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 790, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:792
+        if c:  # rulebooks/megaciv.civ:792
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 792, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:794
+        if c:  # rulebooks/megaciv.civ:794
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 794, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 787)]
+        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 782, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -674,30 +691,31 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:684
+    # rulebooks/megaciv.civ:802
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:688
+        e0_amount = 3  # rulebooks/megaciv.civ:807
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:689
-        if c:  # rulebooks/megaciv.civ:689
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 689, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:690
-        if c:  # rulebooks/megaciv.civ:690
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 690, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:691
-        if c:  # rulebooks/megaciv.civ:691
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 691, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:692
-        if c:  # rulebooks/megaciv.civ:692
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 692, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:693
-        if c:  # rulebooks/megaciv.civ:693
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 693, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:694
-        if c:  # rulebooks/megaciv.civ:694
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 694, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 688)]
+        c = (('Music' in held))  # rulebooks/megaciv.civ:808
+        if c:  # rulebooks/megaciv.civ:808
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 808, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:810
+        if c:  # rulebooks/megaciv.civ:810
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 810, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:812
+        if c:  # rulebooks/megaciv.civ:812
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 812, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:814
+        if c:  # rulebooks/megaciv.civ:814
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 814, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:816
+        if c:  # rulebooks/megaciv.civ:816
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 816, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:818
+        if c:  # rulebooks/megaciv.civ:818
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 818, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 807)]
+        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 802, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -705,21 +723,22 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:698
+    # rulebooks/megaciv.civ:823
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:702
+        e0_amount = 10  # rulebooks/megaciv.civ:828
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:703
-        if c:  # rulebooks/megaciv.civ:703
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 703, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:704
-        if c:  # rulebooks/megaciv.civ:704
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 704, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:705
-        if c:  # rulebooks/megaciv.civ:705
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 705, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 702)]
+        c = (('Law' in held))  # rulebooks/megaciv.civ:829
+        if c:  # rulebooks/megaciv.civ:829
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 829, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:831
+        if c:  # rulebooks/megaciv.civ:831
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 831, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:833
+        if c:  # rulebooks/megaciv.civ:833
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 833, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 828)]
+        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 823, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -729,74 +748,78 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:708
+    # rulebooks/megaciv.civ:837
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 716, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:716
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 716, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:712
-        e0_area = 'any'  # rulebooks/megaciv.civ:712
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 713)
+        if s.decide((s.fact('cities') == 0), 846, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:846
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 846, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:842
+        e0_area = 'any'  # rulebooks/megaciv.civ:842
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 843)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:720
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:717
-        if c:  # rulebooks/megaciv.civ:717
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 717, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:718
-        if c:  # rulebooks/megaciv.civ:718
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 718, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:719
-        if c:  # rulebooks/megaciv.civ:719
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 719, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 720, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:720
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 720, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 712)]
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:853
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:847
+        if c:  # rulebooks/megaciv.civ:847
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 847, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:849
+        if c:  # rulebooks/megaciv.civ:849
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 849, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:851
+        if c:  # rulebooks/megaciv.civ:851
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 851, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 853, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:853
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 853, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 842)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 837, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (715, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 715, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:713
-        e0_area = 'any'  # rulebooks/megaciv.civ:713
+        excluded = (845, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 845, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:843
+        e0_area = 'any'  # rulebooks/megaciv.civ:843
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:720
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:717
-        if c:  # rulebooks/megaciv.civ:717
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 717, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:718
-        if c:  # rulebooks/megaciv.civ:718
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 718, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:719
-        if c:  # rulebooks/megaciv.civ:719
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 719, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 720, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:720
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 720, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 713)]
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:853
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:847
+        if c:  # rulebooks/megaciv.civ:847
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 847, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:849
+        if c:  # rulebooks/megaciv.civ:849
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 849, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:851
+        if c:  # rulebooks/megaciv.civ:851
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 851, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 853, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:853
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 853, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 843)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 837, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
-    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:725
+    'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
+    # rulebooks/megaciv.civ:859
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:729
+        e0_amount = 1  # rulebooks/megaciv.civ:864
+        e1_active = True
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:732
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:730
-        if c:  # rulebooks/megaciv.civ:730
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 730, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:731
-        if c:  # rulebooks/megaciv.civ:731
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 731, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 732, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:732
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 732, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0)}, 729)]
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:869
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:865
+        if c:  # rulebooks/megaciv.civ:865
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 865, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:867
+        if c:  # rulebooks/megaciv.civ:867
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 867, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 869, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:869
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 869, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': e0_amount}, 864), ('advance_after_back', {}, 864)]
+        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 859, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -805,68 +828,69 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:737
+    # rulebooks/megaciv.civ:875
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 746, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:746
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 746, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:741
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:741
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 742)
+        if s.decide((s.fact('coastal_cities') == 0), 885, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:885
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 885, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:880
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:880
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 881)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:747
-        if c:  # rulebooks/megaciv.civ:747
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 747, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:748
-        if c:  # rulebooks/megaciv.civ:748
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 748, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 741)]
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:886
+        if c:  # rulebooks/megaciv.civ:886
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 886, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:888
+        if c:  # rulebooks/megaciv.civ:888
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 888, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 880)]
+        _rt.floor_effects(effects, trace, {'pirate_cities': 'amount'}, 875, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (744, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 744, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:742
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:742
+        excluded = (883, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 883, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:881
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:881
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': (e0_amount if type(e0_amount) is _U or e0_amount > 0 else 0), 'area': e0_area}, 742)]
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 881)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
-BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
+OPTIONS = {'first_game_without_start_credits': False}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 465, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 471, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 477, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 483, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 490, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 496, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 502, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 510, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 519, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 541, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 556, "summary": "Take 10 damage. 3 other players each: take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 572, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 585, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 598, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 609, "summary": "The beneficiary annexes all but 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 626, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 638, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 655, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 669, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 684, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 698, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 708, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 725, "summary": "Move back 1 step on the A.S.T.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 737, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 529, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 536, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 543, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 550, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 559, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 566, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 583, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 593, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 617, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 634, "summary": "Take 10 damage. 3 other players each: take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 654, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 671, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 686, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 702, "summary": "The beneficiary annexes all but 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 725, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 741, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 762, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 782, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 802, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 823, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 837, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 859, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 875, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1071, 'major_limit': 1072, 'discard': 1073, 'order': 1074, 'beneficiary_rank': 1075, 'beneficiary_ties': 1076, 'assign': 1077, 'separate_blocks': 1078, 'secondary_once': 1079}}
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1236, 'major_limit': 1238, 'discard': 1240, 'order': 1242, 'beneficiary_rank': 1244, 'beneficiary_ties': 1246, 'assign': 1248, 'separate_blocks': 1250, 'secondary_once': 1252}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -897,111 +921,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:760
+    # rulebooks/megaciv.civ:902
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:761
+    # rulebooks/megaciv.civ:903
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 762)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 762), _rt.requirement('cities', s.fact('cities'), '>=', 1, 762)]], 762, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 904)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 904), _rt.requirement('cities', s.fact('cities'), '>=', 1, 904)]], 904, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:764
+    # rulebooks/megaciv.civ:906
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 765)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 765), _rt.requirement('cities', s.fact('cities'), '>=', 2, 765)]], 765, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 766, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 907)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 907), _rt.requirement('cities', s.fact('cities'), '>=', 2, 907)]], 907, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 908, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:768
+    # rulebooks/megaciv.civ:910
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 769)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 769), _rt.requirement('cities', s.fact('cities'), '>=', 2, 769)]], 769, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 770, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 911)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 911), _rt.requirement('cities', s.fact('cities'), '>=', 2, 911)]], 911, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 912, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:772
+    # rulebooks/megaciv.civ:914
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 773)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 773), _rt.requirement('cities', s.fact('cities'), '>=', 3, 773)]], 773, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 774, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 915)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 915), _rt.requirement('cities', s.fact('cities'), '>=', 3, 915)]], 915, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 916, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:776
+    # rulebooks/megaciv.civ:918
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 777)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 777), _rt.requirement('cities', s.fact('cities'), '>=', 4, 777)]], 777, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 778, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 919)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 919), _rt.requirement('cities', s.fact('cities'), '>=', 4, 919)]], 919, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 920, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:787
+    # rulebooks/megaciv.civ:930
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:788
+    # rulebooks/megaciv.civ:931
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 789)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 789), _rt.requirement('cities', s.fact('cities'), '>=', 2, 789)]], 789, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 932)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 932), _rt.requirement('cities', s.fact('cities'), '>=', 2, 932)]], 932, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:791
+    # rulebooks/megaciv.civ:934
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 792)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 792), _rt.requirement('cities', s.fact('cities'), '>=', 2, 792)]], 792, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 793, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 935)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 935), _rt.requirement('cities', s.fact('cities'), '>=', 2, 935)]], 935, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 936, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:795
+    # rulebooks/megaciv.civ:938
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 796)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 796), _rt.requirement('cities', s.fact('cities'), '>=', 3, 796)]], 796, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 797, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 939)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 939), _rt.requirement('cities', s.fact('cities'), '>=', 3, 939)]], 939, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 940, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:799
+    # rulebooks/megaciv.civ:942
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 800)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 800), _rt.requirement('cities', s.fact('cities'), '>=', 4, 800)]], 800, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 801, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 802, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 943)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 943), _rt.requirement('cities', s.fact('cities'), '>=', 4, 943)]], 943, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 944, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 945, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:804
+    # rulebooks/megaciv.civ:947
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 805)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 805), _rt.requirement('cities', s.fact('cities'), '>=', 5, 805)]], 805, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 806, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 807, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 948)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 948), _rt.requirement('cities', s.fact('cities'), '>=', 5, 948)]], 948, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 949, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 950, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:809
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 809)
+    # rulebooks/megaciv.civ:952
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 952)
 
 
 AST = {
@@ -1029,27 +1053,43 @@ CIVILIZATIONS = _rt.records((
     '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
 ))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: (s.fact('scenario') == 'The Short Game'), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 951}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1096}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 956),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 957),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 958),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 959),
+    ('Cities in play', lambda s: s.fact('cities'), 1103),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 1104),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1105),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1106),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 960),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 961),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 962),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 963),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 964),
-    ('All credit points', lambda s: s.derived('credit_total'), 965),
-    ('Cities on the board', lambda s: s.fact('cities'), 966),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 967),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 1107),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1108),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1109),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 1110),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1111),
+    ('All credit points', lambda s: s.derived('credit_total'), 1112),
+    ('Cities on the board', lambda s: s.fact('cities'), 1113),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 1114),
+    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1115),
 ]
-SCORE_AST = (958,)
+SCORE_AST = (1105,)
+TURN = (
+    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1205, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1205),)},
+    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1206, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1207),)},
+    {'name': 'Movement', 'when': 'phase 3', 'line': 1209, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1209),)},
+    {'name': 'Conflict', 'when': 'phase 4', 'line': 1210, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1210),)},
+    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1211, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1212),)},
+    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1214, 'actions': (('draw_trade_cards', {'stacks': 9}, 1214), ('buy_trade_cards', {}, 1214))},
+    {'name': 'Trade', 'when': 'phase 7', 'line': 1215, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1215),)},
+    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1216, 'actions': ()},
+    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1217, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1217),)},
+    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1218, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1218),)},
+    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1219, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1219),)},
+    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1220, 'actions': (('buy_advances', {}, 1221), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1222))},
+    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1224, 'actions': (('alter_ast', {}, 1225), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none'}, 1226), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none'}, 1227))},
+)
 
-LINES = _rt.line_map('140:1032 146:465 151:468 152:468 153:468 162:471 167:474 176:477 181:480 182:480 183:480 192:483 197:486 198:486 201:487 202:487 203:487 211:490 216:493 217:493 226:496 231:499 232:499 241:502 246:505 249:506 250:506 251:506 259:510 264:513 265:513 266:513 275:519 283:524 285:524 286:524 288:525 291:527 292:527 293:528 294:528 299:531 301:532 302:533 303:533 304:533 306:533 307:533 308:533 309:533 311:533 312:534 313:534 314:534 316:534 317:534 318:534 319:534 321:534 333:531 334:531 343:541 348:546 349:547 350:547 352:549 353:550 354:550 355:550 356:551 357:551 358:551 366:556 371:560 372:560 373:561 375:562 376:562 377:562 378:563 379:563 380:563 381:564 382:564 383:564 389:561 390:561 394:563 395:563 396:563 397:564 398:564 399:564 405:572 410:576 412:577 413:577 414:577 415:578 416:578 417:578 418:579 419:579 420:579 428:585 435:590 437:590 438:590 440:590 441:590 443:590 444:590 448:592 450:593 451:593 453:593 455:593 465:592 466:592 470:593 471:593 472:593 478:598 483:602 484:602 486:603 487:603 488:603 489:604 490:604 491:604 492:605 493:605 494:605 495:606 496:606 497:606 505:609 510:613 512:614 513:614 514:614 515:615 516:615 517:615 518:616 519:616 520:616 521:617 522:617 523:617 524:618 525:618 526:618 533:626 538:630 540:631 541:631 542:631 543:632 544:632 545:632 546:633 547:633 548:633 555:638 560:644 561:644 562:642 563:642 564:643 567:645 568:645 569:645 570:646 571:646 572:646 573:646 574:647 575:647 576:647 577:647 584:643 585:643 590:645 591:645 592:645 593:646 594:646 595:646 596:646 597:647 598:647 599:647 600:647 607:655 612:659 613:659 614:660 616:662 617:662 618:662 619:663 620:663 621:663 622:664 623:664 624:664 625:665 626:665 627:665 633:660 634:660 638:662 639:662 640:662 641:666 642:666 643:666 649:669 654:673 656:674 657:674 658:674 659:675 660:675 661:675 662:676 663:676 664:676 665:677 666:677 667:677 675:684 680:688 682:689 683:689 684:689 685:690 686:690 687:690 688:691 689:691 690:691 691:692 692:692 693:692 694:693 695:693 696:693 697:694 698:694 699:694 706:698 711:702 713:703 714:703 715:703 716:704 717:704 718:704 719:705 720:705 721:705 730:708 735:716 736:716 737:712 738:712 739:713 742:720 743:717 744:717 745:717 746:718 747:718 748:718 749:719 750:719 751:719 752:720 753:720 758:715 759:713 760:713 765:720 766:717 767:717 768:717 769:718 770:718 771:718 772:719 773:719 774:719 775:720 776:720 782:725 787:729 790:732 791:730 792:730 793:730 794:731 795:731 796:731 797:732 798:732 806:737 811:746 812:746 813:741 814:741 815:742 817:747 818:747 819:747 820:748 821:748 822:748 827:744 828:742 829:742 898:760 905:761 909:762 913:764 917:765 918:766 922:768 926:769 927:770 931:772 935:773 936:774 940:776 944:777 945:778 949:787 956:788 960:789 964:791 968:792 969:793 973:795 977:796 978:797 982:799 986:800 987:801 988:802 992:804 996:805 997:806 998:807 1002:809 1004:809 1032:951 1035:956 1036:957 1037:958 1038:959 1041:960 1042:961 1043:962 1044:963 1045:964 1046:965 1047:966 1048:967')
+LINES = _rt.line_map('142:1180 148:529 153:533 154:533 155:533 164:536 169:540 178:543 183:547 184:547 185:547 194:550 199:554 200:554 203:555 204:555 205:555 213:559 218:563 219:563 228:566 233:570 234:570 243:573 248:577 251:578 252:578 253:578 261:583 266:587 267:587 268:587 277:593 285:599 287:599 288:599 290:600 293:602 294:602 295:603 296:603 301:606 303:607 304:608 305:608 306:608 308:608 309:608 310:608 311:608 313:608 314:609 315:609 316:609 318:609 319:609 320:609 321:609 323:609 336:606 337:606 346:617 351:623 352:624 353:624 355:626 356:627 357:627 358:627 359:628 360:628 361:628 370:634 375:639 376:639 377:640 379:641 380:641 381:641 382:643 383:643 384:643 385:645 386:645 387:645 394:640 395:640 399:643 400:643 401:643 402:645 403:645 404:645 411:654 416:659 418:660 419:660 420:660 421:662 422:662 423:662 424:664 425:664 426:664 435:671 442:677 444:677 445:677 447:677 448:677 450:677 451:677 455:679 457:680 458:680 460:680 462:680 473:679 474:679 478:680 479:680 480:680 487:686 492:691 493:691 495:692 496:692 497:692 498:694 499:694 500:694 501:696 502:696 503:696 504:698 505:698 506:698 515:702 520:707 522:708 523:708 524:708 525:710 526:710 527:710 528:712 529:712 530:712 531:714 532:714 533:714 534:716 535:716 536:716 544:725 549:730 551:731 552:731 553:731 554:733 555:733 556:733 557:735 558:735 559:735 567:741 572:748 573:748 574:746 575:746 576:747 579:749 580:749 581:749 582:751 583:751 584:751 585:751 586:753 587:753 588:753 589:753 597:747 598:747 603:749 604:749 605:749 606:751 607:751 608:751 609:751 610:753 611:753 612:753 613:753 621:762 626:767 627:767 628:768 630:770 631:770 632:770 633:772 634:772 635:772 636:774 637:774 638:774 639:776 640:776 641:776 648:768 649:768 653:770 654:770 655:770 656:778 657:778 658:778 665:782 670:787 672:788 673:788 674:788 675:790 676:790 677:790 678:792 679:792 680:792 681:794 682:794 683:794 692:802 697:807 699:808 700:808 701:808 702:810 703:810 704:810 705:812 706:812 707:812 708:814 709:814 710:814 711:816 712:816 713:816 714:818 715:818 716:818 724:823 729:828 731:829 732:829 733:829 734:831 735:831 736:831 737:833 738:833 739:833 749:837 754:846 755:846 756:842 757:842 758:843 761:853 762:847 763:847 764:847 765:849 766:849 767:849 768:851 769:851 770:851 771:853 772:853 778:845 779:843 780:843 785:853 786:847 787:847 788:847 789:849 790:849 791:849 792:851 793:851 794:851 795:853 796:853 803:859 808:864 812:869 813:865 814:865 815:865 816:867 817:867 818:867 819:869 820:869 829:875 834:885 835:885 836:880 837:880 838:881 840:886 841:886 842:886 843:888 844:888 845:888 851:883 852:881 853:881 922:902 929:903 933:904 937:906 941:907 942:908 946:910 950:911 951:912 955:914 959:915 960:916 964:918 968:919 969:920 973:930 980:931 984:932 988:934 992:935 993:936 997:938 1001:939 1002:940 1006:942 1010:943 1011:944 1012:945 1016:947 1020:948 1021:949 1022:950 1026:952 1028:952 1056:1096 1059:1103 1060:1104 1061:1105 1062:1106 1065:1107 1066:1108 1067:1109 1068:1110 1069:1111 1070:1112 1071:1113 1072:1114 1073:1115 1077:1205 1078:1206 1079:1209 1080:1210 1081:1211 1082:1214 1083:1215 1084:1216 1085:1217 1086:1218 1087:1219 1088:1220 1089:1224')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/strict_credits.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:27:43 0:28:44 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:41 0:3:41 0:3:- 0:3:92 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:-'
 # fmt: on

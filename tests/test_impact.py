@@ -1,0 +1,203 @@
+"""`civdsl diff A B --impact`: what a house rule changes for players. The report is checked against a
+brute-force comparison written here, with the public API (state files as a player gives them)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import civdsl
+from civdsl import impact as impact_mod
+from civdsl.cli.main import main
+from civdsl.errors import StateError
+
+ROOT = Path(__file__).resolve().parent.parent
+HOUSE = ROOT / "rulebooks" / "house"
+# each shipped house rule and the rulebook it extends
+SHIPPED = [(h.stem, "megaciv" if h.stem != "gentle_granary" else str(HOUSE / "gentle.civ")) for h in
+           sorted(HOUSE.glob("*.civ"))]
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {house: impact_mod.impact_of(base, str(HOUSE / f"{house}.civ")) for house, base in SHIPPED}
+
+
+def _grid(item) -> list[dict]:
+    """Every situation of a calamity item's grid, as a state file says it: each advance the report
+    varies held or not, each fact over the grid's values, each commodity over the card counts."""
+    axes = []
+    for v in item.varied:
+        if v.startswith("cards of "):
+            axes.append([("commodities", v[9:], n) for n in impact_mod.CARD_GRID])
+        elif v in civdsl.vocabulary.FACTS:
+            axes.append([("fact", v, n) for n in impact_mod.FACT_GRID[civdsl.vocabulary.FACTS[v].type]])
+        else:
+            axes.append([("holds", v, False), ("holds", v, True)])
+    out = []
+    for combo in itertools.product(*axes):
+        state: dict = {"holds": []}
+        for what, name, value in combo:
+            if what == "holds" and value:
+                state["holds"].append(name)
+            elif what == "commodities":
+                state.setdefault("commodities", {})[name] = value
+            elif what == "fact":
+                state[name] = value
+        out.append(state)
+    return out
+
+
+def _loss(rb, calamity: str, role: str, state: dict):
+    """What the victim loses, or None for an incomplete answer."""
+    facts = {k: v for k, v in state.items() if k != "holds"}
+    data = rb.resolve(calamity, role, state["holds"], facts).to_dict()
+    if data["missing_facts"]:
+        return None
+    return (data["cancelled"], bool(data["immune"]),
+            {e["kind"]: int(e.get("taken", e.get("amount", True))) for e in data["effects"] if e["kind"] != "cancelled"})
+
+
+@pytest.mark.parametrize("house, base", SHIPPED, ids=[h for h, _ in SHIPPED])
+def test_calamity_impact_matches_a_brute_force_comparison(reports, house, base):
+    a, b = civdsl.load(base), civdsl.load(HOUSE / f"{house}.civ")
+    report = reports[house]
+    for item in (i for i in report.items if i.kind == "calamity"):
+        grid = _grid(item)
+        if len(grid) > impact_mod.EXHAUSTIVE:
+            continue  # sampled: checked by the sampled test below
+        changed = incomplete = possible = 0
+        deltas: dict[str, list[int]] = {}
+        for state in grid:
+            try:
+                x, y = _loss(a, item.item, item.role, state), _loss(b, item.item, item.role, state)
+            except StateError:  # no situation a player can be in (an A.S.T. position past the finish)
+                continue
+            possible += 1
+            if x is None or y is None:
+                incomplete += 1
+            elif x != y:
+                changed += 1
+                for k in set(x[2]) | set(y[2]):
+                    if x[2].get(k, 0) != y[2].get(k, 0):
+                        deltas.setdefault(k, []).append(y[2].get(k, 0) - x[2].get(k, 0))
+        where = f"{house}: {item.item} ({item.role})"
+        if item.same_rules:  # not resolved by the report: the brute force must find nothing either
+            assert changed == 0, where
+            continue
+        assert (item.situations, item.changed, item.incomplete) == (possible, changed, incomplete), where
+        got = {k: (s.count, s.low, s.high, round(s.total / s.count, 6)) for k, s in item.deltas.items()}
+        assert got == {k: (len(d), min(d), max(d), round(sum(d) / len(d), 6)) for k, d in deltas.items()}, where
+
+
+def test_gentle_changes_exactly_the_three_calamities_it_edits(reports):
+    changed = {(i.item, i.role) for i in reports["gentle"].changed()}
+    assert changed == {("Famine", "primary"), ("Famine", "secondary"), ("Flood", "primary"),
+                       ("Epidemic", "primary"), ("Epidemic", "secondary")}
+    famine = next(i for i in reports["gentle"].items if (i.item, i.role) == ("Famine", "primary"))
+    assert famine.exhaustive and famine.varied == ["Agriculture", "Calendar", "Pottery", "unit_points"]
+    assert famine.deltas["damage"].high < 0  # never harsher
+    assert famine.lines_b == ["rulebooks/house/gentle.civ:11", "rulebooks/house/gentle.civ:14"]
+    # megaciv's lines: the primary victim's effects and the Pottery modifier gentle replaces
+    text = (ROOT / "rulebooks" / "megaciv.civ").read_text(encoding="utf-8").split("\n")
+    start = text.index('calamity "Famine" {')
+    primary = next(i for i in range(start, len(text)) if text[i].strip().startswith("primary {")) + 1
+    pottery = next(i for i in range(start, len(text)) if 'when holds("Pottery")' in text[i]) + 1
+    assert famine.lines_a == [f"rulebooks/megaciv.civ:{primary}", f"rulebooks/megaciv.civ:{pottery}"]
+
+
+def test_the_worst_case_is_reproduced_by_the_commands(reports):
+    """The situation the report names as most changed gives those answers with `resolve` and `cost`."""
+    for house, base in SHIPPED:
+        a, b = civdsl.load(base), civdsl.load(HOUSE / f"{house}.civ")
+        for item in reports[house].changed():
+            s = dict(item.worst["situation"])
+            if item.kind == "calamity":
+                x, y = _loss(a, item.item, item.role, s), _loss(b, item.item, item.role, s)
+                assert {k: v for k, v in item.worst["a"].items() if k not in ("cancelled", "immune")} == x[2]
+                assert {k: v for k, v in item.worst["b"].items() if k not in ("cancelled", "immune")} == y[2]
+            elif item.kind == "price":
+                buy = s.pop("buy")
+                price = {rb: next(r["price"] for r in rb.cost(s["holds"], buy)["items"] if r["advance"] == item.item)
+                         for rb in (a, b)}
+                assert (price[a], price[b]) == (item.worst["a"]["price"], item.worst["b"]["price"])
+
+
+def test_strict_credits_changes_prices_only(reports):
+    report = reports["strict_credits"]
+    assert {i.kind for i in report.changed()} == {"price"}
+    assert all(i.deltas["price"].low > 0 for i in report.changed())  # single use never makes a price lower
+
+
+def test_incomplete_answers_are_counted_apart_never_compared(tmp_path):
+    """Treachery reads the beneficiary's stock, which one player's situation cannot give."""
+    house = tmp_path / "treason.civ"
+    house.write_text('language 1\nedition treason "Treason" extends megaciv\nchange calamity "Treachery" {\n'
+                     '  drop when holds("Diplomacy")\n  summary "Diplomacy no longer helps."\n}\n', encoding="utf-8")
+    report = impact_mod.impact_of("megaciv", str(house))
+    treachery = next(i for i in report.items if (i.item, i.role) == ("Treachery", "primary"))
+    assert treachery.incomplete == treachery.situations > 0 and treachery.changed == 0
+    assert treachery in report.uncompared() and treachery not in report.changed()
+    assert "Not compared (every answer incomplete in A or B, counted apart):" in impact_mod.render_text(report)
+
+
+def test_a_sampled_space_states_its_sample_and_is_reproducible_with_a_seed():
+    one = impact_mod.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=3)
+    again = impact_mod.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=3)
+    other = impact_mod.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=4)
+    assert one.to_dict() == again.to_dict()
+    assert one.to_dict() != other.to_dict()
+    sampled = [i for i in one.items if i.kind == "price" and not i.exhaustive]
+    assert sampled and all(i.situations < i.space for i in sampled)
+    assert "a sample of" in impact_mod.coverage_text(sampled[0])
+
+
+def test_identical_rulebooks_have_no_impact():
+    report = impact_mod.impact_of("megaciv", "megaciv")
+    assert report.changed() == [] and all(i.same_rules for i in report.items)
+
+
+def test_a_changed_number_shows_in_the_impact(tmp_path):
+    house = tmp_path / "harsh.civ"
+    house.write_text('language 1\nedition harsh "Harsh" extends megaciv\nchange calamity "Tempest" {\n'
+                     '  primary { damage(3, area=coastal) lose_treasury(5) }\n  summary "Harsher."\n}\n',
+                     encoding="utf-8")
+    report = impact_mod.impact_of("megaciv", str(house))
+    [item] = report.changed()
+    assert (item.item, item.role) == ("Tempest", "primary")
+    assert item.deltas["damage"].high == 1 and item.lines_b == [f"{house}:4"]
+
+
+def test_the_command_line_text_and_json():
+    runner = CliRunner()
+    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact"])
+    assert res.exit_code == 0, res.output
+    assert "Famine (primary victim): what the victim loses" in res.output
+    assert "28 of 56 situations change (every situation)" in res.output
+    assert "points of damage: mean \u22123.14, from \u22125 to \u22121" in res.output
+    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--json", "--seed", "2"])
+    data = json.loads(res.output)
+    assert data["command"] == "diff" and data["impact"]["seed"] == 2
+    famine = next(i for i in data["impact"]["items"] if i["item"] == "Famine" and i["role"] == "primary")
+    assert famine["changed"] == 28 and famine["compared"] == 56 and famine["deltas"]["damage"]["min"] == -5
+    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--exit-code"])
+    assert res.exit_code == 1
+
+
+def test_a_house_rules_build_has_an_impact_page_and_the_companion_sums_it_up(tmp_path):
+    from civdsl.build import render
+    from civdsl.frontend import check_file as check
+
+    checked = check(HOUSE / "gentle.civ", reuse=True)
+    out = render(checked, check(ROOT / "rulebooks" / "megaciv.civ", reuse=True))
+    assert "charts/impact.html" in out.files and "charts/impact.csv" in out.files
+    assert "Famine (primary victim)" in out.files["charts/impact.md"]
+    assert "impact.md" in out.files["charts/README.md"]
+    assert '<section id="impact"' in out.files["companion.html"]
+    assert "Famine (primary victim)</strong>: 28 of 56 situations change" in out.files["companion.html"]
+    alone = render(check(ROOT / "rulebooks" / "megaciv.civ", reuse=True))
+    assert "charts/impact.md" not in alone.files and '<section id="impact"' not in alone.files["companion.html"]
