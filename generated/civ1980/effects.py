@@ -386,15 +386,15 @@ AST = {
     'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0], 'backward_except': ['1st Epoch'], 'spaces': 16, 'step_points': None},
 }
 CIVILIZATIONS = _rt.records((
-    '["Africa", {"rank": 1, "block": null, "rows": {}}]',
-    '["Asia", {"rank": null, "block": null, "rows": {}}]',
-    '["Assyria", {"rank": null, "block": null, "rows": {}}]',
-    '["Babylon", {"rank": null, "block": null, "rows": {}}]',
-    '["Crete", {"rank": null, "block": null, "rows": {}}]',
-    '["Egypt", {"rank": 9, "block": null, "rows": {}}]',
-    '["Illyria", {"rank": null, "block": null, "rows": {}}]',
-    '["Italy", {"rank": null, "block": null, "rows": {}}]',
-    '["Thrace", {"rank": null, "block": null, "rows": {}}]',
+    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": []}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Babylon", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": []}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Italy", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": []}]',
 ))
 
 START_CREDITS = None

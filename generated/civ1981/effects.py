@@ -416,15 +416,15 @@ AST = {
     'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['New Stone Age'], 'spaces': 16, 'step_points': None},
 }
 CIVILIZATIONS = _rt.records((
-    '["Africa", {"rank": 1, "block": null, "rows": {}}]',
-    '["Italy", {"rank": 2, "block": null, "rows": {}}]',
-    '["Illyria", {"rank": null, "block": null, "rows": {}}]',
-    '["Thrace", {"rank": null, "block": null, "rows": {}}]',
-    '["Crete", {"rank": null, "block": null, "rows": {}}]',
-    '["Asia", {"rank": null, "block": null, "rows": {}}]',
-    '["Assyria", {"rank": null, "block": null, "rows": {}}]',
-    '["Babylon", {"rank": 8, "block": null, "rows": {}}]',
-    '["Egypt", {"rank": 9, "block": null, "rows": {}}]',
+    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": []}]',
+    '["Italy", {"rank": 2, "block": null, "rows": {}, "setups": []}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Babylon", {"rank": 8, "block": null, "rows": {}, "setups": []}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": []}]',
 ))
 
 START_CREDITS = None
