@@ -43,7 +43,7 @@ CALAMITY_READS = ("consts", "tables", "options", "amounts", "resolution", "group
 # The parts of the serialized model that are not rules (names, prose, the items compared one by one).
 _NOT_RULES = {"format", "id", "name", "source", "files", "bases", "notes", "errata", "asserts", "rulings",
               "overrules", "advances", "calamities", "commodities", "asts", "civilizations", "score", "scenarios",
-              "line", "text", "summary", "aka", "doc"}
+              "path", "line", "text", "summary", "aka", "doc"}
 
 
 @dataclass
@@ -366,6 +366,7 @@ def _price_item(a, b, eda: Edition, edb: Edition, name: str, rng: random.Random)
             for buy in [[name]] + [[name, p] for p in peers if p not in held]:
                 situations.append(s)
                 buys.append(buy)
+        item.space = len(situations)  # a held advance is never bought
     else:
         held_sets = (list(itertools.product((False, True), repeat=len(creditors))) if held_space <= PRICE_HELD_SETS
                      else sorted({_few(rng, len(creditors)) for _ in range(PRICE_HELD_SETS * 2)},

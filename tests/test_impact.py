@@ -201,3 +201,92 @@ def test_a_house_rules_build_has_an_impact_page_and_the_companion_sums_it_up(tmp
     assert "Famine (primary victim)</strong>: 28 of 56 situations change" in out.files["companion.html"]
     alone = render(check(ROOT / "rulebooks" / "megaciv.civ", reuse=True))
     assert "charts/impact.md" not in alone.files and '<section id="impact"' not in alone.files["companion.html"]
+
+
+def _price_of(rb, state: dict, advance: str):
+    """The advance's price after credits with `cost`, or None for an incomplete answer."""
+    result = rb.cost(state["holds"], state["buy"])
+    if not result["complete"]:
+        return None
+    return next(r["price"] for r in result["items"] if r["advance"] == advance)
+
+
+def _epoch_reached(rb, track: str, state: dict):
+    """How far along the track the player's epochs are met (0 = the first, -1 = none), or None for
+    an incomplete answer."""
+    facts = {k: v for k, v in state.items() if k != "holds"}
+    [answer] = rb.epochs(track, state["holds"], facts)
+    if answer["missing_facts"]:
+        return None
+    met = 0
+    while met < len(answer["epochs"]) and answer["epochs"][met]["met"] is True:
+        met += 1
+    return met - 1
+
+
+def _brute_force(situations, answer_a, answer_b):
+    """(situations a player can be in, changed, incomplete, the changes) of one measured number."""
+    possible = changed = incomplete = 0
+    deltas: list = []
+    for state in situations:
+        try:
+            x, y = answer_a(state), answer_b(state)
+        except StateError:  # no situation a player can be in
+            continue
+        possible += 1
+        if x is None or y is None:
+            incomplete += 1
+        elif x != y:
+            changed += 1
+            deltas.append(y - x)
+    return possible, changed, incomplete, deltas
+
+
+def _price_space(rb, advance: str) -> list[dict]:
+    """The whole price space written from the rulebook's data: every set of the advances whose
+    credits count towards ADVANCE held, the advance bought alone and with each other advance of
+    its group not held."""
+    advances = rb.advances
+    groups = set(advances[advance]["groups"])
+    creditors = sorted(n for n, a in advances.items() if n != advance and (
+        groups & set(a["credits"]) or advance in a["specific"]))
+    peers = sorted(n for n, a in advances.items() if n != advance and groups & set(a["groups"]))
+    out = []
+    for flags in itertools.product((False, True), repeat=len(creditors)):
+        held = [c for c, f in zip(creditors, flags) if f]
+        out += [{"holds": held, "buy": buy} for buy in [[advance]] + [[advance, p] for p in peers if p not in held]]
+    return out
+
+
+def _assert_matches(item, found, where):
+    possible, changed, incomplete, deltas = found
+    assert (item.situations, item.changed, item.incomplete) == (possible, changed, incomplete), where
+    measured = [s for s in item.deltas.values() if s.count]
+    if not deltas:
+        assert measured == [], where
+        return
+    [s] = measured
+    assert (s.count, s.low, s.high, round(s.total / s.count, 6)) == (
+        len(deltas), min(deltas), max(deltas), round(sum(deltas) / len(deltas), 6)), where
+
+
+@pytest.mark.parametrize("house, base", SHIPPED, ids=[h for h, _ in SHIPPED])
+def test_price_and_epoch_impact_matches_a_brute_force_comparison(reports, house, base):
+    """Every price and epoch item: on the situations the report resolved (every one of a space
+    walked whole, the stated sample of a larger one), `cost` and `epochs` in both rulebooks give
+    the same counts, changes and incomplete answers as the report."""
+    a, b = civdsl.load(base), civdsl.load(HOUSE / f"{house}.civ")
+    for item in (i for i in reports[house].items if i.kind in ("price", "epoch") and not i.same_rules):
+        where = f"{house}: {item.kind} {item.item}"
+        assert item.walked and (item.exhaustive or len(item.walked) < item.space), where
+        if item.kind == "price":
+            walked = [{"holds": list(s["holds"]), "buy": list(s["buy"])} for s in item.walked]
+            assert all(s["buy"][0] == item.item and not set(s["buy"]) & set(s["holds"]) for s in walked), where
+            if item.exhaustive:  # the whole space, written here from the rulebook's data
+                space = _price_space(a, item.item)
+                assert sorted(map(repr, walked)) == sorted(map(repr, space)), where
+            found = _brute_force(walked, lambda s: _price_of(a, s, item.item), lambda s: _price_of(b, s, item.item))
+        else:
+            found = _brute_force(item.walked, lambda s: _epoch_reached(a, item.item, s),
+                                 lambda s: _epoch_reached(b, item.item, s))
+        _assert_matches(item, found, where)
