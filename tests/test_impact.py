@@ -290,3 +290,65 @@ def test_price_and_epoch_impact_matches_a_brute_force_comparison(reports, house,
             found = _brute_force(item.walked, lambda s: _epoch_reached(a, item.item, s),
                                  lambda s: _epoch_reached(b, item.item, s))
         _assert_matches(item, found, where)
+
+
+TINY = '''language 1
+edition {id} "{id}"
+source "a test edition: three cards of one group and a three-epoch track"
+group crafts "Crafts" color "#E67E22"
+credit policy per_card
+advance "Pottery" {{
+  cost 40
+  groups crafts
+  credits crafts 10
+}}
+advance "Weaving" {{
+  cost 50
+  groups crafts
+  credits crafts {weaving}
+}}
+advance "Smithing" {{
+  cost 80
+  groups crafts
+}}
+ast standard "Track" {{
+  spaces 8
+  epoch "First" {{ }}
+  epoch "Second" {{ require cities >= 2 "two cities" }}
+  epoch "Third" {{ require advances >= {third} "cards" }}
+}}
+'''
+
+
+def test_small_price_and_epoch_spaces_are_walked_whole_and_match_a_brute_force(tmp_path):
+    """Two rulebooks small enough that every held set, purchase, holding and city count is walked:
+    the report says so, and its counts match `cost` and `epochs` over the space written here."""
+    a_path, b_path = tmp_path / "tiny_a.civ", tmp_path / "tiny_b.civ"
+    a_path.write_text(TINY.format(id="tiny_a", weaving=10, third=2), encoding="utf-8")
+    b_path.write_text(TINY.format(id="tiny_b", weaving=20, third=3), encoding="utf-8")
+    report = impact_mod.impact_of(str(a_path), str(b_path))
+    a, b = civdsl.load(a_path), civdsl.load(b_path)
+    items = {(i.kind, i.item): i for i in report.items}
+    assert set(items) == {("price", "Pottery"), ("price", "Weaving"), ("price", "Smithing"), ("epoch", "standard")}
+    for item in items.values():
+        assert item.exhaustive and not item.same_rules and item.situations == item.space == len(item.walked)
+    for name in ("Pottery", "Weaving", "Smithing"):
+        item = items[("price", name)]
+        space = _price_space(a, name)
+        assert sorted(map(repr, item.walked)) == sorted(map(repr, space))
+        _assert_matches(item, _brute_force(space, lambda s: _price_of(a, s, name), lambda s: _price_of(b, s, name)),
+                        name)
+    # Weaving's credit rises to 20: Pottery and Smithing bought holding Weaving cost 10 less
+    assert (items[("price", "Pottery")].changed, items[("price", "Smithing")].changed) == (2, 3)
+    assert items[("price", "Weaving")].changed == 0
+    # only the line that differs is named, not every advance of a rulebook in another file
+    assert items[("price", "Pottery")].lines_b == [f"{b_path}:14"]
+    epoch = items[("epoch", "standard")]
+    cities = civdsl.vocabulary.FACTS["cities"].type
+    space = [{"holds": [n for n, f in zip(("Pottery", "Smithing", "Weaving"), flags) if f], "cities": c}
+             for flags in itertools.product((False, True), repeat=3) for c in impact_mod.FACT_GRID[cities]]
+    assert sorted(map(repr, epoch.walked)) == sorted(map(repr, space))
+    found = _brute_force(space, lambda s: _epoch_reached(a, "standard", s), lambda s: _epoch_reached(b, "standard", s))
+    _assert_matches(epoch, found, "epoch")
+    # the third epoch needs three cards instead of two: two cards and two cities or more
+    assert epoch.changed == 3 * 5 and epoch.deltas["epoch reached"].low == epoch.deltas["epoch reached"].high == -1
