@@ -581,9 +581,9 @@ def render_text(imp: Impact) -> str:
         out.append("")
     apart = imp.uncompared()
     if apart:
-        out.append("Not compared (every answer incomplete in A or B, counted apart):")
-        out += [f"  {item_title(i)}: {i.incomplete} situations" + (f"; the grid does not vary {', '.join(i.not_varied)}"
-                                                                 if i.not_varied else "") for i in apart]
+        out.append("Incomplete answers in A or B, counted apart (no situation compared changes):")
+        out += [f"  {item_title(i)}: {i.incomplete} of {i.situations} situations"
+                + (f"; the grid does not vary {', '.join(i.not_varied)}" if i.not_varied else "") for i in apart]
         out.append("")
     unchanged = len(imp.items) - len(changed) - len(apart)
     out.append(f"Unchanged: {unchanged} items ({same} with the same rules in both, not resolved; "

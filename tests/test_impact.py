@@ -142,7 +142,19 @@ def test_incomplete_answers_are_counted_apart_never_compared(tmp_path):
     treachery = next(i for i in report.items if (i.item, i.role) == ("Treachery", "primary"))
     assert treachery.incomplete == treachery.situations > 0 and treachery.changed == 0
     assert treachery in report.uncompared() and treachery not in report.changed()
-    assert "Not compared (every answer incomplete in A or B, counted apart):" in impact_mod.render_text(report)
+    text = impact_mod.render_text(report)
+    assert "Incomplete answers in A or B, counted apart (no situation compared changes):" in text
+    assert f"Treachery (primary victim): {treachery.incomplete} of {treachery.situations} situations" in text
+
+
+def test_an_item_partly_incomplete_says_how_many_of_how_many(reports):
+    """gentle_granary's expert track: some holdings leave an epoch's answer incomplete, the others
+    compare unchanged; the text must not say every answer was incomplete."""
+    expert = next(i for i in reports["gentle_granary"].items if (i.kind, i.item) == ("epoch", "expert"))
+    assert 0 < expert.incomplete < expert.situations and expert.changed == 0
+    text = impact_mod.render_text(reports["gentle_granary"])
+    assert f"A.S.T. track expert: {expert.incomplete} of {expert.situations} situations" in text
+    assert "every answer incomplete" not in text
 
 
 def test_a_sampled_space_states_its_sample_and_is_reproducible_with_a_seed():
