@@ -426,7 +426,9 @@ _ADVANCE_FIELD_SPANS = {"specific": "credit", "abilities": "ability"}
 
 def _epoch_answer(module, track: str, state: dict) -> tuple[bool, dict]:
     e = runtime.epochs(module, track, _player(module, state))
-    if e["missing_facts"]:
+    # the epoch reached is incomplete only where the first epoch not surely met may be met; a fact
+    # read elsewhere (the marker's position, for a step back) does not change it
+    if next((x["met"] for x in e["epochs"] if x["met"] is not True), False) is None:
         return False, {}
     reached = [x["epoch"] for x in e["epochs"]].index(e["reached"]) if e["reached"] else -1
     return True, {"epoch reached": reached}
