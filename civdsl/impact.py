@@ -5,8 +5,9 @@ does. For every calamity and role, every combination of the advances whose modif
 (in A or in B) is crossed with a grid over the player facts its rules read (FACT_GRID), and each
 situation is resolved by both compiled rulebooks; the same for the price of each advance over
 the sets of advances that credit it (bought alone and with each advance of its group), and for
-each A.S.T. track over holdings and the facts its epochs read. A space of at most EXHAUSTIVE situations is walked whole; a
-larger one is sampled (a stated sample size, reproducible with a seed). A situation either
+each A.S.T. track over holdings and the facts its epochs read. A space of at most EXHAUSTIVE
+situations is walked whole; a larger one is sampled (a stated sample size, reproducible with a
+seed). A situation either
 rulebook refuses as a state file (an A.S.T. position past the finish, say) is left out.
 
 Per item the report gives how many situations change, by how much (mean, least and most), the
