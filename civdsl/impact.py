@@ -614,8 +614,8 @@ def impact_chart(imp: Impact, title_a: str):
                          f"and with each other advance of its group (every situation up to {EXHAUSTIVE}, else "
                          f"{PRICE_HELD_SETS} sets, each bought alone and with one such advance drawn at random); for "
                          f"a track, the advances held and the facts its epochs read (every situation up to "
-                         f"{EXHAUSTIVE}, else {EPOCH_SITUATIONS} drawn at random). A situation either rulebook refuses as a state (an A.S.T. position past the "
-                         f"finish, say) is left out. Incomplete answers are counted apart, never compared.",
+                         f"{EXHAUSTIVE}, else {EPOCH_SITUATIONS} drawn at random). A situation either rulebook "
+                         f"refuses as a state (an A.S.T. position past the finish, say) is left out. Incomplete answers are counted apart, never compared.",
                          f"{len(imp.items) - len(rows)} items do not change: {same} have the same rules in both "
                          f"and were not resolved."],
                   empty="no situation changes")
