@@ -140,7 +140,8 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
     _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
-    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
+    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
+                                                "block_when": [[o.dotted, b] for o, b in c.block_when]})
                                 for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():
@@ -398,7 +399,7 @@ def _civilizations(w: Writer, ed: Edition) -> None:
     # Each civilization's row on each track: the first space of every epoch after the first.
     _records(w, "CIVILIZATIONS", [(civ.name, {"rank": civ.rank, "block": civ.block, "rows": {
         t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": tuple(r.starts)}
-        for t, r in civ.rows.items() if t in ed.asts}}) for civ in ed.civilizations.values()])
+        for t, r in civ.rows.items() if t in ed.asts}, "setups": tuple(civ.setups)}) for civ in ed.civilizations.values()])
 
 
 def _start_credits(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:

@@ -134,6 +134,9 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
                   missing="none"),
         FieldSpec("block", "block", "a trade block id", False, "block", "replace", "block",
                   "the trade block whose deck holds it", explain=", block {}"),
+        FieldSpec("block", "block_when", "`block ID when OPTION`: a trade block id and a declared option", True,
+                  None, "replace_all", "block under an option",
+                  "the trade block while the option is on (another reading of `block`)"),
         FieldSpec("printed", "printed", "numbers, comma-separated", False, None, "replace", "printed values",
                   "the values printed on the card, where they differ from the set formula",
                   explain="printed set values: {}"),
@@ -144,6 +147,9 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block", explain=", block {}"),
         FieldSpec("ast", "row", "track id, optional `spaces N`, `at` first spaces", True, "A.S.T. track", None,
                   "A.S.T. row", "where each epoch begins on a track for this civilization", attr="rows"),
+        FieldSpec("setups", "setups", "set-up names, comma-separated strings", False, None, None, "set-ups",
+                  "the set-ups by player count that use it: a game's civilizations are those of one set-up",
+                  explain="set-ups: {}"),
     ) + _common(None),
 }
 

@@ -16,6 +16,19 @@ from operator import itemgetter
 
 from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
 
+# The ABI of generated code: exactly the names that compiled rulebook modules call (as
+# `_rt.NAME` or imported by name), checked against every code generator path by
+# tests/test_runtime_abi.py. Everything else here is an engine that callers import by name and
+# that is due to move to its own module (docs/architecture.md, "runtime.py as an ABI").
+__all__ = [
+    "PlayerState", "Resolution", "Unknown",
+    "this_module", "records", "line_map", "unknown_of",
+    "not_", "and_", "or_", "div", "floordiv", "floor", "ceil", "sqrt", "abs", "min_", "max_", "lookup",
+    "requirement", "requirement_any", "requirement_bool",
+    "change", "assigned", "cancelled", "bound_effects", "discard_by_value", "least_over",
+    "reduce_until_supported", "unless_immune", "unselect", "floor_effects", "floor_step",
+]
+
 
 class MissingFact(Exception):
     pass
@@ -1508,13 +1521,24 @@ def player_block(module, state: PlayerState) -> str | None:
     return civ["block"] if civ else None
 
 
+def commodity_block(module, name: str, state: PlayerState | None) -> str | None:
+    """A commodity's trade block: under the first declared reading (`block ID when OPTION`) whose
+    option the question switches on, else the rulebook's default."""
+    row = module.COMMODITIES[name]
+    if state is not None:
+        for option, block in row.get("block_when", ()):
+            if state.option(option):
+                return block
+    return row["block"]
+
+
 def off_block(module, name: str, state: PlayerState | None):
     """Whether a set of this commodity, redeemed by this player, is outside its native block:
     True, False, or None when the answer needs a fact the state lacks (then `state.missing` says
     which). Only a block some civilization belongs to is a trade block: a commodity of another
     block (shared) is native everywhere."""
     ob = getattr(module, "OFF_BLOCK", None)
-    block = module.COMMODITIES[name]["block"]
+    block = commodity_block(module, name, state)
     blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
     if ob is None or state is None or block not in blocks:
         return False

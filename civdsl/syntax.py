@@ -867,6 +867,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._field("block", c[1].value, meta)
 
     @v_args(meta=True)
+    def civ_setups(self, meta, c):
+        return self._field("setups", [self._string(t) for t in self._tokens(c, "STRING")], meta)
+
+    @v_args(meta=True)
     def civ_row(self, meta, c):
         track = self._tokens(c, "NAME")[0]
         spaces = None
@@ -904,6 +908,13 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def com_block(self, meta, c):
         return self._field("block", c[1].value, meta)
+
+    @v_args(meta=True)
+    def com_block_when(self, meta, c):
+        """`block ID when OPTION`: the block under a reading a declared option switches on."""
+        names = self._tokens(c, "NAME")
+        option = Name((names[1].value,), self._span(meta))
+        return self._field("block_when", (option, names[0].value), meta)
 
     @v_args(meta=True)
     def com_printed(self, meta, c):
