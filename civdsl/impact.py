@@ -4,9 +4,10 @@
 does. For every calamity and role, every combination of the advances whose modifiers touch it
 (in A or in B) is crossed with a grid over the player facts its rules read (FACT_GRID), and each
 situation is resolved by both compiled rulebooks; the same for the price of each advance over
-the sets of advances that credit it (bought alone and with a companion), and for each A.S.T.
-track over holdings and cities. A space of at most EXHAUSTIVE situations is walked whole; a
-larger one is sampled (a stated sample size, reproducible with a seed). A situation either
+the sets of advances that credit it (bought alone and with each advance of its group), and for
+each A.S.T. track over holdings and the facts its epochs read. A space of at most EXHAUSTIVE
+situations is walked whole; a larger one is sampled (a stated sample size, reproducible with a
+seed). A situation either
 rulebook refuses as a state file (an A.S.T. position past the finish, say) is left out.
 
 Per item the report gives how many situations change, by how much (mean, least and most), the
@@ -33,9 +34,9 @@ FACT_GRID = {"int": (0, 1, 3, 6, 10, 15, 25), "bool": (False, True)}
 CARD_GRID = (0, 1, 2, 4)  # cards of a commodity a rule reads (`cards("Grain")`)
 EXHAUSTIVE = 4096  # situations per item walked whole; a larger space is sampled
 SAMPLE = 2048  # situations per item drawn from a larger space
-PRICE_HELD_SETS = 64  # held sets per advance priced (all of them when there are no more)
+PRICE_HELD_SETS = 64  # held sets per advance priced in a sampled space (all of them when there are no more)
 PRICE_MOST_HELD = 6  # a drawn held set has at most this many of the advance's creditors
-EPOCH_SITUATIONS = 192  # holdings and cities per A.S.T. track
+EPOCH_SITUATIONS = 192  # holdings and cities drawn per A.S.T. track whose space is sampled
 ROLES = ("primary", "secondary")
 # The edition-wide rules a calamity's rules may read (the rest, such as the credit policy, never
 # changes what a calamity does).
@@ -43,7 +44,7 @@ CALAMITY_READS = ("consts", "tables", "options", "amounts", "resolution", "group
 # The parts of the serialized model that are not rules (names, prose, the items compared one by one).
 _NOT_RULES = {"format", "id", "name", "source", "files", "bases", "notes", "errata", "asserts", "rulings",
               "overrules", "advances", "calamities", "commodities", "asts", "civilizations", "score", "scenarios",
-              "line", "text", "summary", "aka", "doc"}
+              "path", "line", "text", "summary", "aka", "doc"}
 
 
 @dataclass
@@ -84,6 +85,7 @@ class ItemImpact:
     lines_b: list[str] = field(default_factory=list)
     varied: list[str] = field(default_factory=list)  # facts and advances the grid varies
     not_varied: list[str] = field(default_factory=list)  # facts its rules read that the grid cannot vary
+    walked: list[dict] = field(default_factory=list, repr=False)  # the situations resolved, as state files say them
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "item": self.item, "role": self.role, "measure": self.measure,
@@ -309,6 +311,7 @@ def _calamity_item(a, b, eda: Edition, edb: Edition, name: str, role: str, rng: 
 def _compare(item: ItemImpact, situations, answers_a, answers_b, words) -> None:
     """Count and measure the situations whose answers differ; incomplete ones apart."""
     item.situations = len(situations)
+    item.walked = [words(s) for s in situations]
     worst = None
     for s, (ok_a, x), (ok_b, y) in zip(situations, answers_a, answers_b):
         if not (ok_a and ok_b):
@@ -353,20 +356,29 @@ def _price_item(a, b, eda: Edition, edb: Edition, name: str, rng: random.Random)
                    and set(eda.advances[n].groups) & set(eda.advances[name].groups))
     item.varied = creditors
     axes = [(f"holds:{x}", (False, True)) for x in creditors]
-    space = 2 ** len(creditors)
-    if space <= PRICE_HELD_SETS:
-        held_sets = list(itertools.product((False, True), repeat=len(creditors)))
-    else:
-        held_sets = sorted({_few(rng, len(creditors)) for _ in range(PRICE_HELD_SETS * 2)}, key=repr)[:PRICE_HELD_SETS]
-    item.space, item.exhaustive = space * (1 + len(peers)), space <= PRICE_HELD_SETS and len(peers) <= 1
+    held_space = 2 ** len(creditors)
+    # every held set, bought alone and with each advance of its group not held
+    item.space = held_space * (1 + len(peers))
+    item.exhaustive = item.space <= EXHAUSTIVE
     situations, buys = [], []
-    for s in held_sets:
-        held = [x for x, h in zip(creditors, s) if h]
-        companions = [p for p in peers if p not in held]
-        for buy in ([name], [name, rng.choice(companions)] if companions else None):
-            if buy is not None:
+    if item.exhaustive:
+        for s in itertools.product((False, True), repeat=len(creditors)):
+            held = {x for x, h in zip(creditors, s) if h}
+            for buy in [[name]] + [[name, p] for p in peers if p not in held]:
                 situations.append(s)
                 buys.append(buy)
+        item.space = len(situations)  # a held advance is never bought
+    else:
+        held_sets = (list(itertools.product((False, True), repeat=len(creditors))) if held_space <= PRICE_HELD_SETS
+                     else sorted({_few(rng, len(creditors)) for _ in range(PRICE_HELD_SETS * 2)},
+                                 key=repr)[:PRICE_HELD_SETS])
+        for s in held_sets:
+            held = [x for x, h in zip(creditors, s) if h]
+            companions = [p for p in peers if p not in held]
+            for buy in ([name], [name, rng.choice(companions)] if companions else None):
+                if buy is not None:
+                    situations.append(s)
+                    buys.append(buy)
     answers = []
     for module in (a, b):
         with runtime.rules_of(module):
@@ -415,7 +427,9 @@ _ADVANCE_FIELD_SPANS = {"specific": "credit", "abilities": "ability"}
 
 def _epoch_answer(module, track: str, state: dict) -> tuple[bool, dict]:
     e = runtime.epochs(module, track, _player(module, state))
-    if e["missing_facts"]:
+    # the epoch reached is incomplete only where the first epoch not surely met may be met; a fact
+    # read elsewhere (the marker's position, for a step back) does not change it
+    if next((x["met"] for x in e["epochs"] if x["met"] is not True), False) is None:
         return False, {}
     reached = [x["epoch"] for x in e["epochs"]].index(e["reached"]) if e["reached"] else -1
     return True, {"epoch reached": reached}
@@ -430,13 +444,19 @@ def _epoch_item(a, b, eda: Edition, edb: Edition, track: str, rng: random.Random
     item.not_varied = [f for f in facts if f not in grid]
     item.varied = ["advances held"] + grid
     axes_facts = [(f, FACT_GRID[vocab.FACTS[f].type]) for f in grid]
-    item.space = 2 ** len(names) * max(1, len(list(itertools.product(*(v for _, v in axes_facts)))))
-    item.exhaustive = False
+    fact_values = list(itertools.product(*(v for _, v in axes_facts)))
+    item.space = 2 ** len(names) * len(fact_values)
+    item.exhaustive = item.space <= EXHAUSTIVE
     situations = []
-    for _ in range(EPOCH_SITUATIONS):
-        size = rng.randint(0, len(names))
-        held = tuple(sorted(rng.sample(names, size)))
-        situations.append((held, tuple(rng.choice(v) for _, v in axes_facts)))
+    if item.exhaustive:
+        for held_flags in itertools.product((False, True), repeat=len(names)):
+            held = tuple(n for n, h in zip(names, held_flags) if h)
+            situations += [(held, values) for values in fact_values]
+    else:
+        for _ in range(EPOCH_SITUATIONS):
+            size = rng.randint(0, len(names))
+            held = tuple(sorted(rng.sample(names, size)))
+            situations.append((held, tuple(rng.choice(v) for _, v in axes_facts)))
     situations = sorted(set(situations), key=repr)
 
     def state(s) -> dict:
@@ -564,9 +584,9 @@ def render_text(imp: Impact) -> str:
         out.append("")
     apart = imp.uncompared()
     if apart:
-        out.append("Not compared (every answer incomplete in A or B, counted apart):")
-        out += [f"  {item_title(i)}: {i.incomplete} situations" + (f"; the grid does not vary {', '.join(i.not_varied)}"
-                                                                 if i.not_varied else "") for i in apart]
+        out.append("Incomplete answers in A or B, counted apart (no situation compared changes):")
+        out += [f"  {item_title(i)}: {i.incomplete} of {i.situations} situations"
+                + (f"; the grid does not vary {', '.join(i.not_varied)}" if i.not_varied else "") for i in apart]
         out.append("")
     unchanged = len(imp.items) - len(changed) - len(apart)
     out.append(f"Unchanged: {unchanged} items ({same} with the same rules in both, not resolved; "
@@ -591,9 +611,11 @@ def impact_chart(imp: Impact, title_a: str):
                          f"rulebooks: for a calamity, every combination of the advances that modify it and a grid "
                          f"over the facts its rules read (every situation up to {EXHAUSTIVE}, else a sample of "
                          f"{SAMPLE}, seed {imp.seed}); for a price, the sets of advances that credit it, bought alone "
-                         f"and with another advance of its group; for a track, {EPOCH_SITUATIONS} holdings drawn "
-                         f"at random. A situation either rulebook refuses as a state (an A.S.T. position past the "
-                         f"finish, say) is left out. Incomplete answers are counted apart, never compared.",
+                         f"and with each other advance of its group (every situation up to {EXHAUSTIVE}, else "
+                         f"{PRICE_HELD_SETS} sets, each bought alone and with one such advance drawn at random); for "
+                         f"a track, the advances held and the facts its epochs read (every situation up to "
+                         f"{EXHAUSTIVE}, else {EPOCH_SITUATIONS} drawn at random). A situation either rulebook "
+                         f"refuses as a state (an A.S.T. position past the finish, say) is left out. Incomplete answers are counted apart, never compared.",
                          f"{len(imp.items) - len(rows)} items do not change: {same} have the same rules in both "
                          f"and were not resolved."],
                   empty="no situation changes")
