@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .clauses import ClauseList, chapter_id, fingerprint, fold
 
@@ -44,6 +44,7 @@ class Segment:
     line: int  # 1-based, in the copy
     fingerprint: str
     name: bool = False  # its heading is one of the names given (headings scheme)
+    body: str = field(default="", repr=False)  # its printed text (the generator reads its kind)
 
 
 class TextTooLarge(ValueError):
@@ -88,7 +89,7 @@ def _with_fingerprints(starts: list[_Start], lines: list[str]) -> list[Segment]:
         else:
             body = "\n".join([lines[index][column:], *lines[index + 1:end_index],
                               lines[end_index][:end_column] if end_index < len(lines) else ""])
-        out.append(Segment(cid, title, index + 1, fingerprint(body), name))
+        out.append(Segment(cid, title, index + 1, fingerprint(body), name, body))
     return out
 
 
