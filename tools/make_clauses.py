@@ -47,6 +47,7 @@ _HEADING_KINDS = (
 # How far into a clause its opening words are looked for (after its heading).
 _OPENING_CHARACTERS = 40
 _INHERITED = ("flavour", "components", "map")
+_MARKUP = " #*_-:.()0123456789"  # Markdown and a paragraph's number before its heading or text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,11 +98,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def guess_kind(title: str, body: str, parent_kind: str = "rule") -> str:
     """A clause's kind read from its heading and its first words (see the module's text)."""
-    opening = " ".join(body.split())
+    opening = " ".join(body.split()).lstrip(_MARKUP)
     plain_title = " ".join(title.split())
     if plain_title and opening.casefold().startswith(plain_title.casefold()):
         opening = opening[len(plain_title):]
-    opening = opening.lstrip(" #*_-:.()0123456789")[:_OPENING_CHARACTERS]
+    opening = opening.lstrip(_MARKUP)[:_OPENING_CHARACTERS]
     if _EXAMPLE_HEADING.search(title) or _EXAMPLE_OPENING.match(opening):
         return "example"
     for kind, heading in _HEADING_KINDS:
