@@ -127,7 +127,8 @@ class ClauseList:
         if self.scheme == "headings":
             head, _, rest = clause_id.partition(" / ")
             return head if rest else ""
-        return clause_id.rpartition(".")[0]
+        paragraph, _, example = clause_id.partition(" ")  # `28.3 example`: an example printed in 28.3
+        return paragraph if example else clause_id.rpartition(".")[0]
 
     def hand_kind(self, clause_id: str) -> str | None:
         """The kind read by hand (`kind` lines) for a clause or the nearest clause above it."""

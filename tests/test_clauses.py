@@ -329,6 +329,9 @@ def test_a_shipped_list_has_the_kinds_the_generator_reads_from_its_seed(edition)
 
 
 @pytest.mark.parametrize("edition,clause_id,kind", [
+    ("civ1980", "51 example", "example"), ("civ1981", "16.3 example", "example"),
+    ("expansion", "36.1 example", "example"), ("expansion", "28.3 example", "example"),
+    ("civ1981", "16.3", "rule"), ("expansion", "28.3", "rule"),
     ("civ1981", "31.1", "flavour"), ("civ1981", "2.1", "components"), ("civ1981", "10.3", "map"),
     ("expansion", "1.1", "flavour"), ("expansion", "5.2", "components"), ("expansion", "22.52", "map"),
     ("civ1980", "43.5", "map"), ("civ1980", "32", "components"),
@@ -341,14 +344,14 @@ def test_known_paragraphs_of_the_seeds_have_their_kind(edition, clause_id, kind)
 
 
 def test_counts_per_kind_are_stable():
-    # no seed prints an example as a paragraph of its own: every "Example:" of the five is inside a
-    # paragraph that prints a rule first, so none of their clauses is an example
+    # the numbered seeds print their worked examples inside numbered paragraphs, cut out as
+    # `ID example`; the two seeds cut by headings keep theirs inside the heading's clause
     counts = {e: {k: sum(c.kind == k for c in _listed(e).clauses.values()) for k in clauses.KINDS} for e in SHIPPED}
     assert counts == {
         "cardgame": {"rule": 18, "example": 0, "flavour": 1, "components": 1, "map": 0},
-        "civ1980": {"rule": 66, "example": 0, "flavour": 0, "components": 1, "map": 3},
-        "civ1981": {"rule": 226, "example": 0, "flavour": 2, "components": 26, "map": 48},
-        "expansion": {"rule": 531, "example": 0, "flavour": 4, "components": 10, "map": 78},
+        "civ1980": {"rule": 66, "example": 1, "flavour": 0, "components": 1, "map": 3},
+        "civ1981": {"rule": 226, "example": 2, "flavour": 2, "components": 26, "map": 48},
+        "expansion": {"rule": 531, "example": 6, "flavour": 4, "components": 10, "map": 78},
         "megaciv": {"rule": 200, "example": 0, "flavour": 3, "components": 1, "map": 11},
     }
 
@@ -369,3 +372,17 @@ def test_a_kind_line_of_no_kind_is_an_error():
     diags = Diagnostics()
     clauses.parse('clauses 1\nedition t\nkind "1.1" anecdote\n', "t.clauses", diags)
     assert "CIV163" in diags.render() and "anecdote" in diags.render()
+
+
+def test_a_worked_example_inside_a_numbered_paragraph_is_a_clause_of_its_own():
+    text = ("**28.3** Cards are traded face down.\nExample: A player offers 3 cards.\n"
+            "**Example of a deal**: two players agree.\n28.4 Trading ends.\nFor example, it ends.\n")
+    found = [(s.id, s.title) for s in segment(text, clauses.ClauseList("t", "t", ""))]
+    assert [i for i, _ in found] == ["28.3", "28.3 example", "28.3 example 2", "28.4", "28.4 example"]
+    listed = clauses.ClauseList("t", "t", "")
+    assert listed.parent_of("28.3 example 2") == "28.3" and listed.parent_of("28.3") == "28"
+    # the rule's own fingerprint leaves its example out: a changed example does not change the rule
+    changed = text.replace("3 cards", "4 cards")
+    before = {s.id: s.fingerprint for s in segment(text, listed)}
+    after = {s.id: s.fingerprint for s in segment(changed, listed)}
+    assert before["28.3"] == after["28.3"] and before["28.3 example"] != after["28.3 example"]
