@@ -14,7 +14,7 @@ import pytest
 
 from civdsl import api, clauses, coverage, frontend
 from civdsl.diagnostics import Diagnostics
-from civdsl.segment import segment
+from civdsl.segment import segment, segment_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -308,12 +308,7 @@ def _kinds_from_seed(edition: str) -> dict[str, str]:
     """Each clause's kind as the generator reads it from the seed (hand-read kinds win)."""
     make = _generator()
     listed = _listed(edition)
-    names = {}
-    if listed.scheme == "headings":
-        from civdsl.segment import segment_copy  # the list's own headings are the names
-        found = segment_copy(_seed(edition).read_text(encoding="utf-8"), listed)
-    else:
-        found = segment(_seed(edition).read_text(encoding="utf-8"), listed, names)
+    found = segment_copy(_seed(edition).read_text(encoding="utf-8"), listed)  # its headings are the names
     kinds: dict[str, str] = {}
     for s in found:
         parent = kinds.get(listed.parent_of(s.id), "rule")
