@@ -2,12 +2,12 @@
 
 For each clause of the clause list: the statements that implement it (`cites`, with file and
 line), or its acknowledgement (`clause ... ACK`, or its kind when it prints no rule), or nothing
-("uncovered"). In a chapter that must be complete, a kind acknowledges a clause only where it was
-read by hand (a `kind` line of the list): the generator's reading of kinds is a guess, and a guess
-must not hide a rule nobody implements; the top-level statements that cite no clause; the share covered per chapter. A
-house rule's own citations are the clauses it changes, the base's cover the rest. With a copy of
-the printed rules, the copy is cut into clauses (segment.py) and each clause's fingerprint
-compared: which clauses differ from the copy the list was made from, which are new, which are gone.
+("uncovered"); the clauses per kind; the top-level statements that cite no clause; the share
+covered per chapter. In a chapter that must be complete, a kind acknowledges a clause only where
+it was read by hand (a `kind` line of the list): the generator's reading of kinds is a guess, and a
+guess must not hide a rule nobody implements. A house rule's own citations are the clauses it
+changes, the base's cover the rest. With a copy of the printed rules, the copy is cut into
+clauses (segment.py) and each clause's fingerprint compared: which clauses differ from the copy the list was made from, which are new, which are gone.
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 
     python tools/make_clauses.py EDITION RULES.txt [--names CHAPTER=advances|calamities ...]
 
-The list's header (its `segment`, `chapter`, `repair`, `skip` and `require` lines) is kept as
-written by hand; the clauses are those segment.py finds in the copy, each with its fingerprint.
-A clause already listed keeps its kind and title (hand edits survive); one listed with no
-fingerprint (`-`: the copy lost its heading) is kept where it was.
+The list's header (its `segment`, `chapter`, `repair`, `skip`, `require` and `kind` lines) is
+kept as written by hand; the clauses are those segment.py finds in the copy, each with its
+fingerprint. A clause already listed keeps its title (hand edits survive); one listed with no
+fingerprint (`-`: the copy lost its heading) is kept where it was. `--names` gives, for a chapter
+cut by headings, the rulebook's items whose names are its headings (Mega Civilization: chapter 8
+the calamities, chapter 9 the advances). The copy itself is never written anywhere.
 
 Each clause's kind is read from its printed text (`guess_kind`), a generic reading of its heading
 and first words, the same for every edition: a heading or an opening that says "Example" (or "For
@@ -14,9 +16,7 @@ a heading of the components, inventory or contents is `components`; a heading ab
 itself (mapboard, areas, boundaries, movement, conflict, ships) is `map`, and a clause below such a
 heading is of its kind unless its own reads otherwise. Everything else is a `rule`. Where the
 reading is wrong, a `kind "ID" KIND` line in the header says the kind read by hand, and wins, for
-that clause and those below it (unless one of them has a `kind` line of its own). `--names` gives, for a chapter
-cut by headings, the rulebook's items whose names are its headings (Mega Civilization: chapter 8
-the calamities, chapter 9 the advances). The copy itself is never written anywhere.
+that clause and those below it (unless one of them has a `kind` line of its own).
 """
 
 from __future__ import annotations
