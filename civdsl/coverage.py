@@ -7,7 +7,8 @@ covered per chapter. In a chapter that must be complete, a kind acknowledges a c
 it was read by hand (a `kind` line of the list): the generator's reading of kinds is a guess, and a
 guess must not hide a rule nobody implements. A house rule's own citations are the clauses it
 changes, the base's cover the rest. With a copy of the printed rules, the copy is cut into
-clauses (segment.py) and each clause's fingerprint compared: which clauses differ from the copy the list was made from, which are new, which are gone.
+clauses (segment.py) and each clause's fingerprint compared: which clauses differ from the copy
+the list was made from, which are new, which are gone.
 """
 
 from __future__ import annotations
