@@ -266,6 +266,12 @@ _ALL = [
     Code("CIV144", "a game file that cannot be read", "The game file is not YAML the ledger reads: a missing or "
          "misspelt key, a value of the wrong type, an unknown player, edition or event, or a file beyond the size "
          "and nesting limits. The message names the place in the file.", "players: anna", "players:\n  - name: anna"),
+    Code("CIV145", "civilizations no set-up uses", "Where the edition declares its set-ups by player count "
+         "(`setups` of each civilization), `civdsl game new` plays the civilizations of one set-up for the number "
+         "of players: a set-up is for as many players as civilizations name it, and each civilization is chosen "
+         "once. The notes list the set-ups for the player count.",
+         "game new megaciv --players a:Minoa,b:Saba,c:Hatti,d:Hellas,e:Egypt",
+         "game new megaciv --players a:Minoa,b:Assyria,c:Hatti,d:Hellas,e:Egypt"),
     Code("CIV160", "a `cites` with nothing to cite", "`cites` names the printed clauses implemented by the statement "
          "written just before it (or, first in a block, by the block's own statement). At the top of a rulebook, "
          "before any statement, it cites nothing.",

@@ -463,6 +463,8 @@ class Differ:
 
     def civilization(self, k: str, old, new) -> None:
         self.attrs("ast", k, old, new, ("rank", "block"), f"civilization {quote(k)}")
+        self.attrs("ast", k, old, new, ("setups",), f"civilization {quote(k)}",
+                   show=lambda names: ", ".join(names) or "none")
         rows_a = {t: (r.spaces, r.starts) for t, r in old.rows.items()}
         rows_b = {t: (r.spaces, r.starts) for t, r in new.rows.items()}
         for t in sorted(set(rows_a) | set(rows_b)):

@@ -144,6 +144,9 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block", explain=", block {}"),
         FieldSpec("ast", "row", "track id, optional `spaces N`, `at` first spaces", True, "A.S.T. track", None,
                   "A.S.T. row", "where each epoch begins on a track for this civilization", attr="rows"),
+        FieldSpec("setups", "setups", "set-up names, comma-separated strings", False, None, None, "set-ups",
+                  "the set-ups by player count that use it: a game's civilizations are those of one set-up",
+                  explain="set-ups: {}"),
     ) + _common(None),
 }
 

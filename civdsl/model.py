@@ -203,6 +203,7 @@ class Civilization:
     rank: int | None = None
     block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
+    setups: list[str] = field(default_factory=list)
     summary: str | None = None
     aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -16,6 +16,19 @@ from operator import itemgetter
 
 from .errors import RulebookRuntimeError  # noqa: F401 (raised here; re-exported for callers)
 
+# The ABI of generated code: exactly the names that compiled rulebook modules call (as
+# `_rt.NAME` or imported by name), checked against every code generator path by
+# tests/test_runtime_abi.py. Everything else here is an engine that callers import by name and
+# that is due to move to its own module (docs/architecture.md, "runtime.py as an ABI").
+__all__ = [
+    "PlayerState", "Resolution", "Unknown",
+    "this_module", "records", "line_map", "unknown_of",
+    "not_", "and_", "or_", "div", "floordiv", "floor", "ceil", "sqrt", "abs", "min_", "max_", "lookup",
+    "requirement", "requirement_any", "requirement_bool",
+    "change", "assigned", "cancelled", "bound_effects", "discard_by_value", "least_over",
+    "reduce_until_supported", "unless_immune", "unselect", "floor_effects", "floor_step",
+]
+
 
 class MissingFact(Exception):
     pass

@@ -867,6 +867,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._field("block", c[1].value, meta)
 
     @v_args(meta=True)
+    def civ_setups(self, meta, c):
+        return self._field("setups", [self._string(t) for t in self._tokens(c, "STRING")], meta)
+
+    @v_args(meta=True)
     def civ_row(self, meta, c):
         track = self._tokens(c, "NAME")[0]
         spaces = None

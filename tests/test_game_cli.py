@@ -29,7 +29,7 @@ def civdsl(*args, cwd=None):
 
 def test_a_short_game_from_new_to_undo(tmp_path):
     game = tmp_path / "g.yaml"
-    made = civdsl("game", "new", "megaciv", "--players", "anna:Egypt,bruno:Babylon,chloe:Minoa,dario:Hellas,eva:Saba",
+    made = civdsl("game", "new", "megaciv", "--players", "anna:Egypt,bruno:Assyria,chloe:Minoa,dario:Hellas,eva:Hatti",
                   "--ast", "basic", "-o", game)
     assert made.returncode == 0, made.stderr
     assert "start credits: 10 in every group" in made.stdout  # chapter 4, five players
@@ -108,7 +108,7 @@ def test_an_error_in_json_mode_is_one_object_with_its_diagnostic():
     assert proc.returncode == 1 and proc.stderr == ""
     data = json.loads(proc.stdout)
     assert data["error"]["diagnostics"][0]["code"] == "CIV142"
-    assert data["error"]["diagnostics"][0]["line"] == 8
+    assert data["error"]["diagnostics"][0]["line"] == 11
 
 
 def test_the_readme_game_runs_as_written(tmp_path):

@@ -12,7 +12,7 @@ from civdsl.ledger import gamefile
 from civdsl.ledger.play import CHOICE, ILLEGAL, Refused
 
 GAMES = sorted((Path(__file__).parent / "games").glob("*.yaml"))
-FIVE = [("anna", "Egypt"), ("bruno", "Babylon"), ("chloe", "Minoa"), ("dario", "Hellas"), ("eva", "Saba")]
+FIVE = [("anna", "Egypt"), ("bruno", "Assyria"), ("chloe", "Minoa"), ("dario", "Hellas"), ("eva", "Hatti")]
 
 
 def new_game(edition="megaciv", seats=FIVE, track="basic", last_turn=None):

@@ -181,13 +181,14 @@ class Player:
         if cal in getattr(self, "totals", {}):
             return self._share(cal, self.totals[cal])
         done = False
-        for (name, victim), chosen in list(self.game.choices.items()):
+        for (name, victim, nth), chosen in list(self.game.choices.items()):
             named = list(chosen.get("secondary") or [])
             if name == cal and bad in named:
                 others = [q.name for q in self.game.seated()
                           if q.name not in (victim, *named) and q.name not in self.excluded[cal]]
                 rest = [n for n in named if n != bad] + others[:1]  # nobody left: none named
-                done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": rest})
+                done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": rest,
+                                  **_occurrence(nth)})
         return done
 
     def _pieces_again(self, message: str) -> bool:
@@ -195,11 +196,11 @@ class Player:
         the pieces the refusal says are left."""
         import re
 
-        m = re.search(r"^(.+?): \d+ cities and \d+ tokens are worth \d+: (\w+) loses (\d+) unit points, no piece "
-                      r"more than needed, from (\d+) cities and (\d+) tokens", message)
+        m = re.search(r"^(.+?)(?: \(occurrence (\d+)\))?: \d+ cities and \d+ tokens are worth \d+: (\w+) loses (\d+) "
+                      r"unit points, no piece more than needed, from (\d+) cities and (\d+) tokens", message)
         if not m:
             return False
-        cal, name, amount, cities_left, tokens_left = m.groups()
+        cal, nth, name, amount, cities_left, tokens_left = m.groups()
         amount, cities_left, tokens_left = int(amount), int(cities_left), int(tokens_left)
         city = self.game.module.UNIT_POINTS["city"]
         cities = min(cities_left, amount // city)
@@ -208,7 +209,8 @@ class Player:
             cities, tokens = min(cities_left, cities + 1), 0
         if cities * city + tokens < amount:
             cities, tokens = cities_left, tokens_left
-        return self.add({"do": "choose", "player": name, "calamity": cal, "cities": cities, "tokens": tokens})
+        return self.add({"do": "choose", "player": name, "calamity": cal, "cities": cities, "tokens": tokens,
+                         **_occurrence(int(nth or 1))})
 
     def _share(self, cal: str, total: int) -> bool:
         """Losses shared among secondary victims: the total split among some others, for every
@@ -219,13 +221,15 @@ class Player:
             others = [q.name for q in self.game.seated()
                       if q.name != victim and q.name not in getattr(self, "excluded", {}).get(cal, ())]
             if not others:  # nobody may take a share: none is assigned
-                done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": {}})
+                done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": {},
+                                  **_occurrence(getattr(self, "asked", {}).get((victim, cal), 1))})
                 continue
             k = min(len(others), 2 + self.tries % 4)
             names = self.rng.sample(others, k)
             cap = getattr(self, "caps", {}).get(cal, total)
             parts = [min(cap, total // k + (1 if i < total % k else 0)) for i in range(k)]
-            done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": dict(zip(names, parts))})
+            done |= self.add({"do": "choose", "player": victim, "calamity": cal, "secondary": dict(zip(names, parts)),
+                              **_occurrence(getattr(self, "asked", {}).get((victim, cal), 1))})
         return done
 
     # --- answers to the choices the rules leave to players
@@ -233,18 +237,20 @@ class Player:
         g = self.game
         p = g.players[need["player"]]
         key, cal = need["key"], need.get("calamity")
+        nth = _occurrence(need.get("occurrence", 1))
+        self.asked = {**getattr(self, "asked", {}), (p.name, cal): need.get("occurrence", 1)}
         if key == "discard":
             cards = [c for c, n in sorted(p.cards.items()) for _ in range(n)] + [c for c, _ in p.calamities]
             self.add({"do": "discard", "player": p.name, "cards": cards[: need["amount"]]})
         elif key == "secondary":
             others = [q.name for q in g.seated() if q.name != p.name]
             for k in (1, 2, 3, len(others)):
-                if self.add({"do": "choose", "player": p.name, "calamity": cal, "secondary": others[:k]}):
+                if self.add({"do": "choose", "player": p.name, "calamity": cal, "secondary": others[:k], **nth}):
                     return
         elif key == "beneficiary":
             for q in g.seated():
                 if q.name != p.name and self.add({"do": "choose", "player": p.name, "calamity": cal,
-                                                  "beneficiary": q.name}):
+                                                  "beneficiary": q.name, **nth}):
                     return
         elif key == "pieces":
             city = g.module.UNIT_POINTS["city"]
@@ -252,11 +258,12 @@ class Player:
             tokens = need["amount"] - cities * city
             if tokens > p.tokens:
                 cities, tokens = min(p.cities, cities + 1), 0
-            self.add({"do": "choose", "player": p.name, "calamity": cal, "cities": cities, "tokens": tokens})
+            self.add({"do": "choose", "player": p.name, "calamity": cal, "cities": cities, "tokens": tokens, **nth})
         elif key in ("discard_cards", "discard_face_value", "give_cards"):
             cards = [c for c, n in sorted(p.cards.items(), key=lambda kv: -g.module.COMMODITIES[kv[0]]["value"])
                      for _ in range(n)]
-            self.add({"do": "choose", "player": p.name, "calamity": cal, "cards": cards[: max(need["amount"], 1)]})
+            self.add({"do": "choose", "player": p.name, "calamity": cal, "cards": cards[: max(need["amount"], 1)],
+                      **nth})
         elif key == "ast":
             move = "forward" if p.cities >= 2 and self.rng.random() < 0.8 else "stays"
             self.add({"do": "ast", "player": p.name, "move": move})
@@ -268,10 +275,18 @@ class Player:
             self.add({"do": "choose", "player": p.name, "facts": {key: value}})
 
 
+def _occurrence(n: int) -> dict:
+    """The `occurrence` of a choice: written only for a second calamity of a name."""
+    return {"occurrence": n} if n > 1 else {}
+
+
 def play(name: str, folder: Path | None = None, spec: tuple | None = None) -> Path:
     edition, count, track, turns, last_turn, *seed = spec or GAMES[name]
     rb = load(edition)
     civs = list(getattr(rb.module, "CIVILIZATIONS", {}))
+    fits = gamefile.setups_for(getattr(rb.module, "CIVILIZATIONS", {}), count)
+    if fits:  # the edition's first set-up for the player count
+        civs = next(iter(fits.values()))
     names = ["anna", "bruno", "chloe", "dario", "eva", "femke", "gus", "hana", "ivo", "jana", "kees", "lena",
              "milo", "nora", "otto", "pia", "quin", "rosa"][:count]
     seats = [(n, civs[i] if i < len(civs) else None) for i, n in enumerate(names)]

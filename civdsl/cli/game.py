@@ -47,11 +47,25 @@ def _replay(rb, gf, path: str, upto: int | None = None):
 
     try:
         return gamefile.replay(rb, gf, upto)
+    except gamefile.SetupError as exc:
+        line = _line_naming(path, exc.civilization)
+        _fail(exc.code, str(exc), path, line, 1, notes=exc.notes)
     except gamefile.GameFileError as exc:
         _fail(exc.code, str(exc), path, exc.line, 1)
     except gamefile.ReplayError as exc:
         r = exc.refusal
         _fail(r.code, f"event {exc.index + 1}: {r.message}", path, exc.line, 3, notes=r.choices)
+
+
+def _line_naming(path: str, civilization: str | None) -> int | None:
+    """The first line of the game file that names the civilization as a player's."""
+    if civilization is None:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return next((i + 1 for i, text in enumerate(lines) if "civilization" in text and civilization in text), None)
 
 
 def _fail(code: str, message: str, path: str, line: int | None, column: int, end: int | None = None,
@@ -103,6 +117,11 @@ def new(edition, players, track, last_turn, seed, output, as_json):
         data = {**setup, "events": []}
         gf = gamefile.checked(data)
         game = gamefile.start(rb, gf.setup)
+    except gamefile.SetupError as exc:
+        at = _civilization_column(players, exc.civilization)
+        _fail(exc.code, str(exc), "<players>", 1, at[0] if at else 1, at[1] if at else len(players) + 1,
+              notes=exc.notes,
+              source=players, help="nothing was written")
     except gamefile.GameFileError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(Path(output), gamefile.text(gf))
@@ -112,6 +131,20 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     click.echo(f"{output}: {rb.name}, {len(seats)} players")
     _start_credits(rb, game)
     _expects(game)
+
+
+def _civilization_column(players: str, civilization: str | None) -> tuple[int, int] | None:
+    """Where `--players` names the civilization (1-based first column, end column)."""
+    if civilization is None:
+        return None
+    offset = 0
+    for part in players.split(","):
+        _, colon, civ = part.partition(":")
+        if colon and civ.strip() == civilization:
+            col = offset + part.index(":") + 1 + (len(civ) - len(civ.lstrip())) + 1
+            return col, col + len(civilization)
+        offset += len(part) + 1
+    return None
 
 
 def _start_credits(rb, game) -> None:

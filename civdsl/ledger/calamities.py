@@ -30,13 +30,14 @@ def striking(game: Game, args: dict) -> list[dict]:
             cal = game.module.CALAMITIES[name]
             if args["drawn_tradable"] == "keep" and trader is None and cal["class"] == "major tradable":
                 continue
+            before = sum(c["calamity"] == name and c["victim"] == p.name for c in out)
             out.append({"index": len(out), "calamity": name, "victim": p.name, "traded_by": trader,
-                        **_chosen(game, name, p.name)})
+                        **_chosen(game, name, p.name, before + 1)})
     return out
 
 
-def _chosen(game: Game, name: str, victim: str) -> dict:
-    choice = game.choices.get((name, victim), {})
+def _chosen(game: Game, name: str, victim: str, occurrence: int) -> dict:
+    choice = game.choices.get((name, victim, occurrence), {})
     secondary = choice.get("secondary")
     if isinstance(secondary, list):
         secondary = [(n, None) for n in secondary]
@@ -65,8 +66,13 @@ def resolve_step(game: Game, args: dict) -> None:
         game.note(f"{d.victim} discards {d.calamity} ({'a second of the same name' if d.why == 'duplicate' else d.why}"
                   " beyond the calamity limits)", game.module.TABLE_RULES.get("lines", {}).get("discard"))
     taken = _primary_victims_by_name(game.module, kept)
+    # how many calamities of each name each player has suffered this step: a second one of a name
+    # (where the edition lets it strike) has its own choices, `choose ... occurrence=2`
+    suffered: dict[tuple[str, str], int] = {}
     with runtime.rules_of(game.module):
         for c in order(table, kept, []):
+            c["occurrence"] = suffered.get((c["calamity"], c["victim"]), 0) + 1
+            c.update(_chosen(game, c["calamity"], c["victim"], c["occurrence"]))
             table = _table(game, held)  # the states the calamities before this one left
             r = _resolve_one(table, c, taken)
             _took_part(taken, r)
@@ -75,7 +81,7 @@ def resolve_step(game: Game, args: dict) -> None:
                 raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
                               "players or the map: give it with `choose`", [_need_words(n) for n in needs],
                               needs=needs)
-            _apply(game, r)
+            _apply(game, r, suffered)
             _discard_calamity(game, c["victim"], c["calamity"])
     if args["drawn_tradable"] == "keep":
         return
@@ -87,7 +93,8 @@ def _need(c: dict, missing: str) -> dict:
     """What a missing fact of the table asks of whom: a victim's choice for the calamity
     (`secondary`, `beneficiary`) or a map fact of a player (`players.NAME.FACT`, or the victim's)."""
     if missing.startswith("calamities[") or missing == "beneficiary":
-        return {"player": c["victim"], "calamity": c["calamity"], "key": missing.rpartition(".")[2]}
+        return {"player": c["victim"], "calamity": c["calamity"], "key": missing.rpartition(".")[2],
+                "occurrence": c.get("occurrence", 1)}
     if missing.startswith("borders."):
         return {"player": c["victim"], "calamity": None, "key": missing}
     if missing.startswith("players."):
@@ -98,12 +105,20 @@ def _need(c: dict, missing: str) -> dict:
 
 def _need_words(n: dict) -> str:
     if n["key"] == "secondary":
-        return f"choose {n['player']} \"{n['calamity']}\" secondary=NAME:N,... (the secondary victims he names)"
+        return f"choose {n['player']} {which(n['calamity'], n['occurrence'])} secondary=NAME:N,... (the secondary " \
+               "victims he names)"
     if n["key"] == "beneficiary":
-        return f"choose {n['player']} \"{n['calamity']}\" beneficiary=NAME (the beneficiary he names)"
+        return f"choose {n['player']} {which(n['calamity'], n['occurrence'])} beneficiary=NAME (the beneficiary he " \
+               "names)"
     if n["key"].startswith("borders."):
         return f"choose {n['player']} {n['key'][8:]}=NAME,... (the players bordering him by {n['key'][8:]})"
     return f"choose {n['player']} {n['key']}=N (a fact of the map)"
+
+
+def which(calamity: str, occurrence: int) -> str:
+    """A calamity as `choose` names it: the second one of a name a player suffers in the step
+    is `occurrence=2`."""
+    return f'"{calamity}"' + (f" occurrence={occurrence}" if occurrence > 1 else "")
 
 
 def _discard_calamity(game: Game, victim: str, name: str) -> None:
@@ -113,7 +128,7 @@ def _discard_calamity(game: Game, victim: str, name: str) -> None:
         p.calamities.pop(i)
 
 
-def _apply(game: Game, r) -> None:
+def _apply(game: Game, r, suffered: dict) -> None:
     line = game.module.CALAMITIES[r.calamity]["line"]
     victims = [(r.victim, r.primary, "primary")] + [(n, res, "secondary") for n, _, res in r.secondary]
     ben = f", beneficiary {r.beneficiary.name}" if r.beneficiary is not None and r.beneficiary.name else ""
@@ -121,18 +136,20 @@ def _apply(game: Game, r) -> None:
         if res.is_cancelled:
             game.note(f"{r.calamity}: {name} ({role} victim) suffers nothing: the calamity is cancelled", line)
             continue
-        lost = [_take(game, game.players[name], e, r.calamity) for e in res.to_dict()["effects"]]
+        occurrence = suffered.get((r.calamity, name), 0) + 1
+        suffered[(r.calamity, name)] = occurrence
+        lost = [_take(game, game.players[name], e, r.calamity, occurrence) for e in res.to_dict()["effects"]]
         lost = [x for x in lost if x]
         game.note(f"{r.calamity}: {name} ({role} victim{ben}) {'; '.join(lost) or 'loses nothing'}", line)
 
 
-def _take(game: Game, p, effect: dict, calamity: str) -> str:
+def _take(game: Game, p, effect: dict, calamity: str, occurrence: int) -> str:
     """Take one effect's loss from the player's ledger; its words."""
     amount = effect.get("taken", effect.get("amount"))
     kind, bound = effect["kind"], effect.get("bound")
     if not amount:
         return ""
-    choice = game.choices.get((calamity, p.name), {})
+    choice = game.choices.get((calamity, p.name, occurrence), {})
     if effect.get("loss"):
         return _pieces(p, effect["loss"]["cities"], effect["loss"]["tokens"])
     if bound in SIMPLE_FACTS:
@@ -152,9 +169,9 @@ def _take(game: Game, p, effect: dict, calamity: str) -> str:
         p.tokens += placed
         return f"{_n(amount, 'city', 'cities')} reduced ({placed} tokens from stock replace them)"
     if bound == "unit_points" or (bound or "").endswith("_units"):  # anywhere, or in an area: his pieces
-        return _chosen_pieces(game, p, amount, choice, calamity)
+        return _chosen_pieces(game, p, amount, choice, calamity, occurrence)
     if bound in ("commodity_cards", "commodity_face_value"):
-        return _chosen_cards(game, p, amount, effect, choice, calamity)
+        return _chosen_cards(game, p, amount, effect, choice, calamity, occurrence)
     return f"{kind.replace('_', ' ')} {amount} (not kept by the ledger: enter what changes on the map as a census)"
 
 
@@ -167,7 +184,7 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str) -> str:
+def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str, occurrence: int) -> str:
     city, token = game.module.UNIT_POINTS["city"], game.module.UNIT_POINTS["token"]
     have = p.cities * city + p.tokens * token
     if have <= amount:
@@ -175,25 +192,28 @@ def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str) -> s
     if "cities" not in choice and "tokens" not in choice:
         raise Refused(CHOICE, f"{calamity}: {p.name} loses {amount} unit points, from cities ({city} each) and "
                       f"tokens ({token} each) of his choice",
-                      [f"choose {p.name} \"{calamity}\" cities=C tokens=T (C x {city} + T x {token} at least "
-                       f"{amount})"], needs=[{"player": p.name, "calamity": calamity, "key": "pieces", "amount": amount}])
+                      [f"choose {p.name} {which(calamity, occurrence)} cities=C tokens=T (C x {city} + T x {token} "
+                       f"at least {amount})"], needs=[{"player": p.name, "calamity": calamity, "key": "pieces",
+                                                      "amount": amount, "occurrence": occurrence}])
     cities, tokens = choice.get("cities", 0), choice.get("tokens", 0)
     worth = cities * city + tokens * token
     least = min([x for x, n in ((city, cities), (token, tokens)) if n] or [0])
     if cities > p.cities or tokens > p.tokens or worth < amount or worth - least >= amount:
-        raise Refused(ILLEGAL, f"{calamity}: {cities} cities and {tokens} tokens are worth {worth}: {p.name} loses "
+        nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
+        raise Refused(ILLEGAL, f"{calamity}{nth}: {cities} cities and {tokens} tokens are worth {worth}: {p.name} loses "
                       f"{amount} unit points, no piece more than needed, from {p.cities} cities and {p.tokens} tokens")
     return _pieces(p, cities, tokens)
 
 
-def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calamity: str) -> str:
+def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calamity: str, occurrence: int) -> str:
     cards = (effect.get("discard") or {}).get("cards") or choice.get("cards")
     if cards is None and p.card_count() <= amount and effect["bound"] == "commodity_cards":
         cards = [c for c, n in p.cards.items() for _ in range(n)]
     if cards is None:
         raise Refused(CHOICE, f"{calamity}: {p.name} discards commodity cards ({effect['kind'].replace('_', ' ')} "
-                      f"{amount}) of his choice", [f"choose {p.name} \"{calamity}\" cards=CARD,CARD,..."],
-                      needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount}])
+                      f"{amount}) of his choice", [f"choose {p.name} {which(calamity, occurrence)} cards=CARD,CARD,..."],
+                      needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount,
+                              "occurrence": occurrence}])
     if isinstance(cards, dict):
         cards = [c for c, n in cards.items() for _ in range(n)]
     if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):

@@ -29,7 +29,7 @@ EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, 
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
                 "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP}
+                "borders": _MAP, "occurrence": _COUNT}
 
 
 def _holds_type(value, kind: str) -> bool:
@@ -356,12 +356,18 @@ def choose(game: Game, event: dict) -> None:
             game.player(who)
         if event.get("beneficiary") is not None:
             game.player(event["beneficiary"])
-        for key in ("cities", "tokens"):
+        for key in ("cities", "tokens", "occurrence"):
             _whole(event, key)
+        occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
+        held = sum(n == name for q in game.seated() for n, _ in q.calamities)
+        if not 1 <= occurrence <= held:
+            raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
+                          f"suffers it from once to {held} times", field="occurrence")
         chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
         if "cards" in chosen:
             chosen["cards"] = _card_names(game, chosen["cards"])
-        game.choices[(name, p.name)] = {**game.choices.get((name, p.name), {}), **chosen}
+        key = (name, p.name, occurrence)
+        game.choices[key] = {**game.choices.get(key, {}), **chosen}
     borders = event.get("borders") or {}
     from ..table import RELATIONS
 
@@ -381,8 +387,11 @@ def choose(game: Game, event: dict) -> None:
     game.turn_facts.setdefault(p.name, {}).update(facts)
     said = ", ".join([f"{k} {v}" for k, v in facts.items()]
                      + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
-    chosen = [_choice_words(k, v) for k, v in game.choices.get((calamity, p.name), {}).items()] if calamity else []
-    game.note(f"{p.name} chooses{f' for {calamity}' if calamity else ''}: "
+    occurrence = event.get("occurrence") or 1
+    chosen = ([_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()]
+              if calamity else [])
+    nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
+    game.note(f"{p.name} chooses{f' for {calamity}{nth}' if calamity else ''}: "
               f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
 
 

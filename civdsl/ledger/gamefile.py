@@ -160,6 +160,65 @@ def checked(data, lines: list[int] | None = None) -> GameFile:
     return GameFile(setup, events, lines)
 
 
+class SetupError(GameFileError):
+    """Civilizations that no declared set-up for the player count uses: `civilization` is the
+    first one out of place (None when the player count has no set-up at all)."""
+
+    def __init__(self, message: str, civilization: str | None, notes: list[str]):
+        super().__init__(message, None, "CIV145")
+        self.civilization = civilization
+        self.notes = notes
+
+
+def setups_for(civs: dict, players: int) -> dict[str, list[str]]:
+    """The edition's set-ups for a player count, each with its civilizations in rulebook order: a
+    set-up is for as many players as civilizations name it (`setups` of each civilization)."""
+    named: dict[str, list[str]] = {}
+    for name, civ in civs.items():
+        for s in civ.get("setups", ()):
+            named.setdefault(s, []).append(name)
+    return {s: names for s, names in named.items() if len(names) == players}
+
+
+def check_setup(civs: dict, chosen: list[str | None]) -> str | None:
+    """The set-up the chosen civilizations play, where the edition declares set-ups: every
+    civilization of one set-up for this many players. A seat without a civilization leaves the
+    set-up open (None); an edition without set-ups checks nothing."""
+    if not any(c.get("setups") for c in civs.values()):
+        return None
+    n = len(chosen)
+    fits = setups_for(civs, n)
+    listing = [f"set-up {s}: {', '.join(names)}" for s, names in fits.items()]
+    if not fits:
+        counts = sorted({len(v) for v in (setups_for(civs, k) for k in range(1, len(civs) + 1)) for v in v.values()})
+        raise SetupError(f"no set-up for {n} players: the edition's set-ups are for {_counts(counts)} players",
+                         None, [])
+    seen = set()
+    for c in chosen:
+        if c is not None and c in seen:
+            raise SetupError(f"`{c}` is chosen twice: each player plays his own civilization", c, listing)
+        seen.add(c)
+    given = [c for c in chosen if c is not None]
+    ok = [s for s, names in fits.items() if all(c in names for c in given)]
+    if not ok:
+        best = max(fits.values(), key=lambda names: sum(c in names for c in given))
+        out = next(c for c in given if c not in best)
+        raise SetupError(f"`{out}` is in no set-up for {n} players with "
+                         + ", ".join(f"`{c}`" for c in given if c in best), out, listing)
+    return ok[0] if len(given) == n else None
+
+
+def _counts(counts: list[int]) -> str:
+    runs, start = [], None
+    for i, k in enumerate(counts):
+        if start is None:
+            start = k
+        if i + 1 == len(counts) or counts[i + 1] != k + 1:
+            runs.append(str(start) if start == k else f"{start}-{k}")
+            start = None
+    return ", ".join(runs)
+
+
 def start(rulebook, setup: dict) -> Game:
     players = {}
     civs = getattr(rulebook.module, "CIVILIZATIONS", {})
@@ -172,6 +231,7 @@ def start(rulebook, setup: dict) -> Game:
             raise GameFileError(f"player `{p['name']}`: no civilization `{civ}` in this edition"
                                 + (f" (did you mean `{best}`?)" if best else ""))
         players[p["name"]] = Player(p["name"], civ)
+    check_setup(civs, [p.get("civilization") for p in setup["players"]])
     track = setup.get("ast_track")
     if track is not None and track not in rulebook.module.AST:
         raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")

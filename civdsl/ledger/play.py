@@ -71,7 +71,7 @@ class Game:
     final_turn: int | None = None
     log: list[Entry] = field(default_factory=list)
     done: dict = field(default_factory=dict)  # (what, player) -> True: what each player did this step
-    choices: dict = field(default_factory=dict)  # (calamity, victim) -> the victim's choices this turn
+    choices: dict = field(default_factory=dict)  # (calamity, victim, occurrence) -> the victim's choices this turn
     turn_facts: dict = field(default_factory=dict)  # player -> facts given for this turn's calamities
     borders: dict = field(default_factory=dict)  # relation -> pairs of players bordering this turn
     ast_moves: dict = field(default_factory=dict)  # player -> the move entered where the rules cannot tell

@@ -12,7 +12,7 @@ USAGE = {
     "draw": "draw PLAYER CARD...",
     "buy-cards": "buy-cards PLAYER CARD...",
     "trade": "trade PLAYER CARD... for PLAYER CARD...",
-    "choose": "choose PLAYER [CALAMITY] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
+    "choose": "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
               "[cards=CARD,...] [land=NAME,...] [FACT=N]",
     "buy": "buy PLAYER ADVANCE... [pay CARD...] [treasury N]",
     "discard": "discard PLAYER CARD...",
@@ -151,7 +151,7 @@ def _choose(event: dict, at: dict, rest: list[str]) -> None:
             event["cards"] = _cards([c for c in value.split(",") if c])
         elif key in ("land", "water", "near"):
             event.setdefault("borders", {})[key] = [n for n in value.split(",") if n]
-        elif key in ("cities", "tokens"):
+        elif key in ("cities", "tokens", "occurrence"):
             event[key] = _number(value, key)
         else:
             facts[key] = _number(value, key) if value.isdigit() else value

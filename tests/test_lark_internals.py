@@ -1,0 +1,125 @@
+"""The private parts of Lark that civdsl relies on, pinned to the tested range in pyproject.toml
+(`lark>=1.3.1,<1.4`). Each is checked for existence and signature (or, for attributes, by using
+it the way civdsl does), so a Lark release that changes one fails here, naming the civdsl code
+that uses it, instead of silently slowing or breaking the parse, the formatter or the editor."""
+
+from __future__ import annotations
+
+import inspect
+import io
+
+import lark
+import lark.common
+import lark.exceptions
+import lark.grammar
+import lark.lexer
+import lark.visitors
+import pytest
+
+from civdsl import parser, syntax
+
+# (Lark object, the signature civdsl calls it with, the civdsl places that use it)
+PRIVATE_CALLABLES = [
+    (lambda: lark.Transformer._transform_tree, "(self, tree)",
+     "syntax._ToSyntax._transform_tree overrides it (Transformer.transform must call it)"),
+    (lambda: lark.Transformer._call_userfunc, "(self, tree, new_children=None)",
+     "syntax._ToSyntax._transform_node calls it for rules without a fast-path function"),
+    (lambda: lark.Lark._load, "(self, f, **kwargs)",
+     "parser.build_lark loads the analysed grammar kept in the cache"),
+    (lambda: lark.visitors._vargs_meta, "(f, _data, children, meta)",
+     "syntax._rule_functions recognises v_args(meta=True) callbacks"),
+    (lambda: lark.visitors._VArgsWrapper.__init__, "(self, func, visit_wrapper)",
+     "syntax._rule_functions reads base_func and visit_wrapper"),
+    (lambda: lark.lexer.LexerThread.from_text, "(lexer, text_or_slice)",
+     "lsp._tokenize_line lexes one line"),
+    (lambda: lark.lexer.LexerThread.lex, "(self, parser_state)",
+     "lsp._tokenize_line lexes one line"),
+    (lambda: lark.lexer.BasicLexer.__init__, "(self, conf, comparator=None)",
+     "lsp._lexer builds the editor's line lexer from the parser's lexer_conf"),
+    (lambda: lark.exceptions.VisitError.__init__, "(self, rule, obj, orig_exc)",
+     "syntax._ToSyntax._transform_node wraps a callback's error as Lark would"),
+]
+
+
+def _plain(sig: inspect.Signature) -> str:
+    """The signature's parameter names, kinds and defaults, without annotations."""
+    return str(sig.replace(parameters=[p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()],
+                           return_annotation=inspect.Signature.empty))
+
+
+def test_installed_lark_is_in_the_pinned_range():
+    major, minor, patch = (int(x) for x in lark.__version__.split(".")[:3])
+    assert (1, 3, 1) <= (major, minor, patch) < (1, 4, 0), lark.__version__
+
+
+@pytest.mark.parametrize("get, expected, users", PRIVATE_CALLABLES, ids=[u.split()[0] for _, _, u in PRIVATE_CALLABLES])
+def test_private_lark_callable_keeps_its_signature(get, expected, users):
+    try:
+        target = get()
+    except AttributeError as exc:
+        pytest.fail(f"Lark {lark.__version__} no longer has it ({exc}); used by {users}")
+    assert _plain(inspect.signature(target)) == expected, f"signature changed; used by {users}"
+
+
+def test_plain_signature_drops_annotations_only():
+    def f(a: int, *, b: str = "x") -> int: ...
+    assert _plain(inspect.signature(f)) == "(a, *, b='x')"
+
+
+def test_transform_goes_through_transform_tree():
+    # syntax._ToSyntax relies on Transformer.transform calling the overridable _transform_tree
+    seen = []
+
+    class Probe(lark.Transformer):
+        def _transform_tree(self, tree):
+            seen.append(tree.data)
+            return "done"
+
+    assert Probe().transform(lark.Tree("x", [])) == "done" and seen == ["x"]
+
+
+def test_syntax_fast_path_recognises_every_v_args_callback():
+    # empty when this Lark keeps v_args differently (the parse still works, a fifth slower)
+    assert syntax._RULE_FUNCTIONS
+    assert any(with_meta for _, with_meta in syntax._RULE_FUNCTIONS.values())
+    assert any(not with_meta for _, with_meta in syntax._RULE_FUNCTIONS.values())
+
+
+def test_parser_attributes_the_editor_and_item_recovery_read():
+    built = parser._parser()
+    # lsp._lexer: the parser's lexer configuration
+    assert isinstance(built.lexer_conf, lark.common.LexerConf)
+    tokens = list(lark.lexer.LexerThread.from_text(lark.lexer.BasicLexer(built.lexer_conf), "edition x").lex(None))
+    assert [t.value for t in tokens] == ["edition", "x"]
+    # parser._value_stack: what an interactive parser has shifted so far
+    interactive = built.parse_interactive('language 1\nedition x "X"\n')
+    interactive.exhaust_lexer()
+    stack = interactive.parser_state.value_stack
+    assert isinstance(stack, list) and stack
+    assert parser._value_stack(interactive) is stack
+
+
+def test_the_cached_grammar_loads_through_lark_load():
+    # parser.build_lark falls back to analysing the grammar afresh when loading fails, so the
+    # load is done here directly: a failure would otherwise only show as a slow start
+    parser.build_lark(propagate_positions=False)
+    kept = parser.cache.read(parser.grammar_cache_name(propagate_positions=False))
+    if kept is None:
+        pytest.skip("no cache folder to keep the analysed grammar in")
+    options = {k: v for k, v in {**parser.LARK_OPTIONS, "propagate_positions": False}.items()
+               if k in parser._LOAD_OPTIONS}
+    loaded = lark.Lark.__new__(lark.Lark)._load(io.BytesIO(kept), **options)
+    assert isinstance(loaded, lark.Lark)
+    assert loaded.parse('language 1\nedition x "X"\n').data == "start"
+
+
+def test_grammar_tables_the_keyword_and_statement_edge_readers_use():
+    # parser.keywords, keyword_terminals, statement_edges read the analysed grammar's tables
+    built = parser._parser()
+    terminal = next(t for t in built.terminals if t.pattern.type == "str")
+    assert isinstance(terminal, lark.lexer.TerminalDef) and isinstance(terminal.pattern.value, str)
+    rule = next(r for r in built.rules if str(r.origin.name) == "item")
+    assert isinstance(rule, lark.grammar.Rule)
+    assert all(isinstance(s.is_term, bool) and s.name for s in rule.expansion)
+    starts, ends = parser.statement_edges()
+    assert starts and ends
