@@ -6,7 +6,7 @@ For every shipped rulebook and house rule (or the ones named), the page is rende
 `civdsl build` writes it, into a temporary folder, and opened from there (file://) in one
 headless Chromium, each round with the browser's storage cleared. Printed per page:
 
-- weight: the file's bytes, against the goal of 250 KB (issue 18), with its parts (the engine's
+- weight: the file's bytes, against the goal of 250 KB (docs/performance.md: not met since the pages carry the reference sections), with its parts (the engine's
   runtime, MODEL and generated rules, the UI, the CSS);
 - interactive: from the start of navigation until the UI is built with every answer on screen
   (ui.js notes the time, `civdslPage.readyAt`, once it has built the page and computed the first

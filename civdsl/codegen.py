@@ -140,7 +140,8 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
     _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
-    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block})
+    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
+                                                "block_when": [[o.dotted, b] for o, b in c.block_when]})
                                 for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():

@@ -118,8 +118,19 @@ def quantity_words(e: Expr) -> str:
 _SAID = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "//": "divided by", "%": "modulo"}
 
 
+def _held_bonus(e: Expr) -> tuple[int, str] | None:
+    """N * holds("X"): a number that only a held advance adds (N and X), else None."""
+    if _is_op(e, ("*",)) and isinstance(e.left, Num) and isinstance(e.right, Call) and e.right.name == "holds" \
+            and len(e.right.args) == 1 and isinstance(e.right.args[0], Str):
+        return e.left.value, e.right.args[0].value
+    return None
+
+
 def _binop_words(e: BinOp) -> str:
     left, right = quantity_words(e.left), quantity_words(e.right)
+    bonus = _held_bonus(e.right) if e.op in ("+", "-") else None
+    if bonus is not None:
+        return f"{left}, {bonus[0]} {'more' if e.op == '+' else 'fewer'} with {bonus[1]}"
     if e.op == "*" and isinstance(e.left, Num):
         return {1: right, 2: f"twice {right}"}.get(e.left.value, f"{e.left.value} times {right}")
     text = f"{left} {_SAID.get(e.op, e.op)} {right}"

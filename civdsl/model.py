@@ -232,6 +232,8 @@ class Commodity:
     count: int | None = None
     stack: int | None = None
     block: str | None = None
+    # (the option, the block while it is on): another reading of the block, first option on wins
+    block_when: list = field(default_factory=list)
     printed: list[int] | None = None
     aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -1521,13 +1521,24 @@ def player_block(module, state: PlayerState) -> str | None:
     return civ["block"] if civ else None
 
 
+def commodity_block(module, name: str, state: PlayerState | None) -> str | None:
+    """A commodity's trade block: under the first declared reading (`block ID when OPTION`) whose
+    option the question switches on, else the rulebook's default."""
+    row = module.COMMODITIES[name]
+    if state is not None:
+        for option, block in row.get("block_when", ()):
+            if state.option(option):
+                return block
+    return row["block"]
+
+
 def off_block(module, name: str, state: PlayerState | None):
     """Whether a set of this commodity, redeemed by this player, is outside its native block:
     True, False, or None when the answer needs a fact the state lacks (then `state.missing` says
     which). Only a block some civilization belongs to is a trade block: a commodity of another
     block (shared) is native everywhere."""
     ob = getattr(module, "OFF_BLOCK", None)
-    block = module.COMMODITIES[name]["block"]
+    block = commodity_block(module, name, state)
     blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
     if ob is None or state is None or block not in blocks:
         return False

@@ -141,7 +141,8 @@ def to_data(ed: Edition) -> dict:
         "civilizations": [_civilization(c, ed) for c in ed.civilizations.values()],
         "score": None if ed.score is None else {"points": _labelled(ed.score.points),
                                                 "tiebreaks": _labelled(ed.score.tiebreaks)},
-        "commodities": [_item("commodity", c, {}) for c in ed.commodities.values()],
+        "commodities": [_item("commodity", c, {"block_when": lambda v: [{"when": o.dotted, "block": b} for o, b in v]})
+                        for c in ed.commodities.values()],
         "set_value": _text(ed.set_value),
         "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],

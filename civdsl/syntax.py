@@ -910,6 +910,13 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._field("block", c[1].value, meta)
 
     @v_args(meta=True)
+    def com_block_when(self, meta, c):
+        """`block ID when OPTION`: the block under a reading a declared option switches on."""
+        names = self._tokens(c, "NAME")
+        option = Name((names[1].value,), self._span(meta))
+        return self._field("block_when", (option, names[0].value), meta)
+
+    @v_args(meta=True)
     def com_printed(self, meta, c):
         return self._field("printed", [self._int(t, "printed value") for t in self._tokens(c, "INT")], meta)
 

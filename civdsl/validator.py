@@ -676,6 +676,11 @@ class _Validator(NodeVisitor):
         self._stack_exists(com)
         if com.printed:
             self._printed(com)
+        for option, _block in com.block_when:
+            if option.dotted not in self.ed.options:
+                self.d.error("CIV013", f"unknown option `{option.dotted}` in commodity `{com.name}`'s block",
+                             option.span, item=com.name,
+                             help=suggestion(option.dotted, list(self.ed.options)) or "declare it: `option ID \"doc\" off`")
 
     def _stack_exists(self, item) -> None:
         """The trade stack a calamity or commodity card is in, if given, is one of the game's."""

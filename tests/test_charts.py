@@ -1077,3 +1077,14 @@ def test_a_build_without_graphviz_keeps_the_drawings_and_check_fails_where_one_i
                              text=True, env=env)
     assert checked.returncode == 1
     assert "civ1981/charts/explorer.svg: missing" in checked.stdout + checked.stderr
+
+
+def test_a_cancel_condition_with_held_advances_reads_as_more_and_fewer():
+    """Mega Civilization's Civil War is cancelled for a victim with no more unit points than he keeps, the kept
+    amount moved by the advances held: the reason says "5 more with Music", never "5 times Music"."""
+    megaciv = load(ROOT / "rulebooks" / "megaciv.civ")
+    (expr, _span), = megaciv.calamities["Civil War"].cancel
+    words = describe.condition(expr)
+    assert words.endswith("at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, "
+                          "5 fewer with Philosophy, 5 fewer with Military")
+    assert "times" not in words and "_" not in words

@@ -27,6 +27,7 @@ from civdsl.state import StateError
 from benchmark_modules import bench_planner
 
 SHIPPED = ["megaciv", "expansion", "civ1981", "civ1980"]
+ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = Path(__file__).parent / "scenarios"
 
 
@@ -484,15 +485,21 @@ def test_two_turn_lookahead_matches_brute_force(data):
 
 # --- seed examples (tests/scenarios) -------------------------------------------------------
 
-def scenario(rid, starts):
-    data = yaml.safe_load((SCENARIOS / f"{rid}.yaml").read_text())
-    return next(s for s in data["scenarios"] if s["name"].startswith(starts))
+def scenario(rid, name):
+    """A purchase ruling of a shipped rulebook (the seed's worked example, as the rulebook records
+    it): what the player holds, what he buys and the prices the printed rules give."""
+    from civdsl import rulings
+    from civdsl.frontend import check_file
+
+    reading = rulings.read(check_file(ROOT / "rulebooks" / f"{rid}.civ").edition.rulings[name])
+    prices = {e.key[len('price("'):-len('")')]: e.value for e in reading.expected if e.key.startswith("price(")}
+    return {"cost": {"holds": reading.players[0]["holds"], "buy": reading.subject}, "expect": {"prices": prices}}
 
 
 @pytest.mark.parametrize("starts", [
-    "cost: example 1 of phase 12",
-    "cost: example 2 of phase 12",
-    "cost: example 3 of phase 12, first turn",
+    "purchase_example_1",
+    "purchase_example_2",
+    "purchase_example_3",
 ])
 def test_megaciv_phase_12_examples(books, starts):
     s = scenario("megaciv", starts)
@@ -530,7 +537,7 @@ def test_megaciv_example_2_masonry_and_pottery_make_agriculture_90(books):
 
 
 def test_expansion_32_59_music_example(books):
-    s = scenario("expansion", "cost: 32.59 example")
+    s = scenario("expansion", "music_purchase")
     state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 3, "Papyrus": 2, "Hides": 1}, "treasury": 10}
     p = planner.plan(books["expansion"], state, want=["Music"])["plans"][0]
     assert p["buy"] == ["Music"] and p["total"] == s["expect"]["prices"]["Music"] == 55
@@ -541,7 +548,7 @@ def test_expansion_32_59_music_example(books):
 
 
 def test_civ1981_17_5_music_example(books):
-    s = scenario("civ1981", "cost: 17.5 example")
+    s = scenario("civ1981", "music_purchase")
     state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 3, "Papyrus": 2, "Hides": 1}, "treasury": 10}
     report = planner.plan(books["civ1981"], state, want=["Music"])
     p = report["plans"][0]

@@ -116,7 +116,8 @@ def test_the_calamities_chart_lists_every_rule_option_with_its_default_and_switc
     from civdsl.resources import rulebooks_dir
 
     ed = check_file(rulebooks_dir() / "expansion.civ").edition
-    rows = [[c.plain() for c in r.cells] for r in tables.calamities_chart(ed).tables[-1].rows]
+    options, = [t for t in tables.calamities_chart(ed).tables if t.slug == "options"]
+    rows = [[c.plain() for c in r.cells] for r in options.rows]
     assert len(rows) == len(ed.options)
     assert ["--option cyclone_prevention_on_amount=on", "off"] == rows[1][:2]
     assert rows[1][3] == "prevention amount (Cyclone)"
@@ -132,3 +133,25 @@ def test_a_card_moved_to_another_colour_group_breaks_an_assert(tmp_path, edition
                     f'change advance "{card}" {{ groups {groups} }}\n', encoding="utf-8")
     failed = [d for d in check_file(path).diagnostics.items if d.code == "CIV042"]
     assert failed, f"{card} moved to {groups} passed every assert of {edition}"
+
+
+def _hand_sets(rb, options: dict) -> dict:
+    # an East nation (Arabia) at a 12-player table redeems three Wool and three Grain (face 4)
+    state = {"players": 12, "civilization": "Arabia", "options": options}
+    report = rb.hand({"Wool": 3, "Grain": 3}, state)
+    return {row["commodity"]: (row["value"], row.get("off_block", False)) for row in report["sets"]}
+
+
+def test_expansion_wool_is_west_by_default_and_grain_west_as_the_option():
+    """9.1 marks Wool West and Grain shared; 14.33 lists Grain in the West set (Wool then shared).
+    Off-block a set of 3 is worth 3 x 3 x 4 + 3 x 4 = 48, at home 3 x 3 x 4 = 36 (28.53)."""
+    rb = civdsl.load("expansion")
+    assert _hand_sets(rb, {}) == {"Wool": (48, True), "Grain": (36, False)}
+    assert _hand_sets(rb, {"wool_grain_by_14_33": "on"}) == {"Wool": (36, False), "Grain": (48, True)}
+
+
+def test_a_commodity_block_under_an_undeclared_option_is_an_error(tmp_path):
+    diags = _diagnostics(tmp_path, 'language 1\nedition t "T"\noption other_block "the other reading" off\n'
+                         'commodity "Wool" { value 4 count 7 stack 4 block west block shared when other_blok }\n')
+    errors = [d for d in diags if d.code == "CIV013"]
+    assert len(errors) == 1 and "other_blok" in errors[0].message and "other_block" in (errors[0].help or "")

@@ -251,6 +251,8 @@ class JSCompiler(ExpressionCompiler):
     def __init__(self, consts: dict, options: dict, tables: set):
         super().__init__(consts, options, tables)
         self.paths: dict[str, str] = {}  # rulebook file -> the constant naming it (written once)
+        # data that many rules share (an order of stages, the amounts to floor) -> its uses
+        self.shared: dict[str, int] = {}
 
     @staticmethod
     def literal(value) -> str:
@@ -261,6 +263,14 @@ class JSCompiler(ExpressionCompiler):
         if path not in self.paths:
             self.paths[path] = f"rulePath{len(self.paths)}"
         return self.paths[path]
+
+    def shared_data(self, literal: str) -> str:
+        """A literal many rules repeat, as a constant written once at the top of the rules: a
+        lighter page (the rules only read it)."""
+        self.shared[literal] = self.shared.get(literal, 0) + 1
+        # a mark no escaped literal or comment can hold (a NUL): rules_source writes a name or,
+        # for a literal only one rule uses, the literal itself in its place
+        return f"\0{list(self.shared).index(literal)}\0"
 
     def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
         # keyword arguments travel as one object, given whenever the function takes any
@@ -285,6 +295,10 @@ class _Out:
         self.lines.append(text)
 
 
+# the first line of the rules' part (page.py finds the part by it)
+RULES_MARK = "// the rules of this edition, compiled from its rulebook by civdsl (civdsl/companion/jsgen.py)"
+
+
 def rules_source(ed: Edition) -> str:
     """The JavaScript of one edition's rules: RULE_TABLES and RULES, read by the runtime."""
     consts = _constants(ed)
@@ -292,7 +306,7 @@ def rules_source(ed: Edition) -> str:
     c = JSCompiler(consts, options, set(ed.tables))
     c.const_exprs = {k: cn.expr for k, cn in ed.consts.items() if cn.value is None}
     w = _Out()
-    w.line("// the rules of this edition, compiled from its rulebook by civdsl (civdsl/companion/jsgen.py)")
+    w.line(RULES_MARK)
     _rule_tables(w, ed, consts, options)
     off = _set_value_functions(w, ed, c)
     c.held = "held"  # calamity functions keep the held advances in a local
@@ -302,7 +316,16 @@ def rules_source(ed: Edition) -> str:
     tracks = [_track_functions(w, c, ti, track) for ti, track in enumerate(ed.asts.values())]
     _rules_object(w, c, ed, off, calamities, tracks)
     paths = [f"const {name} = {js_string(path)};" for path, name in c.paths.items()]
-    return "\n".join(w.lines[:1] + paths + w.lines[1:]) + "\n"
+    names, shared = {}, 0
+    for i, (literal, uses) in enumerate(c.shared.items()):
+        if uses > 1:
+            names[f"\0{i}\0"] = f"ruleData{shared}"
+            paths.append(f"const ruleData{shared} = {literal};")
+            shared += 1
+        else:
+            names[f"\0{i}\0"] = literal
+    lines = [re.sub(r"\0[0-9]+\0", lambda m: names[m.group()], line) if "\0" in line else line for line in w.lines]
+    return "\n".join(lines[:1] + paths + lines[1:]) + "\n"
 
 
 def _rule_tables(w: _Out, ed: Edition, consts: dict, options: dict) -> None:
@@ -642,8 +665,7 @@ class _JSRoleBody(_RoleWalk):
 
     def _stage_loop_start(self, switches: tuple, orders: dict) -> None:
         table = {"|".join(on): list(order) for on, order in orders.items()}
-        self.line(f"const on = {js_literal(list(switches))}.filter((n) => truthy(s.option(n))).join(\"|\");")
-        self.line(f"for (const stage of {js_json(table)}[on]) {{")
+        self.line(f"for (const stage of stageOrder(s, {self.c.shared_data(js_json([list(switches), table]))})) {{")
         self.indent += "  "
 
     def _stage_start(self, k: int, stages: tuple) -> None:
@@ -682,7 +704,8 @@ class _JSRoleBody(_RoleWalk):
 
     def _after_floor(self) -> str:
         line, path = self.rules.floor_at
-        return f"floorEffects(effects, trace, {js_json(self.floor_kinds())}, {line}, {self.c.path(path)});"
+        return (f"floorEffects(effects, trace, {self.c.shared_data(js_json(self.floor_kinds()))}, {line}, "
+                f"{self.c.path(path)});")
 
     def _after_bound(self) -> str:
         return f"boundEffects(s, effects, trace, MODEL.BOUNDS, {self.path}{self._city()});"

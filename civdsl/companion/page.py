@@ -26,7 +26,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
-from .jsgen import checked_engine, edition_of, engine_parts, js_json, js_string
+from .jsgen import RULES_MARK, checked_engine, edition_of, engine_parts, js_json, js_string
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -441,6 +441,190 @@ def page_engine(parts: list[str]) -> list[str]:
     return [part for part, _ in done]
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def without_unused(parts: list[str], also_reads: str) -> list[str]:
+    """PARTS without the top-level functions nothing reaches: neither the code outside every
+    top-level function, nor ALSO_READS (the page's own script), nor a function reached. The
+    runtime files hold helpers that only some editions' rules call (and the helpers of what the
+    page leaves out): this edition's page carries only what it can run. Any word counts as a
+    reference, in a string too (the conservative reading: a function kept that need not be).
+    Parts the scanner cannot read are kept whole, with every name in them a reference."""
+    found = [_top_functions(part) for part in parts]
+    bodies: dict[str, set[str]] = {}
+    roots = set(_IDENTIFIER.findall(also_reads))
+    for part, spans in zip(parts, found):
+        if spans is None:
+            roots.update(_IDENTIFIER.findall(part))
+            continue
+        pos = 0
+        for name, (start, end) in spans.items():
+            roots.update(_IDENTIFIER.findall(part, pos, start))
+            bodies[name] = set(_IDENTIFIER.findall(part, start + len("function " + name), end))
+            pos = end
+        roots.update(_IDENTIFIER.findall(part, pos))
+    live, todo = set(), [name for name in bodies if name in roots]
+    while todo:
+        name = todo.pop()
+        if name not in live:
+            live.add(name)
+            todo.extend(bodies[name] & bodies.keys() - live)
+    out = []
+    for part, spans in zip(parts, found):
+        for name, (start, end) in reversed(list((spans or {}).items())):
+            if name not in live:
+                part = part[:start] + part[end:]
+        out.append(part)
+    return out
+
+
+_LOCALS = re.compile(r"\n *let ([A-Za-z_$][A-Za-z0-9_$]*(?:, [A-Za-z_$][A-Za-z0-9_$]*)*);")
+
+
+def short_locals(part: str, taken: set[str]) -> str:
+    """PART with the rules' shared constants (`rulePath0`) and the variables each top-level
+    generated rule function declares in its `let` line renamed to the shortest names used
+    nowhere in the page (TAKEN: every word of it): the
+    generated calamity functions repeat their locals (`e0_amount`, `effects`, `trace`) hundreds of
+    times. Only code is renamed (never a string, a regular expression or a property after a dot
+    or before a colon); a function where a local could be an object's shorthand property keeps its
+    names. PART unchanged where the scanner cannot read it."""
+    fresh = _fresh_names(taken)
+    # the constants the rules share (a rule's file, a repeated literal) are read in every rule
+    shared = re.findall(r"^const (rule(?:Path|Data)[0-9]+) = ", part, re.M)
+    part = _renamed(part, shared, fresh)
+    fresh = fresh[len(shared):]
+    spans = _top_functions(part)
+    if spans is None:
+        return part
+    out, pos = [], 0
+    for name, (start, end) in spans.items():
+        declared = _LOCALS.search(part, start, end) if name.startswith("rule") else None
+        if declared is None:
+            continue
+        text = part[start:end]
+        # its own other names: the role parameter, the held advances, the stage of a loop
+        own = [n for n, mark in (("role", ", role)"), ("held", "const held = "), ("stage", "const stage of "))
+               if mark in text]
+        renamed = _renamed(text, declared.group(1).split(", ") + own, fresh)
+        out.append(part[pos:start])
+        out.append(renamed)
+        pos = end
+    out.append(part[pos:])
+    return "".join(out)
+
+
+def _fresh_names(taken: set[str]) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    names = [a for a in letters] + [a + b for a in letters for b in letters + "0123456789_$"]
+    return [n for n in names if n not in taken and n not in _JS_RESERVED]
+
+
+_JS_RESERVED = frozenset({"do", "if", "in"})  # the two-letter keywords
+
+
+def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
+    """FUNCTION's text with its locals NAMES renamed to the first of FRESH, in order; unchanged
+    where a local may be a shorthand property (`{trace}`)."""
+    tokens = _js_tokens(function)
+    if tokens is None:
+        return function
+    new = dict(zip(names, fresh))
+    word = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+    out, brackets = [], []  # the brackets open where the scan is (_track_brackets)
+    for i, (kind, token) in enumerate(tokens):
+        if kind != "code":
+            out.append(token)
+            continue
+        pieces, pos, scanned = [], 0, 0
+        for m in word.finditer(token):
+            _track_brackets(brackets, token[scanned:m.start()],
+                            token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i), token[:scanned])
+            scanned = m.end()
+            if m.group() not in new:
+                continue
+            before = token[:m.start()].rstrip()[-1:] or _last_code_char(tokens, i)
+            after = token[m.end():].lstrip()[:1] or _next_code_char(tokens, i)
+            in_braces = brackets[-1:] == ["o"]
+            if before == ".":
+                continue
+            if in_braces and before in "{," and after in ",}":
+                return function  # perhaps `{trace}`: keep the names
+            if in_braces and before in "{," and after == ":":
+                continue  # an object's key
+            pieces.append(token[pos:m.start()])
+            pieces.append(new[m.group()])
+            pos = m.end()
+        _track_brackets(brackets, token[scanned:], token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i),
+                        token[:scanned])
+        pieces.append(token[pos:])
+        out.append("".join(pieces))
+    return "".join(out)
+
+
+def _track_brackets(brackets: list[str], code: str, before: str = "", read: str = "") -> None:
+    """BRACKETS (a stack) once CODE is read: "o" for a brace that opens an object (after an
+    operator, a comma, an opening bracket or `return`, where a block cannot start), "{" for a
+    block; BEFORE is the last significant character before CODE, READ its token's text before it."""
+    last = before
+    for i, ch in enumerate(code):
+        if ch == "{":
+            value = (last and last in "(,[:=?&|!") or re.search(r"\breturn\s*$", read + code[:i])
+            brackets.append("o" if value else "{")
+        elif ch in "([":
+            brackets.append(ch)
+        elif ch in "})]" and brackets:
+            brackets.pop()
+        if not ch.isspace():
+            last = ch
+
+
+def _last_code_char(tokens, i: int) -> str:
+    for kind, token in reversed(tokens[:i]):
+        text = token.rstrip() if kind in ("code", "str", "regex", "div", "slash") else ""
+        if kind not in ("nl", "block", "line") and text:
+            return text[-1]
+    return ""
+
+
+def _next_code_char(tokens, i: int) -> str:
+    for kind, token in tokens[i + 1:]:
+        text = token.lstrip() if kind not in ("nl", "block", "line") else ""
+        if text:
+            return text[0]
+    return ""
+
+
+@lru_cache(maxsize=64)
+def _top_functions(part: str) -> dict[str, tuple[int, int]] | None:
+    """Where each top-level `function NAME(...) {...}` of PART (its keyword at the start of a line)
+    starts and ends, in the order written; None for a part the scanner cannot read or one that
+    declares a name twice."""
+    tokens = _js_tokens(part)
+    if tokens is None:
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    pos, start, name, depth, line_start = 0, None, None, 0, True
+    for kind, token in tokens:
+        if start is None and kind == "code" and line_start:
+            m = re.match(r"function ([A-Za-z_$][A-Za-z0-9_$]*)\(", token)
+            if m:
+                if m.group(1) in spans:
+                    return None
+                start, name, depth = pos, m.group(1), 0
+        if start is not None and kind == "code":
+            for i, ch in enumerate(token):
+                depth += {"{": 1, "}": -1}.get(ch, 0)
+                if ch == "}" and depth == 0:
+                    spans[name] = (start, pos + i + 1)
+                    start = None
+                    break
+        line_start = kind == "nl"
+        pos += len(token)
+    return None if start is not None else spans
+
+
 @lru_cache(maxsize=64)
 def _without_unasked(part: str) -> tuple[str, frozenset[str] | None]:
     """PART without the functions of PAGE_LEAVES_OUT it defines, and their names (None: a part the
@@ -567,6 +751,9 @@ def companion_html(module, edition=None, effect=None) -> str:
     extra = ((rulings_section(edition) + clauses_section(edition) if edition is not None else "")
              + (impact_section(effect) if effect else ""))
     parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module))
+    parts = without_unused(parts, ui_script())
+    taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
+    parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
     engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
     ui, css = _page_script(), _page_style()
     edition = getattr(module, "EDITION", {}) or {}

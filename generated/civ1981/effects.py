@@ -47,19 +47,19 @@ ADVANCES = _rt.records((
     '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 246}]',
     '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 255}]',
 ))
-COMMODITIES = _rt.records((
-    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null}]',
-    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null}]',
-    '["Iron", {"value": 2, "count": 5, "stack": 2, "block": null}]',
-    '["Papyrus", {"value": 2, "count": 5, "stack": 2, "block": null}]',
-    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": null}]',
-    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null}]',
-    '["Cloth", {"value": 5, "count": 7, "stack": 5, "block": null}]',
-    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": null}]',
-    '["Spice", {"value": 7, "count": 5, "stack": 7, "block": null}]',
-    '["Gems", {"value": 8, "count": 4, "stack": 8, "block": null}]',
-    '["Gold", {"value": 9, "count": 3, "stack": 9, "block": null}]',
-))
+COMMODITIES = {
+    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None, 'block_when': []},
+    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': None, 'block_when': []},
+    'Iron': {'value': 2, 'count': 5, 'stack': 2, 'block': None, 'block_when': []},
+    'Papyrus': {'value': 2, 'count': 5, 'stack': 2, 'block': None, 'block_when': []},
+    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': None, 'block_when': []},
+    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None, 'block_when': []},
+    'Cloth': {'value': 5, 'count': 7, 'stack': 5, 'block': None, 'block_when': []},
+    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': None, 'block_when': []},
+    'Spice': {'value': 7, 'count': 5, 'stack': 7, 'block': None, 'block_when': []},
+    'Gems': {'value': 8, 'count': 4, 'stack': 8, 'block': None, 'block_when': []},
+    'Gold': {'value': 9, 'count': 3, 'stack': 9, 'block': None, 'block_when': []},
+}
 TABLES = {
     'tokens_by_players': ((2, 2, 55), (3, 3, 47), (4, 4, 55), (5, 5, 47), (6, 6, 55), (7, 7, 47)),
     'mysticism_cards_by_players': ((2, 3, 1), (4, 5, 2), (6, 7, 3)),
@@ -416,15 +416,15 @@ AST = {
     'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['New Stone Age'], 'spaces': 16, 'step_points': None},
 }
 CIVILIZATIONS = _rt.records((
-    '["Africa", {"rank": 1, "block": null, "rows": {}}]',
-    '["Italy", {"rank": 2, "block": null, "rows": {}}]',
-    '["Illyria", {"rank": null, "block": null, "rows": {}}]',
-    '["Thrace", {"rank": null, "block": null, "rows": {}}]',
-    '["Crete", {"rank": null, "block": null, "rows": {}}]',
-    '["Asia", {"rank": null, "block": null, "rows": {}}]',
-    '["Assyria", {"rank": null, "block": null, "rows": {}}]',
-    '["Babylon", {"rank": 8, "block": null, "rows": {}}]',
-    '["Egypt", {"rank": 9, "block": null, "rows": {}}]',
+    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": []}]',
+    '["Italy", {"rank": 2, "block": null, "rows": {}, "setups": []}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Babylon", {"rank": 8, "block": null, "rows": {}, "setups": []}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": []}]',
 ))
 
 START_CREDITS = None

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': 'f68d61c7f5e4353467eb5a8e6ad0f2acffffcb69a0890a6e83cc62d998e63ae0'}
+SOURCES = {'rulebooks/expansion.civ': '08d109f3d48da2fae32f3d7def72a846bbc3a89526b10b40e94242a8ae1aa5c7'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -31,105 +31,105 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 124}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 134}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 143}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 153}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 163}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 174}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 187}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 197}]',
-    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 209}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 219}]',
-    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 232}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 243}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 253}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 262}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 273}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 284}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 293}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 306}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 315}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 324}]',
-    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 344}]',
-    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 355}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 365}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 374}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 383}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 392}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 403}]',
-    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 413}]',
-    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 423}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 432}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 443}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 453}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 463}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 473}]',
-    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 483}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 493}]',
-    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 502}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 512}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 521}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 531}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 540}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 550}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 560}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 569}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 578}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 588}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 597}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 607}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 616}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 625}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 125}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 135}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 144}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 154}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 164}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 175}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 188}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 198}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 210}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 220}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 233}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 244}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 254}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 263}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 274}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 285}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 294}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 307}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 316}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 325}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 336}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 345}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 356}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 366}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 375}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 384}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 393}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 404}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 414}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 424}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 433}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 444}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 454}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 464}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 474}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 484}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 494}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 503}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 513}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 522}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 532}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 541}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 551}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 561}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 570}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 579}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 589}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 598}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 608}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 617}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 626}]',
 ))
-COMMODITIES = _rt.records((
-    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
-    '["Clay", {"value": 1, "count": 7, "stack": 1, "block": "west"}]',
-    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
-    '["Flax", {"value": 1, "count": 7, "stack": 1, "block": "east"}]',
-    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": "shared"}]',
-    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
-    '["Papyrus", {"value": 2, "count": 7, "stack": 2, "block": "west"}]',
-    '["Stone", {"value": 2, "count": 7, "stack": 2, "block": "east"}]',
-    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
-    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": "shared"}]',
-    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
-    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
-    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
-    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
-    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": "shared"}]',
-    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
-    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
-    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
-    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
-    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": "shared"}]',
-    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
-    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
-    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
-    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
-    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": "shared"}]',
-    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
-    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
-    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
-    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
-    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": "shared"}]',
-    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
-    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
-    '["Spices", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
-    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
-    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": "shared"}]',
-    '["Gems", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
-    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
-    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
-    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
-    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": "shared"}]',
-    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
-    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
-    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
-    '["Pearl", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
-    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": "shared"}]',
-))
+COMMODITIES = {
+    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west', 'block_when': []},
+    'Clay': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west', 'block_when': []},
+    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east', 'block_when': []},
+    'Flax': {'value': 1, 'count': 7, 'stack': 1, 'block': 'east', 'block_when': []},
+    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': 'shared', 'block_when': []},
+    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west', 'block_when': []},
+    'Papyrus': {'value': 2, 'count': 7, 'stack': 2, 'block': 'west', 'block_when': []},
+    'Stone': {'value': 2, 'count': 7, 'stack': 2, 'block': 'east', 'block_when': []},
+    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east', 'block_when': []},
+    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': 'shared', 'block_when': []},
+    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west', 'block_when': []},
+    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west', 'block_when': []},
+    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east', 'block_when': []},
+    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east', 'block_when': []},
+    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': 'shared', 'block_when': []},
+    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west', 'block_when': [['wool_grain_by_14_33', 'shared']]},
+    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west', 'block_when': []},
+    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east', 'block_when': []},
+    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east', 'block_when': []},
+    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': 'shared', 'block_when': [['wool_grain_by_14_33', 'west']]},
+    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west', 'block_when': []},
+    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west', 'block_when': []},
+    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east', 'block_when': []},
+    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east', 'block_when': []},
+    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': 'shared', 'block_when': []},
+    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west', 'block_when': []},
+    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west', 'block_when': []},
+    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east', 'block_when': []},
+    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east', 'block_when': []},
+    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': 'shared', 'block_when': []},
+    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west', 'block_when': []},
+    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west', 'block_when': []},
+    'Spices': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east', 'block_when': []},
+    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east', 'block_when': []},
+    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': 'shared', 'block_when': []},
+    'Gems': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west', 'block_when': []},
+    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west', 'block_when': []},
+    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east', 'block_when': []},
+    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east', 'block_when': []},
+    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': 'shared', 'block_when': []},
+    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west', 'block_when': []},
+    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west', 'block_when': []},
+    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east', 'block_when': []},
+    'Pearl': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east', 'block_when': []},
+    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': 'shared', 'block_when': []},
+}
 TABLES = {
     'trade_blocks': ((5, 11, 1), (12, 18, 2)),
     'commodity_kinds_in_play': ((5, 7, 18), (8, 11, 27), (12, 15, 36), (16, 18, 45)),
@@ -152,81 +152,81 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:642
+    # rulebooks/expansion.civ:643
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:649
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:650
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((649, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((650, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:650
+            e0_area = 'volcano'  # rulebooks/expansion.civ:651
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:652
-            e1_area = 'any'  # rulebooks/expansion.civ:652
-            e2_amount = 0  # rulebooks/expansion.civ:653
-            e2_area = 'any'  # rulebooks/expansion.civ:653
+            e1_amount = 1  # rulebooks/expansion.civ:653
+            e1_area = 'any'  # rulebooks/expansion.civ:653
+            e2_amount = 0  # rulebooks/expansion.civ:654
+            e2_area = 'any'  # rulebooks/expansion.civ:654
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:655
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:655
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 657)
+        e3_amount = 0  # rulebooks/expansion.civ:656
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:656
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 658)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:664
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:662
-        if c:  # rulebooks/expansion.civ:662
-            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 662, 'rulebooks/expansion.civ')
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:665
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:663
+        if c:  # rulebooks/expansion.civ:663
+            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 663, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((666, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((667, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 666, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 667, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:666
+        elif m1:  # rulebooks/expansion.civ:667
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 667, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((665, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((666, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 665, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 666, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:665
+        elif m1:  # rulebooks/expansion.civ:666
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 665, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 650))
+            effects.append(('destroy_area_units', {'area': e0_area}, 651))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 652))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 653))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 653))
-        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 655))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 642, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 654))
+        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 656))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 643, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:658
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:658
-        e1_amount = 0  # rulebooks/expansion.civ:659
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:659
+        e0_amount = 1  # rulebooks/expansion.civ:659
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:659
+        e1_amount = 0  # rulebooks/expansion.civ:660
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:660
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:662
-        if c:  # rulebooks/expansion.civ:662
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 662, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 658), ('damage', {'amount': e1_amount, 'area': e1_area}, 659)]
+        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:663
+        if c:  # rulebooks/expansion.civ:663
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 663, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 659), ('damage', {'amount': e1_amount, 'area': e1_area}, 660)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
@@ -234,70 +234,70 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader's cities in stock; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): exactly cities annexed, as many as the smaller of 2 and the trader's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the trader's cities in stock; Diplomacy and a card the victim drew (primary victim): 1 more city reduced."
-    # rulebooks/expansion.civ:677
+    # rulebooks/expansion.civ:678
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:684
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:685
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((684, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((685, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:685
-            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:686
-            e1_area = 'any'  # rulebooks/expansion.civ:686
+            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:686
+            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:687
+            e1_area = 'any'  # rulebooks/expansion.civ:687
         if ub1 or not b1:
-            e2_amount = 1  # rulebooks/expansion.civ:688
-            e2_area = 'any'  # rulebooks/expansion.civ:688
+            e2_amount = 1  # rulebooks/expansion.civ:689
+            e2_area = 'any'  # rulebooks/expansion.civ:689
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
         trace = []
-        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:691
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:696
+        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:692
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:697
         if type(c) is _U:
-            s.undecided.append((696, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((697, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(c, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 696, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 697, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif c:  # rulebooks/expansion.civ:696
+        elif c:  # rulebooks/expansion.civ:697
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 696, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 697, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((692, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
+            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
                 u = _rt.unknown_of(m0, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 692, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 693, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:692
+        elif m0:  # rulebooks/expansion.civ:693
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 692, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 693, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
+            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 693, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 694, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/expansion.civ:693
+        elif m0:  # rulebooks/expansion.civ:694
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 693, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 694, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': e0_amount}, 685))
+            effects.append(('annex_cities', {'amount': e0_amount}, 686))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 686))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 687))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 688))
-        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 677, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 689))
+        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 678, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -306,12 +306,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:703
+    # rulebooks/expansion.civ:704
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:709
+        e0_amount = 10  # rulebooks/expansion.civ:710
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 709)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 710)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -320,51 +320,51 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:713
+    # rulebooks/expansion.civ:714
     held = s.held_set
     if role == 'primary':
         e1_amount = None
-        e0_amount = 10  # rulebooks/expansion.civ:720
-        e0_area = 'any'  # rulebooks/expansion.civ:720
-        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:721
+        e0_amount = 10  # rulebooks/expansion.civ:721
+        e0_area = 'any'  # rulebooks/expansion.civ:721
+        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:722
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((721, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((722, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:721
-            e1_area = 'any'  # rulebooks/expansion.civ:721
+            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:722
+            e1_area = 'any'  # rulebooks/expansion.civ:722
         if ub1 or not b1:
             pass
         if ub1:
             e1_amount = None
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 723)
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 724)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:724
-        if c:  # rulebooks/expansion.civ:724
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 724, 'rulebooks/expansion.civ')
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:725
+        if c:  # rulebooks/expansion.civ:725
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 725, 'rulebooks/expansion.civ')
         effects = []
-        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 720))
+        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 721))
         if e1_amount is not None:
-            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 721))
-        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 713, 'rulebooks/expansion.civ')
+            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 722))
+        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 714, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:723
-        e0_area = 'any'  # rulebooks/expansion.civ:723
+        e0_amount = 8  # rulebooks/expansion.civ:724
+        e0_area = 'any'  # rulebooks/expansion.civ:724
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:724
-        if c:  # rulebooks/expansion.civ:724
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 724, 'rulebooks/expansion.civ')
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:725
+        c = (('Pottery' in held))  # rulebooks/expansion.civ:725
         if c:  # rulebooks/expansion.civ:725
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 725, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 723)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 713, 'rulebooks/expansion.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 725, 'rulebooks/expansion.civ')
+        c = (('Calendar' in held))  # rulebooks/expansion.civ:726
+        if c:  # rulebooks/expansion.civ:726
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 726, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 724)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 714, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -372,34 +372,34 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:731
+    # rulebooks/expansion.civ:732
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:737
-        e0_area = 'any'  # rulebooks/expansion.civ:737
+        e0_amount = 3  # rulebooks/expansion.civ:738
+        e0_area = 'any'  # rulebooks/expansion.civ:738
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Mysticism' in held))  # rulebooks/expansion.civ:738
-                    if c:  # rulebooks/expansion.civ:738
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 738, 'rulebooks/expansion.civ')
-                    c = (('Deism' in held))  # rulebooks/expansion.civ:740
-                    if c:  # rulebooks/expansion.civ:740
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 740, 'rulebooks/expansion.civ')
-                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:742
-                    if c:  # rulebooks/expansion.civ:742
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 742, 'rulebooks/expansion.civ')
+                    c = (('Mysticism' in held))  # rulebooks/expansion.civ:739
+                    if c:  # rulebooks/expansion.civ:739
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 739, 'rulebooks/expansion.civ')
+                    c = (('Deism' in held))  # rulebooks/expansion.civ:741
+                    if c:  # rulebooks/expansion.civ:741
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 741, 'rulebooks/expansion.civ')
+                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:743
+                    if c:  # rulebooks/expansion.civ:743
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 743, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:744
-                    if c:  # rulebooks/expansion.civ:744
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 744, 'rulebooks/expansion.civ')
+                    c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:745
+                    if c:  # rulebooks/expansion.civ:745
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 745, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 731, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 737)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 731, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 732, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 738)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 732, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -408,14 +408,14 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:748
+    # rulebooks/expansion.civ:749
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:754
-        e1_amount = 5  # rulebooks/expansion.civ:754
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:755
+        e1_amount = 5  # rulebooks/expansion.civ:755
         trace = []
-        effects = [('lose_ships', {'amount': e0_amount}, 754), ('lose_treasury', {'amount': e1_amount}, 754)]
-        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 748, 'rulebooks/expansion.civ')
+        effects = [('lose_ships', {'amount': e0_amount}, 755), ('lose_treasury', {'amount': e1_amount}, 755)]
+        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 749, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -424,69 +424,69 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:758
+    # rulebooks/expansion.civ:759
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 766, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:766
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 766, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 767, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:767
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 767, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 768, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:768
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 768, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 769, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:769
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 769, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 795, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:795
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 795, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 796, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:796
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 796, 'cancelled: civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide((s.neighbours('near') == 0), 797, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:797
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 797, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:764
-        e0_by_victim = 15  # rulebooks/expansion.civ:764
-        e1_amount = 0  # rulebooks/expansion.civ:764
-        e1_area = 'any'  # rulebooks/expansion.civ:764
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 767, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:767
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 767, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 768, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:768
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 768, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 769, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:769
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 769, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 796, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:796
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 796, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 797, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:797
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 797, 'cancelled: civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide((s.neighbours('near') == 0), 798, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:798
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 798, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:765
+        e0_by_victim = 15  # rulebooks/expansion.civ:765
+        e1_amount = 0  # rulebooks/expansion.civ:765
+        e1_area = 'any'  # rulebooks/expansion.civ:765
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:775
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:777
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:779
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:780
-        if m0:  # rulebooks/expansion.civ:775
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 775, 'rulebooks/expansion.civ')
-        if m0:  # rulebooks/expansion.civ:775
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 775, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:777
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 777, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:777
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 777, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:779
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 779, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:779
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 779, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:785
-        if c:  # rulebooks/expansion.civ:785
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 785, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:787
-        if c:  # rulebooks/expansion.civ:787
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 787, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:789
-        if c:  # rulebooks/expansion.civ:789
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 789, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:781
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 781, 'rulebooks/expansion.civ')
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:776
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:778
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:780
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:781
+        if m0:  # rulebooks/expansion.civ:776
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 776, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:776
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 776, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:778
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 778, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:778
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 778, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:780
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 780, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:780
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 780, 'rulebooks/expansion.civ')
+        c = (('Military' in held))  # rulebooks/expansion.civ:786
+        if c:  # rulebooks/expansion.civ:786
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 786, 'rulebooks/expansion.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:788
+        if c:  # rulebooks/expansion.civ:788
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 788, 'rulebooks/expansion.civ')
+        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:790
+        if c:  # rulebooks/expansion.civ:790
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 790, 'rulebooks/expansion.civ')
         if m3:  # rulebooks/expansion.civ:782
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 782, 'rulebooks/expansion.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 764), ('damage', {'amount': e1_amount, 'area': e1_area}, 764)]
-        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 758, 'rulebooks/expansion.civ')
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 782, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:783
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 783, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 765), ('damage', {'amount': e1_amount, 'area': e1_area}, 765)]
+        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 759, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -496,33 +496,33 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:807
+    # rulebooks/expansion.civ:808
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:813
+        e0_amount = 15  # rulebooks/expansion.civ:814
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Theocracy' in held))  # rulebooks/expansion.civ:814
-                    if c:  # rulebooks/expansion.civ:814
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 814, 'rulebooks/expansion.civ')
-                    c = (('Mining' in held))  # rulebooks/expansion.civ:816
-                    if c:  # rulebooks/expansion.civ:816
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 816, 'rulebooks/expansion.civ')
+                    c = (('Theocracy' in held))  # rulebooks/expansion.civ:815
+                    if c:  # rulebooks/expansion.civ:815
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 815, 'rulebooks/expansion.civ')
+                    c = (('Mining' in held))  # rulebooks/expansion.civ:817
+                    if c:  # rulebooks/expansion.civ:817
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 817, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Mythology' in held))  # rulebooks/expansion.civ:818
-                    if c:  # rulebooks/expansion.civ:818
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 818, 'rulebooks/expansion.civ')
-                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:820
-                    if c:  # rulebooks/expansion.civ:820
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 820, 'rulebooks/expansion.civ')
+                    c = (('Mythology' in held))  # rulebooks/expansion.civ:819
+                    if c:  # rulebooks/expansion.civ:819
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 819, 'rulebooks/expansion.civ')
+                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:821
+                    if c:  # rulebooks/expansion.civ:821
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 821, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 807, 'rulebooks/expansion.civ')
-        effects = [('support_tokens_withheld', {'amount': e0_amount}, 813)]
-        _rt.floor_effects(effects, trace, {'support_tokens_withheld': 'amount'}, 807, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 808, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': e0_amount}, 814)]
+        _rt.floor_effects(effects, trace, {'support_tokens_withheld': 'amount'}, 808, 'rulebooks/expansion.civ')
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -531,17 +531,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:826
+    # rulebooks/expansion.civ:827
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:832
-        e0_area = 'any'  # rulebooks/expansion.civ:832
+        e0_amount = 1  # rulebooks/expansion.civ:833
+        e0_area = 'any'  # rulebooks/expansion.civ:833
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:833
-        if s.decide(m0, 833, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:833
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 833, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 832)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:834
+        if s.decide(m0, 834, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:834
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 834, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 833)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -550,79 +550,79 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:837
+    # rulebooks/expansion.civ:838
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 852, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:852
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 852, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 853, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:853
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 853, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:844
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:845
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((844, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((845, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 17  # rulebooks/expansion.civ:845
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:845
+            e0_amount = 17  # rulebooks/expansion.civ:846
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:846
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:847
-            e1_area = 'coastal'  # rulebooks/expansion.civ:847
-            e2_amount = 0  # rulebooks/expansion.civ:848
-            e2_area = 'coastal'  # rulebooks/expansion.civ:848
+            e1_amount = 1  # rulebooks/expansion.civ:848
+            e1_area = 'coastal'  # rulebooks/expansion.civ:848
+            e2_amount = 0  # rulebooks/expansion.civ:849
+            e2_area = 'coastal'  # rulebooks/expansion.civ:849
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 851)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 852)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:855
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:856
         if type(m1) is _U:
-            s.undecided.append((857, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((858, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 857, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 858, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:857
+        elif m1:  # rulebooks/expansion.civ:858
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 858, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((856, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((857, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 856, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 857, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:856
+        elif m1:  # rulebooks/expansion.civ:857
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 856, 'rulebooks/expansion.civ')
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:853
-        if c:  # rulebooks/expansion.civ:853
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:854
+        if c:  # rulebooks/expansion.civ:854
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 853, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 854, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 845))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 846))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 847))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 848))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 848))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 837, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 849))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 838, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:851
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:851
+        e0_amount = 10  # rulebooks/expansion.civ:852
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:852
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:853
-        if c:  # rulebooks/expansion.civ:853
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 853, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 851)]
+        c = (('Engineering' in held))  # rulebooks/expansion.civ:854
+        if c:  # rulebooks/expansion.civ:854
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 854, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 852)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -630,32 +630,32 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:865
+    # rulebooks/expansion.civ:866
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 872, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:872
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 872, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:871
+        if s.decide((s.fact('edge_units') == 0), 873, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:873
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 873, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:872
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Politics' in held))  # rulebooks/expansion.civ:879
-                    if c:  # rulebooks/expansion.civ:879
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 879, 'rulebooks/expansion.civ')
-                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:881
-                    if c:  # rulebooks/expansion.civ:881
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 881, 'rulebooks/expansion.civ')
+                    c = (('Politics' in held))  # rulebooks/expansion.civ:880
+                    if c:  # rulebooks/expansion.civ:880
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 880, 'rulebooks/expansion.civ')
+                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:882
+                    if c:  # rulebooks/expansion.civ:882
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 882, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:883
-                    if c:  # rulebooks/expansion.civ:883
-                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 883, 'rulebooks/expansion.civ')
+                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:884
+                    if c:  # rulebooks/expansion.civ:884
+                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 884, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 865, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 871)]
-        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 865, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 866, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 872)]
+        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 866, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -663,14 +663,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:889
+    # rulebooks/expansion.civ:890
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:895
-        e0_area = 'any'  # rulebooks/expansion.civ:895
-        e1_amount = 5  # rulebooks/expansion.civ:895
+        e0_amount = 1  # rulebooks/expansion.civ:896
+        e0_area = 'any'  # rulebooks/expansion.civ:896
+        e1_amount = 5  # rulebooks/expansion.civ:896
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 895), ('lose_treasury', {'amount': e1_amount}, 895)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 896), ('lose_treasury', {'amount': e1_amount}, 896)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -679,73 +679,73 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:899
+    # rulebooks/expansion.civ:900
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:905
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:905
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:905
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 906)
+        e0_amount = 3  # rulebooks/expansion.civ:906
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 907)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
-                    if c:  # rulebooks/expansion.civ:907
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
+                    if c:  # rulebooks/expansion.civ:908
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:909
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
-                    if c:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
+                    if c:  # rulebooks/expansion.civ:912
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 905), ('lose_ships', {'amount': e1_amount}, 905)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:906
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
+        e0_amount = 2  # rulebooks/expansion.civ:907
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
-                    if c:  # rulebooks/expansion.civ:907
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
+                    if c:  # rulebooks/expansion.civ:908
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:909
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
-                    if c:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
+                    if c:  # rulebooks/expansion.civ:912
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -753,68 +753,68 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:899
+    # rulebooks/expansion.civ:900
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:905
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:905
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:905
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 906)
+        e0_amount = 3  # rulebooks/expansion.civ:906
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 907)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
-                    if c:  # rulebooks/expansion.civ:907
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:909
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
+                    if c:  # rulebooks/expansion.civ:908
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
-                    if c:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
+                    if c:  # rulebooks/expansion.civ:912
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 899, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 905), ('lose_ships', {'amount': e1_amount}, 905)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:906
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
+        e0_amount = 2  # rulebooks/expansion.civ:907
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:909
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:907
-                    if c:  # rulebooks/expansion.civ:907
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 907, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:909
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 909, 'rulebooks/expansion.civ')
+                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
+                    if c:  # rulebooks/expansion.civ:908
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:910
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:911
-                    if c:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 911, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
+                    if c:  # rulebooks/expansion.civ:912
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 899, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 899, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 899, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -827,42 +827,42 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:921
+    # rulebooks/expansion.civ:922
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:927
-        e0_area = 'any'  # rulebooks/expansion.civ:927
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 928)
+        e0_amount = 16  # rulebooks/expansion.civ:928
+        e0_area = 'any'  # rulebooks/expansion.civ:928
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 929)
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Medicine' in held))  # rulebooks/expansion.civ:930
-                    if c:  # rulebooks/expansion.civ:930
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 930, 'rulebooks/expansion.civ')
-                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:932
-                    if c:  # rulebooks/expansion.civ:932
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 932, 'rulebooks/expansion.civ')
+                    c = (('Medicine' in held))  # rulebooks/expansion.civ:931
+                    if c:  # rulebooks/expansion.civ:931
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 931, 'rulebooks/expansion.civ')
+                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:933
+                    if c:  # rulebooks/expansion.civ:933
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 933, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:938
-                    if c:  # rulebooks/expansion.civ:938
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 938, 'rulebooks/expansion.civ')
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:940
-                    if c:  # rulebooks/expansion.civ:940
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 940, 'rulebooks/expansion.civ')
+                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:939
+                    if c:  # rulebooks/expansion.civ:939
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 939, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:941
+                    if c:  # rulebooks/expansion.civ:941
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 941, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 921, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 927)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 921, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 928)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 922, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:928
-        e0_area = 'any'  # rulebooks/expansion.civ:928
+        e0_amount = 10  # rulebooks/expansion.civ:929
+        e0_area = 'any'  # rulebooks/expansion.civ:929
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
@@ -870,24 +870,24 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Medicine' in held))  # rulebooks/expansion.civ:934
-                    if c:  # rulebooks/expansion.civ:934
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 934, 'rulebooks/expansion.civ')
-                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:936
-                    if c:  # rulebooks/expansion.civ:936
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 936, 'rulebooks/expansion.civ')
+                    c = (('Medicine' in held))  # rulebooks/expansion.civ:935
+                    if c:  # rulebooks/expansion.civ:935
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 935, 'rulebooks/expansion.civ')
+                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:937
+                    if c:  # rulebooks/expansion.civ:937
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 937, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:938
-                    if c:  # rulebooks/expansion.civ:938
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 938, 'rulebooks/expansion.civ')
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:940
-                    if c:  # rulebooks/expansion.civ:940
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 940, 'rulebooks/expansion.civ')
+                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:939
+                    if c:  # rulebooks/expansion.civ:939
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 939, 'rulebooks/expansion.civ')
+                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:941
+                    if c:  # rulebooks/expansion.civ:941
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 941, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 921, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 928)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 921, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 929)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 922, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -895,15 +895,15 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:947
+    # rulebooks/expansion.civ:948
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:953
-        e0_area = 'coastal'  # rulebooks/expansion.civ:953
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:953
+        e0_amount = 5  # rulebooks/expansion.civ:954
+        e0_area = 'coastal'  # rulebooks/expansion.civ:954
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:954
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 953), ('lose_ships', {'amount': e1_amount}, 953)]
-        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 947, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 954), ('lose_ships', {'amount': e1_amount}, 954)]
+        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 948, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -913,27 +913,27 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:958
+    # rulebooks/expansion.civ:959
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:964
+        e0_amount = 10  # rulebooks/expansion.civ:965
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Coinage' in held))  # rulebooks/expansion.civ:965
-                    if c:  # rulebooks/expansion.civ:965
-                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 965, 'rulebooks/expansion.civ')
+                    c = (('Coinage' in held))  # rulebooks/expansion.civ:966
+                    if c:  # rulebooks/expansion.civ:966
+                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 966, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Law' in held))  # rulebooks/expansion.civ:967
-                    if c:  # rulebooks/expansion.civ:967
-                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 967, 'rulebooks/expansion.civ')
+                    c = (('Law' in held))  # rulebooks/expansion.civ:968
+                    if c:  # rulebooks/expansion.civ:968
+                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 968, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 958, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 964)]
-        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 958, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 959, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 965)]
+        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 959, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -943,45 +943,45 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:972
+    # rulebooks/expansion.civ:973
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:978
+        e0_amount = 3  # rulebooks/expansion.civ:979
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Music' in held))  # rulebooks/expansion.civ:979
-                    if c:  # rulebooks/expansion.civ:979
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 979, 'rulebooks/expansion.civ')
-                    c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:981
-                    if c:  # rulebooks/expansion.civ:981
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 981, 'rulebooks/expansion.civ')
-                    c = (('Law' in held))  # rulebooks/expansion.civ:983
-                    if c:  # rulebooks/expansion.civ:983
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 983, 'rulebooks/expansion.civ')
-                    c = (('Democracy' in held))  # rulebooks/expansion.civ:985
-                    if c:  # rulebooks/expansion.civ:985
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 985, 'rulebooks/expansion.civ')
+                    c = (('Music' in held))  # rulebooks/expansion.civ:980
+                    if c:  # rulebooks/expansion.civ:980
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 980, 'rulebooks/expansion.civ')
+                    c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:982
+                    if c:  # rulebooks/expansion.civ:982
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 982, 'rulebooks/expansion.civ')
+                    c = (('Law' in held))  # rulebooks/expansion.civ:984
+                    if c:  # rulebooks/expansion.civ:984
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 984, 'rulebooks/expansion.civ')
+                    c = (('Democracy' in held))  # rulebooks/expansion.civ:986
+                    if c:  # rulebooks/expansion.civ:986
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 986, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Military' in held))  # rulebooks/expansion.civ:987
-                    if c:  # rulebooks/expansion.civ:987
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 987, 'rulebooks/expansion.civ')
-                    c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:989
-                    if c:  # rulebooks/expansion.civ:989
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 989, 'rulebooks/expansion.civ')
-                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:991
-                    if c:  # rulebooks/expansion.civ:991
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 991, 'rulebooks/expansion.civ')
-                    c = (('Advanced Military' in held))  # rulebooks/expansion.civ:993
-                    if c:  # rulebooks/expansion.civ:993
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 993, 'rulebooks/expansion.civ')
+                    c = (('Military' in held))  # rulebooks/expansion.civ:988
+                    if c:  # rulebooks/expansion.civ:988
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 988, 'rulebooks/expansion.civ')
+                    c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:990
+                    if c:  # rulebooks/expansion.civ:990
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 990, 'rulebooks/expansion.civ')
+                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:992
+                    if c:  # rulebooks/expansion.civ:992
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 992, 'rulebooks/expansion.civ')
+                    c = (('Advanced Military' in held))  # rulebooks/expansion.civ:994
+                    if c:  # rulebooks/expansion.civ:994
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 994, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 972, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 978)]
-        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 972, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 973, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 979)]
+        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 973, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -989,13 +989,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:998
+    # rulebooks/expansion.civ:999
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:1004
-        e0_area = 'any'  # rulebooks/expansion.civ:1004
+        e0_amount = 5  # rulebooks/expansion.civ:1005
+        e0_area = 'any'  # rulebooks/expansion.civ:1005
         trace = []
-        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1004)]
+        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1005)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1004,32 +1004,32 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:1010
+    # rulebooks/expansion.civ:1011
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.neighbours('land') == 0), 1024, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1024
-            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1024, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1016
+        if s.decide((s.neighbours('land') == 0), 1025, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1025
+            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1025, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1017
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Sculpture' in held))  # rulebooks/expansion.civ:1017
-                    if c:  # rulebooks/expansion.civ:1017
-                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1017, 'rulebooks/expansion.civ')
+                    c = (('Sculpture' in held))  # rulebooks/expansion.civ:1018
+                    if c:  # rulebooks/expansion.civ:1018
+                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1018, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:1019
-                    if c:  # rulebooks/expansion.civ:1019
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1019, 'rulebooks/expansion.civ')
-                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:1021
-                    if c:  # rulebooks/expansion.civ:1021
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1021, 'rulebooks/expansion.civ')
+                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:1020
+                    if c:  # rulebooks/expansion.civ:1020
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1020, 'rulebooks/expansion.civ')
+                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:1022
+                    if c:  # rulebooks/expansion.civ:1022
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1022, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1010, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 1016)]
-        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 1010, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1011, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 1017)]
+        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 1011, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1038,42 +1038,42 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:1032
+    # rulebooks/expansion.civ:1033
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:1038
-        e0_area = 'any'  # rulebooks/expansion.civ:1038
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1039)
+        e0_amount = 4  # rulebooks/expansion.civ:1039
+        e0_area = 'any'  # rulebooks/expansion.civ:1039
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1040)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1041
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1042
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1043
-                    if c:  # rulebooks/expansion.civ:1043
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1043, 'rulebooks/expansion.civ')
-                    c = (('Theology' in held))  # rulebooks/expansion.civ:1045
-                    if c:  # rulebooks/expansion.civ:1045
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1045, 'rulebooks/expansion.civ')
+                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1044
+                    if c:  # rulebooks/expansion.civ:1044
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1044, 'rulebooks/expansion.civ')
+                    c = (('Theology' in held))  # rulebooks/expansion.civ:1046
+                    if c:  # rulebooks/expansion.civ:1046
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1046, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Monotheism' in held))  # rulebooks/expansion.civ:1047
-                    if c:  # rulebooks/expansion.civ:1047
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1047, 'rulebooks/expansion.civ')
+                    c = (('Monotheism' in held))  # rulebooks/expansion.civ:1048
+                    if c:  # rulebooks/expansion.civ:1048
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1048, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1032, 'rulebooks/expansion.civ')
-        if s.decide(m0, 1041, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1041
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1041, 'rulebooks/expansion.civ'))
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1038)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1032, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
+        if s.decide(m0, 1042, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1042
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1042, 'rulebooks/expansion.civ'))
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1039)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1033, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:1039
-        e0_area = 'any'  # rulebooks/expansion.civ:1039
+        e0_amount = 2  # rulebooks/expansion.civ:1040
+        e0_area = 'any'  # rulebooks/expansion.civ:1040
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
@@ -1081,35 +1081,35 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1043
-                    if c:  # rulebooks/expansion.civ:1043
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1043, 'rulebooks/expansion.civ')
-                    c = (('Theology' in held))  # rulebooks/expansion.civ:1045
-                    if c:  # rulebooks/expansion.civ:1045
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1045, 'rulebooks/expansion.civ')
+                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1044
+                    if c:  # rulebooks/expansion.civ:1044
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1044, 'rulebooks/expansion.civ')
+                    c = (('Theology' in held))  # rulebooks/expansion.civ:1046
+                    if c:  # rulebooks/expansion.civ:1046
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1046, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1032, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1039)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1032, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1040)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1033, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:1053
+    # rulebooks/expansion.civ:1054
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1059
-        e0_area = 'any'  # rulebooks/expansion.civ:1059
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1060
+        e0_area = 'any'  # rulebooks/expansion.civ:1060
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1060
-        if s.decide(m0, 1060, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1060
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1060, 'rulebooks/expansion.civ'))
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1059)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 1053, 'rulebooks/expansion.civ')
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1061
+        if s.decide(m0, 1061, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1061
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1061, 'rulebooks/expansion.civ'))
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1060)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 1054, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -1119,30 +1119,30 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:1064
+    # rulebooks/expansion.civ:1065
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 1071, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1071
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 1071, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:1070
+        if s.decide((s.fact('cities') == 0), 1072, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1072
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 1072, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:1071
         e1_active = True
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:1072
-                    if c:  # rulebooks/expansion.civ:1072
-                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1072, 'rulebooks/expansion.civ')
+                    c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:1073
+                    if c:  # rulebooks/expansion.civ:1073
+                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1073, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Library' in held))  # rulebooks/expansion.civ:1074
-                    if c:  # rulebooks/expansion.civ:1074
-                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1074, 'rulebooks/expansion.civ')
+                    c = (('Library' in held))  # rulebooks/expansion.civ:1075
+                    if c:  # rulebooks/expansion.civ:1075
+                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1075, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1064, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': e0_amount}, 1070), ('advance_after_back', {}, 1070)]
-        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 1064, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1065, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 1071), ('advance_after_back', {}, 1071)]
+        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 1065, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1151,59 +1151,59 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:1079
+    # rulebooks/expansion.civ:1080
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:1085
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1085
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1086)
+        e0_amount = 2  # rulebooks/expansion.civ:1086
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1086
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1087)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:1088
-        if c:  # rulebooks/expansion.civ:1088
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1088, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1085)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:1089
+        if c:  # rulebooks/expansion.civ:1089
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1089, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1086)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:1086
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1086
+        e0_amount = 1  # rulebooks/expansion.civ:1087
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1087
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:1088
-        if c:  # rulebooks/expansion.civ:1088
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1088, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1086)]
+        c = (('Cartography' in held))  # rulebooks/expansion.civ:1089
+        if c:  # rulebooks/expansion.civ:1089
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1089, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1087)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:1093
+    # rulebooks/expansion.civ:1094
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1100
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1101
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((1100, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((1101, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 1  # rulebooks/expansion.civ:1100
-            e0_to = 'trader'  # rulebooks/expansion.civ:1100
+            e0_amount = 1  # rulebooks/expansion.civ:1101
+            e0_to = 'trader'  # rulebooks/expansion.civ:1101
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:1100
+            e1_amount = 1  # rulebooks/expansion.civ:1101
         if ub1:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1100))
+            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1101))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': e1_amount}, 1100))
+            effects.append(('discard_cards', {'amount': e1_amount}, 1101))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1211,37 +1211,37 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
 
 ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {'prevent_floor_add': False, 'cyclone_prevention_on_amount': False, 'civil_war_tie_cancels': False}  # each rule switch's setting in the rulebook (PlayerState.option)
+OPTIONS = {'prevent_floor_add': False, 'cyclone_prevention_on_amount': False, 'civil_war_tie_cancels': False, 'wool_grain_by_14_33': False}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 642, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 677, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 703, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 713, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 731, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 748, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 758, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 807, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 826, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 837, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 865, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 889, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 899, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 921, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 947, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 958, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 972, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 998, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1010, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1032, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1053, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1064, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1079, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1093, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 643, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 678, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 704, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 714, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 732, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 749, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 759, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 808, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 827, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 838, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 866, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 890, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 900, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 922, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 948, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 959, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 973, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 999, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1011, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1033, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1054, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1065, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1080, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1094, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1307, 'minor_limit': 1309, 'discard': 1311, 'order': 1313, 'beneficiary_rank': 1316, 'beneficiary_ties': 1317, 'assign': 1318}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
+TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1309, 'minor_limit': 1311, 'discard': 1313, 'order': 1315, 'beneficiary_rank': 1318, 'beneficiary_ties': 1319, 'assign': 1320}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1272,109 +1272,109 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:1112
+    # rulebooks/expansion.civ:1113
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1114
+    # rulebooks/expansion.civ:1115
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1115, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1116, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1118
+    # rulebooks/expansion.civ:1119
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1119, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1120),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1120, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1121),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1123
+    # rulebooks/expansion.civ:1124
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1124, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1125),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1125, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1126),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1128
+    # rulebooks/expansion.civ:1129
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1129, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1130),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1130, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1131),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:1133
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1133)
+    # rulebooks/expansion.civ:1134
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1134)
 
 
 AST = {
     'standard': {'name': 'A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['Stone Age'], 'spaces': 15, 'step_points': 100},
 }
 CIVILIZATIONS = _rt.records((
-    '["Crete", {"rank": 1, "block": "west", "rows": {}}]',
-    '["Arabia", {"rank": 2, "block": "east", "rows": {}}]',
-    '["Illyria", {"rank": null, "block": "west", "rows": {}}]',
-    '["Chorasmia", {"rank": null, "block": "east", "rows": {}}]',
-    '["Assyria", {"rank": null, "block": "west", "rows": {}}]',
-    '["Dravidian", {"rank": null, "block": "east", "rows": {}}]',
-    '["Thrace", {"rank": null, "block": "west", "rows": {}}]',
-    '["Babylon", {"rank": null, "block": "east", "rows": {}}]',
-    '["Carthage", {"rank": null, "block": "west", "rows": {}}]',
-    '["Mauryan", {"rank": null, "block": "east", "rows": {}}]',
-    '["Rome", {"rank": null, "block": "west", "rows": {}}]',
-    '["Kushan", {"rank": null, "block": "east", "rows": {}}]',
-    '["Iberia", {"rank": null, "block": "west", "rows": {}}]',
-    '["Nubia", {"rank": null, "block": "east", "rows": {}}]',
-    '["Hatti", {"rank": null, "block": "west", "rows": {}}]',
-    '["Indus", {"rank": null, "block": "east", "rows": {}}]',
-    '["Egypt", {"rank": 18, "block": "west", "rows": {}}]',
-    '["Persia", {"rank": null, "block": "east", "rows": {}}]',
+    '["Crete", {"rank": 1, "block": "west", "rows": {}, "setups": []}]',
+    '["Arabia", {"rank": 2, "block": "east", "rows": {}, "setups": []}]',
+    '["Illyria", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Chorasmia", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Assyria", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Dravidian", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Thrace", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Babylon", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Carthage", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Mauryan", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Rome", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Kushan", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Iberia", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Nubia", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Hatti", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
+    '["Indus", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Egypt", {"rank": 18, "block": "west", "rows": {}, "setups": []}]',
+    '["Persia", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
 ))
 
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1171),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 1172),
-    ('Treasury', lambda s: s.fact('treasury'), 1173),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1174),
-    ('Cities', lambda s: (s.fact('cities') * 50), 1175),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1176),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1172),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 1173),
+    ('Treasury', lambda s: s.fact('treasury'), 1174),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1175),
+    ('Cities', lambda s: (s.fact('cities') * 50), 1176),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1177),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1177),
+    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1178),
 ]
-SCORE_AST = (1174,)
+SCORE_AST = (1175,)
 TURN = (
-    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1270, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1271),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1273, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1274),)},
-    {'name': 'Census', 'when': 'always (20)', 'line': 1276, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1276),)},
-    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1277, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1277),)},
-    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1278, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1278),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
-    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
-    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
-    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1282, 'actions': ()},
-    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1283, 'actions': (('draw_trade_cards', {'stacks': 9}, 1284), ('buy_trade_cards', {}, 1285))},
-    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1287, 'actions': (('trade', {'least_cards': 'trade_min_cards'}, 1288),)},
-    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1290, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1290),)},
-    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1291, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1291),)},
-    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1292, 'actions': ()},
-    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1293, 'actions': (('buy_advances', {}, 1294), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1295))},
-    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1297, 'actions': (('alter_ast', {}, 1298), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed'}, 1299))},
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1272, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1273),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1275, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1276),)},
+    {'name': 'Census', 'when': 'always (20)', 'line': 1278, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1278),)},
+    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
+    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
+    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1282, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1282),)},
+    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
+    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1284, 'actions': ()},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1285, 'actions': (('draw_trade_cards', {'stacks': 9}, 1286), ('buy_trade_cards', {}, 1287))},
+    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1289, 'actions': (('trade', {'least_cards': 'trade_min_cards'}, 1290),)},
+    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1292, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1292),)},
+    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1293, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1293),)},
+    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1294, 'actions': ()},
+    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1295, 'actions': (('buy_advances', {}, 1296), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1297))},
+    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1299, 'actions': (('alter_ast', {}, 1300), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed'}, 1301))},
 )
 
-LINES = _rt.line_map('142:1240 145:80 147:80 150:80 153:642 161:649 163:649 164:649 166:650 169:652 170:652 171:653 172:653 177:655 178:655 179:657 181:664 182:662 183:662 184:662 185:666 186:666 187:666 189:666 190:666 191:666 192:666 194:666 195:665 196:665 197:665 199:665 200:665 201:665 202:665 204:665 219:658 220:658 221:659 222:659 226:662 227:662 228:662 235:677 243:684 245:684 246:684 248:685 249:686 250:686 252:688 253:688 259:691 260:696 261:696 262:696 263:696 265:696 266:696 267:696 268:696 270:696 271:692 272:692 273:692 275:692 276:692 277:692 278:692 279:692 281:692 282:693 283:693 284:693 286:693 287:693 288:693 289:693 290:693 292:693 307:703 312:709 321:713 327:720 328:720 329:721 331:721 332:721 334:721 335:721 340:723 342:724 343:724 344:724 355:723 356:723 360:724 361:724 362:724 363:725 364:725 365:725 373:731 378:737 379:737 385:738 386:738 387:738 388:740 389:740 390:740 391:742 392:742 393:742 395:744 396:744 397:744 409:748 414:754 415:754 425:758 430:766 431:766 432:767 433:767 434:768 435:768 436:769 437:769 438:770 439:770 440:771 441:771 442:772 443:772 444:773 445:773 446:774 447:774 448:795 449:795 450:796 451:796 452:797 453:797 454:764 455:764 456:764 457:764 459:775 460:777 461:779 462:780 463:775 464:775 465:775 466:775 467:777 468:777 469:777 470:777 471:779 472:779 473:779 474:779 475:785 476:785 477:785 478:787 479:787 480:787 481:789 482:789 483:789 484:781 485:781 486:782 487:782 497:807 502:813 508:814 509:814 510:814 511:816 512:816 513:816 515:818 516:818 517:818 518:820 519:820 520:820 532:826 537:832 538:832 541:833 542:833 543:833 551:837 556:852 557:852 561:844 563:844 564:844 566:845 567:845 569:847 570:847 571:848 572:848 577:851 579:855 580:857 581:857 582:857 584:857 585:857 586:857 587:857 589:857 590:856 591:856 592:856 594:856 595:856 596:856 597:856 599:856 600:853 601:853 603:853 617:851 618:851 622:853 623:853 624:853 631:865 636:872 637:872 638:871 644:879 645:879 646:879 647:881 648:881 649:881 651:883 652:883 653:883 664:889 669:895 670:895 671:895 680:899 685:905 686:905 687:905 688:906 690:909 696:907 697:907 698:907 699:907 700:909 701:909 702:909 703:909 704:909 706:911 707:911 708:911 719:906 720:906 721:906 725:909 731:907 732:907 733:907 734:907 735:909 736:909 737:909 738:909 739:909 741:911 742:911 743:911 754:899 759:905 760:905 761:905 762:906 764:909 769:907 770:907 771:907 772:909 773:909 774:909 775:909 777:911 778:911 779:911 790:906 791:906 792:906 796:909 801:907 802:907 803:907 804:909 805:909 806:909 807:909 809:911 810:911 811:911 822:899 828:921 833:927 834:927 835:928 841:930 842:930 843:930 844:932 845:932 846:932 848:938 849:938 850:938 851:940 852:940 853:940 864:928 865:928 873:934 874:934 875:934 876:936 877:936 878:936 880:938 881:938 882:938 883:940 884:940 885:940 896:947 901:953 902:953 903:953 914:958 919:964 925:965 926:965 927:965 929:967 930:967 931:967 944:972 949:978 955:979 956:979 957:979 958:981 959:981 960:981 961:983 962:983 963:983 964:985 965:985 966:985 968:987 969:987 970:987 971:989 972:989 973:989 974:991 975:991 976:991 977:993 978:993 979:993 990:998 995:1004 996:1004 1005:1010 1010:1024 1011:1024 1012:1016 1018:1017 1019:1017 1020:1017 1022:1019 1023:1019 1024:1019 1025:1021 1026:1021 1027:1021 1039:1032 1044:1038 1045:1038 1046:1039 1049:1041 1054:1043 1055:1043 1056:1043 1057:1045 1058:1045 1059:1045 1061:1047 1062:1047 1063:1047 1067:1041 1068:1041 1075:1039 1076:1039 1084:1043 1085:1043 1086:1043 1087:1045 1088:1045 1089:1045 1099:1053 1104:1059 1105:1059 1108:1060 1109:1060 1110:1060 1120:1064 1125:1071 1126:1071 1127:1070 1134:1072 1135:1072 1136:1072 1138:1074 1139:1074 1140:1074 1152:1079 1157:1085 1158:1085 1159:1086 1161:1088 1162:1088 1163:1088 1169:1086 1170:1086 1174:1088 1175:1088 1176:1088 1182:1093 1189:1100 1191:1100 1192:1100 1194:1100 1195:1100 1197:1100 1273:1112 1280:1114 1284:1115 1288:1118 1292:1119 1293:1120 1297:1123 1301:1124 1302:1125 1306:1128 1310:1129 1311:1130 1315:1133 1317:1133 1347:1171 1348:1172 1349:1173 1350:1174 1351:1175 1352:1176 1355:1177 1359:1270 1360:1273 1361:1276 1362:1277 1363:1278 1364:1279 1365:1280 1366:1281 1367:1282 1368:1283 1369:1287 1370:1290 1371:1291 1372:1292 1373:1293 1374:1297')
+LINES = _rt.line_map('142:1242 145:80 147:80 150:80 153:643 161:650 163:650 164:650 166:651 169:653 170:653 171:654 172:654 177:656 178:656 179:658 181:665 182:663 183:663 184:663 185:667 186:667 187:667 189:667 190:667 191:667 192:667 194:667 195:666 196:666 197:666 199:666 200:666 201:666 202:666 204:666 219:659 220:659 221:660 222:660 226:663 227:663 228:663 235:678 243:685 245:685 246:685 248:686 249:687 250:687 252:689 253:689 259:692 260:697 261:697 262:697 263:697 265:697 266:697 267:697 268:697 270:697 271:693 272:693 273:693 275:693 276:693 277:693 278:693 279:693 281:693 282:694 283:694 284:694 286:694 287:694 288:694 289:694 290:694 292:694 307:704 312:710 321:714 327:721 328:721 329:722 331:722 332:722 334:722 335:722 340:724 342:725 343:725 344:725 355:724 356:724 360:725 361:725 362:725 363:726 364:726 365:726 373:732 378:738 379:738 385:739 386:739 387:739 388:741 389:741 390:741 391:743 392:743 393:743 395:745 396:745 397:745 409:749 414:755 415:755 425:759 430:767 431:767 432:768 433:768 434:769 435:769 436:770 437:770 438:771 439:771 440:772 441:772 442:773 443:773 444:774 445:774 446:775 447:775 448:796 449:796 450:797 451:797 452:798 453:798 454:765 455:765 456:765 457:765 459:776 460:778 461:780 462:781 463:776 464:776 465:776 466:776 467:778 468:778 469:778 470:778 471:780 472:780 473:780 474:780 475:786 476:786 477:786 478:788 479:788 480:788 481:790 482:790 483:790 484:782 485:782 486:783 487:783 497:808 502:814 508:815 509:815 510:815 511:817 512:817 513:817 515:819 516:819 517:819 518:821 519:821 520:821 532:827 537:833 538:833 541:834 542:834 543:834 551:838 556:853 557:853 561:845 563:845 564:845 566:846 567:846 569:848 570:848 571:849 572:849 577:852 579:856 580:858 581:858 582:858 584:858 585:858 586:858 587:858 589:858 590:857 591:857 592:857 594:857 595:857 596:857 597:857 599:857 600:854 601:854 603:854 617:852 618:852 622:854 623:854 624:854 631:866 636:873 637:873 638:872 644:880 645:880 646:880 647:882 648:882 649:882 651:884 652:884 653:884 664:890 669:896 670:896 671:896 680:900 685:906 686:906 687:906 688:907 690:910 696:908 697:908 698:908 699:908 700:910 701:910 702:910 703:910 704:910 706:912 707:912 708:912 719:907 720:907 721:907 725:910 731:908 732:908 733:908 734:908 735:910 736:910 737:910 738:910 739:910 741:912 742:912 743:912 754:900 759:906 760:906 761:906 762:907 764:910 769:908 770:908 771:908 772:910 773:910 774:910 775:910 777:912 778:912 779:912 790:907 791:907 792:907 796:910 801:908 802:908 803:908 804:910 805:910 806:910 807:910 809:912 810:912 811:912 822:900 828:922 833:928 834:928 835:929 841:931 842:931 843:931 844:933 845:933 846:933 848:939 849:939 850:939 851:941 852:941 853:941 864:929 865:929 873:935 874:935 875:935 876:937 877:937 878:937 880:939 881:939 882:939 883:941 884:941 885:941 896:948 901:954 902:954 903:954 914:959 919:965 925:966 926:966 927:966 929:968 930:968 931:968 944:973 949:979 955:980 956:980 957:980 958:982 959:982 960:982 961:984 962:984 963:984 964:986 965:986 966:986 968:988 969:988 970:988 971:990 972:990 973:990 974:992 975:992 976:992 977:994 978:994 979:994 990:999 995:1005 996:1005 1005:1011 1010:1025 1011:1025 1012:1017 1018:1018 1019:1018 1020:1018 1022:1020 1023:1020 1024:1020 1025:1022 1026:1022 1027:1022 1039:1033 1044:1039 1045:1039 1046:1040 1049:1042 1054:1044 1055:1044 1056:1044 1057:1046 1058:1046 1059:1046 1061:1048 1062:1048 1063:1048 1067:1042 1068:1042 1075:1040 1076:1040 1084:1044 1085:1044 1086:1044 1087:1046 1088:1046 1089:1046 1099:1054 1104:1060 1105:1060 1108:1061 1109:1061 1110:1061 1120:1065 1125:1072 1126:1072 1127:1071 1134:1073 1135:1073 1136:1073 1138:1075 1139:1075 1140:1075 1152:1080 1157:1086 1158:1086 1159:1087 1161:1089 1162:1089 1163:1089 1169:1087 1170:1087 1174:1089 1175:1089 1176:1089 1182:1094 1189:1101 1191:1101 1192:1101 1194:1101 1195:1101 1197:1101 1273:1113 1280:1115 1284:1116 1288:1119 1292:1120 1293:1121 1297:1124 1301:1125 1302:1126 1306:1129 1310:1130 1311:1131 1315:1134 1317:1134 1347:1172 1348:1173 1349:1174 1350:1175 1351:1176 1352:1177 1355:1178 1359:1272 1360:1275 1361:1278 1362:1279 1363:1280 1364:1281 1365:1282 1366:1283 1367:1284 1368:1285 1369:1289 1370:1292 1371:1293 1372:1294 1373:1295 1374:1299')
 LINE_FILES = ('rulebooks/expansion.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:88 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:-'
 # fmt: on

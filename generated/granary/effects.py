@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'granary', 'name': 'Granaries (Mega Civilization with the 1981 Pottery rule)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'd4f78eddd3b6e01fea3228818e43d393e1e8c19dac5e89ae1e871361979219f6', 'rulebooks/house/granary.civ': '6dee65ceb66bd022d3b9d2868cb6475a996073320efbfeba696f737280179f08'}
+SOURCES = {'rulebooks/megaciv.civ': '38cabd017109cdaec542c50e6e1f8eb1b973dd8c6bd1ad12117dc6bac32be65f', 'rulebooks/house/granary.civ': '6dee65ceb66bd022d3b9d2868cb6475a996073320efbfeba696f737280179f08'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -83,54 +83,54 @@ ADVANCES = _rt.records((
     '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 511}]',
     '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 520}]',
 ))
-COMMODITIES = _rt.records((
-    '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
-    '["Flax", {"value": 1, "count": 9, "stack": 1, "block": "east"}]',
-    '["Clay", {"value": 1, "count": 9, "stack": 1, "block": "west"}]',
-    '["Hides", {"value": 1, "count": 9, "stack": 1, "block": "east"}]',
-    '["Bone", {"value": 1, "count": 8, "stack": 1, "block": null}]',
-    '["Papyri", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
-    '["Stone", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
-    '["Iron", {"value": 2, "count": 8, "stack": 2, "block": "west"}]',
-    '["Furs", {"value": 2, "count": 8, "stack": 2, "block": "east"}]',
-    '["Wax", {"value": 2, "count": 8, "stack": 2, "block": null}]',
-    '["Fish", {"value": 3, "count": 8, "stack": 3, "block": "west"}]',
-    '["Timber", {"value": 3, "count": 8, "stack": 3, "block": "east"}]',
-    '["Fruit", {"value": 3, "count": 9, "stack": 3, "block": "west"}]',
-    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": "east"}]',
-    '["Ceramics", {"value": 3, "count": 8, "stack": 3, "block": null}]',
-    '["Wool", {"value": 4, "count": 7, "stack": 4, "block": "west"}]',
-    '["Cotton", {"value": 4, "count": 7, "stack": 4, "block": "east"}]',
-    '["Oil", {"value": 4, "count": 8, "stack": 4, "block": "west"}]',
-    '["Sugar", {"value": 4, "count": 8, "stack": 4, "block": "east"}]',
-    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null}]',
-    '["Wine", {"value": 5, "count": 6, "stack": 5, "block": "west"}]',
-    '["Lacquer", {"value": 5, "count": 6, "stack": 5, "block": "east"}]',
-    '["Textiles", {"value": 5, "count": 7, "stack": 5, "block": "west"}]',
-    '["Livestock", {"value": 5, "count": 7, "stack": 5, "block": "east"}]',
-    '["Glass", {"value": 5, "count": 6, "stack": 5, "block": null}]',
-    '["Tin", {"value": 6, "count": 5, "stack": 6, "block": "west"}]',
-    '["Silver", {"value": 6, "count": 5, "stack": 6, "block": "east"}]',
-    '["Copper", {"value": 6, "count": 6, "stack": 6, "block": "west"}]',
-    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": "east"}]',
-    '["Lead", {"value": 6, "count": 6, "stack": 6, "block": null}]',
-    '["Resin", {"value": 7, "count": 5, "stack": 7, "block": "west"}]',
-    '["Jade", {"value": 7, "count": 5, "stack": 7, "block": "east"}]',
-    '["Incense", {"value": 7, "count": 6, "stack": 7, "block": "west"}]',
-    '["Spice", {"value": 7, "count": 6, "stack": 7, "block": "east"}]',
-    '["Herbs", {"value": 7, "count": 6, "stack": 7, "block": null}]',
-    '["Marble", {"value": 8, "count": 4, "stack": 8, "block": "west"}]',
-    '["Dye", {"value": 8, "count": 4, "stack": 8, "block": "east"}]',
-    '["Gemstones", {"value": 8, "count": 5, "stack": 8, "block": "west"}]',
-    '["Tea", {"value": 8, "count": 5, "stack": 8, "block": "east"}]',
-    '["Obsidian", {"value": 8, "count": 4, "stack": 8, "block": null}]',
-    '["Ivory", {"value": 9, "count": 4, "stack": 9, "block": "west"}]',
-    '["Silk", {"value": 9, "count": 4, "stack": 9, "block": "east"}]',
-    '["Gold", {"value": 9, "count": 5, "stack": 9, "block": "west"}]',
-    '["Pearls", {"value": 9, "count": 5, "stack": 9, "block": "east"}]',
-    '["Amber", {"value": 9, "count": 4, "stack": 9, "block": null}]',
-    '["Water", {"value": 0, "count": 0, "stack": null, "block": null}]',
-))
+COMMODITIES = {
+    'Ochre': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west', 'block_when': []},
+    'Flax': {'value': 1, 'count': 9, 'stack': 1, 'block': 'east', 'block_when': []},
+    'Clay': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west', 'block_when': []},
+    'Hides': {'value': 1, 'count': 9, 'stack': 1, 'block': 'east', 'block_when': []},
+    'Bone': {'value': 1, 'count': 8, 'stack': 1, 'block': None, 'block_when': []},
+    'Papyri': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west', 'block_when': []},
+    'Stone': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east', 'block_when': []},
+    'Iron': {'value': 2, 'count': 8, 'stack': 2, 'block': 'west', 'block_when': []},
+    'Furs': {'value': 2, 'count': 8, 'stack': 2, 'block': 'east', 'block_when': []},
+    'Wax': {'value': 2, 'count': 8, 'stack': 2, 'block': None, 'block_when': []},
+    'Fish': {'value': 3, 'count': 8, 'stack': 3, 'block': 'west', 'block_when': []},
+    'Timber': {'value': 3, 'count': 8, 'stack': 3, 'block': 'east', 'block_when': []},
+    'Fruit': {'value': 3, 'count': 9, 'stack': 3, 'block': 'west', 'block_when': []},
+    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': 'east', 'block_when': []},
+    'Ceramics': {'value': 3, 'count': 8, 'stack': 3, 'block': None, 'block_when': []},
+    'Wool': {'value': 4, 'count': 7, 'stack': 4, 'block': 'west', 'block_when': []},
+    'Cotton': {'value': 4, 'count': 7, 'stack': 4, 'block': 'east', 'block_when': []},
+    'Oil': {'value': 4, 'count': 8, 'stack': 4, 'block': 'west', 'block_when': []},
+    'Sugar': {'value': 4, 'count': 8, 'stack': 4, 'block': 'east', 'block_when': []},
+    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None, 'block_when': []},
+    'Wine': {'value': 5, 'count': 6, 'stack': 5, 'block': 'west', 'block_when': []},
+    'Lacquer': {'value': 5, 'count': 6, 'stack': 5, 'block': 'east', 'block_when': []},
+    'Textiles': {'value': 5, 'count': 7, 'stack': 5, 'block': 'west', 'block_when': []},
+    'Livestock': {'value': 5, 'count': 7, 'stack': 5, 'block': 'east', 'block_when': []},
+    'Glass': {'value': 5, 'count': 6, 'stack': 5, 'block': None, 'block_when': []},
+    'Tin': {'value': 6, 'count': 5, 'stack': 6, 'block': 'west', 'block_when': []},
+    'Silver': {'value': 6, 'count': 5, 'stack': 6, 'block': 'east', 'block_when': []},
+    'Copper': {'value': 6, 'count': 6, 'stack': 6, 'block': 'west', 'block_when': []},
+    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': 'east', 'block_when': []},
+    'Lead': {'value': 6, 'count': 6, 'stack': 6, 'block': None, 'block_when': []},
+    'Resin': {'value': 7, 'count': 5, 'stack': 7, 'block': 'west', 'block_when': []},
+    'Jade': {'value': 7, 'count': 5, 'stack': 7, 'block': 'east', 'block_when': []},
+    'Incense': {'value': 7, 'count': 6, 'stack': 7, 'block': 'west', 'block_when': []},
+    'Spice': {'value': 7, 'count': 6, 'stack': 7, 'block': 'east', 'block_when': []},
+    'Herbs': {'value': 7, 'count': 6, 'stack': 7, 'block': None, 'block_when': []},
+    'Marble': {'value': 8, 'count': 4, 'stack': 8, 'block': 'west', 'block_when': []},
+    'Dye': {'value': 8, 'count': 4, 'stack': 8, 'block': 'east', 'block_when': []},
+    'Gemstones': {'value': 8, 'count': 5, 'stack': 8, 'block': 'west', 'block_when': []},
+    'Tea': {'value': 8, 'count': 5, 'stack': 8, 'block': 'east', 'block_when': []},
+    'Obsidian': {'value': 8, 'count': 4, 'stack': 8, 'block': None, 'block_when': []},
+    'Ivory': {'value': 9, 'count': 4, 'stack': 9, 'block': 'west', 'block_when': []},
+    'Silk': {'value': 9, 'count': 4, 'stack': 9, 'block': 'east', 'block_when': []},
+    'Gold': {'value': 9, 'count': 5, 'stack': 9, 'block': 'west', 'block_when': []},
+    'Pearls': {'value': 9, 'count': 5, 'stack': 9, 'block': 'east', 'block_when': []},
+    'Amber': {'value': 9, 'count': 4, 'stack': 9, 'block': None, 'block_when': []},
+    'Water': {'value': 0, 'count': 0, 'stack': None, 'block': None, 'block_when': []},
+}
 TABLES = {
     'hand_limit_by_players': ((5, 11, 8), (12, 18, 9)),
     'start_credits_by_players': ((5, 5, 10), (6, 6, 5), (7, 11, 0), (12, 12, 5), (13, 18, 0)),
@@ -515,27 +515,29 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
-    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
+    'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
     # rulebooks/megaciv.civ:702
     held = s.held_set
     if role == 'primary':
+        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 709, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:709
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 709, 'cancelled: the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
         e0_amount = 35  # rulebooks/megaciv.civ:707
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:708
-        if c:  # rulebooks/megaciv.civ:708
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 708, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:710
-        if c:  # rulebooks/megaciv.civ:710
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 710, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:712
-        if c:  # rulebooks/megaciv.civ:712
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 712, 'rulebooks/megaciv.civ')
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:714
-        if c:  # rulebooks/megaciv.civ:714
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 714, 'rulebooks/megaciv.civ')
-        c = (('Military' in held))  # rulebooks/megaciv.civ:716
-        if c:  # rulebooks/megaciv.civ:716
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 716, 'rulebooks/megaciv.civ')
+        c = (('Music' in held))  # rulebooks/megaciv.civ:711
+        if c:  # rulebooks/megaciv.civ:711
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 711, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:713
+        if c:  # rulebooks/megaciv.civ:713
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 713, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:715
+        if c:  # rulebooks/megaciv.civ:715
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 715, 'rulebooks/megaciv.civ')
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:717
+        if c:  # rulebooks/megaciv.civ:717
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 717, 'rulebooks/megaciv.civ')
+        c = (('Military' in held))  # rulebooks/megaciv.civ:719
+        if c:  # rulebooks/megaciv.civ:719
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 719, 'rulebooks/megaciv.civ')
         effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 707)]
         _rt.floor_effects(effects, trace, {'annex_all_but_unit_points': 'amount'}, 702, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -545,22 +547,22 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:725
+    # rulebooks/megaciv.civ:728
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:730
+        e0_amount = 15  # rulebooks/megaciv.civ:733
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:731
-        if c:  # rulebooks/megaciv.civ:731
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 731, 'rulebooks/megaciv.civ')
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:733
-        if c:  # rulebooks/megaciv.civ:733
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 733, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:735
-        if c:  # rulebooks/megaciv.civ:735
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 735, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 730)]
-        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 725, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:734
+        if c:  # rulebooks/megaciv.civ:734
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 734, 'rulebooks/megaciv.civ')
+        c = (('Politics' in held))  # rulebooks/megaciv.civ:736
+        if c:  # rulebooks/megaciv.civ:736
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 736, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:738
+        if c:  # rulebooks/megaciv.civ:738
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 738, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 733)]
+        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 728, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -568,53 +570,53 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:741
+    # rulebooks/megaciv.civ:744
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 748, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:748
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 748, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:746
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:746
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 747)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 751, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:751
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 751, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:749
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:749
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 750)
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:749
-        if c:  # rulebooks/megaciv.civ:749
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 749, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:751
-        if c:  # rulebooks/megaciv.civ:751
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 751, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:752
+        if c:  # rulebooks/megaciv.civ:752
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 752, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:754
+        if c:  # rulebooks/megaciv.civ:754
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 754, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:753
-        if c:  # rulebooks/megaciv.civ:753
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 753, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:756
+        if c:  # rulebooks/megaciv.civ:756
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 756, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 746)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 741, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 749)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 744, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:747
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:747
+        e0_amount = 2  # rulebooks/megaciv.civ:750
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:750
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:749
-        if c:  # rulebooks/megaciv.civ:749
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 749, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:751
-        if c:  # rulebooks/megaciv.civ:751
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 751, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:752
+        if c:  # rulebooks/megaciv.civ:752
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 752, 'rulebooks/megaciv.civ')
+        c = (('Masonry' in held))  # rulebooks/megaciv.civ:754
+        if c:  # rulebooks/megaciv.civ:754
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 754, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:753
-        if c:  # rulebooks/megaciv.civ:753
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 753, 'rulebooks/megaciv.civ')
+        c = (('Calendar' in held))  # rulebooks/megaciv.civ:756
+        if c:  # rulebooks/megaciv.civ:756
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 756, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 747)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 741, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 750)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 744, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -622,69 +624,69 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:762
+    # rulebooks/megaciv.civ:765
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:767
-        e0_area = 'any'  # rulebooks/megaciv.civ:767
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 768)
+        e0_amount = 15  # rulebooks/megaciv.civ:770
+        e0_area = 'any'  # rulebooks/megaciv.civ:770
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 771)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:770
-        if c:  # rulebooks/megaciv.civ:770
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 770, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:772
-        if c:  # rulebooks/megaciv.civ:772
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 772, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:774
-        if c:  # rulebooks/megaciv.civ:774
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 774, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:776
-        if c:  # rulebooks/megaciv.civ:776
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 776, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 767)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 762, 'rulebooks/megaciv.civ')
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:773
+        if c:  # rulebooks/megaciv.civ:773
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 773, 'rulebooks/megaciv.civ')
+        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:775
+        if c:  # rulebooks/megaciv.civ:775
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 775, 'rulebooks/megaciv.civ')
+        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:777
+        if c:  # rulebooks/megaciv.civ:777
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 777, 'rulebooks/megaciv.civ')
+        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:779
+        if c:  # rulebooks/megaciv.civ:779
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 779, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 770)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 765, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:768
-        e0_area = 'any'  # rulebooks/megaciv.civ:768
+        e0_amount = 10  # rulebooks/megaciv.civ:771
+        e0_area = 'any'  # rulebooks/megaciv.civ:771
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/megaciv.civ:770
-        if c:  # rulebooks/megaciv.civ:770
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 770, 'rulebooks/megaciv.civ')
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:778
-        if c:  # rulebooks/megaciv.civ:778
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 778, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 768)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 762, 'rulebooks/megaciv.civ')
+        c = (('Medicine' in held))  # rulebooks/megaciv.civ:773
+        if c:  # rulebooks/megaciv.civ:773
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 773, 'rulebooks/megaciv.civ')
+        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:781
+        if c:  # rulebooks/megaciv.civ:781
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 781, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 771)]
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 765, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:782
+    # rulebooks/megaciv.civ:785
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:787
+        e0_amount = 15  # rulebooks/megaciv.civ:790
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:788
-        if c:  # rulebooks/megaciv.civ:788
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 788, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:790
-        if c:  # rulebooks/megaciv.civ:790
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 790, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:792
-        if c:  # rulebooks/megaciv.civ:792
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 792, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:794
-        if c:  # rulebooks/megaciv.civ:794
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 794, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 787)]
-        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 782, 'rulebooks/megaciv.civ')
+        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:791
+        if c:  # rulebooks/megaciv.civ:791
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 791, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:793
+        if c:  # rulebooks/megaciv.civ:793
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 793, 'rulebooks/megaciv.civ')
+        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:795
+        if c:  # rulebooks/megaciv.civ:795
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 795, 'rulebooks/megaciv.civ')
+        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:797
+        if c:  # rulebooks/megaciv.civ:797
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 797, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 790)]
+        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 785, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -693,31 +695,31 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:802
+    # rulebooks/megaciv.civ:805
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:807
+        e0_amount = 3  # rulebooks/megaciv.civ:810
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:808
-        if c:  # rulebooks/megaciv.civ:808
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 808, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:810
-        if c:  # rulebooks/megaciv.civ:810
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 810, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:812
-        if c:  # rulebooks/megaciv.civ:812
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 812, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:814
-        if c:  # rulebooks/megaciv.civ:814
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 814, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:816
-        if c:  # rulebooks/megaciv.civ:816
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 816, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:818
-        if c:  # rulebooks/megaciv.civ:818
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 818, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 807)]
-        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 802, 'rulebooks/megaciv.civ')
+        c = (('Music' in held))  # rulebooks/megaciv.civ:811
+        if c:  # rulebooks/megaciv.civ:811
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 811, 'rulebooks/megaciv.civ')
+        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:813
+        if c:  # rulebooks/megaciv.civ:813
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 813, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:815
+        if c:  # rulebooks/megaciv.civ:815
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 815, 'rulebooks/megaciv.civ')
+        c = (('Democracy' in held))  # rulebooks/megaciv.civ:817
+        if c:  # rulebooks/megaciv.civ:817
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 817, 'rulebooks/megaciv.civ')
+        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:819
+        if c:  # rulebooks/megaciv.civ:819
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 819, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:821
+        if c:  # rulebooks/megaciv.civ:821
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 821, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 810)]
+        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 805, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -725,22 +727,22 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:823
+    # rulebooks/megaciv.civ:826
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:828
+        e0_amount = 10  # rulebooks/megaciv.civ:831
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:829
-        if c:  # rulebooks/megaciv.civ:829
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 829, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:831
-        if c:  # rulebooks/megaciv.civ:831
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 831, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:833
-        if c:  # rulebooks/megaciv.civ:833
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 833, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 828)]
-        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 823, 'rulebooks/megaciv.civ')
+        c = (('Law' in held))  # rulebooks/megaciv.civ:832
+        if c:  # rulebooks/megaciv.civ:832
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 832, 'rulebooks/megaciv.civ')
+        c = (('Coinage' in held))  # rulebooks/megaciv.civ:834
+        if c:  # rulebooks/megaciv.civ:834
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 834, 'rulebooks/megaciv.civ')
+        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:836
+        if c:  # rulebooks/megaciv.civ:836
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 836, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 831)]
+        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 826, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -750,78 +752,78 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:837
+    # rulebooks/megaciv.civ:840
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 846, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:846
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 846, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:842
-        e0_area = 'any'  # rulebooks/megaciv.civ:842
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 843)
+        if s.decide((s.fact('cities') == 0), 849, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:849
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 849, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:845
+        e0_area = 'any'  # rulebooks/megaciv.civ:845
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 846)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:853
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:847
-        if c:  # rulebooks/megaciv.civ:847
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 847, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:849
-        if c:  # rulebooks/megaciv.civ:849
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 849, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:851
-        if c:  # rulebooks/megaciv.civ:851
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 851, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 853, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:853
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 853, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 842)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 837, 'rulebooks/megaciv.civ')
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:856
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:850
+        if c:  # rulebooks/megaciv.civ:850
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 850, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:852
+        if c:  # rulebooks/megaciv.civ:852
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 852, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:854
+        if c:  # rulebooks/megaciv.civ:854
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 854, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 856, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:856
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 856, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 845)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 840, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (845, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 845, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:843
-        e0_area = 'any'  # rulebooks/megaciv.civ:843
+        excluded = (848, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 848, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:846
+        e0_area = 'any'  # rulebooks/megaciv.civ:846
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:853
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:847
-        if c:  # rulebooks/megaciv.civ:847
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 847, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:849
-        if c:  # rulebooks/megaciv.civ:849
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 849, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:851
-        if c:  # rulebooks/megaciv.civ:851
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 851, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 853, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:853
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 853, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 843)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 837, 'rulebooks/megaciv.civ')
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:856
+        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:850
+        if c:  # rulebooks/megaciv.civ:850
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 850, 'rulebooks/megaciv.civ')
+        c = (('Theology' in held))  # rulebooks/megaciv.civ:852
+        if c:  # rulebooks/megaciv.civ:852
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 852, 'rulebooks/megaciv.civ')
+        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:854
+        if c:  # rulebooks/megaciv.civ:854
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 854, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 856, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:856
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 856, 'rulebooks/megaciv.civ'))
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 846)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 840, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:859
+    # rulebooks/megaciv.civ:862
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:864
+        e0_amount = 1  # rulebooks/megaciv.civ:867
         e1_active = True
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:869
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:865
-        if c:  # rulebooks/megaciv.civ:865
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 865, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:867
-        if c:  # rulebooks/megaciv.civ:867
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 867, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 869, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:869
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 869, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': e0_amount}, 864), ('advance_after_back', {}, 864)]
-        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 859, 'rulebooks/megaciv.civ')
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:872
+        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:868
+        if c:  # rulebooks/megaciv.civ:868
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 868, 'rulebooks/megaciv.civ')
+        c = (('Library' in held))  # rulebooks/megaciv.civ:870
+        if c:  # rulebooks/megaciv.civ:870
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 870, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 872, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:872
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 872, 'rulebooks/megaciv.civ'))
+        effects = [('ast_back', {'amount': e0_amount}, 867), ('advance_after_back', {}, 867)]
+        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 862, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -830,33 +832,33 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:875
+    # rulebooks/megaciv.civ:878
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 885, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:885
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 885, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:880
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:880
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 881)
+        if s.decide((s.fact('coastal_cities') == 0), 888, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:888
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 888, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:883
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:883
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 884)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:886
-        if c:  # rulebooks/megaciv.civ:886
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 886, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:888
-        if c:  # rulebooks/megaciv.civ:888
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 888, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 880)]
-        _rt.floor_effects(effects, trace, {'pirate_cities': 'amount'}, 875, 'rulebooks/megaciv.civ')
+        c = (('Cartography' in held))  # rulebooks/megaciv.civ:889
+        if c:  # rulebooks/megaciv.civ:889
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 889, 'rulebooks/megaciv.civ')
+        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:891
+        if c:  # rulebooks/megaciv.civ:891
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 891, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 883)]
+        _rt.floor_effects(effects, trace, {'pirate_cities': 'amount'}, 878, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (883, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 883, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:881
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:881
+        excluded = (886, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 886, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:884
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:884
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 881)]
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 884)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -881,18 +883,18 @@ CALAMITIES = _rt.records((
     '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 654, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 671, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 686, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 702, "summary": "The beneficiary annexes all but 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 725, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 741, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 762, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 782, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 802, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 823, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 837, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 859, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 875, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 702, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 728, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 744, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 765, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 785, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 805, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 826, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 840, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 862, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 878, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1236, 'major_limit': 1238, 'discard': 1240, 'order': 1242, 'beneficiary_rank': 1244, 'beneficiary_ties': 1246, 'assign': 1248, 'separate_blocks': 1250, 'secondary_once': 1252}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1257, 'major_limit': 1259, 'discard': 1261, 'order': 1263, 'beneficiary_rank': 1265, 'beneficiary_ties': 1267, 'assign': 1269, 'separate_blocks': 1271, 'secondary_once': 1273}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -923,111 +925,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:902
+    # rulebooks/megaciv.civ:905
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:903
+    # rulebooks/megaciv.civ:906
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 904)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 904), _rt.requirement('cities', s.fact('cities'), '>=', 1, 904)]], 904, each_step=True),
+        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 907)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 907), _rt.requirement('cities', s.fact('cities'), '>=', 1, 907)]], 907, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:906
+    # rulebooks/megaciv.civ:909
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 907)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 907), _rt.requirement('cities', s.fact('cities'), '>=', 2, 907)]], 907, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 908, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 910)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 910), _rt.requirement('cities', s.fact('cities'), '>=', 2, 910)]], 910, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 911, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:910
+    # rulebooks/megaciv.civ:913
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 911)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 911), _rt.requirement('cities', s.fact('cities'), '>=', 2, 911)]], 911, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 912, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 914)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 914), _rt.requirement('cities', s.fact('cities'), '>=', 2, 914)]], 914, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 915, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:914
+    # rulebooks/megaciv.civ:917
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 915)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 915), _rt.requirement('cities', s.fact('cities'), '>=', 3, 915)]], 915, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 916, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 918)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 918), _rt.requirement('cities', s.fact('cities'), '>=', 3, 918)]], 918, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 919, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:918
+    # rulebooks/megaciv.civ:921
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 919)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 919), _rt.requirement('cities', s.fact('cities'), '>=', 4, 919)]], 919, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 920, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 922)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 922), _rt.requirement('cities', s.fact('cities'), '>=', 4, 922)]], 922, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 923, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:930
+    # rulebooks/megaciv.civ:933
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:931
+    # rulebooks/megaciv.civ:934
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 932)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 932), _rt.requirement('cities', s.fact('cities'), '>=', 2, 932)]], 932, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 935)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 935), _rt.requirement('cities', s.fact('cities'), '>=', 2, 935)]], 935, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:934
+    # rulebooks/megaciv.civ:937
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 935)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 935), _rt.requirement('cities', s.fact('cities'), '>=', 2, 935)]], 935, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 936, each_step=True),
+        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 938)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 938), _rt.requirement('cities', s.fact('cities'), '>=', 2, 938)]], 938, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 939, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:938
+    # rulebooks/megaciv.civ:941
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 939)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 939), _rt.requirement('cities', s.fact('cities'), '>=', 3, 939)]], 939, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 940, each_step=True),
+        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 942)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 942), _rt.requirement('cities', s.fact('cities'), '>=', 3, 942)]], 942, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 943, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:942
+    # rulebooks/megaciv.civ:945
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 943)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 943), _rt.requirement('cities', s.fact('cities'), '>=', 4, 943)]], 943, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 944, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 945, each_step=True),
+        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 946)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 946), _rt.requirement('cities', s.fact('cities'), '>=', 4, 946)]], 946, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 947, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 948, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:947
+    # rulebooks/megaciv.civ:950
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 948)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 948), _rt.requirement('cities', s.fact('cities'), '>=', 5, 948)]], 948, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 949, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 950, each_step=True),
+        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 951)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 951), _rt.requirement('cities', s.fact('cities'), '>=', 5, 951)]], 951, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 952, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 953, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:952
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 952)
+    # rulebooks/megaciv.civ:955
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 955)
 
 
 AST = {
@@ -1035,63 +1037,63 @@ AST = {
     'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0], 'backward_except': ['Stone Age'], 'spaces': 16, 'step_points': 5},
 }
 CIVILIZATIONS = _rt.records((
-    '["Minoa", {"rank": 1, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
-    '["Saba", {"rank": 2, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
-    '["Assyria", {"rank": 3, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Maurya", {"rank": 4, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
-    '["Celt", {"rank": 5, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Babylon", {"rank": 6, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Carthage", {"rank": 7, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Dravidia", {"rank": 8, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Hatti", {"rank": 9, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Kushan", {"rank": 10, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
-    '["Rome", {"rank": 11, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Persia", {"rank": 12, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Iberia", {"rank": 13, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}}]',
-    '["Nubia", {"rank": 14, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Hellas", {"rank": 15, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Indus", {"rank": 16, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Egypt", {"rank": 17, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
-    '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}}]',
+    '["Minoa", {"rank": 1, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Saba", {"rank": 2, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Assyria", {"rank": 3, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "7 West", "8 West", "9 West", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Maurya", {"rank": 4, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["8 East", "9 East", "11", "17", "18"]}]',
+    '["Celt", {"rank": 5, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["9 West", "14", "16", "18"]}]',
+    '["Babylon", {"rank": 6, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Carthage", {"rank": 7, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 West", "7 West", "8 West", "9 West", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Dravidia", {"rank": 8, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["8 East", "9 East", "11", "17", "18"]}]',
+    '["Hatti", {"rank": 9, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Kushan", {"rank": 10, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["6 East", "7 East", "8 East", "9 East", "11", "15", "16", "17", "18"]}]',
+    '["Rome", {"rank": 11, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 West", "7 West", "8 West", "9 West", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Persia", {"rank": 12, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Iberia", {"rank": 13, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["6 West", "8 West", "9 West", "13", "14", "15", "16", "17", "18"]}]',
+    '["Nubia", {"rank": 14, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "7 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Hellas", {"rank": 15, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Indus", {"rank": 16, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 East", "7 East", "8 East", "9 East", "11", "15", "16", "17", "18"]}]',
+    '["Egypt", {"rank": 17, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "7 West", "8 West", "9 West", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
 ))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1096}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1117}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 1103),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 1104),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1105),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1106),
+    ('Cities in play', lambda s: s.fact('cities'), 1124),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 1125),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1126),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1127),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 1107),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1108),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1109),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 1110),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1111),
-    ('All credit points', lambda s: s.derived('credit_total'), 1112),
-    ('Cities on the board', lambda s: s.fact('cities'), 1113),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 1114),
-    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1115),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 1128),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1129),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1130),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 1131),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1132),
+    ('All credit points', lambda s: s.derived('credit_total'), 1133),
+    ('Cities on the board', lambda s: s.fact('cities'), 1134),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 1135),
+    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1136),
 ]
-SCORE_AST = (1105,)
+SCORE_AST = (1126,)
 TURN = (
-    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1205, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1205),)},
-    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1206, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1207),)},
-    {'name': 'Movement', 'when': 'phase 3', 'line': 1209, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1209),)},
-    {'name': 'Conflict', 'when': 'phase 4', 'line': 1210, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1210),)},
-    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1211, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1212),)},
-    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1214, 'actions': (('draw_trade_cards', {'stacks': 9}, 1214), ('buy_trade_cards', {}, 1214))},
-    {'name': 'Trade', 'when': 'phase 7', 'line': 1215, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1215),)},
-    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1216, 'actions': ()},
-    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1217, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1217),)},
-    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1218, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1218),)},
-    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1219, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1219),)},
-    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1220, 'actions': (('buy_advances', {}, 1221), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1222))},
-    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1224, 'actions': (('alter_ast', {}, 1225), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none'}, 1226), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none'}, 1227))},
+    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1226, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1226),)},
+    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1227, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1228),)},
+    {'name': 'Movement', 'when': 'phase 3', 'line': 1230, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1230),)},
+    {'name': 'Conflict', 'when': 'phase 4', 'line': 1231, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1231),)},
+    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1232, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1233),)},
+    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1235, 'actions': (('draw_trade_cards', {'stacks': 9}, 1235), ('buy_trade_cards', {}, 1235))},
+    {'name': 'Trade', 'when': 'phase 7', 'line': 1236, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1236),)},
+    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1237, 'actions': ()},
+    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1238, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1238),)},
+    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1239, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1239),)},
+    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1240, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1240),)},
+    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1241, 'actions': (('buy_advances', {}, 1242), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1243))},
+    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1245, 'actions': (('alter_ast', {}, 1246), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none'}, 1247), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none'}, 1248))},
 )
 
-LINES = _rt.line_map('142:1180 148:529 153:533 154:533 155:533 164:536 169:540 178:543 183:547 184:547 185:547 194:550 199:554 200:554 203:555 204:555 205:555 213:559 218:563 219:563 228:566 233:570 234:570 243:573 248:577 251:578 252:578 253:578 261:583 266:587 267:587 268:587 277:593 285:599 287:599 288:599 290:600 293:602 294:602 295:603 296:603 301:606 303:607 304:608 305:608 306:608 308:608 309:608 310:608 311:608 313:608 314:609 315:609 316:609 318:609 319:609 320:609 321:609 323:609 336:606 337:606 346:617 351:623 352:624 353:624 355:626 356:627 357:627 358:627 359:628 360:628 361:628 370:634 375:639 376:639 377:640 379:641 380:641 381:641 382:645 383:645 384:645 385:10 386:10 387:10 388:10 395:640 396:640 400:645 401:645 402:645 403:10 404:10 405:10 406:10 413:654 418:659 420:660 421:660 422:660 423:662 424:662 425:662 426:664 427:664 428:664 437:671 444:677 446:677 447:677 449:677 450:677 452:677 453:677 457:679 459:680 460:680 462:680 464:680 475:679 476:679 480:680 481:680 482:680 489:686 494:691 495:691 497:692 498:692 499:692 500:694 501:694 502:694 503:696 504:696 505:696 506:698 507:698 508:698 517:702 522:707 524:708 525:708 526:708 527:710 528:710 529:710 530:712 531:712 532:712 533:714 534:714 535:714 536:716 537:716 538:716 546:725 551:730 553:731 554:731 555:731 556:733 557:733 558:733 559:735 560:735 561:735 569:741 574:748 575:748 576:746 577:746 578:747 581:749 582:749 583:749 584:751 585:751 586:751 587:751 588:753 589:753 590:753 591:753 599:747 600:747 605:749 606:749 607:749 608:751 609:751 610:751 611:751 612:753 613:753 614:753 615:753 623:762 628:767 629:767 630:768 632:770 633:770 634:770 635:772 636:772 637:772 638:774 639:774 640:774 641:776 642:776 643:776 650:768 651:768 655:770 656:770 657:770 658:778 659:778 660:778 667:782 672:787 674:788 675:788 676:788 677:790 678:790 679:790 680:792 681:792 682:792 683:794 684:794 685:794 694:802 699:807 701:808 702:808 703:808 704:810 705:810 706:810 707:812 708:812 709:812 710:814 711:814 712:814 713:816 714:816 715:816 716:818 717:818 718:818 726:823 731:828 733:829 734:829 735:829 736:831 737:831 738:831 739:833 740:833 741:833 751:837 756:846 757:846 758:842 759:842 760:843 763:853 764:847 765:847 766:847 767:849 768:849 769:849 770:851 771:851 772:851 773:853 774:853 780:845 781:843 782:843 787:853 788:847 789:847 790:847 791:849 792:849 793:849 794:851 795:851 796:851 797:853 798:853 805:859 810:864 814:869 815:865 816:865 817:865 818:867 819:867 820:867 821:869 822:869 831:875 836:885 837:885 838:880 839:880 840:881 842:886 843:886 844:886 845:888 846:888 847:888 853:883 854:881 855:881 924:902 931:903 935:904 939:906 943:907 944:908 948:910 952:911 953:912 957:914 961:915 962:916 966:918 970:919 971:920 975:930 982:931 986:932 990:934 994:935 995:936 999:938 1003:939 1004:940 1008:942 1012:943 1013:944 1014:945 1018:947 1022:948 1023:949 1024:950 1028:952 1030:952 1058:1096 1061:1103 1062:1104 1063:1105 1064:1106 1067:1107 1068:1108 1069:1109 1070:1110 1071:1111 1072:1112 1073:1113 1074:1114 1075:1115 1079:1205 1080:1206 1081:1209 1082:1210 1083:1211 1084:1214 1085:1215 1086:1216 1087:1217 1088:1218 1089:1219 1090:1220 1091:1224')
+LINES = _rt.line_map('142:1201 148:529 153:533 154:533 155:533 164:536 169:540 178:543 183:547 184:547 185:547 194:550 199:554 200:554 203:555 204:555 205:555 213:559 218:563 219:563 228:566 233:570 234:570 243:573 248:577 251:578 252:578 253:578 261:583 266:587 267:587 268:587 277:593 285:599 287:599 288:599 290:600 293:602 294:602 295:603 296:603 301:606 303:607 304:608 305:608 306:608 308:608 309:608 310:608 311:608 313:608 314:609 315:609 316:609 318:609 319:609 320:609 321:609 323:609 336:606 337:606 346:617 351:623 352:624 353:624 355:626 356:627 357:627 358:627 359:628 360:628 361:628 370:634 375:639 376:639 377:640 379:641 380:641 381:641 382:645 383:645 384:645 385:10 386:10 387:10 388:10 395:640 396:640 400:645 401:645 402:645 403:10 404:10 405:10 406:10 413:654 418:659 420:660 421:660 422:660 423:662 424:662 425:662 426:664 427:664 428:664 437:671 444:677 446:677 447:677 449:677 450:677 452:677 453:677 457:679 459:680 460:680 462:680 464:680 475:679 476:679 480:680 481:680 482:680 489:686 494:691 495:691 497:692 498:692 499:692 500:694 501:694 502:694 503:696 504:696 505:696 506:698 507:698 508:698 517:702 522:709 523:709 524:707 526:711 527:711 528:711 529:713 530:713 531:713 532:715 533:715 534:715 535:717 536:717 537:717 538:719 539:719 540:719 548:728 553:733 555:734 556:734 557:734 558:736 559:736 560:736 561:738 562:738 563:738 571:744 576:751 577:751 578:749 579:749 580:750 583:752 584:752 585:752 586:754 587:754 588:754 589:754 590:756 591:756 592:756 593:756 601:750 602:750 607:752 608:752 609:752 610:754 611:754 612:754 613:754 614:756 615:756 616:756 617:756 625:765 630:770 631:770 632:771 634:773 635:773 636:773 637:775 638:775 639:775 640:777 641:777 642:777 643:779 644:779 645:779 652:771 653:771 657:773 658:773 659:773 660:781 661:781 662:781 669:785 674:790 676:791 677:791 678:791 679:793 680:793 681:793 682:795 683:795 684:795 685:797 686:797 687:797 696:805 701:810 703:811 704:811 705:811 706:813 707:813 708:813 709:815 710:815 711:815 712:817 713:817 714:817 715:819 716:819 717:819 718:821 719:821 720:821 728:826 733:831 735:832 736:832 737:832 738:834 739:834 740:834 741:836 742:836 743:836 753:840 758:849 759:849 760:845 761:845 762:846 765:856 766:850 767:850 768:850 769:852 770:852 771:852 772:854 773:854 774:854 775:856 776:856 782:848 783:846 784:846 789:856 790:850 791:850 792:850 793:852 794:852 795:852 796:854 797:854 798:854 799:856 800:856 807:862 812:867 816:872 817:868 818:868 819:868 820:870 821:870 822:870 823:872 824:872 833:878 838:888 839:888 840:883 841:883 842:884 844:889 845:889 846:889 847:891 848:891 849:891 855:886 856:884 857:884 926:905 933:906 937:907 941:909 945:910 946:911 950:913 954:914 955:915 959:917 963:918 964:919 968:921 972:922 973:923 977:933 984:934 988:935 992:937 996:938 997:939 1001:941 1005:942 1006:943 1010:945 1014:946 1015:947 1016:948 1020:950 1024:951 1025:952 1026:953 1030:955 1032:955 1060:1117 1063:1124 1064:1125 1065:1126 1066:1127 1069:1128 1070:1129 1071:1130 1072:1131 1073:1132 1074:1133 1075:1134 1076:1135 1077:1136 1081:1226 1082:1227 1083:1230 1084:1231 1085:1232 1086:1235 1087:1236 1088:1237 1089:1238 1090:1239 1091:1240 1092:1241 1093:1245')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/granary.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 1:27:62 1:27:62 1:27:62 1:27:62 0:23:32 0:23:32 0:28:44 0:28:44 0:28:44 1:27:62 1:27:62 1:27:62 1:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:41 0:3:41 0:3:- 0:3:92 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:-'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 1:27:62 1:27:62 1:27:62 1:27:62 0:23:32 0:23:32 0:28:44 0:28:44 0:28:44 1:27:62 1:27:62 1:27:62 1:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:3:161 0:3:161 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:28:44 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:28:44 0:41:57 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:41 0:3:41 0:3:- 0:3:92 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:-'
 # fmt: on

@@ -626,11 +626,20 @@ function creditPlayerBlock(M, state) {
   return civ ? civ.block : null;
 }
 
+// runtime.commodity_block: the block under the first declared reading whose option is on, else the default
+function creditCommodityBlock(M, name, state) {
+  const row = M.COMMODITIES[name];
+  if (state !== null && state !== undefined) {
+    for (const [option, block] of row.block_when || []) if (state.option(option)) return block;
+  }
+  return row.block;
+}
+
 // Whether a set of this commodity, redeemed by this player, is outside its native block: true,
 // false, or null when the answer needs a fact the state lacks (then state.missing says which)
 function creditOffBlock(M, name, state) {
   const ob = M.OFF_BLOCK === undefined ? null : M.OFF_BLOCK;
-  const block = M.COMMODITIES[name].block;
+  const block = creditCommodityBlock(M, name, state);
   const blocks = new Set();
   const civs = M.CIVILIZATIONS || {};
   for (const c of Object.keys(civs)) if (civs[c].block) blocks.add(civs[c].block);

@@ -31,6 +31,12 @@ function floorStep(trace, kind, param, old, line, path) {
   return 0;
 }
 
+// the stages of `amounts { order }` under the question's options: ORDERS is [the options that
+// switch the order, {the switched-on ones joined by "|": the order}]
+function stageOrder(s, orders) {
+  return orders[1][orders[0].filter((n) => truthy(s.option(n))).join("|")];
+}
+
 // the edition's `floor zero` over a finished effect list (runtime.floor_effects)
 function floorEffects(effects, trace, mains, line, path) {
   for (const e of effects) {
