@@ -15,6 +15,7 @@ comment):
     repair "Grovps" "Groups"                   (headings) a damaged word of the copy's headings
     skip "3f2a9c0b1d2e3f40"                    (headings) a heading-like line that is none (its fingerprint)
     require "19", "22.2"                       chapters that must be covered or acknowledged
+    kind "19.5" example                        a kind read by hand where the generator's guess is wrong
     clause "19.1" rule 3f2a9c0b1d2e3f40 "Calamities"
     clause "ch 9 / Medicine" rule - "Medicine"  a clause the copy lost (no fingerprint)
 
@@ -68,6 +69,7 @@ _LINES = {
     "repair": re.compile(rf"repair\s+{_STRING}\s+{_STRING}"),
     "skip": re.compile(rf"skip\s+{_STRING}"),
     "require": re.compile(rf"require\s+({_STRINGS})"),
+    "kind": re.compile(rf"kind\s+{_STRING}\s+([a-z]+)"),
     "clause": re.compile(rf"clause\s+{_STRING}\s+([a-z]+)\s+([0-9a-f]{{16}}|-)\s+{_STRING}"),
 }
 _COMMENT = re.compile(r'\s*(?:#.*)?$')
@@ -104,6 +106,7 @@ class ClauseList:
     repairs: dict[str, str] = field(default_factory=dict)
     skips: set[str] = field(default_factory=set)
     required: list[str] = field(default_factory=list)
+    kinds: dict[str, str] = field(default_factory=dict)  # hand-read kinds (`kind` lines)
     clauses: dict[str, Clause] = field(default_factory=dict)
 
     def chapter_of(self, clause_id: str) -> str:
@@ -118,6 +121,22 @@ class ClauseList:
                 return c.title
         own = self.clauses.get(chapter)
         return own.title if own is not None else ""
+
+    def parent_of(self, clause_id: str) -> str:
+        """The clause a clause is printed below: `2.2` of `2.2.1`, `ch 8` of `ch 8 / Famine`; "" for a chapter."""
+        if self.scheme == "headings":
+            head, _, rest = clause_id.partition(" / ")
+            return head if rest else ""
+        paragraph, _, example = clause_id.partition(" ")  # `28.3 example`: an example printed in 28.3
+        return paragraph if example else clause_id.rpartition(".")[0]
+
+    def hand_kind(self, clause_id: str) -> str | None:
+        """The kind read by hand (`kind` lines) for a clause or the nearest clause above it."""
+        while clause_id:
+            if clause_id in self.kinds:
+                return self.kinds[clause_id]
+            clause_id = self.parent_of(clause_id)
+        return None
 
     def is_required(self, clause_id: str) -> bool:
         return any(within(clause_id, prefix) for prefix in self.required)
@@ -223,6 +242,11 @@ def _read_line(result: ClauseList, word: str, m: re.Match, at: Span, number: int
         result.skips.add(_unquote(m.group(1)))
     elif word == "require":
         result.required.extend(_unquote(s) for s in _EACH_STRING.findall(m.group(1)))
+    elif word == "kind":
+        if m.group(2) not in KINDS:
+            diags.error("CIV163", f"`{m.group(2)}` is no kind of clause (one of {', '.join(KINDS)})", at)
+        else:
+            result.kinds[_unquote(m.group(1))] = m.group(2)
     else:
         clause_id, kind, fp, title = _unquote(m.group(1)), m.group(2), m.group(3), _unquote(m.group(4))
         if kind not in KINDS:
@@ -284,6 +308,8 @@ def write(result: ClauseList) -> str:
         out.append(f"skip {quote(skipped)}")
     if result.required:
         out.append("require " + ", ".join(quote(r) for r in result.required))
+    for clause_id, kind in result.kinds.items():
+        out.append(f"kind {quote(clause_id)} {kind}")
     out.append("")
     return "\n".join(out) + "\n" + clause_lines(result)
 

@@ -285,8 +285,8 @@ _ALL = [
          "one with tools/make_clauses.py from a copy of the rules, or remove the citations.",
          'cites "19.1"   # and no clauses/EDITION.clauses', 'cites "19.1"   # with clauses/EDITION.clauses'),
     Code("CIV163", "a clause list that cannot be read", "A line of the clause list is none of its statements "
-         "(`clauses`, `edition`, `text`, `segment`, `chapter`, `repair`, `skip`, `require`, `clause`), a clause "
-         "is listed twice, or a kind or scheme is unknown. The format is described at the top of "
+         "(`clauses`, `edition`, `text`, `segment`, `chapter`, `repair`, `skip`, `require`, `kind`, `clause`), "
+         "a clause is listed twice, or a kind or scheme is unknown. The format is described at the top of "
          "civdsl/clauses.py; tools/make_clauses.py writes it.",
          'clause "19.1" rules 3f2a9c0b1d2e3f40 "Calamities"', 'clause "19.1" rule 3f2a9c0b1d2e3f40 "Calamities"'),
     Code("CIV164", "an acknowledgement that says nothing", "A `clause ... errata CODE` names an errata code no "

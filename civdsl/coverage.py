@@ -2,10 +2,13 @@
 
 For each clause of the clause list: the statements that implement it (`cites`, with file and
 line), or its acknowledgement (`clause ... ACK`, or its kind when it prints no rule), or nothing
-("uncovered"); the top-level statements that cite no clause; the share covered per chapter. A
-house rule's own citations are the clauses it changes, the base's cover the rest. With a copy of
-the printed rules, the copy is cut into clauses (segment.py) and each clause's fingerprint
-compared: which clauses differ from the copy the list was made from, which are new, which are gone.
+("uncovered"); the clauses per kind; the top-level statements that cite no clause; the share
+covered per chapter. In a chapter that must be complete, a kind acknowledges a clause only where
+it was read by hand (a `kind` line of the list): the generator's reading of kinds is a guess, and a
+guess must not hide a rule nobody implements. A house rule's own citations are the clauses it
+changes, the base's cover the rest. With a copy of the printed rules, the copy is cut into
+clauses (segment.py) and each clause's fingerprint compared: which clauses differ from the copy
+the list was made from, which are new, which are gone.
 """
 
 from __future__ import annotations
@@ -101,8 +104,10 @@ def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Repo
                 covering[clause_id] = [i for i, _ in ack.detail]
     rows = []
     for c in listed.clauses.values():
-        ack = acks.get(c.id) or (None if c.kind == "rule" else f"{c.kind}: {clause_lists.KINDS[c.kind]}")
-        rows.append(ClauseCover(c.id, c.title, c.kind, listed.is_required(c.id), by_clause.get(c.id, []), ack))
+        required = listed.is_required(c.id)
+        ack = acks.get(c.id) or (f"{c.kind}: {clause_lists.KINDS[c.kind]}" if _kind_acknowledges(listed, c, required)
+                                 else None)
+        rows.append(ClauseCover(c.id, c.title, c.kind, required, by_clause.get(c.id, []), ack))
     _uncover_what_covers_nothing(rows, covering)
     uncited = []
     for f in checked.chain:
@@ -115,6 +120,21 @@ def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Repo
     if copy is not None:
         _compare(report, listed, copy)
     return report
+
+
+def _kind_acknowledges(listed: ClauseList, clause: clause_lists.Clause, required: bool) -> bool:
+    if clause.kind == "rule":
+        return False
+    return not required or listed.hand_kind(clause.id) == clause.kind
+
+
+def kinds(report: Report) -> list[tuple[str, int, int]]:
+    """Per kind of clause (in the order of clauses.KINDS): (kind, clauses, of which uncovered)."""
+    counts = {kind: [0, 0] for kind in clause_lists.KINDS}
+    for c in report.clauses:
+        counts[c.kind][0] += 1
+        counts[c.kind][1] += c.status == "uncovered"
+    return [(kind, total, uncovered) for kind, (total, uncovered) in counts.items()]
 
 
 def _uncover_what_covers_nothing(rows: list[ClauseCover], covering: dict[str, list[str]]) -> None:
@@ -181,6 +201,7 @@ def to_json(report: Report) -> dict:
             **({"text": c.text} if c.text is not None else {}),
         } for c in report.clauses],
         "uncited": [{"path": u.path, "line": u.line, "statement": u.text} for u in report.uncited],
+        "kinds": [{"kind": k, "clauses": total, "uncovered": n} for k, total, n in kinds(report)],
         "chapters": [{"chapter": ch, "title": t, "covered": n, "clauses": total} for ch, t, n, total in report.chapters],
         "required_uncovered": [c.id for c in report.required_uncovered],
         **({"changed_by_house_rule": [c.id for c in report.changed_by_house_rule]} if report.house_rule else {}),
@@ -207,6 +228,9 @@ def render_text(report: Report, full: bool = True) -> str:
         words = _status_words(c)
         out.append(f"{mark} {c.id}  {c.title}{'  (required)' if c.required and c.status == 'uncovered' else ''}{text}")
         out.extend(f"     {w}" for w in words)
+    out += ["", "Clauses per kind:"]
+    out += [f"  {kind:<11} {total:>4}  {'(' + str(n) + ' uncovered)' if n else ''}".rstrip()
+            for kind, total, n in kinds(report)]
     out += ["", "Covered per chapter:"]
     for ch, title, covered, total in report.chapters:
         out.append(f"  {ch:<8} {title[:50]:<50} {covered:>4}/{total:<4} {100 * covered // max(total, 1):>3}%")

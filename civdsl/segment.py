@@ -8,7 +8,10 @@ Two schemes, declared by the list (`segment numbered` or `segment headings`):
   only where a paragraph number can stand: not in a table cell (a line that starts with a tab),
   not in a table of contents (dot leaders), a number of one part only before a capital (`6 tokens`
   at the start of a sentence is none) and never going back more than a chapter or jumping more
-  than ten (tables of figures print small numbers at the start of lines).
+  than ten (tables of figures print small numbers at the start of lines). A line inside a
+  paragraph that opens a worked example (`Example:`, `Example of trade offer`, `For example,`,
+  `As an example,`) starts a clause of its own, the paragraph's id and `example` (`28.3 example`,
+  `28.3 example 2`): the rule before it and the example are told apart, each with its fingerprint.
 - headings: the edition's chapters are declared (`chapter "8" "..."`); each heading inside one is a
   clause `ch 8 / Famine`, and the chapter's own text before its first heading is `ch 8`. A heading is
   a Markdown heading, or any line that starts with one of the chapter's names in capitals
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .clauses import ClauseList, chapter_id, fingerprint, fold
 
@@ -44,6 +47,7 @@ class Segment:
     line: int  # 1-based, in the copy
     fingerprint: str
     name: bool = False  # its heading is one of the names given (headings scheme)
+    body: str = field(default="", repr=False)  # its printed text (the generator reads its kind)
 
 
 class TextTooLarge(ValueError):
@@ -68,7 +72,7 @@ def segment(text: str, clause_list: ClauseList, names: dict[str, list[str]] | No
     if clause_list.scheme == "headings":
         starts = _HeadingCutter(clause_list, names or {}).cut(lines)
     else:
-        starts = _numbered(lines)
+        starts = _with_examples(_numbered(lines), lines)
     return _with_fingerprints(starts, lines)
 
 
@@ -88,7 +92,7 @@ def _with_fingerprints(starts: list[_Start], lines: list[str]) -> list[Segment]:
         else:
             body = "\n".join([lines[index][column:], *lines[index + 1:end_index],
                               lines[end_index][:end_column] if end_index < len(lines) else ""])
-        out.append(Segment(cid, title, index + 1, fingerprint(body), name))
+        out.append(Segment(cid, title, index + 1, fingerprint(body), name, body))
     return out
 
 
@@ -122,6 +126,25 @@ def _numbered(lines: list[str]) -> list[_Start]:
     titles = {found[k][0]: found[k][1] for k in keep if found[k][1]}
     return [(found[k][0], found[k][1] or _ancestor_title(found[k][0], titles), found[k][2], found[k][3], False)
             for k in keep]
+
+
+_EXAMPLE_LINE = re.compile(r"[#*_>\- ]*(?:example\b|for example\b|as an example\b)", re.I)
+EXAMPLE = "example"  # the word after a paragraph's id in the id of an example printed in it
+
+
+def _with_examples(starts: list[_Start], lines: list[str]) -> list[_Start]:
+    """The numbered paragraphs and, after each, the worked examples that open a line inside it."""
+    out: list[_Start] = []
+    for k, start in enumerate(starts):
+        out.append(start)
+        end = starts[k + 1][2] if k + 1 < len(starts) else len(lines)
+        count = 0
+        for index in range(start[2] + 1, end):
+            if _EXAMPLE_LINE.match(lines[index]):
+                count += 1
+                suffix = f" {EXAMPLE}" + (f" {count}" if count > 1 else "")
+                out.append((start[0] + suffix, "Example", index, 0, False))
+    return out
 
 
 def _candidates(lines: list[str]) -> list[tuple[str, str, int, int]]:

@@ -14,7 +14,7 @@ import pytest
 
 from civdsl import api, clauses, coverage, frontend
 from civdsl.diagnostics import Diagnostics
-from civdsl.segment import segment
+from civdsl.segment import segment, segment_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -275,3 +275,109 @@ def test_the_companion_page_cites_each_items_printed_clauses():
     assert "17.5.2" in music
     cited = [n for n in [*ed.calamities, *ed.advances] if f"<strong>{n}</strong>" in html]
     assert len(cited) == html.count("<li>") and len(cited) >= len(ed.calamities)
+
+
+# --- kinds of clauses ------------------------------------------------------------------------------
+
+def _generator():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import make_clauses
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    return make_clauses
+
+
+def test_the_generator_reads_a_clause_kind_from_its_heading_and_opening_words():
+    guess = _generator().guess_kind
+    assert guess("Trade", "Trade\nExample: A player, wishing to trade 2 salt...") == "example"
+    assert guess("Credits", "**Credits** For example, a player holding Astronomy...") == "example"
+    assert guess("Examples of play", "John has 5 cities.") == "example"
+    # an example in the middle of a rule's paragraph leaves it a rule
+    assert guess("Trade", "Trade\nCards are traded face down. Example: A player...") == "rule"
+    assert guess("Designer's Notes", "We wanted a game...") == "flavour"
+    assert guess("Historical Notes", "The Minoans...") == "flavour"
+    assert guess("Game components", "1 map-board, 9 A.S.T. cards") == "components"
+    assert guess("Movement of Ships", "Ships may carry 5 tokens.") == "map"
+    # below a heading of the board, a clause of its own heading is of the board too
+    assert guess("Volcanoes", "Some areas hold volcanoes.", parent_kind="map") == "map"
+    assert guess("Famine", "Take 10 damage.", parent_kind="rule") == "rule"
+
+
+def _kinds_from_seed(edition: str) -> dict[str, str]:
+    """Each clause's kind as the generator reads it from the seed (hand-read kinds win)."""
+    make = _generator()
+    listed = _listed(edition)
+    found = segment_copy(_seed(edition).read_text(encoding="utf-8"), listed)  # its headings are the names
+    kinds: dict[str, str] = {}
+    for s in found:
+        parent = kinds.get(listed.parent_of(s.id), "rule")
+        kinds[s.id] = listed.hand_kind(s.id) or make.guess_kind(s.title, s.body, parent)
+    return kinds
+
+
+@pytest.mark.parametrize("edition", SHIPPED)
+def test_a_shipped_list_has_the_kinds_the_generator_reads_from_its_seed(edition):
+    kinds = _kinds_from_seed(edition)
+    listed = _listed(edition)
+    assert {i: c.kind for i, c in listed.clauses.items() if i in kinds} == kinds
+
+
+@pytest.mark.parametrize("edition,clause_id,kind", [
+    ("civ1980", "51 example", "example"), ("civ1981", "16.3 example", "example"),
+    ("expansion", "36.1 example", "example"), ("expansion", "28.3 example", "example"),
+    ("civ1981", "16.3", "rule"), ("expansion", "28.3", "rule"),
+    ("civ1981", "31.1", "flavour"), ("civ1981", "2.1", "components"), ("civ1981", "10.3", "map"),
+    ("expansion", "1.1", "flavour"), ("expansion", "5.2", "components"), ("expansion", "22.52", "map"),
+    ("civ1980", "43.5", "map"), ("civ1980", "32", "components"),
+    ("megaciv", "ch 1", "flavour"), ("megaciv", "ch 6 / Ship movement", "map"),
+    # read by hand: the generator reads the heading's word `conflict` as the board's, but it is a calamity
+    ("megaciv", "ch 8 / Tribal Conflict", "rule"), ("expansion", "30.73", "rule"),
+])
+def test_known_paragraphs_of_the_seeds_have_their_kind(edition, clause_id, kind):
+    assert _kinds_from_seed(edition)[clause_id] == kind
+
+
+def test_counts_per_kind_are_stable():
+    # the numbered seeds print their worked examples inside numbered paragraphs, cut out as
+    # `ID example`; the two seeds cut by headings keep theirs inside the heading's clause
+    counts = {e: {k: sum(c.kind == k for c in _listed(e).clauses.values()) for k in clauses.KINDS} for e in SHIPPED}
+    assert counts == {
+        "cardgame": {"rule": 18, "example": 0, "flavour": 1, "components": 1, "map": 0},
+        "civ1980": {"rule": 66, "example": 1, "flavour": 0, "components": 1, "map": 3},
+        "civ1981": {"rule": 226, "example": 2, "flavour": 2, "components": 26, "map": 48},
+        "expansion": {"rule": 531, "example": 6, "flavour": 4, "components": 10, "map": 78},
+        "megaciv": {"rule": 200, "example": 0, "flavour": 3, "components": 1, "map": 11},
+    }
+
+
+def test_a_guessed_kind_does_not_acknowledge_a_clause_of_a_required_chapter(tmp_path):
+    guessed = SMALL_LIST.replace('clause "52.4" rule', 'clause "52.4" map')
+    report = coverage.cover(_check(tmp_path, FLOOD, guessed), clauses.parse(guessed, "t.clauses", Diagnostics()))
+    rows = {c.id: c for c in report.clauses}
+    assert rows["52.4"].status == "uncovered" and rows["1.1"].status == "acknowledged"
+    by_hand = guessed.replace('require "52"\n', 'require "52"\nkind "52.4" map\n')
+    report = coverage.cover(_check(tmp_path, FLOOD, by_hand), clauses.parse(by_hand, "t.clauses", Diagnostics()))
+    assert {c.id: c for c in report.clauses}["52.4"].acknowledged == "map: a rule of the board only"
+    assert ("map", 1, 0) in coverage.kinds(report)
+    assert "Clauses per kind:" in coverage.render_text(report)
+
+
+def test_a_kind_line_of_no_kind_is_an_error():
+    diags = Diagnostics()
+    clauses.parse('clauses 1\nedition t\nkind "1.1" anecdote\n', "t.clauses", diags)
+    assert "CIV163" in diags.render() and "anecdote" in diags.render()
+
+
+def test_a_worked_example_inside_a_numbered_paragraph_is_a_clause_of_its_own():
+    text = ("**28.3** Cards are traded face down.\nExample: A player offers 3 cards.\n"
+            "**Example of a deal**: two players agree.\n28.4 Trading ends.\nFor example, it ends.\n")
+    found = [(s.id, s.title) for s in segment(text, clauses.ClauseList("t", "t", ""))]
+    assert [i for i, _ in found] == ["28.3", "28.3 example", "28.3 example 2", "28.4", "28.4 example"]
+    listed = clauses.ClauseList("t", "t", "")
+    assert listed.parent_of("28.3 example 2") == "28.3" and listed.parent_of("28.3") == "28"
+    # the rule's own fingerprint leaves its example out: a changed example does not change the rule
+    changed = text.replace("3 cards", "4 cards")
+    before = {s.id: s.fingerprint for s in segment(text, listed)}
+    after = {s.id: s.fingerprint for s in segment(changed, listed)}
+    assert before["28.3"] == after["28.3"] and before["28.3 example"] != after["28.3 example"]
