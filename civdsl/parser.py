@@ -479,8 +479,8 @@ def _glued_field_word(text: str, start: int, end: int) -> tuple | None:
 
 def _field_words(kind: str, in_change: bool = True) -> list[str]:
     """The words of an item kind's fields, with (`in_change`) or without those only a `change`
-    may give."""
-    return [f.word for f in item_fields.ITEM_FIELDS[kind] if in_change or not f.change_only]
+    may give; a word two fields share (`block` and `block ... when`) once."""
+    return list(dict.fromkeys(f.word for f in item_fields.ITEM_FIELDS[kind] if in_change or not f.change_only))
 
 
 def _item_kind(expected: set) -> str | None:
