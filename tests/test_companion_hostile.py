@@ -93,7 +93,8 @@ def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
 
     edition = edition_of(ed.module)
     rules = _AmountRules(edition, next(iter(edition.calamities.values())))
-    assert set(vars(rules)) == {"bound", "floor", "order", "least_over", "unselect", "city_points"}
+    assert set(vars(rules)) == {"bound", "floor", "floor_at", "order", "orders", "switches", "least_over", "unselect",
+                                "city_points"}
 
 
 # --- plain ES2017: the contract's language level, checked by a parser ---------------------------------

@@ -695,7 +695,7 @@ def rulings_section(edition) -> str:
         f' <span class="muted">({escape.html(s["cited"])}{escape.html("; about " + ", ".join(about)) if about else ""})'
         "</span></li>\n"
         for s, about in found)
-    return (f'<section id="rulings" class="page"><details><summary>Rulings ({len(found)})</summary>\n'
+    return (f'<section id="rulings" class="page" aria-labelledby="rulings-title"><details><summary id="rulings-title">Rulings ({len(found)})</summary>\n'
             f"<ul>\n{items}</ul></details></section>\n")
 
 
@@ -712,7 +712,7 @@ def clauses_section(edition) -> str:
         return ""
     items = "".join(f"<li><strong>{escape.html(name)}</strong> {escape.html(', '.join(ids))}</li>\n"
                     for name, ids in rows)
-    return (f'<section id="clauses" class="page"><details><summary>Printed rules ({len(rows)})</summary>\n'
+    return (f'<section id="clauses" class="page" aria-labelledby="clauses-title"><details><summary id="clauses-title">Printed rules ({len(rows)})</summary>\n'
             f"<ul>\n{items}</ul></details></section>\n")
 
 
@@ -726,7 +726,7 @@ def impact_section(effect) -> str:
         return ""
     items = "".join(f"<li><strong>{escape.html(impact.item_title(i))}</strong>: {escape.html(impact.coverage_text(i))}; "
                     f"{escape.html(impact.change_text(i))}</li>\n" for i in changed)
-    return (f'<section id="impact" class="page"><details><summary>What this house rule changes against '
+    return (f'<section id="impact" class="page" aria-labelledby="impact-title"><details><summary id="impact-title">What this house rule changes against '
             f"{escape.html(effect.a)} ({len(changed)})</summary>\n<ul>\n{items}</ul></details></section>\n")
 
 
