@@ -46,3 +46,47 @@ def pytest_sessionfinish(session, exitstatus):
         changed = sorted(set(after.splitlines()) - set(before.splitlines()))[:10]
         print("\nerror: the test run changed files in the checkout:\n  " + "\n  ".join(changed), file=sys.stderr)
         session.exitstatus = 1
+
+
+class Ran:
+    """What one run of the command line gave back, named as subprocess.CompletedProcess names it."""
+
+    def __init__(self, args: list[str], returncode: int, stdout: str, stderr: str, output: str):
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+        self.output = output  # stdout and stderr interleaved, as a terminal shows them
+
+    @property
+    def exit_code(self) -> int:  # click's Result calls it so
+        return self.returncode
+
+    def __repr__(self) -> str:
+        return f"Ran({self.args!r}, returncode={self.returncode}, stderr={self.stderr[-2000:]!r})"
+
+
+def run_cli(*args, cwd=None, env=None, input=None) -> Ran:
+    """`civdsl ARGS` run in this process: click's CliRunner on the real `civdsl.cli` group, stdout
+    and stderr kept apart, the exit code, `cwd` as the current folder and `env` over the environment
+    for this run only. A test whose subject is the process itself (the installed script, the shell's
+    view of a crash, start-up imports, signals, limits, concurrency) starts one instead.
+
+    An exception that escapes the command is raised here, with its traceback: run as a process it
+    would have printed one, which every test of a user error rules out."""
+    from click.testing import CliRunner
+
+    from civdsl.cli import main
+
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
+    before = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = CliRunner(catch_exceptions=False).invoke(main, argv, input=input, env=env, prog_name="civdsl")
+    finally:
+        os.chdir(before)
+    return Ran(argv, result.exit_code, result.stdout, result.stderr, result.output)
+
+
+@pytest.fixture
+def cli():
+    """run_cli, for tests that take their helpers as fixtures."""
+    return run_cli
