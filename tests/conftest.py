@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -63,14 +64,20 @@ class Ran:
         return f"Ran({self.args!r}, returncode={self.returncode}, stderr={self.stderr[-2000:]!r})"
 
 
-def run_cli(*args, cwd=None, env=None, input=None) -> Ran:
+class RanTooLong(BaseException):
+    """Raised into a command run in this process that outlives its `timeout` (a BaseException, so
+    that no handler of the command's own takes it for one of its errors)."""
+
+
+def run_cli(*args, cwd=None, env=None, input=None, timeout=None) -> Ran:
     """`civdsl ARGS` run in this process: click's CliRunner on the real `civdsl.cli` group, stdout
     and stderr kept apart, the exit code, `cwd` as the current folder and `env` over the environment
     for this run only. A test whose subject is the process itself (the installed script, the shell's
     view of a crash, start-up imports, signals, limits, concurrency) starts one instead.
 
     An exception that escapes the command is raised here, with its traceback: run as a process it
-    would have printed one, which every test of a user error rules out."""
+    would have printed one, which every test of a user error rules out. With `timeout` (seconds), a
+    command that runs longer is stopped by RanTooLong, as subprocess.run's timeout stops a process."""
     from click.testing import CliRunner
 
     from civdsl.cli import main
@@ -79,9 +86,17 @@ def run_cli(*args, cwd=None, env=None, input=None) -> Ran:
     before = os.getcwd()
     if cwd is not None:
         os.chdir(cwd)
+    if timeout is not None:
+        def stop(_signum, _frame):
+            raise RanTooLong(f"civdsl {' '.join(argv)[:200]} ran longer than {timeout} s")
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         result = CliRunner(catch_exceptions=False).invoke(main, argv, input=input, env=env, prog_name="civdsl")
     finally:
+        if timeout is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
         os.chdir(before)
     return Ran(argv, result.exit_code, result.stdout, result.stderr, result.output)
 
