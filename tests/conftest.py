@@ -1,5 +1,6 @@
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,8 +24,6 @@ def root() -> Path:
 
 def _checkout_state() -> str | None:
     """What git says of the checkout's tracked and untracked files (None outside a git checkout)."""
-    import subprocess
-
     try:
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
                                 capture_output=True, text=True, timeout=60)
@@ -47,6 +46,18 @@ def pytest_sessionfinish(session, exitstatus):
         changed = sorted(set(after.splitlines()) - set(before.splitlines()))[:10]
         print("\nerror: the test run changed files in the checkout:\n  " + "\n  ".join(changed), file=sys.stderr)
         session.exitstatus = 1
+
+
+CLI = [sys.executable, str(ROOT / "cli.py")]  # this checkout's command line, as its own process
+
+
+def run_process(*args, cwd=None, env=None, input=None, timeout=300, preexec_fn=None) -> subprocess.CompletedProcess:
+    """`civdsl ARGS` in a Python process of its own, for the tests whose subject is the process: a
+    kernel limit (`preexec_fn`), a terminal, a crash as the shell sees it, concurrent runs, what a
+    fresh interpreter imports. `env` is added to this environment; text in and out."""
+    return subprocess.run(CLI + [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args],
+                          cwd=cwd, env=None if env is None else {**os.environ, **env}, input=input,
+                          capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
 
 
 class Ran:
