@@ -14,6 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from click.testing import CliRunner
+from conftest import run_cli
 
 from civdsl import describe
 from civdsl import vocabulary as vocab
@@ -287,20 +288,14 @@ def test_html_does_not_depend_on_graphviz(mini, monkeypatch):
 @pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed: nothing to hide")
 def test_build_check_passes_without_graphviz(tmp_path):
     """A build made where `dot` exists is up to date for `build --check` where it does not."""
-    import os
-    import subprocess
-    import sys
-
     out = tmp_path / "generated"
-    cli = [sys.executable, "-m", "civdsl.cli"]
-    made = subprocess.run(cli + ["build", "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    made = run_cli("build", "-o", str(out), cwd=ROOT)
     assert made.returncode == 0, made.stderr
     assert (out / "civ1981" / "charts" / "explorer.svg").is_file()
     empty = tmp_path / "bin"
     empty.mkdir()
-    env = {**os.environ, "PATH": str(empty)}
-    checked = subprocess.run(cli + ["build", "--check", "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
-                             env=env)
+    env = {"PATH": str(empty)}
+    checked = run_cli("build", "--check", "-o", str(out), cwd=ROOT, env=env)
     assert "graphviz `dot` not found" in checked.stderr
     assert checked.returncode == 0, checked.stderr
 
@@ -1054,27 +1049,20 @@ def test_a_backslash_before_a_backtick_keeps_the_backtick_literal():
 def test_a_build_without_graphviz_keeps_the_drawings_and_check_fails_where_one_is_gone(tmp_path):
     """A build where `dot` is missing keeps the SVG an earlier build drew from the same DOT (the
     charts link it); where the SVG is gone, `build --check` says so instead of "up to date"."""
-    import os
-    import subprocess
-    import sys
-
     out = tmp_path / "generated"
-    cli = [sys.executable, "-m", "civdsl.cli"]
     rulebook = str(ROOT / "rulebooks" / "civ1981.civ")
-    made = subprocess.run(cli + ["build", rulebook, "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    made = run_cli("build", rulebook, "-o", str(out), cwd=ROOT)
     assert made.returncode == 0, made.stderr
     svg = out / "civ1981" / "charts" / "explorer.svg"
     drawn = svg.read_bytes()
     empty = tmp_path / "bin"
     empty.mkdir()
-    env = {**os.environ, "PATH": str(empty)}
-    again = subprocess.run(cli + ["build", rulebook, "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
-                           env=env)
+    env = {"PATH": str(empty)}
+    again = run_cli("build", rulebook, "-o", str(out), cwd=ROOT, env=env)
     assert again.returncode == 0, again.stderr
     assert svg.read_bytes() == drawn
     svg.unlink()
-    checked = subprocess.run(cli + ["build", rulebook, "--check", "-o", str(out)], cwd=ROOT, capture_output=True,
-                             text=True, env=env)
+    checked = run_cli("build", rulebook, "--check", "-o", str(out), cwd=ROOT, env=env)
     assert checked.returncode == 1
     assert "civ1981/charts/explorer.svg: missing" in checked.stdout + checked.stderr
 
