@@ -19,14 +19,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_cli
 
 import civdsl
 from civdsl.codegen import generate_module
@@ -40,7 +39,6 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = sorted(p for p in (ROOT / "tests" / "hostile").glob("codegen_*.civ"))
 PHONE = (390, 844)
 DESKTOP = (1400, 1000)
-CLI = [sys.executable, str(ROOT / "cli.py")]
 RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
 # The engine answers cost and plan once their runtime files (credits.js, plan.js) are part of it.
 COMMANDS = {"resolve", "epoch", "score"} | ({"cost"} if (RUNTIME / "credits.js").is_file() else set()) \
@@ -480,8 +478,7 @@ def test_export_is_the_state_file_the_command_line_reads(driver, pages, tmp_path
             time.sleep(0.05)
         (exported,) = done
         assert json.loads(exported.read_text(encoding="utf-8")) == state
-        run = subprocess.run(CLI + ["resolve", "megaciv", "Famine", "--state", str(exported), "--json"],
-                             capture_output=True, text=True, cwd=ROOT)
+        run = run_cli("resolve", "megaciv", "Famine", "--state", str(exported), "--json", cwd=ROOT)
         assert run.returncode == 0, run.stderr
         cli = json.loads(run.stdout)
         page = driver.execute_script("return civdsl.resolve(civdslPage.stateFile(), 'Famine', 'primary', {})")
@@ -960,8 +957,7 @@ def test_i_bought_these_pays_as_plan_save_does(driver, pages, tmp_path):
     advances held, the cards kept and the treasury left, so the next plan spends nothing twice."""
     example = ROOT / "examples" / "state.yaml"
     saved = tmp_path / "after.yaml"
-    run = subprocess.run(CLI + ["plan", "megaciv", "--state", str(example), "--save", str(saved)],
-                         capture_output=True, text=True, cwd=ROOT)
+    run = run_cli("plan", "megaciv", "--state", str(example), "--save", str(saved), cwd=ROOT)
     assert run.returncode == 0, run.stderr
     after = yaml.safe_load(saved.read_text(encoding="utf-8"))
     _resize(driver, PHONE, True)
@@ -1021,8 +1017,7 @@ def test_epoch_alternatives_keep_their_thresholds(driver, pages):
     """Each alternative of an "or" requirement shows the player's count and what it needs, as
     `civdsl epoch` prints it ("5 cities (at least 2 needed)", "or ... (at least 1 needed)")."""
     state = {"civilization": "Hellas", "ast_position": 4, "cities": 5}
-    run = subprocess.run(CLI + ["epoch", "megaciv", "--ast", "basic"] + [f"--set={k}={v}" for k, v in state.items()],
-                         capture_output=True, text=True, cwd=ROOT)
+    run = run_cli("epoch", "megaciv", "--ast", "basic", *[f"--set={k}={v}" for k, v in state.items()], cwd=ROOT)
     assert run.returncode == 0, run.stderr
     cli_line = next(line for line in run.stdout.splitlines() if "either" in line)
     _resize(driver, PHONE, True)
