@@ -9,6 +9,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -164,16 +165,8 @@ def test_expansion_points_per_step(expansion_rows):
 
 # --- the commands: `civdsl epoch` answers for the player's own marker; `score` shows its space --
 
-def _run(*args):
-    from click.testing import CliRunner
-
-    from civdsl.cli import main
-
-    return CliRunner().invoke(main, list(args))
-
-
 def test_epoch_command_answers_for_the_players_marker():
-    out = _run("epoch", "megaciv", "--ast", "basic", "--holds", "Wonder of the World",
+    out = run_cli("epoch", "megaciv", "--ast", "basic", "--holds", "Wonder of the World",
                "--set", "civilization=Hellas", "--set", "ast_position=4", "--set", "cities=1")
     assert out.exit_code == 0, out.output
     assert out.output.splitlines() == [
@@ -187,7 +180,7 @@ def test_epoch_command_answers_for_the_players_marker():
 
 def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_falls_back():
     def lines(position, cities, track="basic"):
-        out = _run("epoch", "megaciv", "--ast", track, "--set", "civilization=Minoa",
+        out = run_cli("epoch", "megaciv", "--ast", track, "--set", "civilization=Minoa",
                    "--set", f"ast_position={position}", "--set", f"cities={cities}")
         assert out.exit_code == 0, out.output
         return out.output.splitlines()
@@ -199,7 +192,7 @@ def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_fall
 
 
 def test_epoch_command_says_when_the_row_is_not_known():
-    out = _run("epoch", "civ1981", "--set", "civilization=Crete", "--set", "ast_position=5", "--set", "cities=2")
+    out = run_cli("epoch", "civ1981", "--set", "civilization=Crete", "--set", "ast_position=5", "--set", "cities=2")
     # where the marker goes depends on its epoch (the step inside one or into the Late Bronze Age),
     # which no row gives: the answer is incomplete and names the fact that would tell
     assert out.exit_code == 1, out.output
@@ -209,14 +202,14 @@ def test_epoch_command_says_when_the_row_is_not_known():
 
 
 def test_score_command_shows_the_space_and_its_points():
-    out = _run("score", "megaciv", "--set", "civilization=Hellas", "--set", "ast_position=10",
+    out = run_cli("score", "megaciv", "--set", "civilization=Hellas", "--set", "ast_position=10",
                "--set", "cities=5", "--set", "sole_leader=false", "--set", "tokens=20")
     assert out.exit_code == 0, out.output
     assert "A.S.T. position: space 10, 50 points" in out.output.splitlines()
 
 
 def test_explain_a_civilization_lists_the_spaces_of_each_epoch():
-    out = _run("explain", "megaciv", "Minoa")
+    out = run_cli("explain", "megaciv", "Minoa")
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     assert "A.S.T. ranking 1, block west" in lines
@@ -226,7 +219,7 @@ def test_explain_a_civilization_lists_the_spaces_of_each_epoch():
 def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
     path = tmp_path / "rows.civ"
     path.write_text(HOUSE, encoding="utf-8")
-    out = _run("diff", "expansion", str(path))
+    out = run_cli("diff", "expansion", str(path))
     assert out.exit_code == 0, out.output
     assert '  civilization "Crete": row on standard no row -> 3, 6, 9, 12' in out.output.splitlines()
 
@@ -235,7 +228,7 @@ def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
 def test_epoch_answers_in_words_never_operators(edition):
     """Each requirement says what is needed in words ("at least 2 needed"), never `>= 2`."""
     where = ["--set", "ast_position=7"] if edition == "megaciv" else []   # megaciv's next step has counts
-    out = _run("epoch", edition, "--holds", "Pottery", "--set", "cities=3", *where)
+    out = run_cli("epoch", edition, "--holds", "Pottery", "--set", "cities=3", *where)
     assert out.exit_code in (0, 1), out.output
     assert "needed" in out.output
     for operator in (">=", "<=", "==", "!=", " > ", " < ", "(needs"):

@@ -9,9 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from civdsl.cli.main import main
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -34,7 +32,7 @@ def leaks(text: str) -> list[str]:
 
 
 def _run(args: list[str]) -> str:
-    res = CliRunner().invoke(main, args)
+    res = run_cli(*args)
     assert res.exit_code in (0, 1), (args, res.output)
     return res.output
 

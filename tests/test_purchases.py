@@ -5,13 +5,12 @@ import itertools
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import civdsl
 from civdsl import runtime
-from civdsl.cli import main
 from civdsl.planner import plan
 from civdsl.state import StateError
 
@@ -24,10 +23,6 @@ HOUSE = ROOT / "rulebooks" / "house"
 @pytest.fixture(scope="module")
 def mega():
     return civdsl.load("megaciv")
-
-
-def _run(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 # --- start credits (Mega Civilization, chapter 4) ------------------------------------------------
@@ -95,7 +90,7 @@ def test_expansion_anatomy_acquires_every_science_card_under_100():
     result = rb.cost([], ["Anatomy"], {})
     assert [(r["advance"], r["price"]) for r in result["acquired"]] == [
         ("Empiricism", 0), ("Astronomy", 0), ("Coinage", 0), ("Written Record", 0)]
-    out = _run("cost", "expansion", "--buy", "Anatomy")
+    out = run_cli("cost", "expansion", "--buy", "Anatomy")
     assert out.exit_code == 0
     assert "Written Record: 0  (printed 60; Anatomy (acquired automatically))" in out.stdout
 
@@ -103,11 +98,11 @@ def test_expansion_anatomy_acquires_every_science_card_under_100():
 # --- legality in `cost` -------------------------------------------------------------------------------
 
 def test_cost_reports_an_illegal_purchase_and_exits_1():
-    out = _run("cost", "civ1981", "--buy", "Law,Democracy")
+    out = run_cli("cost", "civ1981", "--buy", "Law,Democracy")
     assert out.exit_code == 1
     assert out.stderr.strip() == ("illegal purchase: Democracy: needs Law held before this turn "
                                   "(bought in the same turn does not count)")
-    assert _run("cost", "civ1981", "--holds", "Law", "--buy", "Democracy").exit_code == 0
+    assert run_cli("cost", "civ1981", "--holds", "Law", "--buy", "Democracy").exit_code == 0
 
 
 def test_cost_checks_the_card_limit():
@@ -124,7 +119,7 @@ def test_cost_checks_the_card_limit():
 def test_a_hand_cannot_hold_more_cards_than_the_deck(mega):
     with pytest.raises(StateError, match="--cards: 6 Gold cards, but the deck holds 5"):
         mega.hand({"Gold": 6})
-    out = _run("hand", "megaciv", "--cards", "Salt x99")
+    out = run_cli("hand", "megaciv", "--cards", "Salt x99")
     assert out.exit_code == 1 and "99 Salt cards, but the deck holds 9" in out.stderr
     for ask in (lambda s: mega.resolve("Famine", state=s), lambda s: plan(mega, s), lambda s: mega.cost([], [], s)):
         with pytest.raises(StateError, match="`commodities`: 6 Gold cards, but the deck holds 5"):
@@ -201,7 +196,7 @@ def test_scoring_counts_sets_at_their_native_value(expansion):
 # --- Trade Routes and Trade Empire in a hand ---------------------------------------------------------
 
 def test_trade_routes_shows_each_set_as_treasury(mega):
-    out = _run("hand", "megaciv", "--cards", "Salt x2, Grain", "--holds", "Trade Routes")
+    out = run_cli("hand", "megaciv", "--cards", "Salt x2, Grain", "--holds", "Trade Routes")
     assert out.exit_code == 0, out.output
     assert "  as treasury (Trade Routes): Salt x2 -> 12 tokens" in out.stdout.splitlines()
 
@@ -217,7 +212,7 @@ def test_trade_empire_completes_one_incomplete_set(mega):
 # --- trade cards bought for treasury -----------------------------------------------------------------
 
 def test_trade_cards_bought_for_treasury():
-    assert _run("cost", "megaciv", "--trade-cards", "9x2").stdout.splitlines()[-1] == "total: 30 treasury"
+    assert run_cli("cost", "megaciv", "--trade-cards", "9x2").stdout.splitlines()[-1] == "total: 30 treasury"
     rb = civdsl.load("expansion")
     result = rb.trade_cards([3, 9], ["Rhetoric"], {"treasury": 30})
     assert [(r["stack"], r["price"], r["from"]) for r in result["items"]] == [
@@ -227,7 +222,7 @@ def test_trade_cards_bought_for_treasury():
         "3 trade cards, but at most 2 may be bought a turn (27.51: never more than 2 trade cards bought a turn, "
         "whatever the advances held)"]
     assert rb.trade_cards([4], [], {})["illegal"][0]["why"].startswith("no rule sells cards from stack 4")
-    out = _run("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
+    out = run_cli("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
     assert out.exit_code == 1 and "illegal purchase: 36 treasury needed, 20 held" in out.stderr
 
 
@@ -306,7 +301,7 @@ def test_the_strict_credit_search_stops_at_its_work_limit_and_says_so(tmp_path):
     assert plan(civdsl.load("megaciv"), state)["complete"] is True  # the other searches always finish
     path = tmp_path / "state.yaml"
     path.write_text(yaml.safe_dump(state))
-    out = _run("plan", str(HOUSE / "strict_credits.civ"), "--state", str(path))
+    out = run_cli("plan", str(HOUSE / "strict_credits.civ"), "--state", str(path))
     assert out.exit_code == 0, out.output
     assert (f"the search stopped after 3,000 sets of advances: the best plan found so far (no plan gives more "
             f"than {report['total_at_most']} VP)") in out.stdout.splitlines()
@@ -466,11 +461,11 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
         c["amount"] for r in result["items"] for c in r["credits"])     # a real placement
     args = ("cost", str(HOUSE / "strict_credits.civ"), "--holds", ", ".join(capped["holds"]),
             "--buy", ", ".join(capped["buy"]))
-    out = _run(*args)
+    out = run_cli(*args)
     assert out.exit_code == 0, out.output
     assert ("the best placement of the credits found, maybe not the least (the placement search stopped at its "
             "limit): no placement pays less than 630") in out.stdout.splitlines()
-    data = json.loads(_run(*args, "--json").stdout)
+    data = json.loads(run_cli(*args, "--json").stdout)
     assert (data["complete"], data["total_at_least"]) == (False, 630)
     assert _complete_under_the_usual_reading(capped)
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
