@@ -106,6 +106,8 @@ def test_ci_runs_the_readme_commands_in_a_venv():
     assert re.search(r"python3 -m venv \S+", ci)
     assert re.search(r"pip install .*-e '\.\[test", ci)
     assert re.search(r"^python -m pytest", ci, re.M)  # the README's test command, in the venv
+    command = re.search(r"Run the tests.*?```\n(python -m pytest[^\n]*)\n```", README, re.S).group(1)
+    assert re.search(rf"^{re.escape(command)}(\s|$)", ci, re.M), command
 
 
 def test_readme_names_the_system_packages_and_what_they_are_for():
