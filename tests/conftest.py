@@ -112,7 +112,20 @@ def run_cli(*args, cwd=None, env=None, input=None, timeout=None) -> Ran:
     return Ran(argv, result.exit_code, result.stdout, result.stderr, result.output)
 
 
-@pytest.fixture
-def cli():
-    """run_cli, for tests that take their helpers as fixtures."""
-    return run_cli
+@pytest.fixture(scope="session")
+def rendered():
+    """`rendered(path)`: (check_file(path), build.render of it), made once per session for every test
+    that asks for the same rulebook: the outputs are shared, so read them and never change them."""
+    from civdsl.build import render
+    from civdsl.frontend import check_file
+
+    made: dict[str, tuple] = {}
+
+    def get(path):
+        key = os.fspath(path)
+        if key not in made:
+            checked = check_file(path)
+            made[key] = (checked, render(checked) if checked.ok else None)
+        return made[key]
+
+    return get

@@ -12,8 +12,6 @@ import pytest
 import yaml
 
 import civdsl
-from civdsl.build import render
-from civdsl.frontend import check_file
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 from companion_harness import node_available, run_engine
 from conftest import run_cli
@@ -57,11 +55,11 @@ def test_a_house_rule_gets_its_own_page_and_the_index_links_every_page(tmp_path)
     assert "Hard famine" in house and "Hard famine" not in (work / "generated" / "mini" / "companion.html").read_text()
 
 
-def test_every_shipped_house_rule_renders_a_page():
+def test_every_shipped_house_rule_renders_a_page(rendered):
     for path in shipped_house_rules():
-        checked = check_file(path)
+        checked, out = rendered(path)
         assert checked.ok
-        html = render(checked).files["companion.html"]
+        html = out.files["companion.html"]
         assert checked.edition.name.split(" (")[0] in html
 
 
@@ -74,15 +72,15 @@ PAGE_WEIGHT_GOAL = 270_000
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()
                                       if Path(p).stem != "cardgame"], ids=lambda p: Path(p).stem)
-def test_every_shipped_page_weighs_under_its_goal(rulebook):
+def test_every_shipped_page_weighs_under_its_goal(rulebook, rendered):
     """The page exactly as `civdsl build` writes it (build.render), UTF-8 bytes."""
-    checked = check_file(rulebook)
+    checked, out = rendered(rulebook)
     assert checked.ok
-    weight = len(render(checked).files["companion.html"].encode("utf-8"))
+    weight = len(out.files["companion.html"].encode("utf-8"))
     assert weight < PAGE_WEIGHT_GOAL, f"{checked.edition.id}: {weight} bytes"
 
 
-def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path):
+def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path, rendered):
     """The card-and-dice game declares no advances, calamities, A.S.T. or score lines: the page
     would offer the board game's facts and a score of 0. The build writes no page for it and the
     index links none; every other shipped rulebook has its page."""
@@ -91,8 +89,7 @@ def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path):
 
     outputs = []
     for path in shipped_rulebooks().values():
-        checked = check_file(path)
-        out = render(checked)
+        checked, out = rendered(path)
         outputs.append(out)
         assert ("companion.html" in out.files) == page_answers(civdsl.load(path).module)
         assert ("companion.html" in out.files) == (checked.edition.id != "cardgame")
