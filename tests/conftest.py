@@ -92,6 +92,7 @@ def run_cli(*args, cwd=None, env=None, input=None, timeout=None) -> Ran:
     from click.testing import CliRunner
 
     from civdsl.cli import main
+    from civdsl.cli.terminal import ask_for_styles
 
     argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
     before = os.getcwd()
@@ -109,6 +110,9 @@ def run_cli(*args, cwd=None, env=None, input=None, timeout=None) -> Ran:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         os.chdir(before)
+        # the one setting a run leaves in the command line's modules (`--color always`); its
+        # compile and load caches are keyed by file content, so a later run never gets a stale answer
+        ask_for_styles(False)
     return Ran(argv, result.exit_code, result.stdout, result.stderr, result.output)
 
 
