@@ -18,13 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import CLI, run_cli, run_process
 
 from civdsl.cli.terminal import escape_controls
 from civdsl.rounds.simulate import MAX_ROUNDS_PLAYED
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 ESC = "\x1b"
 CLEAR, TITLE, C1_CSI = "\x1b[2J", "\x1b]0;pwned\x07", "\x9b2J"
 
@@ -156,8 +155,7 @@ def test_simulate_refuses_more_rounds_than_its_bound():
 
     def cap():  # a simulation that starts playing 10^10 rounds is stopped by the kernel, not a timer
         resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-    proc = subprocess.run(CLI + ["simulate", "cardgame", "--rounds", "10000", "--runs", "1000000"],
-                          capture_output=True, text=True, preexec_fn=cap)
+    proc = run_process("simulate", "cardgame", "--rounds", "10000", "--runs", "1000000", timeout=None, preexec_fn=cap)
     assert proc.returncode == 1 and f"at most {MAX_ROUNDS_PLAYED:,}" in proc.stderr
     assert "Traceback" not in proc.stderr
 
