@@ -4,7 +4,7 @@
 
 Each state holds 10-25 advances, 6-12 commodity cards (drawn so that sets form, as they do by
 trading) and 0-40 treasury, with 5-18 players; a random half has free credit points too. The
-time is that of one `civdsl.planner.plan` call (state checking, search, pricing of the plan
+time is that of one `civdsl.plan.plan` call (state checking, search, pricing of the plan
 with runtime.prices and the payment), the rulebook already loaded, on one core. `--check N`
 also compares the first N plans with an exhaustive search (slow: it prices every set of
 advances whose effective prices fit the budget with runtime.prices).
@@ -52,7 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
-from civdsl import planner  # noqa: E402
+from civdsl.plan import purchase as planner  # noqa: E402
 
 
 def random_state(module, rng: random.Random) -> dict:
@@ -219,7 +219,7 @@ def _tree_planner(root: str):
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
-    from civdsl import planner as pl
+    from civdsl.plan import purchase as pl
 
     if not lib.__file__.startswith(str(Path(root).resolve())) and not lib.__file__.startswith(root):
         raise SystemExit(f"the baseline imported {lib.__file__}, not the tree under {root}")
@@ -248,7 +248,7 @@ def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = N
     if max_sets is None:
         hz = pl.plan(rb, state, horizon=2, **options)["horizon"]
     else:
-        from civdsl import plan_horizon
+        from civdsl.plan import horizon as plan_horizon
 
         obj = pl.objective(rb.module, options.get("objective_spec"))
         problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=options.get("among"))
@@ -581,7 +581,7 @@ def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> 
     """Each series' CPU times of the dynamic programme alone (the bounded method: the branch and
     bound switched off), the widest signature it kept, the runs it made and the link width of
     its visiting order, with the fitted growth exponent."""
-    from civdsl import plan_search
+    from civdsl.plan import search as plan_search
 
     rb = civdsl.load(rid)
     saved = planner.PurchaseProblem.bb_cap

@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
 from civdsl import runtime  # noqa: E402
-from civdsl.table import Seat, load_table  # noqa: E402
-from civdsl.table_phase import resolve_phase  # noqa: E402
+from civdsl.table import load_table  # noqa: E402
+from civdsl.table.tablefile import Seat  # noqa: E402
+from civdsl.table import resolve_phase  # noqa: E402
 
 TARGET_MS = 50.0
 PLAYERS = 18

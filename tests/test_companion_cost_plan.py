@@ -53,7 +53,7 @@ def _cost(rb, query: dict) -> dict:
 
 def _plan(rb, query: dict) -> dict:
     """cli/plan.plan: the planner's report (among is the Python API's, used by the property tests)."""
-    from civdsl.planner import plan
+    from civdsl.plan import plan
 
     options = query.get("options") or {}
     state, holds = state_and_holds(query)
@@ -367,14 +367,14 @@ def test_every_rulebook_and_house_rule_is_asked():
 
 def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime():
     """A guard: an ability kind the credit engine or the planner starts to read (vocabulary's
-    ABILITY_KINDS named in runtime.py, planner.py or plan_search.py) must be read by the JavaScript
+    ABILITY_KINDS named in runtime.py, plan/purchase.py or plan/search.py) must be read by the JavaScript
     runtime too, or the two engines would silently answer differently."""
     import re
 
     from civdsl import vocabulary
 
     python = "".join((ROOT / "civdsl" / f).read_text(encoding="utf-8")
-                     for f in ("runtime.py", "planner.py", "plan_search.py"))
+                     for f in ("runtime.py", "plan/purchase.py", "plan/search.py"))
     js = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"))
     read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
     assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read
@@ -391,7 +391,7 @@ def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, a
     stop at the same point only if they agree."""
     import re
 
-    from civdsl import planner
+    from civdsl.plan import purchase as planner
 
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)

@@ -723,7 +723,7 @@ def test_a_stopped_strict_credit_search_says_so(driver, pages):
     planner's search at its work limit: the page shows the plan found and the same stop line, with
     the same bound, as the command line."""
     import civdsl
-    from civdsl.planner import plan
+    from civdsl.plan import plan
 
     _open(driver, pages["strict_credits"])
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}

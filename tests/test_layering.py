@@ -48,7 +48,7 @@ ENGINE_FILES = sorted(p for p in PACKAGE.rglob("*.py") if "cli" not in p.relativ
 
 def test_the_walk_sees_the_engines():
     names = {_module_name(p) for p in ENGINE_FILES}
-    assert {"civdsl.planner", "civdsl.rounds.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
+    assert {"civdsl.plan.purchase", "civdsl.rounds.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
     assert "civdsl.cli.main" not in names
 
 
@@ -64,7 +64,7 @@ def test_engines_never_import_the_command_line(path):
 PASSES = ("loader", "parser", "syntax", "references", "resolver", "validator", "citations", "clauses", "segment",
           "codegen", "runtime", "model",
           "vocabulary", "fields")
-ON_TOP = ("frontend", "api", "build", "highlight", "lsp", "diff", "itemexplain", "planner", "plan_search", "fmt",
+ON_TOP = ("frontend", "api", "build", "highlight", "lsp", "diff", "itemexplain", "plan", "table", "fmt",
           "scaffold", "charts", "coverage", "rulings", "impact", "laws")
 
 
@@ -196,10 +196,10 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"}),
+              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.purchase", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
-                                                        "civdsl.table_phase"})]
+                                                        "civdsl.table.tablefile", "civdsl.table.calamity_phase"})]
 
 
 @pytest.mark.parametrize("args, own", QUESTIONS, ids=lambda a: a[0] if isinstance(a, list) else "")
@@ -209,7 +209,7 @@ def test_each_question_loads_only_its_path(args, own):
     assert code in (0, 1)
     ours = {m for m in modules if m.startswith("civdsl") and not m.startswith("civdsl_compiled_")}
     assert ours - QUESTION_PATH - own == set(), f"`civdsl {args[0]}` imported more than its path"
-    assert "civdsl.planner" not in modules or args[0] == "plan"
+    assert "civdsl.plan" not in modules or args[0] == "plan"
     # the standard library's heavier modules that answering does not use (fractions: only a
     # division, an objective expression or a bound with a remainder makes a Fraction;
     # difflib/did-you-mean: only a mistake; dataclasses: the tables on this path are

@@ -20,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import plan_horizon, planner, runtime
+from civdsl import runtime
+from civdsl.plan import horizon as plan_horizon
+from civdsl.plan import purchase as planner
 from civdsl.cli import main
 from civdsl.state import StateError
 
@@ -933,7 +935,7 @@ def test_dynamic_programme_on_the_fixture_rulebook(fixture_book, data):
 @given(data=st.data())
 def test_same_turn_machine_prices_like_the_runtime(rid, data):
     """Visiting a set from the dearest down, the machine's price is runtime.prices' total."""
-    from civdsl import plan_search
+    from civdsl.plan import search as plan_search
 
     rb = _book(rid)
     module = rb.module
@@ -960,7 +962,7 @@ def test_same_turn_machine_prices_like_the_runtime(rid, data):
 def test_target_assignments_partition_purchases_and_price_them(rid, data):
     """Every purchase meets exactly one assignment of the same-turn abilities' targets, and the
     prices that assignment leaves add up to runtime.prices' total."""
-    from civdsl import plan_search
+    from civdsl.plan import search as plan_search
 
     rb = _book(rid)
     module = rb.module

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import civdsl
 from civdsl import runtime
 from civdsl.cli import main
-from civdsl.planner import plan
+from civdsl.plan import plan
 from civdsl.state import StateError
 
 from benchmark_modules import bench_planner
@@ -276,7 +276,7 @@ def test_plan_says_when_the_block_is_needed(expansion):
 def test_a_stopped_strict_credit_search_is_bounded_by_brute_force(data, cap):
     """Stopped at a small work limit (set on the class for one call), the plan found is never above
     the optimum and total_at_most is at least the optimum; complete, it is the optimum."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict, holds, among, treasury = _strict_instance(data)
     limit, PurchaseProblem.single_use_cap = PurchaseProblem.single_use_cap, cap
@@ -316,8 +316,8 @@ def test_a_strict_credit_look_ahead_shares_one_work_limit_with_its_next_turns():
     """--horizon 2 under the strict variant with a treasury of 1,000: every next turn's search counts
     its placements in the answer's one work count, so the walk stops once that count passes the
     limit (each next turn with a fresh count never answered), and the answer says it is not proven."""
-    from civdsl import plan_horizon
-    from civdsl.planner import PurchaseProblem, objective
+    from civdsl.plan import horizon as plan_horizon
+    from civdsl.plan.purchase import PurchaseProblem, objective
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
@@ -349,7 +349,7 @@ def test_the_strict_credit_greedy_placement_counts_in_the_work():
 def test_an_explanation_whose_searches_stopped_is_not_proven():
     """--explain under the strict variant: a search for an advance left out that stops at the shared
     work limit leaves the explanation unproven, as the plan's own stop does."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": ["Pottery", "Music"], "commodities": {"Grain": 3, "Salt": 2}, "treasury": 300, "players": 9}
@@ -477,7 +477,7 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
     report = plan(strict, state, among=capped["buy"])
     assert report["complete"] is False and report["stopped"] is False and report["prices_capped"] >= 1
     assert report["total_at_most"] >= report["plans"][0]["objective"]
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     assert any(line.endswith(f"the best plan found (no plan gives more than {report['total_at_most']} VP)")
                and line.startswith(f"{report['prices_capped']} sets of advances priced by the best placement")
@@ -494,7 +494,7 @@ def test_a_two_turn_plan_over_capped_prices_claims_no_bound():
     hz = plan(strict, state, among=capped["buy"], horizon=2)["horizon"]
     assert hz["prices_capped"] >= 1 and hz["complete"] is False and hz["stopped"] is False
     assert hz["total_at_most"] is None
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     text = render(plan(strict, state, among=capped["buy"], horizon=2))
     assert (f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits found "
@@ -511,7 +511,7 @@ def test_an_explanation_over_capped_prices_is_not_proven():
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     strict = plan(civdsl.load(HOUSE / "strict_credits.civ"), state, among=capped["buy"], explain=True)
     assert strict["explain"]["complete"] is False
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     assert ("  (not proven: the search stopped at its limit or priced some sets by the best placement of the "
             "credits found within its limit)") in render(strict).splitlines()

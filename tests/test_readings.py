@@ -41,7 +41,7 @@ def test_expansion_prevent_floor_add_order_reduces_a_city_where_additions_and_pr
 
 def _civil_war_at_table(options: dict):
     from civdsl.table import load_table
-    from civdsl.table_phase import resolve_phase
+    from civdsl.table import resolve_phase
 
     rb = civdsl.load("expansion")
     data = {"players": [{"name": "victim", "unit_points": 60, "cities_in_stock": 4, "tokens_in_stock": 0},

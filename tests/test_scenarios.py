@@ -33,7 +33,7 @@ def _at_table(rb, sc: dict) -> dict:
     """The primary victim ("victim", with the scenario's holds and state) at a table of the other
     players the scenario lists, resolved by `civdsl table`'s engine."""
     from civdsl.table import load_table
-    from civdsl.table_phase import resolve_phase
+    from civdsl.table import resolve_phase
 
     t = sc["table"]
     victim = {"name": "victim", "holds": sc.get("holds") or [], **(sc.get("state") or {})}

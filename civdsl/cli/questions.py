@@ -603,7 +603,7 @@ def _require_score(rb) -> None:
 def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
-    from ..planner import hand_report, parse_cards, render_hand
+    from ..plan import hand_report, parse_cards, render_hand
     from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)

@@ -1,4 +1,4 @@
-"""The calamity step of a game: the table phase (table_phase.py) built from the players' states,
+"""The calamity step of a game: the calamity phase (table/calamity_phase.py) built from the players' states,
 each calamity resolved against the states the calamities before it left.
 
 Which calamities strike: every calamity card in a hand, except, where the edition's
@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 
 from .. import runtime
-from ..table import Table
-from ..table_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
+from ..table.tablefile import Table
+from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
 from .play import CHOICE, ILLEGAL, Game, Refused
 
 CITY_FACTS = ("cities", "coastal_cities", "volcano_cities", "cities_adjacent_open_sea")

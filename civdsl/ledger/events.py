@@ -369,7 +369,7 @@ def choose(game: Game, event: dict) -> None:
         key = (name, p.name, occurrence)
         game.choices[key] = {**game.choices.get(key, {}), **chosen}
     borders = event.get("borders") or {}
-    from ..table import RELATIONS
+    from ..table.tablefile import RELATIONS
 
     if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
         raise Refused(ILLEGAL, f"`borders` maps a relation ({', '.join(RELATIONS)}) to the players that border "

@@ -1,7 +1,7 @@
 """The two-turn look-ahead of the purchase planner (`civdsl plan --horizon 2`): the best pair of
 purchases over this turn and the next, the hand and treasury assumed to be the same next turn.
 
-It works on a planner.PurchaseProblem it is given (this turn's) and the ones that problem makes for
+It works on a purchase.PurchaseProblem it is given (this turn's) and the ones that problem makes for
 next turn (`PurchaseProblem.after`); it never imports the planner, which imports it only when a
 look-ahead is asked for (so `civdsl plan` without one does not load it). Method and bound:
 docs/planner.md, "Two turns".
@@ -13,8 +13,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from . import runtime
-from .plan_search import stopped_bound
+from .. import runtime
+from .search import stopped_bound
 
 
 _ASSUMES = ("next turn's commodity cards and treasury are the same as now, and credit points of "

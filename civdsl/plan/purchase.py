@@ -28,7 +28,7 @@ The search is exact. A depth-first branch and bound over the candidate advances,
 order of objective per effective price (price after credits less the most its own same-turn
 ability could take off the others), answers most states after a few dozen sets; it stops after
 `PurchaseProblem.bb_cap` sets and hands over to the dynamic programme over price of
-plan_search, which never enumerates sets (its bound: docs/planner.md). The payment table is a
+plan.search, which never enumerates sets (its bound: docs/planner.md). The payment table is a
 dynamic programme over commodities with back-pointers, bounded by the hand limit. The plans
 reported are priced again by runtime.prices.
 """
@@ -42,9 +42,9 @@ import math
 import re
 from typing import Any, Iterable
 
-from . import runtime
-from .records import Record
-from .state import StateError, canonical_names, split_names
+from .. import runtime
+from ..records import Record
+from ..state import StateError, canonical_names, split_names
 
 SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
@@ -129,9 +129,9 @@ def _parse_expression(text: str):
     """Parse one expression with the rulebook grammar (no code is generated from it)."""
     if not re.fullmatch(_ONE_LINE, text):
         raise StateError("--objective: an expression is one line of at most 500 characters")
-    from .diagnostics import Diagnostics
-    from .parser import parse
-    from .syntax import to_syntax
+    from ..diagnostics import Diagnostics
+    from ..parser import parse
+    from ..syntax import to_syntax
 
     diags = Diagnostics()
     source = f'language 1\nedition objective "objective"\nconst objective = {text}\n'
@@ -147,7 +147,7 @@ def _parse_expression(text: str):
 def _evaluate_for(module, expr, name: str, text: str):
     from fractions import Fraction  # here, not at the top: only an objective or a division makes one (start-up)
 
-    from .expressions import EvalError, evaluate
+    from ..expressions import EvalError, evaluate
 
     adv = module.ADVANCES[name]
     values = {
@@ -1288,8 +1288,8 @@ class PurchaseProblem:
 
     def search(self, top: int = 1) -> list[Choice]:
         """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook
-        order): the dynamic programme over price of plan_search (exact, no enumeration of sets)."""
-        from . import plan_search
+        order): the dynamic programme over price of plan.search (exact, no enumeration of sets)."""
+        from . import search as plan_search
 
         top = max(1, int(top))
         self.complete, self.total_at_most = True, None
@@ -1324,7 +1324,7 @@ class PurchaseProblem:
         """The candidates as the dynamic programme reads them: base price, objective, credit for
         later turns, hand-limit change, and the specific-credit links between candidates (a
         specific credit to an advance bought in the same purchase no longer counts)."""
-        from .plan_search import Candidate
+        from .search import Candidate
 
         got = getattr(self, "_search_candidates", None)
         if got is None:
@@ -1350,7 +1350,7 @@ class PurchaseProblem:
         group below its cost limit. One machine per `bought`, kept with what it has learnt."""
         got = self._machines.get(bought)
         if got is None:
-            from .plan_search import SameTurnMachine
+            from .search import SameTurnMachine
 
             pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
             abilities = [a for card in bought for a in self._same_turn_abilities(card, pool)]
@@ -1448,7 +1448,7 @@ class PurchaseProblem:
         """The branch and bound stopped after EXAMINED sets (single_use): the best found so far
         stand, and no set it left unexamined reaches more than the bound of the branch each level
         of the walk was in (a whole number above it, so that both engines print it alike)."""
-        from .plan_search import stopped_bound
+        from .search import stopped_bound
 
         self.visited, self.complete, self.stopped = examined, False, True
         self.total_at_most = stopped_bound(max([e[0][0] for e in heap], default=0), self.open)
@@ -1588,7 +1588,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     file (holds, credits, commodities, treasury, players, ...).
     """
     if not hasattr(rulebook, "module"):
-        from .api import load
+        from ..api import load
 
         rulebook = load(rulebook)
     module = rulebook.module
@@ -1640,7 +1640,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
-        from .plan_horizon import two_turns
+        from .horizon import two_turns
 
         report["horizon"] = two_turns(problem, one=choices[:1])
     return report

@@ -16,7 +16,7 @@ Three things break that sum, and each is carried in the programme's state:
 - **advances acquired automatically** (`acquire_all`) with an advance of T cost nothing in that
   run (their base price is 0, as runtime.prices applies this first). The strict single-use
   credit variant, where advances bought together share credits, is not additive at all and is
-  not searched here (planner.PurchaseProblem.search leaves it to its branch and bound);
+  not searched here (purchase.PurchaseProblem.search leaves it to its branch and bound);
 - **the hand limit**: the payment depends on the price *and* on the hand-limit abilities of
   the advances bought (the sum of their changes is in the state);
 - **the card limit** (1981 17.7): the number of advances bought is in the state where the
@@ -67,7 +67,7 @@ a link of 1 credit each way per edge: the credit of a purchase is then its cut),
 rulebook's own links are what keep w small. `--explain` is at most n such searches, `--want`
 forces advances (fewer cells), `--avoid` removes candidates, an objective expression only
 changes the entries' values, and the payment is a table bounded separately
-(planner.PaymentTable). The branch and bound that runs first stops after a fixed number of
+(purchase.PaymentTable). The branch and bound that runs first stops after a fixed number of
 sets. What is outside this bound: the strict single-use credit variant (left to the branch and
 bound: pricing one purchase is bin covering there, see docs/planner.md) and the two-turn
 look-ahead (its own capped walk).

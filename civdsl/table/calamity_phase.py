@@ -22,10 +22,10 @@ A fact the answer needs and the table does not give is named, never guessed.
 from __future__ import annotations
 
 import random
-from . import runtime
-from .errors import StateError
-from .records import Record
-from .table import Seat, Table
+from .. import runtime
+from ..errors import StateError
+from ..records import Record
+from .tablefile import Seat, Table
 
 
 class Discard(Record, frozen=False):
@@ -291,7 +291,7 @@ def _unranked_ties(table: Table, keyed: list[tuple]) -> list[str]:
 
 def _value(table: Table, name: str, fact: str):
     st = table.fresh(name)
-    from . import vocabulary as vocab
+    from .. import vocabulary as vocab
 
     v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
     return v

@@ -1,5 +1,5 @@
 // plan.js: the purchase planner, `planAnswer` being `civdsl plan --json`. The JavaScript twin of
-// civdsl/planner.py and civdsl/plan_search.py, step for step: the same candidates, the same
+// civdsl/plan/purchase.py and civdsl/plan/search.py, step for step: the same candidates, the same
 // branch and bound (visited in the same order, so `sets_examined` agrees), the same hand-over to
 // the dynamic programme over price, the same payment table, the same explanation and two-turn
 // look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
@@ -1313,7 +1313,7 @@ planProblem.prototype.planDict = function (choice, rank) {
   return out;
 };
 
-// --- the dynamic programme over price (plan_search.py) -----------------------------------------
+// --- the dynamic programme over price (plan/search.py) -----------------------------------------
 
 function planCandidate(name, rank, base, objective, credit, hand, links) {
   return {name: name, rank: rank, base: base, objective: objective, credit: credit, hand: hand, links: links};
