@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Span
-from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Phase, Pool, Stat,  # noqa: F401
+from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Pool, RoundPhase, Stat,  # noqa: F401
                            Threshold, Track)
 from .syntax import Acknowledgement, Call, Expr, Op
 from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
@@ -426,8 +426,8 @@ class Edition:
     tracks: dict[str, "Track"] = field(default_factory=dict)
     event_tables: dict[str, "EventTable"] = field(default_factory=dict)
     card_decks: dict[str, "CardDeck"] = field(default_factory=dict)
-    phases: dict[str, "Phase"] = field(default_factory=dict)
-    setup: "Phase | None" = None
+    phases: dict[str, "RoundPhase"] = field(default_factory=dict)
+    setup: "RoundPhase | None" = None
     ends: list["EndCondition"] = field(default_factory=list)
     # the printed clauses: which statements implement them (`cites`), and which none does (`clause`)
     citations: list["Citation"] = field(default_factory=list)

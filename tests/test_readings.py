@@ -112,11 +112,11 @@ def test_resolve_switches_a_reading_per_question_with_option():
 
 
 def test_the_calamities_chart_lists_every_rule_option_with_its_default_and_switch():
-    from civdsl.charts import tables
+    from civdsl.charts import builders
     from civdsl.resources import rulebooks_dir
 
     ed = check_file(rulebooks_dir() / "expansion.civ").edition
-    options, = [t for t in tables.calamities_chart(ed).tables if t.slug == "options"]
+    options, = [t for t in builders.calamities_chart(ed).tables if t.slug == "options"]
     rows = [[c.plain() for c in r.cells] for r in options.rows]
     assert len(rows) == len(ed.options)
     assert ["--option cyclone_prevention_on_amount=on", "off"] == rows[1][:2]

@@ -55,7 +55,7 @@ class Resolved(Record, frozen=False):
     missing: list[str]
 
 
-class Phase(Record, frozen=False):
+class CalamityPhase(Record, frozen=False):
     table: Table
     discarded: list[Discard]
     resolved: list[Resolved]
@@ -468,7 +468,7 @@ def _tie_chosen(c: dict, left: list[str], why: str, candidates: list[str], missi
 
 # --- 4. the phase ------------------------------------------------------------------------------
 
-def resolve_phase(table: Table, seed: int | None = None) -> Phase:
+def resolve_phase(table: Table, seed: int | None = None) -> CalamityPhase:
     module = table.module
     rng = random.Random(seed if seed is not None else 0)
     notes: list[str] = []
@@ -483,7 +483,7 @@ def resolve_phase(table: Table, seed: int | None = None) -> Phase:
             r = _resolve_one(table, c, taken)
             resolved.append(r)
             _took_part(taken, r)
-    return Phase(table, discarded, resolved, seed, notes)
+    return CalamityPhase(table, discarded, resolved, seed, notes)
 
 
 def _primary_victims_by_name(module, kept: list[dict]) -> dict[str, set] | None:
