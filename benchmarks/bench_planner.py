@@ -5,9 +5,9 @@
 Each state holds 10-25 advances, 6-12 commodity cards (drawn so that sets form, as they do by
 trading) and 0-40 treasury, with 5-18 players; a random half has free credit points too. The
 time is that of one `civdsl.plan.plan` call (state checking, search, pricing of the plan
-with runtime.prices and the payment), the rulebook already loaded, on one core. `--check N`
+with pricing.prices and the payment), the rulebook already loaded, on one core. `--check N`
 also compares the first N plans with an exhaustive search (slow: it prices every set of
-advances whose effective prices fit the budget with runtime.prices).
+advances whose effective prices fit the budget with pricing.prices).
 
 `--stress --horizon [--baseline REV]` times the two-turn look-ahead (`--horizon 2`) on its stress
 states instead, before and after in one run (sets examined, whether it completed, the best total
@@ -142,7 +142,7 @@ SINGLE_USE_STRESS = [
 # the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped), then the 180-card
 # hand (its payment tables: a 180-card programme per hand limit, token value and card ability; last,
 # so that the growth series' index stays).
-# A strict-credit purchase whose credit placement stops at runtime.SINGLE_USE_PLACEMENT_CAP short of
+# A strict-credit purchase whose credit placement stops at pricing.SINGLE_USE_PLACEMENT_CAP short of
 # a proof (found among random_state's, seed 3): its price is the best placement found, 640, with
 # total_at_least 630 (the exhaustive placement's, in the tree before the cap: 640). Shared with the
 # tests (the flag, the CLI's line, both engines alike).
@@ -320,7 +320,7 @@ def print_horizon(old_root: str | None, cap: float) -> None:
 
 # The strict single-use credit variant on ordinary states: the first STRICT_RANDOM random mid-game
 # states of random_state (seed 12) under strict_credits, each plan stopped at STRICT_RANDOM_CAP CPU
-# seconds (what costs there is the exact credit placement pricing one set, runtime.prices)
+# seconds (what costs there is the exact credit placement pricing one set, pricing.prices)
 STRICT_RANDOM, STRICT_RANDOM_CAP = 32, 8.0
 
 
@@ -705,7 +705,7 @@ def _agrees(rb, st, cap: int = 200_000):
             if sum(problem.eff[n] for n in combo) > problem.budget_max:
                 continue
             passed = True
-            price = civdsl.runtime.prices(rb.module, ps.held, list(combo), ps.facts.get("credits"))["total"]
+            price = civdsl.pricing.prices(rb.module, ps.held, list(combo), ps.facts.get("credits"))["total"]
             spent = problem.payments.spent(price, problem.hand_limit(combo))
             if spent is None:
                 continue

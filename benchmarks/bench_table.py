@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
-from civdsl import runtime  # noqa: E402
+from civdsl import sourcemap  # noqa: E402
 from civdsl.table import load_table  # noqa: E402
 from civdsl.table.tablefile import Seat  # noqa: E402
 from civdsl.table import resolve_phase  # noqa: E402
@@ -96,7 +96,7 @@ def assign_secondaries(rb, data: dict, seed: int) -> None:
         excluded = part | {r.beneficiary.name if r.beneficiary else None, entry.get("traded_by"), entry["victim"]}
         others = [p["name"] for p in data["players"] if p["name"] not in excluded and p.get("cities", 0) > 0
                   and p["name"] in allowed
-                  and not runtime.resolve(rb.module, r.calamity, "secondary", table.fresh(p["name"])).excluded]
+                  and not sourcemap.resolve(rb.module, r.calamity, "secondary", table.fresh(p["name"])).excluded]
         if share is not None:
             most = effects[0][1].get("amount") if effects else share
             chosen, left = {}, share

@@ -4,7 +4,7 @@ Safety by construction: every value that comes from a rulebook is emitted with `
 an int), every identifier in the output is made here from a fixed prefix, a counter and an
 ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
 before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
-rule's function records which rulebook line it came from (`LINES`), so that `runtime.located`
+rule's function records which rulebook line it came from (`LINES`), so that `sourcemap.located`
 can report an error at the rulebook line.
 """
 

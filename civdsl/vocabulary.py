@@ -272,7 +272,7 @@ RELATIONS = {
     "same_block": "the other players of this player's trade-card block (the `block` fact, else his civilization's)",
 }
 # Relations the table derives from a player fact, not from a `borders` list: relation -> fact.
-# Two players are related when both values are known and equal (runtime.player_block for `block`).
+# Two players are related when both values are known and equal (handvalue.player_block for `block`).
 FACT_RELATIONS = {"same_block": "block"}
 
 RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [

@@ -190,6 +190,7 @@ def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
 # division) is imported where that path starts.
 QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
                  "civdsl.cli.terminal", "civdsl.errors", "civdsl.gcpause", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
+                 "civdsl.unknown", "civdsl.pricing", "civdsl.handvalue", "civdsl.sourcemap",
                  "civdsl.records", "civdsl.state", "civdsl.vocabulary"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import runtime
+from civdsl import pricing
 from civdsl.cli import main
 from civdsl.plan import plan
 from civdsl.state import StateError
@@ -256,7 +256,7 @@ def _strict_optimum(module, holds, among, treasury):
     best = 0
     for r in range(len(among) + 1):
         for subset in itertools.combinations(among, r):
-            priced = runtime.prices(module, holds, list(subset), {})
+            priced = pricing.prices(module, holds, list(subset), {})
             if priced["total"] <= treasury * priced["treasury_value"]:  # Mining: a token pays 2
                 best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
     return best
@@ -341,8 +341,8 @@ def test_the_strict_credit_greedy_placement_counts_in_the_work():
     holds = ["Pottery", "Masonry", "Mysticism", "Music", "Metalworking", "Agriculture"]
     buys = ["Mythology", "Drama and Poetry", "Mathematics"]
     work = [0]
-    total, complete, _ = runtime.purchase_total(strict.module, holds, buys, {}, work)
-    assert complete and total == runtime.prices(strict.module, holds, buys)["total"]
+    total, complete, _ = pricing.purchase_total(strict.module, holds, buys, {}, work)
+    assert complete and total == pricing.prices(strict.module, holds, buys)["total"]
     assert work[0] >= len(buys) * len(holds)
 
 
@@ -401,7 +401,7 @@ def test_the_single_use_placement_saves_what_brute_force_does(data):
     """The placement's saving is the largest of every way to place the credits, and it is complete."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+    rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
     assert gap is None     # never capped here
     assert sum(c["amount"] for r in rows for c in r["credits"]) == _best_saving(strict.module, holds, buys, extra)
 
@@ -413,11 +413,11 @@ def test_a_capped_single_use_placement_encloses_the_best_price(data, cap):
     and total_at_least is never above the best price; complete only where the two meet."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+        rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     printed = sum(strict.module.ADVANCES[b]["cost"] for b in buys)
     found = sum(r["price"] for r in rows)
     best = printed - _best_saving(strict.module, holds, buys, extra)
@@ -436,12 +436,12 @@ def test_a_capped_price_with_a_same_turn_ability_stays_a_bound(data, cap, abilit
     if ability in holds:
         holds.remove(ability)
     buys = [b for b in buys if b != ability] + [ability]
-    exact = runtime.prices(strict.module, holds, buys, extra)
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    exact = pricing.prices(strict.module, holds, buys, extra)
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        capped = runtime.prices(strict.module, holds, buys, extra)
+        capped = pricing.prices(strict.module, holds, buys, extra)
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     assert exact["complete"] is True and exact["total_at_least"] == exact["total"]
     assert capped["total_at_least"] <= exact["total"]
     if capped["complete"]:
@@ -545,19 +545,19 @@ def test_a_free_advance_after_a_capped_placement_is_allowed_for():
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds = ["Medicine", "Cartography", "Naval Warfare", "Theology", "Monument"]
     buys = ["Wonder of the World", "Rhetoric", "Written Record", "Anatomy"]
-    exact = runtime.prices(strict.module, holds, buys, {})
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, 1
+    exact = pricing.prices(strict.module, holds, buys, {})
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, 1
     try:
-        capped = runtime.prices(strict.module, holds, buys, {})
-        gap = runtime._single_use_rows(strict.module, holds, buys, {})[1]
+        capped = pricing.prices(strict.module, holds, buys, {})
+        gap = pricing._single_use_rows(strict.module, holds, buys, {})[1]
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     assert (exact["total"], capped["total"], gap) == (615, 625, 5)
     assert capped["complete"] is False and capped["total_at_least"] <= 615
 
 
 def test_the_planners_total_is_the_price_total(monkeypatch):
-    """runtime.purchase_total skips the placement's search where a greedy placement provably saves
+    """pricing.purchase_total skips the placement's search where a greedy placement provably saves
     the most: on mid-game purchases of 1-7 of the 16 cheapest advances (the benchmark's random
     states), it gives the total, completeness and least price prices() gives."""
     import random
@@ -566,7 +566,7 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
     module = civdsl.load(HOUSE / "strict_credits.civ").module
     rng = random.Random(5)
     searches = [0]
-    search = runtime._place_single_use_credits
+    search = pricing._place_single_use_credits
 
     def counted(*args, **kwargs):
         searches[0] += 1
@@ -577,11 +577,11 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
         state = bench.random_state(module, rng)
         cheap = sorted((a for a in module.ADVANCES if a not in state["holds"]), key=lambda a: module.ADVANCES[a]["cost"])
         buys = rng.sample(cheap[:16], rng.randint(1, 7))
-        priced = runtime.prices(module, state["holds"], buys, state.get("credits"))
+        priced = pricing.prices(module, state["holds"], buys, state.get("credits"))
         before = searches[0]
-        monkeypatch.setattr(runtime, "_place_single_use_credits", counted)
-        got = runtime.purchase_total(module, state["holds"], buys, state.get("credits"), [0])
-        monkeypatch.setattr(runtime, "_place_single_use_credits", search)
+        monkeypatch.setattr(pricing, "_place_single_use_credits", counted)
+        got = pricing.purchase_total(module, state["holds"], buys, state.get("credits"), [0])
+        monkeypatch.setattr(pricing, "_place_single_use_credits", search)
         assert got == (priced["total"], priced["complete"], priced["total_at_least"]), buys
         skipped += searches[0] == before
     assert skipped >= 10      # the shortcut is taken (no placement search)

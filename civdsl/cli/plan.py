@@ -34,7 +34,7 @@ def plan(rulebook, state_file, holds, sets, player, objective_spec, want, avoid,
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
     from ..plan import plan as make_plan
     from ..plan import render
-    from ..runtime import rules_of
+    from ..sourcemap import rules_of
     from ..state import split_names
 
     rb = open_rulebook(rulebook)

@@ -615,7 +615,7 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     player = None
     if holds or state_file or sets or options:
         player = rb.state(split_names(holds), _facts(state_file, sets, options))
-    from ..runtime import rules_of
+    from ..sourcemap import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
         report = hand_report(rb.module, parsed, player, calamities)

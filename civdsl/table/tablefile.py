@@ -88,7 +88,7 @@ class Seat:
     def _fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact, None when not known (the block falls back
         on the civilization's, as in one-player answers)."""
-        from ..runtime import player_block
+        from ..handvalue import player_block
 
         state = self.table.players[name]
         return player_block(self.table.module, state) if fact == "block" else (state.facts.get(fact) or None)
