@@ -128,6 +128,7 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
     w.line(f"LAST_EPOCH_FACTS = {tuple(f.name for f in vocab.FACTS.values() if f.last_epoch_only)!r}")
     w.line(f"CIVILIZATION_FACTS = {vocab.CIVILIZATION_FACTS!r}")
+    w.line(f"AST_COUNTED_FACTS = {vocab.AST_COUNTED_FACTS!r}")
     city = consts.get("city_points", vocab.ENGINE_NAMES["city_points"].default)
     token = consts.get("token_points", vocab.ENGINE_NAMES["token_points"].default)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")

@@ -8,6 +8,7 @@ nothing from the compiler, so answering a question never loads the parser.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import sys
@@ -1692,9 +1693,10 @@ def epochs(module, track: str, state: PlayerState) -> dict:
     track's exempt epochs, so while the marker's epoch may be exempt the answer is None and names
     the fact that would tell."""
     t = module.AST[track]
+    counted_state, counted = ast_counted(module, state)
     out = []
     for name, fn in t["epochs"]:
-        reqs = fn(state)
+        reqs = fn(counted_state)
         out.append({"epoch": name, "met": all_met(r["met"] for r in reqs), "requirements": reqs})
     reached = None
     for e in out:  # the last of the epochs met one after the other from the first
@@ -1704,12 +1706,33 @@ def epochs(module, track: str, state: PlayerState) -> dict:
     backward = [b(state) for b in t["backward"]]
     position = state.fact("ast_position") if "ast_position" in state.facts else _NOT_GIVEN
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
-              "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward}
+              "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward,
+              "counted": counted}
     if any(name in state.facts for name in _MARKER_FACTS):
         result["marker"] = marker(module, track, state, out, backward, result["moves_backward"])
     result["missing_facts"] = list(state.missing)
     result["complete"] = state.complete
     return result
+
+
+def ast_counted(module, state: PlayerState) -> tuple[PlayerState, list[dict]]:
+    """The state the epoch requirements read, and how it was counted: each fact of
+    AST_COUNTED_FACTS plus the `delta` of every held advance with the fact's ability kind (a
+    backward rule keeps reading STATE: what is on the board). A fact not given stays missing."""
+    counted, shown = state, []
+    for fact, kind in getattr(module, "AST_COUNTED_FACTS", {}).items():
+        adds = [{"advance": name, "delta": args["delta"]} for name in state.held for args in ability(module, name, kind)]
+        if not adds:
+            continue
+        given = state.fact(fact)
+        value = given + sum(a["delta"] for a in adds)
+        shown.append({"fact": fact, "given": number(given), "value": number(value), "adds": adds})
+        if value.__class__ is not Unknown:
+            if counted is state:
+                counted = copy.copy(state)  # shares `missing` and `undecided` with STATE
+                counted.facts = dict(state.facts)
+            counted.facts[fact] = value
+    return counted, shown
 
 
 # the facts that place the marker on a track: with any of them the answer is about the player's marker

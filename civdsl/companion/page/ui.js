@@ -991,6 +991,14 @@
     return r.requirement + ": " + known(r.value) + " (" + needed(r) + ")";
   }
 
+  // a fact counted with what held advances add (cli/questions.py counted_text)
+  function countedText(c) {
+    const nouns = has(FACTS, c.fact) && FACTS[c.fact].words ? FACTS[c.fact].words : [c.fact, c.fact];
+    const adds = c.adds.map((a) => " + " + a.delta + " for " + a.advance).join("");
+    return "Counted for the A.S.T.: " + known(c.value) + " " + words(c.value, nouns) + " (" + known(c.given) + " given" +
+      adds + ").";
+  }
+
   function requirementNodes(req) {
     const mark = req.met === true ? "ok" : req.met === false ? "missing" : "?";
     const li = el("li", {cls: "req " + (req.met === true ? "met" : req.met === false ? "unmet" : "unknown")},
@@ -1024,6 +1032,7 @@
     if (!t) return null;
     const m = t.marker;
     const summary = m && m.epoch !== null && m.epoch !== undefined ? markerAnswer(out, t, m, track) : epochsReached(out, t, m, track);
+    for (const c of t.counted || []) out.appendChild(el("p", {cls: "counted", text: countedText(c)}));
     const problem = answerProblem(t);
     if (problem) out.appendChild(problem);
     return summary;
