@@ -155,7 +155,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
 
 def _advance_record(a) -> dict:
     """An advance's data as the runtime reads it (ADVANCES)."""
-    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "vp_when": tuple(a.vp_when), "credits": dict(a.credits),
             "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
             "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
             "line": a.span.line}

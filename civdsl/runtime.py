@@ -388,6 +388,15 @@ class PlayerState:
             return self._missing("commodities")
         return int(hand.get(name, 0))
 
+    def advance_vp(self, name: str):
+        """An advance's victory points under the question's rule options: the first `vp tiers
+        when OPTION` reading switched on that gives it another figure, else the rulebook's."""
+        adv = self.module.ADVANCES[name]
+        for option, vp in adv.get("vp_when", ()):
+            if self.option(option):
+                return vp
+        return adv["vp"]
+
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
         n = 0
         for name in self.held:
@@ -397,7 +406,7 @@ class PlayerState:
                 continue
             if cost_below is not None and (cost is None or cost >= cost_below):
                 continue
-            if vp is not None and adv["vp"] != vp:
+            if vp is not None and self.advance_vp(name) != vp:
                 continue
             if group is not None and group not in adv["groups"]:
                 continue
@@ -418,7 +427,7 @@ class PlayerState:
         return len(self.held)
 
     def _derived_advance_vp(self):
-        return sum(a["vp"] or 0 for a in self._held_records())
+        return sum(self.advance_vp(n) or 0 for n in self.held)
 
     def _derived_advance_points(self):
         return sum(a["cost"] or 0 for a in self._held_records())
