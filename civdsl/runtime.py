@@ -8,7 +8,6 @@ nothing from the compiler, so answering a question never loads the parser.
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import sys
@@ -1738,7 +1737,8 @@ def ast_counted(module, state: PlayerState) -> tuple[PlayerState, list[dict]]:
         shown.append({"fact": fact, "given": number(given), "value": number(value), "adds": adds})
         if value.__class__ is not Unknown:
             if counted is state:
-                counted = copy.copy(state)  # shares `missing` and `undecided` with STATE
+                counted = object.__new__(type(state))  # shares `missing` and `undecided` with STATE
+                counted.__dict__.update(vars(state))
                 counted.facts = dict(state.facts)
             counted.facts[fact] = value
     return counted, shown
