@@ -1083,3 +1083,42 @@ def test_a_state_file_of_many_mistakes_is_read_within_bounds(driver, pages, tmp_
         assert _console_errors(driver) == []
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_epoch_answer_shows_wonder_of_the_world_counted_as_a_city(driver, pages):
+    """004 ch 9: Wonder of the World "counts as a city during the A.S.T.-alteration phase": the
+    page says which count the requirements used, in `civdsl epoch`'s words."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(arguments[0])", {
+            "civilization": "Hellas", "ast_position": 4, "cities": 1, "ast_track": "basic", "holds": ["Wonder of the World"]})
+        assert _text(driver, "#epoch-body p.counted") == \
+            "Counted for the A.S.T.: 2 cities (1 given + 1 for Wonder of the World)."
+        assert "The marker moves to space 5." in _text(driver, "#epoch-body")
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_vp_band_option_switches_the_score_and_the_advances_victory_points(driver, tmp_path):
+    """13d's band boundary as the option vp_cost_200_is_3: Library at 200 (a test rulebook) is
+    6 VP by default and 3 with the option ticked, in the score and in the advance's row."""
+    page = tmp_path / "vp_band_200.html"
+    page.write_text(page_html(ROOT / "tests" / "fixtures" / "vp_band_200.civ")[0], encoding="utf-8")
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, page)
+        driver.execute_script("civdslPage.importState(arguments[0])", {"holds": ["Library"], "cities": 0, "ast_position": 0})
+        library = _adv(driver, "Library")
+        assert _score_line(driver, "Civilization advances") == "6"
+        assert driver.execute_script("return document.querySelector(arguments[0]).closest('.adv').querySelector('.vp').textContent",
+                                     library) == " \u00b7 6 VP"
+        _click(driver, "#opt-vp_cost_200_is_3")
+        assert _score_line(driver, "Civilization advances") == "3"
+        assert driver.execute_script("return document.querySelector(arguments[0]).closest('.adv').querySelector('.vp').textContent",
+                                     library) == " \u00b7 3 VP"
+        assert driver.execute_script("return civdslPage.stateFile()")["options"] == {"vp_cost_200_is_3": True}
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
