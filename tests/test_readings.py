@@ -238,3 +238,12 @@ def test_vp_tiers_under_an_undeclared_option_is_an_error_with_did_you_mean(tmp_p
                          'vp tiers when vp_cost_200_is3 { below 100: 1, below 201: 3, else: 6 }\n')
     errors = [d for d in diags if d.code == "CIV013"]
     assert len(errors) == 1 and "vp_cost_200_is3" in errors[0].message and "vp_cost_200_is_3" in (errors[0].help or "")
+
+
+def test_a_house_rule_that_moves_a_vp_band_under_the_option_shows_in_the_diff(tmp_path):
+    path = tmp_path / "bands.civ"
+    path.write_text('language 1\nedition bands "Bands" extends megaciv\n'
+                    "vp tiers when vp_cost_200_is_3 { below 100: 1, below 250: 3, else: 6 }\n", encoding="utf-8")
+    out = CliRunner().invoke(main, ["diff", "megaciv", str(path)]).stdout
+    assert ("vp tiers when vp_cost_200_is_3 { below 100: 1, below 201: 3, else: 6 } -> "
+            "vp_cost_200_is_3 { below 100: 1, below 250: 3, else: 6 }") in out
