@@ -325,6 +325,15 @@ class PlayerState:
             return self._missing("commodities")
         return int(hand.get(name, 0))
 
+    def advance_vp(self, name: str):
+        """An advance's victory points under the question's rule options: the first `vp tiers
+        when OPTION` reading switched on that gives it another figure, else the rulebook's."""
+        adv = self.module.ADVANCES[name]
+        for option, vp in adv.get("vp_when", ()):
+            if self.option(option):
+                return vp
+        return adv["vp"]
+
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
         n = 0
         for name in self.held:
@@ -334,7 +343,7 @@ class PlayerState:
                 continue
             if cost_below is not None and (cost is None or cost >= cost_below):
                 continue
-            if vp is not None and adv["vp"] != vp:
+            if vp is not None and self.advance_vp(name) != vp:
                 continue
             if group is not None and group not in adv["groups"]:
                 continue
@@ -355,7 +364,7 @@ class PlayerState:
         return len(self.held)
 
     def _derived_advance_vp(self):
-        return sum(a["vp"] or 0 for a in self._held_records())
+        return sum(self.advance_vp(n) or 0 for n in self.held)
 
     def _derived_advance_points(self):
         return sum(a["cost"] or 0 for a in self._held_records())
@@ -846,9 +855,10 @@ def epochs(module, track: str, state: PlayerState) -> dict:
     track's exempt epochs, so while the marker's epoch may be exempt the answer is None and names
     the fact that would tell."""
     t = module.AST[track]
+    counted_state, counted = ast_counted(module, state)
     out = []
     for name, fn in t["epochs"]:
-        reqs = fn(state)
+        reqs = fn(counted_state)
         out.append({"epoch": name, "met": all_met(r["met"] for r in reqs), "requirements": reqs})
     reached = None
     for e in out:  # the last of the epochs met one after the other from the first
@@ -858,12 +868,34 @@ def epochs(module, track: str, state: PlayerState) -> dict:
     backward = [b(state) for b in t["backward"]]
     position = state.fact("ast_position") if "ast_position" in state.facts else _NOT_GIVEN
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
-              "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward}
+              "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward,
+              "counted": counted}
     if any(name in state.facts for name in _MARKER_FACTS):
         result["marker"] = marker(module, track, state, out, backward, result["moves_backward"])
     result["missing_facts"] = list(state.missing)
     result["complete"] = state.complete
     return result
+
+
+def ast_counted(module, state: PlayerState) -> tuple[PlayerState, list[dict]]:
+    """The state the epoch requirements read, and how it was counted: each fact of
+    AST_COUNTED_FACTS plus the `delta` of every held advance with the fact's ability kind (a
+    backward rule keeps reading STATE: what is on the board). A fact not given stays missing."""
+    counted, shown = state, []
+    for fact, kind in getattr(module, "AST_COUNTED_FACTS", {}).items():
+        adds = [{"advance": name, "delta": args["delta"]} for name in state.held for args in ability(module, name, kind)]
+        if not adds:
+            continue
+        given = state.fact(fact)
+        value = given + sum(a["delta"] for a in adds)
+        shown.append({"fact": fact, "given": number(given), "value": number(value), "adds": adds})
+        if value.__class__ is not Unknown:
+            if counted is state:
+                counted = object.__new__(type(state))  # shares `missing` and `undecided` with STATE
+                counted.__dict__.update(vars(state))
+                counted.facts = dict(state.facts)
+            counted.facts[fact] = value
+    return counted, shown
 
 
 # the facts that place the marker on a track: with any of them the answer is about the player's marker

@@ -125,6 +125,8 @@ def test_scenario(rulebook, sc):
             assert track["moves_backward"] is expect["moves_backward"]
         if "reached" in expect:
             assert track["reached"] == expect["reached"]
+        if "counted" in expect:  # {fact: the count the requirements read} where held advances add to it
+            assert {c["fact"]: c["value"] for c in track["counted"]} == expect["counted"]
         if "marker" in expect:  # the player's own marker: space, epoch, next space and the verdict
             got = {k: track["marker"].get(k) for k in expect["marker"]}
             if "lacks" in expect["marker"]:

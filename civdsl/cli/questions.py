@@ -402,8 +402,21 @@ def _track_answer(t: dict) -> None:
         _marker(t, m)
     else:
         _epochs_reached(t, m)
+    for c in t.get("counted", ()):
+        click.echo(f"  {counted_text(c)}")
     if t["missing_facts"]:
         click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+
+
+def counted_text(c: dict) -> str:
+    """A fact the requirements counted with what held advances add ("counted for the A.S.T.: 2
+    cities (1 given + 1 for Wonder of the World)"); the companion page says the same."""
+    from ..phrases import fact_words, noun
+
+    words = fact_words(c["fact"]) or (c["fact"], c["fact"])
+    adds = "".join(f" + {a['delta']} for {a['advance']}" for a in c["adds"])
+    return (f"counted for the A.S.T.: {_value(c['value'])} {noun(c['value'], words)} "
+            f"({_value(c['given'])} given{adds})")
 
 
 # whether the marker moves back a step (None: it depends on facts not given; no line when it stays)

@@ -74,7 +74,7 @@ ATTRIBUTES = {
 }
 
 
-def objective(module, spec: str | None = None) -> Objective:
+def objective(module, spec: str | None = None, state=None) -> Objective:
     """`vp`, `points` (printed cost), `cards` (one per advance) or an expression per advance.
 
     Without a spec: victory points where the edition gives every advance some, else points
@@ -83,7 +83,7 @@ def objective(module, spec: str | None = None) -> Objective:
     spec = (spec or "").strip() or _default_objective(module)
     named = _NAMED_OBJECTIVES.get(spec.lower())
     if named is not None:
-        return named(module)
+        return _vp_objective(module, state) if named is _vp_objective else named(module)
     return _expression_objective(module, spec)
 
 
@@ -93,13 +93,14 @@ def _default_objective(module) -> str:
     return "vp" if all(a["vp"] is not None for a in known) else "points"
 
 
-def _vp_objective(module) -> Objective:
+def _vp_objective(module, state=None) -> Objective:
+    """Each advance's victory points, under STATE's rule options where given (`vp tiers when`)."""
     advances = module.ADVANCES
     missing = [n for n, a in advances.items() if a["vp"] is None and a["cost"] is not None]
     if missing:
         raise StateError(f"--objective vp: {module.EDITION['name']} gives no victory points to advances "
                          f"(e.g. {missing[0]}); use --objective points (printed cost) or cards")
-    return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
+    return Objective("vp", "VP", {n: (a["vp"] if state is None else state.advance_vp(n)) or 0 for n, a in advances.items()})
 
 
 def _points_objective(module) -> Objective:
@@ -1576,11 +1577,6 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
     return notes
 
 
-def _facts(rb, state: dict | None, holds=()):
-    st = rb.state(holds, dict(state or {}))
-    return st.held, st.facts
-
-
 def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str | None = None, want=(), avoid=(),
          top: int = 1, explain: bool = False, horizon: int = 1, hand_limit: int | None = None, among=None) -> dict:
     """The best purchases this turn (and, with horizon 2, an estimate of the next turn's).
@@ -1593,8 +1589,9 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
 
         rulebook = load(rulebook)
     module = rulebook.module
-    held, facts = _facts(rulebook, state, holds)
-    obj = objective(module, objective_spec)
+    st = rulebook.state(holds, dict(state or {}))
+    held, facts = st.held, st.facts
+    obj = objective(module, objective_spec, st)
     if horizon not in (1, 2):
         raise StateError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)")
     problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
