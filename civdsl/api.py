@@ -16,7 +16,7 @@ import sys
 import types
 from pathlib import Path
 
-from . import cache, handvalue, pricing, runtime, sourcemap
+from . import cache, handvalue, pricing, runtime, sourcemap, standing
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .state import (StateError, canonical_names, check_ast_facts, check_names, check_purchase_facts, check_state,
@@ -374,13 +374,13 @@ class Rulebook:
         for t in tracks:
             st = self.state(holds, state)
             with sourcemap.rules_of(self.module):
-                out.append(runtime.epochs(self.module, t, st))
+                out.append(standing.epochs(self.module, t, st))
         return out
 
     def score(self, holds=(), state: dict | None = None) -> dict:
         st = self.state(holds, state)
         with sourcemap.rules_of(self.module):
-            return runtime.score(self.module, st)
+            return standing.score(self.module, st)
 
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block

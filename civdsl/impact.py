@@ -23,7 +23,7 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
-from . import pricing, runtime, sourcemap
+from . import pricing, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .model import Calamity, Edition
 from .serialize import _advance, _ast, _calamity, to_data
@@ -426,7 +426,7 @@ _ADVANCE_FIELD_SPANS = {"specific": "credit", "abilities": "ability"}
 # --- epochs ---------------------------------------------------------------------------------------
 
 def _epoch_answer(module, track: str, state: dict) -> tuple[bool, dict]:
-    e = runtime.epochs(module, track, _player(module, state))
+    e = standing.epochs(module, track, _player(module, state))
     # the epoch reached is incomplete only where the first epoch not surely met may be met; a fact
     # read elsewhere (the marker's position, for a step back) does not change it
     if next((x["met"] for x in e["epochs"] if x["met"] is not True), False) is None:

@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import pricing, runtime, sourcemap
+from . import pricing, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .charts.derive import held_advances, modifier_direction, more_is_better
 from .diagnostics import Diagnostics, Span, suggestion
@@ -281,7 +281,7 @@ def _epoch_items(ctx: Context, with_extra: bool) -> list[Item]:
 
 def _reached(module, track: str, state: dict) -> int | None:
     with sourcemap.rules_of(module):
-        e = runtime.epochs(module, track, _player(module, state))
+        e = standing.epochs(module, track, _player(module, state))
     if e["missing_facts"]:
         return None
     names = [x["epoch"] for x in e["epochs"]]

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import runtime
+from civdsl import standing
 from civdsl.resources import shipped_rulebooks
 from civdsl.state import StateError
 
@@ -45,11 +45,11 @@ def test_position_to_epoch_on_every_row(rb, civ, track, row):
     """Space 0 (the arrow) and 1 are in the first epoch; each epoch starts on its declared space,
     the space before it is in the epoch before; the epoch never goes down along the row."""
     names = [name for name, _ in rb.module.AST[track]["epochs"]]
-    assert runtime.epoch_index(row, 0) == 0 and runtime.epoch_index(row, 1) == 0
+    assert standing.epoch_index(row, 0) == 0 and standing.epoch_index(row, 1) == 0
     for k, start in enumerate(row["starts"], start=1):
-        assert runtime.epoch_index(row, start) == k
-        assert runtime.epoch_index(row, start - 1) == k - 1
-    seen = [runtime.epoch_index(row, p) for p in range(row["spaces"] + 1)]
+        assert standing.epoch_index(row, start) == k
+        assert standing.epoch_index(row, start - 1) == k - 1
+    seen = [standing.epoch_index(row, p) for p in range(row["spaces"] + 1)]
     assert seen == sorted(seen)
     assert names[seen[-1]] == names[-1]  # the finish is in the last epoch
 
@@ -64,9 +64,9 @@ def test_marker_epoch_matches_the_row(data):
     names = [name for name, _ in rb.module.AST[track]["epochs"]]
     [t] = rb.epochs(track, [], {"civilization": civ, "ast_position": position, "cities": 9})
     m = t["marker"]
-    assert m["epoch"] == names[runtime.epoch_index(row, position)]
+    assert m["epoch"] == names[standing.epoch_index(row, position)]
     if position < row["spaces"]:
-        assert m["next_epoch"] == names[runtime.epoch_index(row, position + 1)]
+        assert m["next_epoch"] == names[standing.epoch_index(row, position + 1)]
     else:
         assert m["next_space"] is None and m["move"] == "finished"
 

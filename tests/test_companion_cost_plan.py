@@ -366,15 +366,17 @@ def test_every_rulebook_and_house_rule_is_asked():
 
 
 def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime():
-    """A guard: an ability kind the credit engine or the planner starts to read (vocabulary's
-    ABILITY_KINDS named in runtime.py, pricing.py, handvalue.py, plan/purchase.py or plan/search.py)
-    must be read by the JavaScript runtime too, or the two engines would silently answer differently."""
+    """A guard: an ability kind the engines or the planner start to read (vocabulary's
+    ABILITY_KINDS named in runtime.py, pricing.py, handvalue.py, standing.py, plan/purchase.py or
+    plan/search.py) must be read by the JavaScript runtime too, or the two engines would silently
+    answer differently."""
     import re
 
     from civdsl import vocabulary
 
     python = "".join((ROOT / "civdsl" / f).read_text(encoding="utf-8")
-                     for f in ("runtime.py", "pricing.py", "handvalue.py", "plan/purchase.py", "plan/search.py"))
+                     for f in ("runtime.py", "pricing.py", "handvalue.py", "standing.py", "plan/purchase.py",
+                               "plan/search.py"))
     js = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"))
     read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
     assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read

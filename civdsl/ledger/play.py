@@ -127,15 +127,15 @@ class Game:
     def marker(self, player: Player, track: str) -> dict:
         """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
         and whether it moves), evaluating the requirements of the next space's epoch only."""
-        from .. import runtime, sourcemap
+        from .. import sourcemap, standing
 
         t = self.module.AST[track]
         st = self.state(player)
         with sourcemap.rules_of(self.module):
             backward = [b(st) for b in t["backward"]]
-            # what runtime.epochs does before it places the marker, without every epoch's requirements
-            goes_back = runtime._goes_back(self.module, track, st, st.fact("ast_position"), backward)
-            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward, goes_back)
+            # what standing.epochs does before it places the marker, without every epoch's requirements
+            goes_back = standing._goes_back(self.module, track, st, st.fact("ast_position"), backward)
+            return standing.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward, goes_back)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
