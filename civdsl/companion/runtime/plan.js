@@ -1313,7 +1313,7 @@ planProblem.prototype.planDict = function (choice, rank) {
   return out;
 };
 
-// --- the dynamic programme over price (plan/search.py) -----------------------------------------
+// --- the dynamic programme over price (plan_search.py) -----------------------------------------
 
 function planCandidate(name, rank, base, objective, credit, hand, links) {
   return {name: name, rank: rank, base: base, objective: objective, credit: credit, hand: hand, links: links};
