@@ -135,7 +135,9 @@ class Game:
             backward = [b(st) for b in t["backward"]]
             # what runtime.epochs does before it places the marker, without every epoch's requirements
             goes_back = runtime._goes_back(self.module, track, st, st.fact("ast_position"), backward)
-            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward, goes_back)
+            # the requirements count what held advances add (runtime.ast_counted), the backward rule does not
+            counted, _ = runtime.ast_counted(self.module, st)
+            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], counted), backward, goes_back)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
