@@ -135,7 +135,9 @@ class Game:
             backward = [b(st) for b in t["backward"]]
             # what standing.epochs does before it places the marker, without every epoch's requirements
             goes_back = standing._goes_back(self.module, track, st, st.fact("ast_position"), backward)
-            return standing.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward, goes_back)
+            # the requirements count what held advances add (standing.ast_counted), the backward rule does not
+            counted, _ = standing.ast_counted(self.module, st)
+            return standing.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], counted), backward, goes_back)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
