@@ -462,7 +462,7 @@ def write_counterexample(verdict: Verdict, ed: Edition, folder: Path) -> Path:
     """The breach's situation as a state file (atomically), with the law and the commands in comments."""
     import json
 
-    from .build import atomic_write
+    from .atomicfile import atomic_write
 
     breach = verdict.breach
     path = folder / f"counterexample-{ed.id}-{verdict.law.name}.yaml"
