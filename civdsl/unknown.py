@@ -2,7 +2,7 @@
 
 A missing fact is never read as 0: it reads as an `Unknown` naming the fact, and everything
 computed from it is Unknown too. The runtime's arithmetic, the player state and every engine
-(credits, commodities, epochs) share this one type; it imports nothing.
+(`pricing`, `handvalue`, `standing`) share this one type; it imports nothing.
 """
 
 from __future__ import annotations
