@@ -163,10 +163,14 @@ def test_resolve_names_an_unknown_number_of_other_players_in_words():
 # --- the page as a player sees it: its rendered text in a real browser, at phone width ---------
 
 # Every section's text as rendered (innerText: what is displayed, not hidden nodes or scripts),
-# with each closed <details> opened first so that what a tap reveals is read too.
+# with each closed <details> opened first so that what a tap reveals is read too, then what a
+# pointer or a screen reader reads of each element (its title, label and placeholder).
 RENDERED = """
 for (const d of document.querySelectorAll('details')) d.open = true;
-return document.body.innerText;
+const said = [];
+for (const e of document.body.querySelectorAll('[title], [aria-label], [placeholder]'))
+  for (const a of ['title', 'aria-label', 'placeholder']) if (e.getAttribute(a)) said.push(e.getAttribute(a));
+return [document.body.innerText].concat(said).join(String.fromCharCode(10));
 """
 
 

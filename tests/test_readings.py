@@ -218,6 +218,16 @@ def test_the_page_engine_scores_the_vp_band_as_the_python_engine():
     assert [g["total"] for g in got] == [6, 3]
     for query, answer in zip(queries, got):
         assert first_difference(cli_answer(str(VP_BAND_200), query), answer) is None
+    # the plan's vp objective: Python's planner and plan.js choose alike under each reading
+    from civdsl import planner
+
+    plans = [{"command": "plan", "state": {"treasury": 200, "players": 6}, "options": {"objective": "vp", "option": o}}
+             for o in ({}, {"vp_cost_200_is_3": True})]
+    for query, answer in zip(plans, js_answers(str(VP_BAND_200), plans)):
+        python = planner.plan(str(VP_BAND_200), dict(query["state"], options=query["options"]["option"]),
+                              objective_spec="vp")
+        assert answer["plans"][0]["buy"] == python["plans"][0]["buy"]
+        assert answer["plans"][0]["objective"] == python["plans"][0]["objective"] == (7 if not query["options"]["option"] else 5)
 
 
 def test_the_advances_and_calamities_charts_list_the_vp_band_option():
