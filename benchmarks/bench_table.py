@@ -7,7 +7,7 @@ Each table has 18 players with random holdings (5-20 advances), cities, tokens a
 and water borders, and 18 calamities drawn from the edition's deck (some traded), so that the
 limits discard some, the beneficiaries are ranked among the players and every calamity with
 secondary victims names them (by share or by count). The time is the CPU time of
-`table.load_table` (every player through the state loader) plus `table_phase.resolve_phase`,
+`table.load_table` (every player through the state loader) plus `table.resolve_phase`,
 the rulebook already loaded (start-up is the cost of `civdsl.load`, shown apart), on one core;
 the median and the worst of the runs are printed, with the ratio to the 50 ms target.
 """

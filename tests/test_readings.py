@@ -219,23 +219,23 @@ def test_the_page_engine_scores_the_vp_band_as_the_python_engine():
     for query, answer in zip(queries, got):
         assert first_difference(cli_answer(str(VP_BAND_200), query), answer) is None
     # the plan's vp objective: Python's planner and plan.js choose alike under each reading
-    from civdsl import planner
+    from civdsl.plan import plan
 
     plans = [{"command": "plan", "state": {"treasury": 200, "players": 6}, "options": {"objective": "vp", "option": o}}
              for o in ({}, {"vp_cost_200_is_3": True})]
     for query, answer in zip(plans, js_answers(str(VP_BAND_200), plans)):
-        python = planner.plan(str(VP_BAND_200), dict(query["state"], options=query["options"]["option"]),
-                              objective_spec="vp")
+        python = plan(str(VP_BAND_200), dict(query["state"], options=query["options"]["option"]),
+                      objective_spec="vp")
         assert answer["plans"][0]["buy"] == python["plans"][0]["buy"]
         assert answer["plans"][0]["objective"] == python["plans"][0]["objective"] == (7 if not query["options"]["option"] else 5)
 
 
 def test_the_advances_and_calamities_charts_list_the_vp_band_option():
-    from civdsl.charts import tables
+    from civdsl.charts import builders
     from civdsl.resources import rulebooks_dir
 
     ed = check_file(rulebooks_dir() / "megaciv.civ").edition
-    for chart in (tables.advances_chart(ed), tables.calamities_chart(ed)):
+    for chart in (builders.advances_chart(ed), builders.calamities_chart(ed)):
         options, = [t for t in chart.tables if t.slug == "options"]
         rows = {r.cells[0].plain(): [c.plain() for c in r.cells] for r in options.rows}
         row = rows["--option vp_cost_200_is_3=on"]
