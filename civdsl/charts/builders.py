@@ -518,12 +518,20 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
     table = Table("epochs", "Epochs side by side",
                   _mark_column(marks) + [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks],
                   [], intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
-                             "listed for it holds."])
+                             "listed for it holds."] + _counted_by_advances(ed))
     table.rows = [_epoch_row(tracks, i, marks) for i in range(depth)]
     table.rows += _backward_rows(tracks, marks)
     # the rulebook's notes on the tracks, then on the civilizations' rows
     notes = [(x.name, n) for x in [*tracks, *ed.civilizations.values()] for n in x.notes]
     return Chart("epochs", "Epochs (A.S.T.)", [table, _civilization_rows(ed, tracks)], notes=notes)
+
+
+def _counted_by_advances(ed: Edition) -> list[str]:
+    """What held advances add to the facts the requirements count (vocabulary.AST_COUNTED_FACTS):
+    "Wonder of the World adds 1 to the cities the A.S.T. requirements count."."""
+    kinds = set(vocab.AST_COUNTED_FACTS.values())
+    return [sentence(f"{a.name} {describe.ability(ab.kind, ab.args)}") for a in ed.advances.values()
+            for ab in a.abilities if ab.kind in kinds]
 
 
 def _epoch_key(t, e) -> str:
