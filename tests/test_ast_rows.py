@@ -274,13 +274,13 @@ def test_epoch_answers_in_words_never_operators(edition):
 
 
 def test_the_epochs_chart_says_what_wonder_of_the_world_adds_to_the_cities():
-    from civdsl.charts import tables
+    from civdsl.charts import builders
     from civdsl.frontend import check_file
     from civdsl.resources import shipped_rulebooks
 
     ed = check_file(shipped_rulebooks()["megaciv"]).edition
-    [table] = [t for t in tables.epochs_chart(ed).tables if t.slug == "epochs"]
+    [table] = [t for t in builders.epochs_chart(ed).tables if t.slug == "epochs"]
     assert "Wonder of the World adds 1 to the cities the A.S.T. requirements count." in table.intro
     ed = check_file(shipped_rulebooks()["civ1981"]).edition
-    [table] = [t for t in tables.epochs_chart(ed).tables if t.slug == "epochs"]
+    [table] = [t for t in builders.epochs_chart(ed).tables if t.slug == "epochs"]
     assert not any("adds" in line for line in table.intro)
