@@ -7,6 +7,7 @@ them into notes; an errata line that excuses nothing is itself reported.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from . import vocabulary as vocab
@@ -732,15 +733,23 @@ class _Validator(NodeVisitor):
 
     # --- author invariants
     def _asserts(self) -> None:
+        global _HELD_ASSERTS
         model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
                             groups=self.ed.groups,
                             player=False, model=True)
         evaluator = ModelEvaluator(self.ed)
+        held = _HeldAsserts(self.ed, _HELD_ASSERTS)
         for a in self.ed.asserts:
-            before = len(self.d.errors)
+            key = held.key(a)
+            if held.holds(a, key):
+                continue
+            reported, before = len(self.d.items), len(self.d.errors)
             check(a.expr, model_scope, self.d, a.message)
             if len(self.d.errors) == before:
                 self._assertion(a, evaluator)
+            if len(self.d.items) == reported:
+                held.keep(a, key)
+        _HELD_ASSERTS = held
 
     def _assertion(self, a, evaluator: ModelEvaluator) -> None:
         """An author invariant that checks holds of the model (CIV042), or cannot be evaluated (CIV043)."""
@@ -758,6 +767,108 @@ class _Validator(NodeVisitor):
                     f"errata CIV042 {quote(a.message)} \"why\"")
         self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
                      notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
+
+
+# The author invariants found to hold, with everything their check and their evaluation read
+# (_HeldAsserts.key): a house rule's base's invariants hold again for the house rule where it
+# leaves what they read unchanged, so a build evaluates them once. Only clean outcomes are kept
+# (nothing to report again, so what only a report shows, such as a house rule's hint, is no part
+# of the key), and only for the invariants of the last validation, each under its last few inputs,
+# so that it never outgrows one chain.
+_HELD_ASSERTS: "_HeldAsserts | None" = None
+_TOKENS = itertools.count()  # never the same token for two collections
+_INPUTS_KEPT = 8  # an invariant's inputs kept (an editor's edits make new ones)
+_COLLECTIONS_KEPT = 16
+
+
+class _HeldAsserts:
+    """The invariants found to hold, by expression (the very object of the shared syntax tree,
+    kept here so its id names nothing else) and by their inputs: the collections they name (each
+    item's fields as the model's views show them) and, for every other name read and every
+    function called, what it stands for (a constant's value, an option's setting, a group, a
+    table)."""
+
+    def __init__(self, ed: Edition, before: "_HeldAsserts | None"):
+        self.ed = ed
+        self.before = before.held if before is not None else {}
+        # expression id -> (expression, (names read, functions called), [inputs under which it held])
+        self.held: dict[int, tuple] = {}
+        # a collection's items -> the token keys hold for it (compared once per validation, not per
+        # assert); the most recent ones carried over
+        kept = list(before.tokens.items())[-_COLLECTIONS_KEPT:] if before is not None else []
+        self.tokens: dict[tuple, int] = dict(kept)
+        self._collections: dict[str, int] = {}
+
+    def holds(self, a, key: tuple | None) -> bool:
+        """Whether the invariant held under the same inputs before (what is known of it is kept)."""
+        known = self.before.get(id(a.expr))
+        if known is None or known[0] is not a.expr:
+            return False
+        self.held[id(a.expr)] = known
+        return key is not None and key in known[2]
+
+    def keep(self, a, key: tuple | None) -> None:
+        if key is not None:
+            inputs = self.held.setdefault(id(a.expr), (a.expr, self._read(a.expr), []))[2]
+            inputs.append(key)
+            del inputs[:-_INPUTS_KEPT]
+
+    def key(self, a) -> tuple | None:
+        """The invariant's inputs, or None where a value cannot be hashed (evaluated each time)."""
+        heads, calls = self._read(a.expr)
+        ed = self.ed
+        try:
+            key = (tuple(self._collection(h) for h in heads if h in vocab.MODEL_COLLECTIONS),
+                   tuple((h in ed.consts, _typed(ed.consts[h].value) if h in ed.consts else None,
+                          h in ed.options, _typed(ed.options[h].on) if h in ed.options else None, h in ed.groups)
+                         for h in heads),
+                   tuple(c in ed.tables for c in calls))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _read(self, expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(the names read, the functions called) by an expression, each sorted."""
+        for memo in (self.held, self.before):
+            known = memo.get(id(expr))
+            if known is not None and known[0] is expr:
+                return known[1]
+        heads, calls = set(), set()
+        for node in walk(expr):
+            if isinstance(node, Name):
+                heads.add(node.parts[0])
+            elif isinstance(node, Call):
+                calls.add(node.name)
+        return tuple(sorted(heads)), tuple(sorted(calls))
+
+    def _collection(self, name: str) -> int:
+        """A token for the collection's items: equal items, equal token (the most recent
+        collections' tokens are carried over from one validation to the next)."""
+        if name not in self._collections:
+            items = (name, tuple(self._items(name)))
+            token = self.tokens.pop(items, None)
+            self.tokens[items] = token = next(_TOKENS) if token is None else token  # now the most recent
+            self._collections[name] = token
+        return self._collections[name]
+
+    def _items(self, name: str):
+        """Each item's fields as ModelEvaluator's views of `name` show them (specific credits are
+        read from the advances)."""
+        ed = self.ed
+        if name in ("advances", "specific_credits"):
+            return ((a.name, _typed(a.cost), _typed(a.vp), tuple(a.groups), _typed(a.supply),
+                     tuple((k, _typed(v)) for k, v in a.credits.items()),
+                     tuple((sc.target, _typed(sc.amount)) for sc in a.specific)) for a in ed.advances.values())
+        if name == "calamities":
+            return ((c.name, _typed(c.stack), _typed(c.tradable), _typed(c.major), len(c.modifiers))
+                    for c in ed.calamities.values())
+        return ((c.name, _typed(c.value), _typed(c.count), _typed(c.stack)) for c in ed.commodities.values())
+
+
+def _typed(value) -> tuple:
+    """A value with its type: 1, 1.0 and True are equal keys but not the same value to an assert."""
+    return (type(value), value)
 
 
 def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | None:
