@@ -7,6 +7,7 @@ them into notes; an errata line that excuses nothing is itself reported.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -897,31 +898,64 @@ def _names_read(roots: list, wanted: set[str]) -> set[str]:
     unread = set(wanted)
     seen: set[int] = set()
     stack = list(roots)
+    kinds = _HELD_KINDS
     while stack and unread:
         x = stack.pop()
-        if x is None or isinstance(x, _LEAVES) or id(x) in seen:
+        kind = kinds.get(type(x)) or _held_kind(x)
+        if kind is _LEAF or id(x) in seen:
             continue
         seen.add(id(x))
-        if isinstance(x, Name):
+        if kind is _NAME:
             read.add(x.parts[0])
             unread.discard(x.parts[0])
         else:
-            stack.extend(_held(x))
+            stack.extend(kind(x))
     return read
 
 
-_LEAVES = (str, int, float, bool, Span)
+_LEAVES = (str, int, float, bool, Span, type(None))
 
 
-def _held(x) -> Any:
-    """The objects a model object holds: a container's items, an object's attribute values."""
-    if isinstance(x, dict):
-        return x.values()
-    if isinstance(x, (list, tuple, set, frozenset)):
-        return x
-    if hasattr(x, "__dict__"):
-        return vars(x).values()
-    return (getattr(x, a, None) for a in getattr(x, "__slots__", ()))
+def _leaf(x) -> tuple:
+    return ()
+
+
+def _name(x) -> tuple:
+    return ()
+
+
+_LEAF, _NAME = _leaf, _name
+# how the objects a model object holds are found, by its type (_held_kind): the walk over a
+# whole model asks once per type, not once per object
+_HELD_KINDS: dict[type, Any] = {}
+
+
+def _held_kind(x) -> Any:
+    """How to find the objects `x` holds (a function of it), or _LEAF, or _NAME; kept by type."""
+    t = type(x)
+    if isinstance(x, _LEAVES):
+        kind = _LEAF
+    elif isinstance(x, Name):
+        kind = _NAME
+    elif isinstance(x, dict):
+        kind = dict.values
+    elif isinstance(x, (list, tuple, set, frozenset)):
+        kind = iter
+    elif hasattr(x, "__dict__"):
+        kind = _attribute_values
+    else:
+        slots = tuple(a for c in t.__mro__ for a in getattr(c, "__slots__", ()))
+        kind = functools.partial(_slot_values, slots)
+    _HELD_KINDS[t] = kind
+    return kind
+
+
+def _attribute_values(x) -> Any:
+    return vars(x).values()
+
+
+def _slot_values(slots: tuple, x) -> list:
+    return [getattr(x, a, None) for a in slots]
 
 
 def set_value(ed: Edition, n: int, face: int):
