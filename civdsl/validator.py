@@ -112,13 +112,33 @@ class _Validator(NodeVisitor):
         new construct cannot be forgotten here."""
         if not self.ed.options:
             return
-        read = _names_read([v for k, v in vars(self.ed).items() if k != "options"], set(self.ed.options))
-        read |= {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
+        read = {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
+        wanted = set(self.ed.options) - read
+        roots = [v for k, v in vars(self.ed).items() if k != "options"]
+        # the model's objects whose statements name a wanted option are walked first (last on the
+        # stack): the walk stops as soon as every option is found read
+        read |= _names_read(roots + self._likely_readers(wanted), wanted)
         for name, opt in self.ed.options.items():
             if name not in read:
                 self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
                                help="read it in a rule (`when " + name + " { ... }`, `if " + name + " { ... }`), "
                                     "or remove it: switching it would change nothing")
+
+    def _likely_readers(self, options: set[str]) -> list:
+        """The model's objects holding the statements that name the options (by the index of
+        references): an item of the advances, calamities or commodities, or the edition's
+        attribute named like the statement. Only an order for the walk: what it finds is what
+        it would find anyway."""
+        collections = {"advance": self.ed.advances, "calamity": self.ed.calamities, "commodity": self.ed.commodities}
+        found = []
+        for option in options:
+            for ref in self.refs.uses("option", option):
+                kind, name = ref.owner
+                if kind in collections:
+                    found.append(collections[kind].get(name))
+                elif kind != "options":
+                    found.append(getattr(self.ed, kind, None))
+        return found
 
     # --- edition-wide
     def _resolution(self) -> None:

@@ -81,3 +81,51 @@ def test_every_shipped_rulebook_checks_the_same_alone_and_after_the_others(monke
     for order in (paths, paths[::-1]):
         forget(monkeypatch)
         assert {path: rendered(path) for path in order} == alone
+
+
+def test_the_walk_for_unread_options_starts_where_the_index_finds_them(monkeypatch):
+    """Mega Civilization's one option is read by its start credits: the walk looks there first
+    and stops, instead of walking every calamity and advance before it."""
+    checked = check_file(MEGACIV)
+    ed = checked.edition
+    from civdsl.references import index_chain
+
+    v = validator._Validator(ed, checked.diagnostics, index_chain(checked.chain))
+    assert ed.start_credits in v._likely_readers(set(ed.options))
+    visited: list = []
+    kinds = validator._HELD_KINDS
+
+    class Counting(dict):
+        def get(self, key, default=None):
+            visited.append(key)
+            return kinds.get(key, default)
+
+    monkeypatch.setattr(validator, "_HELD_KINDS", Counting())
+    v._unread_options()
+    assert visited and len(visited) < 200
+    assert not [d for d in checked.diagnostics.items if d.code == "CIV081"]
+
+
+def test_the_walk_stops_once_every_wanted_name_is_found():
+    from civdsl.diagnostics import Span
+    from civdsl.syntax import Name
+
+    at = Span("x.civ", 1, 1)
+    never = [Name(("other",), at) for _ in range(50)]
+    assert validator._names_read([never, Name(("wanted",), at)], {"wanted"}) == {"wanted"}
+    assert validator._names_read([never, Name(("wanted",), at)], {"wanted", "missing"}) == {"wanted", "other"}
+
+
+def test_a_clause_list_is_read_once_while_its_bytes_stay_the_same(tmp_path):
+    from civdsl import clauses
+    from civdsl.diagnostics import Diagnostics
+
+    shipped = Path(clauses.__file__).resolve().parent.parent / "rulebooks" / "clauses" / "megaciv.clauses"
+    copy = tmp_path / "megaciv.clauses"
+    copy.write_bytes(shipped.read_bytes())
+    first, second = Diagnostics(), Diagnostics()
+    listed = clauses.read(copy, first)
+    assert clauses.read(copy, second) is listed
+    assert second.sources == first.sources and str(copy) in second.sources
+    copy.write_bytes(shipped.read_bytes().replace(b"\n", b"\n\n", 1))
+    assert clauses.read(copy, Diagnostics()) is not listed
