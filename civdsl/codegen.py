@@ -1046,6 +1046,32 @@ class _RoleBody(_RoleWalk):
         line, path = self.rules.floor_at
         return f"_rt.floor_effects(effects, trace, {self.floor_kinds()!r}, {line!r}, {path!r})"
 
+    def _floors_inline(self, immune: bool) -> bool:
+        """Whether the edition's floor can be taken on the effects' locals just before the effect
+        list is made (the hot path of a resolution: no call, no loop, no mapping), with the same
+        values and trace as runtime.floor_effects over the list: every effect is in the list, none
+        is immune-wrapped, and none counts a prevented part apart (its `selected` reads the amount)."""
+        return (bool(self.floor_kinds()) and not immune and not self.unselecting
+                and not any(v.conditional for v in self.variables))
+
+    def _floor_locals(self, immune: bool) -> None:
+        """The floor on the effects' locals, where _floors_inline allows it (else after the list)."""
+        self.floored_inline = self._floors_inline(immune)
+        if self.floored_inline:
+            kinds, (line, path) = self.floor_kinds(), self.rules.floor_at
+            for v in self.variables:  # in the list's order, as floor_effects walks it
+                param = kinds.get(v.effect.kind)
+                if param is not None:
+                    var = v.var(param)
+                    self.line(f"if {var} is not None and {var}.__class__ is not _U and {var} < 0:")
+                    self.line(f"    {var} = _rt.floor_step(trace, {v.effect.kind!r}, {param!r}, {var}, {line!r}, "
+                              f"{path!r})")
+
+    def _after(self) -> None:
+        for name, applies in _AFTER:
+            if applies(self) and not (name == "floor" and self.floored_inline):
+                self.line(getattr(self, f"_after_{name}")())
+
     def _after_bound(self) -> str:
         return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
 
@@ -1146,11 +1172,11 @@ class _RoleBody(_RoleWalk):
             return  # the validator warned (CIV036): the calamity never causes this effect
         param, value = self._change(o)
         by = tuple(m.advances)
-        cond = self._tested(o, j)
-        if self._always_decided(m):
-            self.line(f"if {cond}:  # {self._where(o)}", o.span)
+        if self._always_decided(m):  # the condition tested once, in place
+            self.line(f"if {self.conds[j]}:  # {self._where(o)}", o.span)
             self._decided(value, o, by, targets, param)
             return
+        cond = self._tested(o, j)
         self._undecided(cond, value, o, by, targets, param)
         self.line(f"elif {cond}:  # {self._where(o)}", o.span)
         self._decided(value, o, by, targets, param)
@@ -1234,6 +1260,7 @@ class _RoleBody(_RoleWalk):
         return f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"
 
     def _effect_list(self, immune: bool) -> None:
+        self._floor_locals(immune)
         items = [(v, self._item(v, immune)) for v in self.variables]
         if not any(v.conditional for v in self.variables):
             self.line(f"effects = [{', '.join(item for _, item in items)}]")

@@ -361,3 +361,27 @@ def test_a_constant_equal_only_in_python_gets_its_own_function(tmp_path):
     alone = source(chains[1])
     assert after_base == alone
     assert "e0_amount = True" in alone
+
+
+def test_the_floor_is_taken_on_the_locals_where_every_effect_is_in_the_list():
+    """Famine's secondary victim with Pottery and Calendar: 5 damage, 10 prevented, floored to 0
+    and traced at the calamity's line, without the runtime's pass over the effect list."""
+    import civdsl
+
+    rb = civdsl.load("megaciv")
+    source = generate(check_file(shipped_rulebooks()["megaciv"]).edition, {})
+    famine = source[source.index("def calamity_10_famine"):source.index("\ndef ", source.index("def calamity_10_famine"))]
+    assert "floor_effects" not in famine and "< 0:" in famine
+    answer = rb.resolve("Famine", "secondary", ["Pottery", "Calendar"])
+    assert answer.amount("damage") == 0
+    line = rb.module.CALAMITIES["Famine"]["line"]
+    assert [t for t in answer.trace if t["op"] == "floor"] == [
+        {"op": "floor", "kind": "damage", "param": "amount", "value": 0, "before": -5, "after": 0, "by": [],
+         "path": "rulebooks/megaciv.civ", "line": line}]
+
+
+def test_effects_a_branch_may_leave_out_are_floored_over_the_list():
+    """Where an effect is conditional (or immune-wrapped, or counts a prevention apart) the floor
+    stays the runtime's pass over the list the resolution gives."""
+    source = generate(check_file(shipped_rulebooks()["expansion"]).edition, {})
+    assert "_rt.floor_effects(" in source
