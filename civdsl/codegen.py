@@ -1313,8 +1313,12 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
         return
     w.line(f"{name} = _rt.records((")
     for key, data in records:
-        w.line(f"    {json.dumps([key, data], ensure_ascii=False)!r},")
+        w.line(f"    {_json_text([key, data])!r},")
     w.line("))")
+
+
+# json.dumps(value, ensure_ascii=False), with one encoder made once rather than one per record
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _record_displays(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
@@ -1328,26 +1332,26 @@ def _record_displays(w: Writer, name: str, records: list[tuple[str, dict]]) -> N
 def _json_exact(value) -> bool:
     """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
     same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
-    exact = _JSON_EXACT.get(type(value))
-    return exact is not None and exact(value)
-
-
-def _json_leaf(value) -> bool:
+    # one loop over a stack rather than a call per value: every record of every table is checked
+    stack = [value]
+    leaves, pop, push = _JSON_LEAVES, stack.pop, stack.extend
+    while stack:
+        v = pop()
+        t = type(v)
+        if t in leaves:
+            continue
+        if t is tuple:
+            push(v)
+        elif t is dict:
+            if not all(type(k) is str for k in v):
+                return False
+            push(v.values())
+        elif t is not float or not math.isfinite(v):
+            return False
     return True
 
 
-def _json_exact_tuple(value: tuple) -> bool:
-    return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
-
-
-def _json_exact_dict(value: dict) -> bool:
-    return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
-
-
-_JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
-# each type JSON carries exactly, by exact type (a subclass is not exact), and what else it needs
-_JSON_EXACT = {**{leaf: _json_leaf for leaf in _JSON_LEAVES},
-               float: math.isfinite, tuple: _json_exact_tuple, dict: _json_exact_dict}
+_JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON by exact type (a subclass is not)
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:
