@@ -244,14 +244,7 @@ class _Validator(NodeVisitor):
 
     def _near_engine_name(self, name: str) -> vocab.EngineName | None:
         """The name the engine reads that `name` is a near miss of, or None."""
-        import difflib
-
-        # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
-        # arithmetic) go to difflib: most constants are far from every engine name
-        near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
-                                                / (len(n) + len(name)) >= self.NEAR_MISS],
-                                         n=1, cutoff=self.NEAR_MISS)
-        return vocab.ENGINE_NAMES[near[0]] if near else None
+        return _near_engine_name(name, self.NEAR_MISS)
 
     def _engine_name(self, e: vocab.EngineName, kind: str, span: Span) -> None:
         wanted = "a whole number" + (f" of at least {e.minimum}" if e.minimum else " (0 or more)")
@@ -816,8 +809,10 @@ class _HeldAsserts:
         self.held: dict[int, tuple] = {}
         # a collection's items -> the token keys hold for it (compared once per validation, not per
         # assert); the most recent ones carried over
-        kept = list(before.tokens.items())[-_COLLECTIONS_KEPT:] if before is not None else []
-        self.tokens: dict[tuple, int] = dict(kept)
+        # (the same dictionary, taken over: making another would hash every collection again)
+        self.tokens: dict[tuple, int] = before.tokens if before is not None else {}
+        while len(self.tokens) > _COLLECTIONS_KEPT:
+            del self.tokens[next(iter(self.tokens))]
         self._collections: dict[str, int] = {}
 
     def holds(self, a, key: tuple | None) -> bool:
@@ -890,6 +885,18 @@ class _HeldAsserts:
 def _typed(value) -> tuple:
     """A value with its type: 1, 1.0 and True are equal keys but not the same value to an assert."""
     return (type(value), value)
+
+
+@functools.lru_cache(maxsize=1024)  # a house rule declares its base's names again
+def _near_engine_name(name: str, cutoff: float) -> vocab.EngineName | None:
+    import difflib
+
+    # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
+    # arithmetic) go to difflib: most constants are far from every engine name
+    near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
+                                            / (len(n) + len(name)) >= cutoff],
+                                     n=1, cutoff=cutoff)
+    return vocab.ENGINE_NAMES[near[0]] if near else None
 
 
 def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | None:
