@@ -14,10 +14,11 @@ Run:  python benchmarks/bench_pipeline.py [ROUNDS]
 
 Each round times the bare parse and then the pipeline (CPU time, best of 3 each), so both meet
 the same load of a shared machine; the ratio reported is the median of the rounds' ratios.
-Nothing is kept from one pipeline run to the next: the syntax trees loader keeps for a build,
-the calamity functions civdsl.codegen generated and the code civdsl.bytecode compiled are all
-dropped before each (within a run, as within a build, a house rule shares its base's syntax trees,
-generated functions and compiled code). The bare parse runs with the collector on, as a plain Lark
+Nothing is kept from one pipeline run to the next: what the front end keeps for the next check
+(civdsl.frontend.forget: the syntax trees, the index's statements, the author invariants found to
+hold, the clause lists read), the functions civdsl.codegen generated and the code civdsl.bytecode
+compiled are all dropped before each (within a run, as within a build, a house rule shares its
+base's syntax trees, invariants, clause list, generated functions and compiled code). The bare parse runs with the collector on, as a plain Lark
 user's would.
 """
 
@@ -33,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import lark  # noqa: E402
 
-from civdsl import bytecode, codegen, loader, parser  # noqa: E402
+from civdsl import bytecode, codegen, frontend, parser  # noqa: E402
 from civdsl.codegen import generate  # noqa: E402
 from civdsl.frontend import check_file  # noqa: E402
 from civdsl.resources import grammar_text, shipped_house_rules, shipped_rulebooks  # noqa: E402
@@ -75,7 +76,7 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
             lark_parser.parse(text)
 
     def pipeline():
-        loader._PARSED.clear()  # no syntax trees from an earlier run
+        frontend.forget()  # no syntax trees, invariants held or clause lists from an earlier run
         bytecode.forget()  # nor compiled functions (within a run, a house rule reuses its base's)
         codegen.forget_written()  # nor generated ones (likewise)
         for path in paths:

@@ -292,6 +292,10 @@ _READ: dict[tuple[str, bytes], tuple[ClauseList, str]] = {}
 _READ_LIMIT = 8
 
 
+def forget_read() -> None:
+    _READ.clear()
+
+
 def find(rulebook_paths: list[Path], editions: list[str]) -> Path | None:
     """The clause list of a chain: `clauses/<edition>.clauses` beside a file of the chain, the
     most derived file first (a house rule may bring its own list; else its base's is used), else

@@ -791,6 +791,13 @@ class _Validator(NodeVisitor):
 # so that it never outgrows one chain.
 _HELD_ASSERTS: "_HeldAsserts | None" = None
 _TOKENS = itertools.count()  # never the same token for two collections
+
+
+def forget_held() -> None:
+    """Forget the invariants found to hold and the near misses of engine names (frontend.forget)."""
+    global _HELD_ASSERTS
+    _HELD_ASSERTS = None
+    _near_engine_name.cache_clear()
 _INPUTS_KEPT = 8  # an invariant's inputs kept (an editor's edits make new ones)
 _COLLECTIONS_KEPT = 16
 

@@ -129,3 +129,16 @@ def test_a_clause_list_is_read_once_while_its_bytes_stay_the_same(tmp_path):
     assert second.sources == first.sources and str(copy) in second.sources
     copy.write_bytes(shipped.read_bytes().replace(b"\n", b"\n\n", 1))
     assert clauses.read(copy, Diagnostics()) is not listed
+
+
+def test_forgetting_what_the_front_end_keeps_evaluates_everything_again(counted):
+    from civdsl import frontend, loader
+
+    check_file(MEGACIV)
+    counted.clear()
+    check_file(MEGACIV)
+    assert counted == []  # nothing it reads changed
+    frontend.forget()
+    assert not loader._PARSED and validator._HELD_ASSERTS is None
+    check_file(MEGACIV)
+    assert counted
