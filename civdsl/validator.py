@@ -752,7 +752,7 @@ class _Validator(NodeVisitor):
                             groups=self.ed.groups,
                             player=False, model=True)
         evaluator = ModelEvaluator(self.ed)
-        held = _HeldAsserts(self.ed, _HELD_ASSERTS)
+        held = _HeldAsserts(self.ed, evaluator, _HELD_ASSERTS)
         for a in self.ed.asserts:
             key = held.key(a)
             if held.holds(a, key):
@@ -804,13 +804,13 @@ _COLLECTIONS_KEPT = 16
 
 class _HeldAsserts:
     """The invariants found to hold, by expression (the very object of the shared syntax tree,
-    kept here so its id names nothing else) and by their inputs: the collections they name (each
-    item's fields as the model's views show them) and, for every other name read and every
-    function called, what it stands for (a constant's value, an option's setting, a group, a
-    table)."""
+    kept here so its id names nothing else) and by their inputs: the collections they name (the
+    fields of each item they can read, as the model's views show them) and, for every other name
+    read and every function called, what it stands for (a constant's value, an option's setting,
+    a group, a table)."""
 
-    def __init__(self, ed: Edition, before: "_HeldAsserts | None"):
-        self.ed = ed
+    def __init__(self, ed: Edition, evaluator: "ModelEvaluator", before: "_HeldAsserts | None"):
+        self.ed, self.evaluator = ed, evaluator
         self.before = before.held if before is not None else {}
         # expression id -> (expression, (names read, functions called), [inputs under which it held])
         self.held: dict[int, tuple] = {}
@@ -841,7 +841,7 @@ class _HeldAsserts:
         heads, calls = self._read(a.expr)
         ed = self.ed
         try:
-            key = (tuple(self._collection(h) for h in heads if h in vocab.MODEL_COLLECTIONS),
+            key = (tuple(self._collection(h, heads) for h in heads if h in vocab.MODEL_COLLECTIONS),
                    tuple((h in ed.consts, _typed(ed.consts[h].value) if h in ed.consts else None,
                           h in ed.options, _typed(ed.options[h].on) if h in ed.options else None, h in ed.groups)
                          for h in heads),
@@ -865,28 +865,35 @@ class _HeldAsserts:
                 calls.add(node.name)
         return tuple(sorted(heads)), tuple(sorted(calls))
 
-    def _collection(self, name: str) -> int:
-        """A token for the collection's items: equal items, equal token (the most recent
-        collections' tokens are carried over from one validation to the next)."""
-        if name not in self._collections:
-            items = (name, tuple(self._items(name)))
+    def _collection(self, name: str, read: tuple[str, ...]) -> int:
+        """A token for the collection's items as far as the names `read` show them: equal items,
+        equal token (the most recent collections' tokens are carried over from one validation to
+        the next)."""
+        fields = _fields_read(name, read)
+        if (name, fields) not in self._collections:
+            items = (name, fields, tuple(self._items(name, fields)))
             token = self.tokens.pop(items, None)
             self.tokens[items] = token = next(_TOKENS) if token is None else token  # now the most recent
-            self._collections[name] = token
-        return self._collections[name]
+            self._collections[name, fields] = token
+        return self._collections[name, fields]
 
-    def _items(self, name: str):
-        """Each item's fields as ModelEvaluator's views of `name` show them (specific credits are
-        read from the advances)."""
-        ed = self.ed
-        if name in ("advances", "specific_credits"):
+    def _items(self, name: str, fields: tuple[str, ...] | None):
+        """Each item's `fields` as ModelEvaluator's views of `name` show them; every field where
+        that is None (specific credits, whose items hold whole advances, read from the advances)."""
+        if fields is None:
             return ((a.name, _typed(a.cost), _typed(a.vp), tuple(a.groups), _typed(a.supply),
                      tuple((k, _typed(v)) for k, v in a.credits.items()),
-                     tuple((sc.target, _typed(sc.amount)) for sc in a.specific)) for a in ed.advances.values())
-        if name == "calamities":
-            return ((c.name, _typed(c.stack), _typed(c.tradable), _typed(c.major), len(c.modifiers))
-                    for c in ed.calamities.values())
-        return ((c.name, _typed(c.value), _typed(c.count), _typed(c.stack)) for c in ed.commodities.values())
+                     tuple((sc.target, _typed(sc.amount)) for sc in a.specific)) for a in self.ed.advances.values())
+        return (tuple(_typed(tuple(v) if type(v) is list else v) for v in map(view.get, fields))
+                for view in self.evaluator.collection(name, None))
+
+
+def _fields_read(name: str, read: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The attributes of `name`'s items (vocabulary.ITEM_ATTRIBUTES) an expression reading the
+    names `read` can see, and always the name; None (every field) where it reads specific credits."""
+    if name == "specific_credits" or "specific_credits" in read:
+        return None
+    return ("name", *(f for f in read if f != "name" and f in vocab.ITEM_ATTRIBUTES[name]))
 
 
 def _typed(value) -> tuple:

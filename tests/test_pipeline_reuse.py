@@ -64,9 +64,10 @@ def test_an_invariant_whose_inputs_change_is_evaluated_and_reported(tmp_path, mo
     check_file(MEGACIV)
     counted.clear()
     assert rendered(dearer) == alone
-    # every invariant reading the advances is evaluated again; those reading only calamities or
-    # commodities are not
+    # the invariants reading the advances' costs are evaluated again; those reading other fields
+    # of the advances, or only calamities or commodities, are not
     assert "printed costs total 7,920" in counted
+    assert "there are 51 civilization advances" not in counted
     assert not [m for m in counted if "calamit" in m.lower() and "advance" not in m.lower()]
     # and the base, checked again after the house rule, still holds everywhere
     assert not check_file(MEGACIV).diagnostics.has_errors
