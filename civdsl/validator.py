@@ -791,6 +791,8 @@ class _Validator(NodeVisitor):
 # so that it never outgrows one chain.
 _HELD_ASSERTS: "_HeldAsserts | None" = None
 _TOKENS = itertools.count()  # never the same token for two collections
+_INPUTS_KEPT = 8  # an invariant's inputs kept (an editor's edits make new ones)
+_COLLECTIONS_KEPT = 16
 
 
 def forget_held() -> None:
@@ -798,8 +800,6 @@ def forget_held() -> None:
     global _HELD_ASSERTS
     _HELD_ASSERTS = None
     _near_engine_name.cache_clear()
-_INPUTS_KEPT = 8  # an invariant's inputs kept (an editor's edits make new ones)
-_COLLECTIONS_KEPT = 16
 
 
 class _HeldAsserts:
@@ -815,12 +815,12 @@ class _HeldAsserts:
         # expression id -> (expression, (names read, functions called), [inputs under which it held])
         self.held: dict[int, tuple] = {}
         # a collection's items -> the token keys hold for it (compared once per validation, not per
-        # assert); the most recent ones carried over
-        # (the same dictionary, taken over: making another would hash every collection again)
+        # assert); the most recent ones carried over in the same dictionary (making another would
+        # hash every collection again)
         self.tokens: dict[tuple, int] = before.tokens if before is not None else {}
         while len(self.tokens) > _COLLECTIONS_KEPT:
             del self.tokens[next(iter(self.tokens))]
-        self._collections: dict[str, int] = {}
+        self._collections: dict[tuple, int] = {}  # (collection, fields read) -> its token here
 
     def holds(self, a, key: tuple | None) -> bool:
         """Whether the invariant held under the same inputs before (what is known of it is kept)."""
