@@ -1063,7 +1063,7 @@ class _RoleBody(_RoleWalk):
                 param = kinds.get(v.effect.kind)
                 if param is not None:
                     var = v.var(param)
-                    self.line(f"if {var} is not None and {var}.__class__ is not _U and {var} < 0:")
+                    self.line(f"if {var} is not None and type({var}) is not _U and {var} < 0:")
                     self.line(f"    {var} = _rt.floor_step(trace, {v.effect.kind!r}, {param!r}, {var}, {line!r}, "
                               f"{path!r})")
 
