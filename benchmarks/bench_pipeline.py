@@ -13,7 +13,8 @@ the ratios (goal: at most 2x) against three bare parses, the first reported firs
 Run:  python benchmarks/bench_pipeline.py [ROUNDS]
 
 Each round times the bare parse and then the pipeline (CPU time, best of 3 each), so both meet
-the same load of a shared machine; the ratio reported is the median of the rounds' ratios.
+the same load of a shared machine; the ratio reported (and judged) is the median of the rounds'
+ratios, with the best-of ratio (least pipeline time against least parse time) beside it.
 Nothing is kept from one pipeline run to the next: what the front end keeps for the next check
 (civdsl.frontend.forget: the syntax trees, the index's statements, the author invariants found to
 hold, the clause lists read), the functions civdsl.codegen generated and the code civdsl.bytecode
@@ -94,16 +95,17 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
     size = sum(len(t) for t in texts)
     print(f"{len(paths)} shipped rulebooks, {size:,} characters ({rounds} rounds, best of {repeat} each, CPU time)")
     print(f"full pipeline:  {statistics.median(pipes) * 1000:7.1f} ms (median; parse, syntax tree, resolve, "
-          "validate, generate + compile)")
+          f"validate, generate + compile), {min(pipes) * 1000:.1f} ms (best)")
     for k, (name, times) in enumerate(bares.items()):
         ratios = [p / b for p, b in zip(pipes, times)]
-        ratio = statistics.median(ratios)
+        ratio, best = statistics.median(ratios), min(pipes) / min(times)
         if k == 0:
-            print(f"goal: the pipeline at most 2x a plain LALR parse (Lark's default options): {ratio:.2f}x, "
-                  f"{'met' if ratio <= 2 else 'NOT met'}")
-        print(f"bare Lark LALR parse, {name}: {statistics.median(times) * 1000:.1f} ms (median)")
+            print(f"goal: the pipeline at most 2x a plain LALR parse (Lark's default options): {ratio:.2f}x "
+                  f"(median of the rounds; best-of {best:.2f}x), {'met' if ratio <= 2 else 'NOT met'}")
+        print(f"bare Lark LALR parse, {name}: {statistics.median(times) * 1000:.1f} ms (median), "
+              f"{min(times) * 1000:.1f} ms (best)")
         print(f"  ratios of the rounds: {' '.join(f'{r:.2f}' for r in ratios)}")
-        print(f"  ratio pipeline/parse = {ratio:.2f} (median; goal: at most 2)")
+        print(f"  ratio pipeline/parse = {ratio:.2f} (median; goal: at most 2), {best:.2f} best-of (least against least)")
 
 
 if __name__ == "__main__":
