@@ -754,6 +754,7 @@ class _RoleWalk(NodeVisitor):
     PRESENT = "{} is not None"  # an effect of a branch was taken
     OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
     PER = "({}) * ({})"  # a change's amount times its `per` expression
+    floored_inline = False  # a target that floors the effects' locals before the list sets it
 
     def __init__(self, cal: Calamity, role: str, effects: list, rules: _AmountRules, compile_expr):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
@@ -921,9 +922,10 @@ class _RoleWalk(NodeVisitor):
         self._resolution(immune)
 
     def _after(self) -> None:
-        """The runtime's passes over the finished effect list that this role needs, in order."""
+        """The runtime's passes over the finished effect list that this role needs, in order (the
+        floor is no pass where the target took it on the effects' locals: `floored_inline`)."""
         for name, applies in _AFTER:
-            if applies(self):
+            if applies(self) and not (name == "floor" and self.floored_inline):
                 self.line(getattr(self, f"_after_{name}")())
 
     def _resolution_args(self) -> tuple[str, str, str]:
@@ -1066,11 +1068,6 @@ class _RoleBody(_RoleWalk):
                     self.line(f"if {var} is not None and type({var}) is not _U and {var} < 0:")
                     self.line(f"    {var} = _rt.floor_step(trace, {v.effect.kind!r}, {param!r}, {var}, {line!r}, "
                               f"{path!r})")
-
-    def _after(self) -> None:
-        for name, applies in _AFTER:
-            if applies(self) and not (name == "floor" and self.floored_inline):
-                self.line(getattr(self, f"_after_{name}")())
 
     def _after_bound(self) -> str:
         return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
