@@ -957,17 +957,9 @@ def _names_read(roots: list, wanted: set[str]) -> set[str]:
 _LEAVES = (str, int, float, bool, Span, type(None))
 
 
-def _leaf(x) -> tuple:
-    return ()
-
-
-def _name(x) -> tuple:
-    return ()
-
-
-_LEAF, _NAME = _leaf, _name
-# how the objects a model object holds are found, by its type (_held_kind): the walk over a
-# whole model asks once per type, not once per object
+# what the walk does with an object of a type: nothing (a leaf), note a name, or call the function
+# that gives the objects it holds (_held_kind), asked once per type, not once per object
+_LEAF, _NAME = object(), object()
 _HELD_KINDS: dict[type, Any] = {}
 
 
