@@ -127,8 +127,8 @@ class _Validator(NodeVisitor):
     def _likely_readers(self, options: set[str]) -> list:
         """The model's objects holding the statements that name the options (by the index of
         references): an item of the advances, calamities or commodities, or the edition's
-        attribute named like the statement. Only an order for the walk: what it finds is what
-        it would find anyway."""
+        attribute named like the statement (a root of the walk). Only an order for the walk:
+        what it finds is what it would find anyway."""
         collections = {"advance": self.ed.advances, "calamity": self.ed.calamities, "commodity": self.ed.commodities}
         found = []
         for option in options:
@@ -137,7 +137,7 @@ class _Validator(NodeVisitor):
                 if kind in collections:
                     found.append(collections[kind].get(name))
                 elif kind != "options":
-                    found.append(getattr(self.ed, kind, None))
+                    found.append(vars(self.ed).get(kind))  # one of the walk's roots, or nothing
         return found
 
     # --- edition-wide
