@@ -19,8 +19,8 @@ Nothing is kept from one pipeline run to the next: what the front end keeps for 
 (civdsl.frontend.forget: the syntax trees, the index's statements, the author invariants found to
 hold, the clause lists read), the functions civdsl.codegen generated and the code civdsl.bytecode
 compiled are all dropped before each (within a run, as within a build, a house rule shares its
-base's syntax trees, invariants, clause list, generated functions and compiled code). The bare parse runs with the collector on, as a plain Lark
-user's would.
+base's syntax trees, invariants, clause list, generated functions and compiled code). The bare
+parse runs with the collector on, as a plain Lark user's would.
 """
 
 from __future__ import annotations
