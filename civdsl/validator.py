@@ -113,6 +113,7 @@ class _Validator(NodeVisitor):
         if not self.ed.options:
             return
         read = {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
+        read |= set(self.ed.vp_tiers_when)
         wanted = set(self.ed.options) - read
         roots = [v for k, v in vars(self.ed).items() if k != "options"]
         # the model's objects whose statements name a wanted option are walked first (last on the
@@ -190,10 +191,15 @@ class _Validator(NodeVisitor):
                     self._whole_constant(f"`amounts {name}`", values[0], spans.get(name), item)
 
     def _vp_tiers(self) -> None:
-        tiers = self.ed.vp_tiers
-        bounds = [b for b, _ in tiers if b is not None]
-        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
-            self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", self.ed.vp_tiers_span)
+        readings = [(self.ed.vp_tiers, self.ed.vp_tiers_span)] + [(t, s) for t, s, _ in self.ed.vp_tiers_when.values()]
+        for tiers, span in readings:
+            bounds = [b for b, _ in tiers if b is not None]
+            if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
+                self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", span)
+        for option, (_tiers, _span, named) in self.ed.vp_tiers_when.items():
+            if option not in self.ed.options:
+                self.d.error("CIV013", f"unknown option `{option}` in `vp tiers when`", named,
+                             help=suggestion(option, list(self.ed.options)) or f"declare it: `option {option} \"why\" off`")
 
     def _consts_tables(self) -> None:
         declared: set[str] = set()
@@ -351,6 +357,9 @@ class _Validator(NodeVisitor):
                              adv.field_spans["vp"], item=name)
         elif self.ed.vp_tiers:
             adv.vp = tier
+        if not adv.vp_explicit:  # a printed figure is the card's under every reading of the tiers
+            adv.vp_when = [(option, vp) for option, (tiers, _, _) in self.ed.vp_tiers_when.items()
+                           if (vp := self.ed.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
 
     def _prerequisite_cycles(self) -> None:
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
