@@ -105,7 +105,7 @@ def test_epoch_text_says_when_the_step_back_is_not_known():
 
 def _table_phase(edition: str, data: dict):
     from civdsl.table import load_table
-    from civdsl.table_phase import resolve_phase
+    from civdsl.table import resolve_phase
 
     return resolve_phase(load_table(civdsl.load(edition), data=data))
 

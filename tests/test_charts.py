@@ -721,7 +721,7 @@ def _chart_prose(chart) -> list[str]:
 
 def _shipped():
     from civdsl.charts.compare import comparison
-    from civdsl.charts.tables import glance_chart, house_chart
+    from civdsl.charts.builders import glance_chart, house_chart
     from civdsl.charts import charts_for
 
     paths = sorted((ROOT / "rulebooks").glob("**/*.civ"))
@@ -912,7 +912,7 @@ def test_compare_page_names_each_editions_groups_and_only_editions_compared():
 
 def test_turn_sequence_is_rulebook_data(tmp_path):
     """`turn { step "..." "when" }` declares the sequence of play; the charts print it in order."""
-    from civdsl.charts.tables import turns_chart
+    from civdsl.charts.builders import turns_chart
 
     mega = load(ROOT / "rulebooks" / "megaciv.civ")
     assert [s.name for s in mega.turn][:3] == ["Tax collection", "Population expansion (and census)", "Movement"]
@@ -951,7 +951,7 @@ def _many_advances(tmp_path, count: int, policy: str):
 
 @pytest.mark.parametrize("policy", ["best_group", "per_card"])
 def test_large_credits_matrix_is_its_two_tables_and_says_every_cell(tmp_path, policy):
-    from civdsl.charts.tables import MATRIX_LIMIT
+    from civdsl.charts.builders import MATRIX_LIMIT
 
     ed = _many_advances(tmp_path, MATRIX_LIMIT + 1, policy)
     files, _ = render_all(ed)
@@ -984,17 +984,17 @@ def test_large_credits_matrix_is_its_two_tables_and_says_every_cell(tmp_path, po
 def test_credits_chart_follows_the_advances_declared(tmp_path):
     """Up to MATRIX_LIMIT advances the matrix is written cell by cell; past it the chart's cells
     grow with the advances, not with their square."""
-    from civdsl.charts import tables
+    from civdsl.charts import builders
 
     def cells(count):
-        chart = tables.credits_chart(_many_advances(tmp_path, count, "best_group"))
+        chart = builders.credits_chart(_many_advances(tmp_path, count, "best_group"))
         return sum(len(r.cells) for t in chart.tables for r in t.rows)
 
-    at_limit = tables.credits_chart(_many_advances(tmp_path, tables.MATRIX_LIMIT, "best_group"))
+    at_limit = builders.credits_chart(_many_advances(tmp_path, builders.MATRIX_LIMIT, "best_group"))
     assert any(t.slug == "credits-1" for t in at_limit.tables)
-    big, bigger = cells(tables.MATRIX_LIMIT + 1), cells(4 * (tables.MATRIX_LIMIT + 1))
+    big, bigger = cells(builders.MATRIX_LIMIT + 1), cells(4 * (builders.MATRIX_LIMIT + 1))
     assert bigger <= 4.5 * big
-    assert big < (tables.MATRIX_LIMIT + 1) ** 2
+    assert big < (builders.MATRIX_LIMIT + 1) ** 2
 
 
 def test_beneficiary_words_spell_out_the_editions_own_ranking(tmp_path):

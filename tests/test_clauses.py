@@ -235,7 +235,7 @@ def test_explain_lists_the_printed_clauses_of_an_item():
 
 
 def test_the_charts_cite_the_clause_beside_each_rule():
-    from civdsl.charts.tables import advances_chart, calamities_chart
+    from civdsl.charts.builders import advances_chart, calamities_chart
 
     ed = frontend.check_file(api.locate("civ1981")).edition
     detail = calamities_chart(ed).tables[1]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli, run_process
 
-from civdsl import build, loader
+from civdsl import atomicfile, build, loader
 from civdsl.build import BuildError, EditionOutputs
 from civdsl.frontend import check_file
 
@@ -161,7 +161,7 @@ def test_fmt_keeps_a_hard_link(tmp_path):
 
 
 def test_a_hard_link_rewritten_in_place_is_restored_when_the_write_fails(tmp_path, monkeypatch):
-    from civdsl import build
+    from civdsl import atomicfile
 
     path = tmp_path / "house.civ"
     path.write_bytes(b"old text\n")
@@ -170,9 +170,9 @@ def test_a_hard_link_rewritten_in_place_is_restored_when_the_write_fails(tmp_pat
     def fail(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(build.os, "fsync", fail)
+    monkeypatch.setattr(atomicfile.os, "fsync", fail)
     with pytest.raises(OSError):
-        build.atomic_write(path, "a much longer new text\n")
+        atomicfile.atomic_write(path, "a much longer new text\n")
     assert (tmp_path / "also.civ").read_bytes() == b"old text\n"
 
 
@@ -180,7 +180,7 @@ def test_new_files_get_the_umask(tmp_path):
     target = tmp_path / "new.txt"
     old = os.umask(0o027)
     try:
-        build.atomic_write(target, "x")
+        atomicfile.atomic_write(target, "x")
     finally:
         os.umask(old)
     assert mode(target) == 0o640

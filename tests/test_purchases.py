@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import runtime
-from civdsl.planner import plan
+from civdsl import pricing
+from civdsl.plan import plan
 from civdsl.state import StateError
 
 from benchmark_modules import bench_planner
@@ -251,7 +251,7 @@ def _strict_optimum(module, holds, among, treasury):
     best = 0
     for r in range(len(among) + 1):
         for subset in itertools.combinations(among, r):
-            priced = runtime.prices(module, holds, list(subset), {})
+            priced = pricing.prices(module, holds, list(subset), {})
             if priced["total"] <= treasury * priced["treasury_value"]:  # Mining: a token pays 2
                 best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
     return best
@@ -271,7 +271,7 @@ def test_plan_says_when_the_block_is_needed(expansion):
 def test_a_stopped_strict_credit_search_is_bounded_by_brute_force(data, cap):
     """Stopped at a small work limit (set on the class for one call), the plan found is never above
     the optimum and total_at_most is at least the optimum; complete, it is the optimum."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict, holds, among, treasury = _strict_instance(data)
     limit, PurchaseProblem.single_use_cap = PurchaseProblem.single_use_cap, cap
@@ -311,8 +311,8 @@ def test_a_strict_credit_look_ahead_shares_one_work_limit_with_its_next_turns():
     """--horizon 2 under the strict variant with a treasury of 1,000: every next turn's search counts
     its placements in the answer's one work count, so the walk stops once that count passes the
     limit (each next turn with a fresh count never answered), and the answer says it is not proven."""
-    from civdsl import plan_horizon
-    from civdsl.planner import PurchaseProblem, objective
+    from civdsl.plan import horizon as plan_horizon
+    from civdsl.plan.purchase import PurchaseProblem, objective
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
@@ -336,15 +336,15 @@ def test_the_strict_credit_greedy_placement_counts_in_the_work():
     holds = ["Pottery", "Masonry", "Mysticism", "Music", "Metalworking", "Agriculture"]
     buys = ["Mythology", "Drama and Poetry", "Mathematics"]
     work = [0]
-    total, complete, _ = runtime.purchase_total(strict.module, holds, buys, {}, work)
-    assert complete and total == runtime.prices(strict.module, holds, buys)["total"]
+    total, complete, _ = pricing.purchase_total(strict.module, holds, buys, {}, work)
+    assert complete and total == pricing.prices(strict.module, holds, buys)["total"]
     assert work[0] >= len(buys) * len(holds)
 
 
 def test_an_explanation_whose_searches_stopped_is_not_proven():
     """--explain under the strict variant: a search for an advance left out that stops at the shared
     work limit leaves the explanation unproven, as the plan's own stop does."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": ["Pottery", "Music"], "commodities": {"Grain": 3, "Salt": 2}, "treasury": 300, "players": 9}
@@ -396,7 +396,7 @@ def test_the_single_use_placement_saves_what_brute_force_does(data):
     """The placement's saving is the largest of every way to place the credits, and it is complete."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+    rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
     assert gap is None     # never capped here
     assert sum(c["amount"] for r in rows for c in r["credits"]) == _best_saving(strict.module, holds, buys, extra)
 
@@ -408,11 +408,11 @@ def test_a_capped_single_use_placement_encloses_the_best_price(data, cap):
     and total_at_least is never above the best price; complete only where the two meet."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+        rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     printed = sum(strict.module.ADVANCES[b]["cost"] for b in buys)
     found = sum(r["price"] for r in rows)
     best = printed - _best_saving(strict.module, holds, buys, extra)
@@ -431,12 +431,12 @@ def test_a_capped_price_with_a_same_turn_ability_stays_a_bound(data, cap, abilit
     if ability in holds:
         holds.remove(ability)
     buys = [b for b in buys if b != ability] + [ability]
-    exact = runtime.prices(strict.module, holds, buys, extra)
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    exact = pricing.prices(strict.module, holds, buys, extra)
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        capped = runtime.prices(strict.module, holds, buys, extra)
+        capped = pricing.prices(strict.module, holds, buys, extra)
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     assert exact["complete"] is True and exact["total_at_least"] == exact["total"]
     assert capped["total_at_least"] <= exact["total"]
     if capped["complete"]:
@@ -472,7 +472,7 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
     report = plan(strict, state, among=capped["buy"])
     assert report["complete"] is False and report["stopped"] is False and report["prices_capped"] >= 1
     assert report["total_at_most"] >= report["plans"][0]["objective"]
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     assert any(line.endswith(f"the best plan found (no plan gives more than {report['total_at_most']} VP)")
                and line.startswith(f"{report['prices_capped']} sets of advances priced by the best placement")
@@ -489,7 +489,7 @@ def test_a_two_turn_plan_over_capped_prices_claims_no_bound():
     hz = plan(strict, state, among=capped["buy"], horizon=2)["horizon"]
     assert hz["prices_capped"] >= 1 and hz["complete"] is False and hz["stopped"] is False
     assert hz["total_at_most"] is None
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     text = render(plan(strict, state, among=capped["buy"], horizon=2))
     assert (f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits found "
@@ -506,7 +506,7 @@ def test_an_explanation_over_capped_prices_is_not_proven():
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     strict = plan(civdsl.load(HOUSE / "strict_credits.civ"), state, among=capped["buy"], explain=True)
     assert strict["explain"]["complete"] is False
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     assert ("  (not proven: the search stopped at its limit or priced some sets by the best placement of the "
             "credits found within its limit)") in render(strict).splitlines()
@@ -540,19 +540,19 @@ def test_a_free_advance_after_a_capped_placement_is_allowed_for():
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds = ["Medicine", "Cartography", "Naval Warfare", "Theology", "Monument"]
     buys = ["Wonder of the World", "Rhetoric", "Written Record", "Anatomy"]
-    exact = runtime.prices(strict.module, holds, buys, {})
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, 1
+    exact = pricing.prices(strict.module, holds, buys, {})
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, 1
     try:
-        capped = runtime.prices(strict.module, holds, buys, {})
-        gap = runtime._single_use_rows(strict.module, holds, buys, {})[1]
+        capped = pricing.prices(strict.module, holds, buys, {})
+        gap = pricing._single_use_rows(strict.module, holds, buys, {})[1]
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     assert (exact["total"], capped["total"], gap) == (615, 625, 5)
     assert capped["complete"] is False and capped["total_at_least"] <= 615
 
 
 def test_the_planners_total_is_the_price_total(monkeypatch):
-    """runtime.purchase_total skips the placement's search where a greedy placement provably saves
+    """pricing.purchase_total skips the placement's search where a greedy placement provably saves
     the most: on mid-game purchases of 1-7 of the 16 cheapest advances (the benchmark's random
     states), it gives the total, completeness and least price prices() gives."""
     import random
@@ -561,7 +561,7 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
     module = civdsl.load(HOUSE / "strict_credits.civ").module
     rng = random.Random(5)
     searches = [0]
-    search = runtime._place_single_use_credits
+    search = pricing._place_single_use_credits
 
     def counted(*args, **kwargs):
         searches[0] += 1
@@ -572,11 +572,11 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
         state = bench.random_state(module, rng)
         cheap = sorted((a for a in module.ADVANCES if a not in state["holds"]), key=lambda a: module.ADVANCES[a]["cost"])
         buys = rng.sample(cheap[:16], rng.randint(1, 7))
-        priced = runtime.prices(module, state["holds"], buys, state.get("credits"))
+        priced = pricing.prices(module, state["holds"], buys, state.get("credits"))
         before = searches[0]
-        monkeypatch.setattr(runtime, "_place_single_use_credits", counted)
-        got = runtime.purchase_total(module, state["holds"], buys, state.get("credits"), [0])
-        monkeypatch.setattr(runtime, "_place_single_use_credits", search)
+        monkeypatch.setattr(pricing, "_place_single_use_credits", counted)
+        got = pricing.purchase_total(module, state["holds"], buys, state.get("credits"), [0])
+        monkeypatch.setattr(pricing, "_place_single_use_credits", search)
         assert got == (priced["total"], priced["complete"], priced["total_at_least"]), buys
         skipped += searches[0] == before
     assert skipped >= 10      # the shortcut is taken (no placement search)

@@ -13,7 +13,7 @@ from conftest import run_cli
 import civdsl
 from civdsl.errors import RulebookRuntimeError
 from civdsl.rounds import runtime as rounds_runtime
-from civdsl.runtime import source_entries
+from civdsl.sourcemap import source_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,7 +155,7 @@ def test_score_prints_a_diagnostic_for_a_failing_score_line(tmp_path):
 
 
 def test_errors_not_raised_by_a_rule_pass_unchanged(house):
-    from civdsl.runtime import rules_of
+    from civdsl.sourcemap import rules_of
 
     module = civdsl.load(house).module
     with pytest.raises(KeyError):
