@@ -80,6 +80,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     _start_credits(w, ed, compiler)
     _score(w, ed, compiler)
     _turn(w, ed)
+    _trade_decks(w, ed)
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
@@ -440,6 +441,19 @@ def _turn(w: Writer, ed: Edition) -> None:
         actions = tuple((call.name, _action_arguments(call), call.span.line) for call in step.actions)
         w.line(f"    {{'name': {step.name!r}, 'when': {step.when!r}, 'line': {step.span.line!r}, "
                f"'actions': {actions!r}}},", step.span)
+    w.line(")")
+
+
+def _trade_decks(w: Writer, ed: Edition) -> None:
+    """The trade-card decks by player count: each stack's layers from the top, each layer's cards
+    (name, how many) and its `clear` quantity (a number, or the name it reads)."""
+    w.line("")
+    w.line("TRADE_DECKS = (")
+    for d in ed.trade_decks.values():
+        stacks = {n: tuple({"cards": tuple((name, count) for name, count, _ in layer.cards), "clear": layer.clear}
+                           for layer in layers) for n, layers in d.stacks.items()}
+        w.line(f"    {{'name': {d.name!r}, 'players': {(d.low, d.high)!r}, 'block': {d.block!r}, "
+               f"'stacks': {stacks!r}, 'line': {d.span.line!r}}},", d.span)
     w.line(")")
 
 

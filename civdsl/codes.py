@@ -272,6 +272,12 @@ _ALL = [
          "once. The notes list the set-ups for the player count.",
          "game new megaciv --players a:Minoa,b:Saba,c:Hatti,d:Hellas,e:Egypt",
          "game new megaciv --players a:Minoa,b:Assyria,c:Hatti,d:Hellas,e:Egypt"),
+    Code("CIV146", "a trade deck that does not fit the rulebook", "A `trade_deck` names the cards of each trade "
+         "stack for a range of player counts: each card must be a commodity or calamity of that stack, the block "
+         "and a `clear` quantity must be declared, no two decks may deal the same block to the same player count, "
+         "and at no player count may the decks hold more cards of a commodity than its `count`.",
+         'trade_deck "West" for 5..8 block west { stack 1 { "Ochre" 9, "Papyri" 8 } }',
+         'trade_deck "West" for 5..8 block west { stack 1 { "Ochre" 9 } stack 2 { "Papyri" 8 } }'),
     Code("CIV160", "a `cites` with nothing to cite", "`cites` names the printed clauses implemented by the statement "
          "written just before it (or, first in a block, by the block's own statement). At the top of a rulebook, "
          "before any statement, it cites nothing.",

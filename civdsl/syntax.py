@@ -935,6 +935,41 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         ints = self._tokens(c, "INT")
         return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
 
+    # --- trade-card decks by player count
+    @v_args(meta=True)
+    def trade_deck_decl(self, meta, c):
+        ints = self._tokens(c, "INT")
+        low = self._int(ints[0], "players")
+        high = self._int(ints[1], "players") if len(ints) > 1 else None
+        block = self._tokens(c, "NAME")
+        stacks = [x for x in c if isinstance(x, tuple)]
+        notes = [f.value for f in self._fields(c) if f.key == "note"]
+        return Item("trade_deck", self._string(self._tokens(c, "STRING")[0]), self._span(meta),
+                    value={"players": (low, high), "block": block[0].value if block else None,
+                           "stacks": stacks, "notes": notes},
+                    name_span=span_of(self.file, self._tokens(c, "STRING")[0]))
+
+    @v_args(meta=True)
+    def deck_stack(self, meta, c):
+        return (self._int(self._tokens(c, "INT")[0], "stack"), [x for x in c if isinstance(x, dict)],
+                self._span(meta))
+
+    def deck_under(self, c):
+        return c[-1]
+
+    @v_args(meta=True)
+    def deck_layer(self, meta, c):
+        clear = None
+        if any(isinstance(t, Token) and t.type == "CLEAR" for t in c):
+            tok = c[-1]
+            clear = self._int(tok, "deck size") if tok.type == "INT" else tok.value
+        return {"cards": [x for x in c if isinstance(x, tuple)], "clear": clear, "span": self._span(meta)}
+
+    @v_args(meta=True)
+    def deck_card(self, meta, c):
+        ints = self._tokens(c, "INT")
+        return (self._string(c[0]), self._int(ints[0], "commodity count") if ints else 1, self._span(meta))
+
     # --- printed clauses
     @v_args(meta=True)
     def cites(self, meta, c):
