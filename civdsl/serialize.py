@@ -147,6 +147,10 @@ def to_data(ed: Edition) -> dict:
         "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
         "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
+        "trade_decks": [{"name": d.name, "players": {"low": d.low, "high": d.high}, "block": d.block,
+                         "stacks": [{"stack": n, "layers": [{"cards": [{"card": c, "count": k} for c, k, _ in layer.cards],
+                                                             "clear": layer.clear} for layer in layers]}
+                                    for n, layers in d.stacks.items()]} for d in ed.trade_decks.values()],
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": _plain(ed.errata, "code", "item", "reason"),
         "rulings": [{"name": r.name, "question": r.question, "calls": [unparse(c) for c in r.calls]}

@@ -374,10 +374,16 @@ _PHASE_ACTIONS = [
          "Automatic: treasury grows by the rate (with held `tax_rate` abilities) times the cities; with "
          "bound stock a player short of tokens moves all he has and the cities he could not tax revolt.",
          main=None),
-    Kind("draw_trade_cards", (Param("stacks", "quantity", required=True, doc="the highest stack"),),
+    Kind("draw_trade_cards", (Param("stacks", "quantity", required=True, doc="the highest stack"),
+                              Param("order", "enum", choices=("fewest_cities", "seat"), default="seat",
+                                    doc="who draws first: fewest_cities (ties in A.S.T. order) or seat order"),
+                              Param("empty", "str", doc="the card drawn in place of one from an empty stack "
+                                                        "(absent: nothing is drawn)")),
          "each player draws one trade card per city, one from each stack from 1 up (at most stack {stacks})",
          "Each player enters the cards he drew: one per city, the first from stack 1, the next from stack 2 "
-         "and so on; a card of no stack (water) stands for one from an empty stack.", main=None),
+         "and so on; a card of no stack (water) stands for one from an empty stack. Where the rulebook "
+         "declares a `trade_deck` for the player count, the ledger keeps every stack's cards and draws for "
+         "the players on request (`civdsl game draw`), in the order given, with a seed.", main=None),
     Kind("buy_trade_cards", (),
          "players may buy trade cards as the edition's trade card purchases allow",
          "Each card bought is paid from treasury at the price of its stack (the `trade_card_purchase` "

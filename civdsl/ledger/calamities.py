@@ -86,6 +86,7 @@ def resolve_step(game: Game, args: dict) -> None:
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes
+        game.discarded(p, [n for n, _ in p.calamities])
         p.calamities = []
 
 
@@ -126,6 +127,7 @@ def _discard_calamity(game: Game, victim: str, name: str) -> None:
     i = next((i for i, (n, _) in enumerate(p.calamities) if n == name), None)
     if i is not None:
         p.calamities.pop(i)
+        game.discarded(p, [name])
 
 
 def _apply(game: Game, r, suffered: dict) -> None:
@@ -219,4 +221,5 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
     if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):
         raise Refused(ILLEGAL, f"{calamity}: {p.name} does not hold all of {', '.join(cards)}")
     p.take_cards(list(cards))
+    game.discarded(p, list(cards))
     return f"discards {', '.join(cards) or 'nothing'}"

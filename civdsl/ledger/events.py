@@ -12,7 +12,8 @@ from .play import CHOICE, ILLEGAL, Game, Refused
 # each event, in the words `game show` uses for what a step expects
 EVENT_WORDS = {
     "census": "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)",
-    "draw": "the trade cards a player drew (draw PLAYER CARD...)",
+    "draw": "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
+            "seed=N, or `civdsl game draw` for every player)",
     "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD...)",
     "trade": "a trade between two players (trade PLAYER CARD... for PLAYER CARD...)",
     "choose": "a victim's choices for a calamity (choose PLAYER CALAMITY secondary=NAME:N,... beneficiary=NAME), "
@@ -29,7 +30,7 @@ EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, 
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
                 "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP, "occurrence": _COUNT}
+                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT}
 
 
 def _holds_type(value, kind: str) -> bool:
@@ -188,9 +189,23 @@ def census(game: Game, event: dict) -> None:
 def draw(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     args = turn_steps.actions(game.current)["draw_trade_cards"]
-    cards = _card_names(game, event.get("cards"))
+    seed = _whole(event, "seed")
+    if seed is not None and event.get("cards") is not None:
+        raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
     _once(game, "draw", p.name)
     reach = min(p.cities, game.quantity(args["stacks"]) or p.cities)
+    if seed is not None:
+        cards = _draw_for(game, p, reach, seed, args)
+    else:
+        cards = _card_names(game, event.get("cards"))
+        _drawn_by_hand(game, p, cards, reach)
+    _receive(game, p, cards)
+    _supply(game, cards)
+    how = f" (drawn for {p.name} from the stacks with seed {seed})" if seed is not None else ""
+    game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}{how}", args["line"])
+
+
+def _drawn_by_hand(game: Game, p, cards: list[str], reach: int) -> None:
     if len(cards) > reach:
         raise Refused(ILLEGAL, f"{p.name} draws at most {reach} cards (one per city, from stack 1 up to stack "
                       f"{reach}), not {len(cards)}", field="cards")
@@ -204,9 +219,68 @@ def draw(game: Game, event: dict) -> None:
         if stack is not None:
             seen.add(stack)
     _block(game, p, cards)
-    _receive(game, p, cards)
-    _supply(game, cards)
-    game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}", args["line"])
+    _from_stacks(game, p, cards, "cards")
+
+
+def _stack_block(game: Game, p) -> str | None:
+    """The block of the stacks the player draws from (None: the edition's one deck)."""
+    block = game.block(p)
+    if block in game.stacks.layers:
+        return block
+    if None in game.stacks.layers:
+        return None
+    raise Refused(ILLEGAL, f"no trade deck of the {block or 'player'}'s block is dealt in this game "
+                  f"(dealt: {', '.join(game.stacks.decks.values())})", field="player")
+
+
+def _from_stacks(game: Game, p, cards: list[str], key: str) -> None:
+    """With the stacks kept, each card named is taken from its stack: one it does not hold is refused."""
+    if game.stacks is None:
+        return
+    block = _stack_block(game, p)
+    for card in cards:
+        number = _stack(game, card)
+        if number is None:
+            continue
+        if not game.stacks.take(block, number, card):
+            where = f"stack {number}" + (f" of the {block} block" if block else "")
+            raise Refused(ILLEGAL, f"{where} holds no {card} now ({game.stacks.count(block, number)} cards left in it; "
+                          "the others are in hands or on the discard pile)", field=key)
+
+
+def _draw_for(game: Game, p, reach: int, seed: int, args: dict) -> list[str]:
+    """The cards the player draws from the top of stacks 1 to `reach`, with the seed: an empty
+    stack gives the action's `empty` card, or nothing."""
+    if game.stacks is None:
+        players = len(game.seated())
+        declared = sorted({f"{d['players'][0]}-{d['players'][1]}" if d["players"][1] else f"{d['players'][0]} or more"
+                           for d in getattr(game.module, "TRADE_DECKS", ())})
+        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {players} players, so the ledger cannot "
+                      "draw for them: enter the cards drawn (draw PLAYER CARD...)"
+                      + (f"; decks are declared for {', '.join(declared)} players" if declared else ""), field="seed")
+    import random
+
+    empty = args.get("empty")
+    if empty is not None:
+        empty = _card_names(game, [empty], "seed")[0]
+    block = _stack_block(game, p)
+    rng = random.Random(f"{seed}:{p.name}")
+    cards = []
+    for number in range(1, reach + 1):
+        card = game.stacks.draw(block, number, rng)
+        if card is None:
+            card = empty
+        if card is not None:
+            cards.append(card)
+    return cards
+
+
+def draw_order(game: Game, args: dict) -> list:
+    """The players in the order they draw: seat order, or the fewest cities first (ties in A.S.T. order)."""
+    players = game.seated()
+    if args.get("order") == "fewest_cities":
+        return sorted(players, key=lambda p: (p.cities, _rank(game, p)))
+    return players
 
 
 def _block(game: Game, p, cards: list[str]) -> None:
@@ -230,6 +304,7 @@ def buy_cards(game: Game, event: dict) -> None:
         answer = runtime.trade_card_prices(game.module, p.advances, [_stack(game, c) or 0 for c in cards], p.treasury)
     if answer["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="cards")
+    _from_stacks(game, p, cards, "cards")
     p.treasury -= answer["total"]
     _receive(game, p, cards)
     _supply(game, cards)
@@ -267,6 +342,7 @@ def discard(game: Game, event: dict) -> None:
     cards = _card_names(game, event.get("cards"))
     _holds(p, cards, "cards")
     _part_with(game, p, cards)
+    game.discarded(p, cards)
     game.note(f"{p.name} discards {', '.join(cards)}", _line(game, "hand_limit"))
 
 
@@ -325,6 +401,7 @@ def buy(game: Game, event: dict) -> None:
         raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
                       "and no more treasury may be spent than the price needs", field="treasury")
     p.take_cards(pay)
+    game.discarded(p, pay)
     p.treasury -= treasury
     bought = [i["advance"] for i in cost["items"]] + [a["advance"] if isinstance(a, dict) else a
                                                       for a in cost.get("acquired", [])]
@@ -421,7 +498,11 @@ def _secondary_names(given) -> list:
 def leave(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     p.left = True
-    game.note(f"{p.name} leaves the game")
+    hand = [c for c, n in p.cards.items() for _ in range(n)] + [c for c, _ in p.calamities]
+    game.discarded(p, hand)  # his cards go back to their stacks
+    p.cards, p.calamities = {}, []
+    game.note(f"{p.name} leaves the game" + (f" (his {len(hand)} trade cards go back to their stacks)"
+                                                if hand and game.stacks is not None else ""))
 
 
 def next_step(game: Game, event: dict) -> None:

@@ -77,6 +77,7 @@ class Game:
     ast_moves: dict = field(default_factory=dict)  # player -> the move entered where the rules cannot tell
     events: int = 0  # events applied
     scores: list | None = None
+    stacks: object = None  # decks.Stacks: the trade-card stacks, where a `trade_deck` covers the player count
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -147,7 +148,8 @@ class Game:
         g = Game(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options), self.ast_track,
                  self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
                  dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
-                 {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores)
+                 {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores,
+                 self.stacks.copy() if self.stacks is not None else None)
         return g
 
     # --- events ------------------------------------------------------------------------------
@@ -192,8 +194,29 @@ class Game:
 
     # --- moving through the turn ------------------------------------------------------------
     def start(self) -> None:
-        """The game's first step: its automatic actions run, and steps that take no event pass."""
+        """The trade-card stacks dealt, then the game's first step: its automatic actions run, and
+        steps that take no event pass."""
+        from . import decks
+
+        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed)
         self._enter()
+
+    def block(self, player: Player) -> str | None:
+        """The player's trade block (his civilization's, as the rulebook declares it)."""
+        from .. import runtime
+
+        return runtime.player_block(self.module, self.state(player))
+
+    def discarded(self, player: Player, cards) -> None:
+        """Cards leaving a player's hand for the discard pile (spent, discarded, lost or a calamity
+        resolved): with stacks kept, they go under their stack at the end of the turn."""
+        if self.stacks is None:
+            return
+        own = self.block(player)
+        for card in cards:
+            item = self.module.COMMODITIES.get(card) or self.module.CALAMITIES.get(card)
+            if item is not None and item.get("stack") is not None:
+                self.stacks.give_back(card, item["stack"], item.get("class") == "major nontradable", own)
 
     def next_step(self) -> None:
         """End the current step (its checks first) and move on to the next that takes events."""
@@ -221,6 +244,8 @@ class Game:
             return
         self.step += 1
         if self.step == len(self.steps):
+            if self.stacks is not None:
+                self.stacks.end_turn()
             self.step = 0
             self.turn += 1
             self.choices = {}

@@ -9,7 +9,7 @@ from .play import ILLEGAL, Refused
 SEPARATOR = "/"  # between two events of one `game add`
 USAGE = {
     "census": "census PLAYER cities=N tokens=N ships=N",
-    "draw": "draw PLAYER CARD...",
+    "draw": "draw PLAYER CARD... | draw PLAYER seed=N",
     "buy-cards": "buy-cards PLAYER CARD...",
     "trade": "trade PLAYER CARD... for PLAYER CARD...",
     "choose": "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
@@ -80,6 +80,8 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     rest = words[2:]
     if kind == "census":
         _assignments(event, at, rest, 2, ("cities", "tokens", "ships"))
+    elif kind == "draw" and len(rest) == 1 and rest[0].startswith("seed="):
+        event["seed"], at["seed"] = _number(rest[0][5:], "seed"), 2
     elif kind in ("draw", "buy-cards", "discard"):
         event["cards"] = _cards(rest)
         at["cards"] = 2
