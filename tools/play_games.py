@@ -89,7 +89,17 @@ class Player:
             self.add({"do": "census", "player": p.name, "cities": cities, "tokens": tokens, "ships": ships})
 
     def _draw_trade_cards(self, args) -> None:
+        """Where the rulebook deals the stacks, every player draws from them with a seed (as `civdsl
+        game draw` does); otherwise he names a card of each stack."""
+        from civdsl.ledger.events import draw_order
+
         g, m = self.game, self.game.module
+        if g.stacks is not None:
+            seed = self.rng.randrange(2**31)
+            for p in draw_order(g, args):
+                if p.cities:
+                    assert self.add({"do": "draw", "player": p.name, "seed": seed})
+            return
         stacks = g.quantity(args["stacks"]) or 9
         for p in sorted(g.seated(), key=lambda p: p.cities):
             cards = []
@@ -111,10 +121,13 @@ class Player:
         return self.rng.choice([c for c, x in m.COMMODITIES.items() if x["stack"] == stack])
 
     def _buy_trade_cards(self, args) -> None:
-        m = self.game.module
-        for p in self.game.seated():
+        g, m = self.game, self.game.module
+        for p in g.seated():
             if p.treasury >= 18 and self.rng.random() < 0.5:
                 nine = [c for c, x in m.COMMODITIES.items() if x["stack"] == 9]
+                if g.stacks is not None:  # the top layer of his stack 9
+                    layers = g.stacks.layers.get(g.block(p), g.stacks.layers.get(None, {})).get(9, [])
+                    nine = sorted(next((layer for layer in layers if layer), {})) or nine
                 for _ in range(5):
                     if self.add({"do": "buy-cards", "player": p.name, "cards": [self.rng.choice(nine)]}):
                         break
