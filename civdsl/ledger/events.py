@@ -286,8 +286,8 @@ def draw_order(game: Game, args: dict) -> list:
 def _block(game: Game, p, cards: list[str]) -> None:
     """With separate trade-card blocks (`resolution { separate_blocks }`), a player draws from his own."""
     least = game.module.TABLE_RULES.get("separate_blocks")
-    if least is None or len(game.seated()) < least:
-        return
+    if least is None or len(game.seated()) < least or game.stacks is not None:
+        return  # with the stacks dealt, each block's stacks say what it holds (_from_stacks)
     mine = runtime.player_block(game.module, game.state(p))
     for c in cards:
         block = game.module.COMMODITIES.get(c, {}).get("block")
