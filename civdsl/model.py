@@ -355,6 +355,7 @@ class TradeDeck:
     stacks: dict[int, list[DeckLayer]]
     span: Span
     notes: list[str] = field(default_factory=list)
+    block_span: Span | None = None  # where the block is named
 
     def holds(self, players: int) -> bool:
         return players >= self.low and (self.high is None or players <= self.high)

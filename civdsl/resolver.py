@@ -321,9 +321,9 @@ class _Applier(RoundsApplier):
         low, high = v["players"]
         if high is not None and high < low:
             self.diags.error("CIV146", f"trade_deck \"{item.name}\" is for {low}..{high} players: the range is "
-                             "empty", item.span, item=item.name, help=f"write {high}..{low}")
+                             "empty", v["range_span"], item=item.name, help=f"write {high}..{low}")
         self.ed.trade_decks[item.name] = TradeDeck(item.name, low, high, v["block"], dict(sorted(stacks.items())),
-                                                   item.span, v["notes"])
+                                                   item.span, v["notes"], v["block_span"])
 
     def _item_assert(self, item: Item) -> None:
         expr, message = item.value

@@ -946,7 +946,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         notes = [f.value for f in self._fields(c) if f.key == "note"]
         return Item("trade_deck", self._string(self._tokens(c, "STRING")[0]), self._span(meta),
                     value={"players": (low, high), "block": block[0].value if block else None,
-                           "stacks": stacks, "notes": notes},
+                           "block_span": span_of(self.file, block[0]) if block else None,
+                           "range_span": span_of(self.file, ints[-1]), "stacks": stacks, "notes": notes},
                     name_span=span_of(self.file, self._tokens(c, "STRING")[0]))
 
     @v_args(meta=True)

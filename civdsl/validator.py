@@ -735,7 +735,7 @@ class _Validator(NodeVisitor):
         for deck in decks:
             where = f'trade_deck "{deck.name}"'
             if deck.block is not None and deck.block not in blocks:
-                self.d.error("CIV146", f"{where}: no trade block `{deck.block}`", deck.span, item=deck.name,
+                self.d.error("CIV146", f"{where}: no trade block `{deck.block}`", deck.block_span, item=deck.name,
                              help=suggestion(deck.block, sorted(blocks)) or "blocks are those of the commodities")
             for number, layers in deck.stacks.items():
                 for layer in layers:

@@ -514,6 +514,7 @@ def next_step(game: Game, event: dict) -> None:
 # --- automatic actions -----------------------------------------------------------------------
 
 def collect_tax(game: Game, args: dict) -> None:
+    revolts = []
     for p in game.seated():
         if not p.cities:
             continue
@@ -524,10 +525,55 @@ def collect_tax(game: Game, args: dict) -> None:
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)
         p.treasury += paid
-        revolt = "" if paid == due else (f": {stock} in stock, so {p.cities - stock // rate if rate else 0} "
-                                         "cities revolt (enter the cities the beneficiary takes as a census)")
+        revolting = p.cities - stock // rate if rate and paid != due else 0
+        if revolting:
+            revolts.append((p, revolting))
+        revolt = f": {stock} in stock, so {_n(revolting, 'city revolts', 'cities revolt')}" if revolting else ""
         game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
                   args["line"])
+    _tax_revolts(game, sorted(revolts, key=lambda r: _rank(game, r[0])), args)
+
+
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
+    """After every player has paid: each victim's revolting cities go to the player with the most
+    of the revolt's rank fact (the edition's `beneficiary_rank` by default), no victim of a revolt,
+    as far as his cities in stock allow, then to the next; the rest are destroyed. A tie the
+    ranking leaves is the table's to settle: entered as a census."""
+    victims = {p.name for p, _ in revolts}
+    ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
+        "beneficiary_rank", ("cities_in_stock",))
+    for victim, cities in revolts:
+        while cities:
+            candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
+            if not candidates:
+                victim.cities -= cities
+                game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
+                          "(no other player has cities in stock)", args["line"])
+                break
+            keyed = sorted(((tuple(game.state(q).fact(r) or 0 for r in ranks), q) for q in candidates),
+                           key=lambda kq: kq[0], reverse=True)
+            if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
+                tied = [q.name for k, q in keyed if k == keyed[0][0]]
+                game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
+                          f"but {', '.join(tied)} tie on {', '.join(ranks)}: the table decides, enter it as a census",
+                          args["line"])
+                break
+            gainer = keyed[0][1]
+            taken = min(cities, _cities_in_stock(game, gainer))
+            victim.cities -= taken
+            gainer.cities += taken
+            cities -= taken
+            game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
+                      f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
+
+
+def _cities_in_stock(game: Game, p) -> int:
+    total = game.pieces.get("cities")
+    return 0 if total is None else max(total - p.cities, 0)
 
 
 def _marker(game: Game, p) -> dict:
