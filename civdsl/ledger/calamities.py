@@ -195,8 +195,15 @@ def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: s
     to the beneficiary, whose own pieces replace them as far as his stock allows (the rest leave
     the board); the log says what moved, so the next census starts from it."""
     before = (victim.cities, victim.tokens, dict(victim.cards))
+    if effect["kind"] == "annex_all_but_unit_points":  # the amount is what the victim keeps
+        points = game.module.UNIT_POINTS
+        amount = max(victim.cities * points["city"] + victim.tokens * points["token"] - amount, 0)
+        if not amount:
+            return f"keeps all his units ({effect['amount']} unit points are his to keep)"
     if effect["kind"] == "annex_cities":
         _pieces(victim, amount, 0)
+    elif effect.get("loss"):  # split into cities and tokens by the edition's `losses least_over`
+        _pieces(victim, effect["loss"]["cities"], effect["loss"]["tokens"])
     elif effect.get("bound") == "commodity_cards":
         _chosen_cards(game, victim, amount, effect, game.choices.get((calamity, victim.name, occurrence), {}),
                               calamity, occurrence, to_pile=False)

@@ -554,7 +554,7 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
                           "(no other player has cities in stock)", args["line"])
                 break
-            keyed = sorted(((tuple(game.state(q).fact(r) or 0 for r in ranks), q) for q in candidates),
+            keyed = sorted(((tuple(_rank_value(game, q, r) for r in ranks), q) for q in candidates),
                            key=lambda kq: kq[0], reverse=True)
             if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
                 tied = [q.name for k, q in keyed if k == keyed[0][0]]
@@ -569,6 +569,15 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
             cities -= taken
             game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
                       f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
+
+
+def _rank_value(game: Game, p, name: str) -> int:
+    """A fact that ranks a revolt's beneficiary: the player's own, or derived from them."""
+    from ..vocabulary import DERIVED_NAMES
+
+    st = game.state(p)
+    value = st.derived(name) if name in DERIVED_NAMES else st.fact(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _cities_in_stock(game: Game, p) -> int:
