@@ -400,7 +400,9 @@ def _civilizations(w: Writer, ed: Edition) -> None:
     # Each civilization's row on each track: the first space of every epoch after the first.
     _records(w, "CIVILIZATIONS", [(civ.name, {"rank": civ.rank, "block": civ.block, "rows": {
         t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": tuple(r.starts)}
-        for t, r in civ.rows.items() if t in ed.asts}, "setups": tuple(civ.setups)}) for civ in ed.civilizations.values()])
+        for t, r in civ.rows.items() if t in ed.asts}, "setups": tuple(civ.setups),
+        "block_for": {setup: block for block, setups in civ.block_for for setup in setups}})
+        for civ in ed.civilizations.values()])
 
 
 def _start_credits(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:

@@ -204,6 +204,8 @@ class Civilization:
     block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
     setups: list[str] = field(default_factory=list)
+    # (block, set-ups): the block it plays in those set-ups instead of `block` (combined games)
+    block_for: list[tuple[str, list[str]]] = field(default_factory=list)
     summary: str | None = None
     aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -410,6 +410,7 @@ class _Applier(RoundsApplier):
                 spec = item_fields.field("civilization", f.key)
                 if spec is not None and spec.repeatable:
                     getattr(civ, spec.model_attr).append(f.value)
+                    civ.field_spans.setdefault(f.key, f.span)
                 elif spec is not None:
                     self._field_once(civ, f, item.name)
                     setattr(civ, spec.model_attr, f.value)

@@ -867,6 +867,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._field("block", c[1].value, meta)
 
     @v_args(meta=True)
+    def civ_block_for(self, meta, c):
+        return self._field("block_for", (c[1].value, [self._string(t) for t in self._tokens(c, "STRING")]), meta)
+
+    @v_args(meta=True)
     def civ_setups(self, meta, c):
         return self._field("setups", [self._string(t) for t in self._tokens(c, "STRING")], meta)
 

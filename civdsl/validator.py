@@ -83,6 +83,7 @@ class _Validator(NodeVisitor):
         self._commodities()
         self._decks()
         self._trade_decks()
+        self._civilization_blocks()
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
@@ -784,6 +785,25 @@ class _Validator(NodeVisitor):
                 self.d.error("CIV146", f"the trade decks for {players} players hold {n} {name} cards; the game "
                              f"has {com.count}", span, item=name, help=f"fix a count (`commodity \"{name}\"` has "
                              f"count {com.count})")
+
+    def _civilization_blocks(self) -> None:
+        """CIV147: `block ID for "SETUP", ...` names set-ups the civilization is in and a declared block."""
+        blocks = ({c.block for c in self.ed.commodities.values()} | {c.block for c in self.ed.civilizations.values()}
+                  | {b for c in self.ed.civilizations.values() for b, _ in c.block_for}) - {None}
+        for civ in self.ed.civilizations.values():
+            span = civ.field_spans.get("block_for", civ.span)
+            for block, setups in civ.block_for:
+                if block == civ.block:
+                    self.d.error("CIV147", f"`{civ.name}` plays block `{block}` anyway: `block {block} for ...` changes "
+                                 "nothing", span, item=civ.name, help="name the other block, or drop the line")
+                if not any(c.block == block for c in self.ed.commodities.values()) and block not in {
+                        c.block for c in self.ed.civilizations.values()}:
+                    self.d.error("CIV147", f"`{civ.name}`: no trade block `{block}`", span, item=civ.name,
+                                 help=suggestion(block, sorted(blocks)))
+                for setup in setups:
+                    if setup not in civ.setups:
+                        self.d.error("CIV147", f"`{civ.name}` is in no set-up `{setup}`", span, item=civ.name,
+                                     help=suggestion(setup, civ.setups) or f"its set-ups: {', '.join(civ.setups)}")
 
     def _deck_clear(self, deck, layer) -> None:
         clear = layer.clear

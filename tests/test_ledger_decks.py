@@ -276,3 +276,37 @@ def test_1981_gives_revolting_cities_to_the_most_tokens_in_stock():
             for need in r.needs:
                 game.apply({"do": "ast", "player": need["player"], "move": "stays"})
     assert (game.players["anna"].cities, game.players["chloe"].cities) == (3, 2)
+
+
+# --- civilizations that change block in a combined game ---------------------------------------------
+
+@pytest.mark.parametrize("players, west, east", [(10, 10, 0), (11, 0, 11), (12, 6, 6), (13, 6, 7), (14, 7, 7),
+                                                 (15, 7, 8), (16, 8, 8), (17, 8, 9), (18, 9, 9)])
+def test_a_set_up_s_blocks_split_as_the_seed_says(players, west, east):
+    # seed 004, chapter 4: 10 players play West, 11 East; chapter 5: "Assyria is considered East"
+    # for 12 to 16 players, Egypt too for 13 and 14: the blocks split 6-6, 6-7, ... 9-9
+    rb = load("megaciv")
+    members = next(iter(gamefile.setups_for(rb.module.CIVILIZATIONS, players).values()))
+    game = new_game(seats=[(f"p{i}", c) for i, c in enumerate(members)])
+    blocks = [game.block(p) for p in game.seated()]
+    assert (blocks.count("west"), blocks.count("east")) == (west, east)
+
+
+def test_assyria_draws_from_the_east_stacks_in_a_twelve_player_game():
+    rb = load("megaciv")
+    members = gamefile.setups_for(rb.module.CIVILIZATIONS, 12)["12"]
+    seats = [("anna", "Assyria")] + [(f"p{i}", c) for i, c in enumerate(c for c in members if c != "Assyria")]
+    game = new_game(seats=seats)
+    assert game.setup == "12" and game.block(game.players["anna"]) == "east"
+    census(game, anna=1)
+    step_named(game, "Trade cards acquisition")
+    with pytest.raises(Refused, match="stack 1 of the east block holds no Ochre"):
+        game.apply({"do": "draw", "player": "anna", "cards": ["Ochre"]})
+    game.apply({"do": "draw", "player": "anna", "cards": ["Flax"]})
+
+
+def test_a_ten_player_game_deals_only_the_west_cards():
+    rb = load("megaciv")
+    members = gamefile.setups_for(rb.module.CIVILIZATIONS, 10)["10"]
+    game = new_game(seats=[(f"p{i}", c) for i, c in enumerate(members)])
+    assert game.stacks.decks == {"west": "West, 9-11 players"}

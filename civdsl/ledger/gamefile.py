@@ -231,7 +231,7 @@ def start(rulebook, setup: dict) -> Game:
             raise GameFileError(f"player `{p['name']}`: no civilization `{civ}` in this edition"
                                 + (f" (did you mean `{best}`?)" if best else ""))
         players[p["name"]] = Player(p["name"], civ)
-    check_setup(civs, [p.get("civilization") for p in setup["players"]])
+    chosen = check_setup(civs, [p.get("civilization") for p in setup["players"]])
     track = setup.get("ast_track")
     if track is not None and track not in rulebook.module.AST:
         raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")
@@ -239,6 +239,7 @@ def start(rulebook, setup: dict) -> Game:
         raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
     game = Game(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
                 setup.get("seed") or 0)
+    game.setup = chosen
     game.start()
     return game
 

@@ -78,6 +78,7 @@ class Game:
     events: int = 0  # events applied
     scores: list | None = None
     stacks: object = None  # decks.Stacks: the trade-card stacks, where a `trade_deck` covers the player count
+    setup: str | None = None  # the set-up the civilizations play, where the edition declares set-ups
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -111,7 +112,17 @@ class Game:
         return out
 
     def facts(self, player: Player, **extra) -> dict:
-        return {**player.facts(self.pieces, self.game_facts()), **extra}
+        out = {**player.facts(self.pieces, self.game_facts()), **extra}
+        block = self.setup_block(player)
+        if block is not None:
+            out.setdefault("block", block)
+        return out
+
+    def setup_block(self, player: Player) -> str | None:
+        """The block the player's civilization plays in this game's set-up where it is not its
+        printed one (`block ID for "SETUP"`); None: its printed block."""
+        civ = getattr(self.module, "CIVILIZATIONS", {}).get(player.civilization)
+        return civ.get("block_for", {}).get(self.setup) if civ and self.setup else None
 
     def state(self, player: Player, **extra):
         """The player's state for a rule, built without the checks a state file needs: the
@@ -149,7 +160,7 @@ class Game:
                  self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
                  dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
                  {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores,
-                 self.stacks.copy() if self.stacks is not None else None)
+                 self.stacks.copy() if self.stacks is not None else None, self.setup)
         return g
 
     # --- events ------------------------------------------------------------------------------
