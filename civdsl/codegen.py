@@ -81,6 +81,7 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     _score(w, ed, compiler)
     _turn(w, ed)
     _trade_decks(w, ed)
+    _setup_players(w, ed)
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
@@ -444,6 +445,15 @@ def _turn(w: Writer, ed: Edition) -> None:
         w.line(f"    {{'name': {step.name!r}, 'when': {step.when!r}, 'line': {step.span.line!r}, "
                f"'actions': {actions!r}}},", step.span)
     w.line(")")
+
+
+def _setup_players(w: Writer, ed: Edition) -> None:
+    """Set-ups whose player counts are declared (`setups "NAME" for LOW..HIGH`): (low, high, doc)."""
+    w.line("")
+    w.line("SETUP_PLAYERS = {")
+    for name, (low, high, doc, span) in ed.setup_players.items():
+        w.line(f"    {name!r}: {(low, high, doc)!r},", span)
+    w.line("}")
 
 
 def _trade_decks(w: Writer, ed: Edition) -> None:

@@ -278,9 +278,11 @@ _ALL = [
          "and at no player count may the decks hold more cards of a commodity than its `count`.",
          'trade_deck "West" for 5..8 block west { stack 1 { "Ochre" 9, "Papyri" 8 } }',
          'trade_deck "West" for 5..8 block west { stack 1 { "Ochre" 9 } stack 2 { "Papyri" 8 } }'),
-    Code("CIV147", "a civilization's block for set-ups it is not in", "`block ID for \"SETUP\", ...` says which "
+    Code("CIV147", "a set-up that does not fit its civilizations", "`block ID for \"SETUP\", ...` says which "
          "trade block a civilization plays in some of its set-ups (Mega Civilization's combined games move Assyria "
-         "and Egypt East): each set-up must be one of its `setups`, and the block another declared block.",
+         "and Egypt East): each set-up must be one of its `setups`, and the block another declared block. "
+         "`setups \"NAME\" for LOW..HIGH` lets that many players choose among the civilizations naming the set-up: "
+         "no more players than civilizations.",
          'civilization "Assyria" { block west setups "12" block east for "13" }',
          'civilization "Assyria" { block west setups "12", "13" block east for "13" }'),
     Code("CIV160", "a `cites` with nothing to cite", "`cites` names the printed clauses implemented by the statement "

@@ -440,6 +440,8 @@ class Edition:
     set_value_off_block: tuple[Expr, Expr | None, Span] | None = None
     decks: dict[int, Deck] = field(default_factory=dict)
     trade_decks: dict[str, TradeDeck] = field(default_factory=dict)  # by name, in declaration order
+    # `setups "NAME" for LOW..HIGH ["doc"]`: set-up -> (low, high, doc, span)
+    setup_players: dict[str, tuple[int, int, str | None, Span]] = field(default_factory=dict)
     asserts: list[Assertion] = field(default_factory=list)
     rulings: dict[str, Ruling] = field(default_factory=dict)  # by name, in the order of the chain
     overrules: dict[str, Overrule] = field(default_factory=dict)

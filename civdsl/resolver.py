@@ -307,6 +307,11 @@ class _Applier(RoundsApplier):
         if self._once("deck", str(stack), item.span, f"deck stack {stack}"):
             self.ed.decks[stack] = Deck(stack, size, item.span)
 
+    def _item_setup_players(self, item: Item) -> None:
+        low, high, doc = item.value
+        if self._once("setup_players", item.name, item.span, f'setups "{item.name}" for'):
+            self.ed.setup_players[item.name] = (low, high, doc, item.span)
+
     def _item_trade_deck(self, item: Item) -> None:
         v = item.value
         if not self._once("trade_deck", item.name, item.span, f"trade_deck \"{item.name}\""):

@@ -147,6 +147,8 @@ def to_data(ed: Edition) -> dict:
         "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
         "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
+        "setup_players": [{"setup": n, "low": lo, "high": hi, "doc": doc}
+                          for n, (lo, hi, doc, _) in ed.setup_players.items()],
         "trade_decks": [{"name": d.name, "players": {"low": d.low, "high": d.high}, "block": d.block,
                          "stacks": [{"stack": n, "layers": [{"cards": [{"card": c, "count": k} for c, k, _ in layer.cards],
                                                              "clear": layer.clear} for layer in layers]}

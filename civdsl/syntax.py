@@ -939,6 +939,17 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         ints = self._tokens(c, "INT")
         return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
 
+    # --- set-ups chosen from more civilizations than players
+    @v_args(meta=True)
+    def setup_players_decl(self, meta, c):
+        texts = self._tokens(c, "STRING")
+        ints = self._tokens(c, "INT")
+        low = self._int(ints[0], "players")
+        high = self._int(ints[1], "players") if len(ints) > 1 else low
+        return Item("setup_players", self._string(texts[0]), self._span(meta),
+                    value=(low, high, self._string(texts[1]) if len(texts) > 1 else None),
+                    name_span=span_of(self.file, texts[0]))
+
     # --- trade-card decks by player count
     @v_args(meta=True)
     def trade_deck_decl(self, meta, c):

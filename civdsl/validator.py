@@ -84,6 +84,7 @@ class _Validator(NodeVisitor):
         self._decks()
         self._trade_decks()
         self._civilization_blocks()
+        self._setup_players()
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
@@ -785,6 +786,18 @@ class _Validator(NodeVisitor):
                 self.d.error("CIV146", f"the trade decks for {players} players hold {n} {name} cards; the game "
                              f"has {com.count}", span, item=name, help=f"fix a count (`commodity \"{name}\"` has "
                              f"count {com.count})")
+
+    def _setup_players(self) -> None:
+        """CIV147: a set-up chosen by more players than civilizations name it."""
+        for name, (low, high, _, span) in self.ed.setup_players.items():
+            named = [c.name for c in self.ed.civilizations.values() if name in c.setups]
+            if high < low:
+                self.d.error("CIV147", f'setups "{name}" is for {low}..{high} players: the range is empty', span,
+                             item=name, help=f"write {high}..{low}")
+            elif named and len(named) < high:
+                self.d.error("CIV147", f'setups "{name}" is for up to {high} players, but only {len(named)} '
+                             f"civilizations name it ({', '.join(named)})", span, item=name,
+                             help="add the set-up to more civilizations' `setups`, or lower the count")
 
     def _civilization_blocks(self) -> None:
         """CIV147: `block ID for "SETUP", ...` names set-ups the civilization is in and a declared block."""

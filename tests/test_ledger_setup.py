@@ -71,10 +71,10 @@ def test_a_seat_without_civilization_leaves_the_set_up_open():
 
 
 def test_an_edition_without_set_ups_checks_none():
-    rb = load("civ1981")
+    rb = load("expansion")  # 15.11: the group agrees the starting locations; the seed gives no set-ups
     assert not any(c.get("setups") for c in rb.module.CIVILIZATIONS.values())
     names = list(rb.module.CIVILIZATIONS)[:3]
-    assert gamefile.check_setup(rb.module.CIVILIZATIONS, names) is None
+    assert gamefile.check_setup(rb.module.CIVILIZATIONS, names, rb.module.SETUP_PLAYERS) is None
 
 
 def test_game_new_refuses_a_mixed_set_up_and_writes_nothing(tmp_path):
@@ -96,7 +96,7 @@ def _two_epidemics_against_bruno():
     from civdsl.ledger.play import CHOICE, Refused
 
     rb = load("civ1980")
-    seats = [("anna", "Africa"), ("bruno", "Egypt"), ("chloe", "Crete"), ("dario", "Thrace")]
+    seats = [("anna", "Asia"), ("bruno", "Assyria"), ("chloe", "Crete"), ("dario", "Thrace")]
     game = gamefile.start(rb, gamefile.new_setup("civ1980", rb, seats, None, None, 0))
     for n in ("anna", "bruno", "chloe", "dario"):
         game.apply({"do": "census", "player": n, "cities": 4, "tokens": 40})
@@ -163,3 +163,42 @@ def test_choose_words_take_the_occurrence():
     event, at = words.parse("choose bruno Epidemic occurrence=2 cities=1 tokens=5".split())
     assert event == {"do": "choose", "player": "bruno", "calamity": "Epidemic", "occurrence": 2, "cities": 1,
                      "tokens": 5}
+
+
+# --- set-ups chosen from more nations than players ------------------------------------------------
+
+def _start(edition: str, nations: list) -> object:
+    rb = load(edition)
+    seats = [(f"p{i}", n) for i, n in enumerate(nations)]
+    return gamefile.start(rb, gamefile.new_setup(edition, rb, seats, None, None, 0))
+
+
+def test_three_players_of_1981_choose_three_of_the_five_western_nations():
+    # 1981, 28.3: only Italy, Africa, Illyria, Thrace and Crete are available for three players
+    assert _start("civ1981", ["Italy", "Crete", "Thrace"]).setup == "3 players"
+    with pytest.raises(gamefile.SetupError) as e:
+        _start("civ1981", ["Italy", "Crete", "Egypt"])
+    assert "`Egypt` is in no set-up for 3 players" in str(e.value)
+    assert "set-up 3 players: Africa, Italy, Illyria, Thrace, Crete (choose 3)" in e.value.notes
+
+
+def test_four_players_of_1981_play_the_four_eastern_nations():
+    assert _start("civ1981", ["Egypt", "Babylon", "Assyria", "Asia"]).setup == "4 players"
+    with pytest.raises(gamefile.SetupError):
+        _start("civ1981", ["Egypt", "Babylon", "Assyria", "Italy"])
+
+
+def test_a_set_up_whose_nations_the_text_does_not_give_takes_any():
+    # 1981, 26.3: nations starting on the discarded panel cannot be played, but none is named
+    game = _start("civ1981", ["Italy", "Egypt", "Asia", "Crete", "Thrace"])
+    assert game.setup == "5 players"
+    assert "the text does not name them" in load("civ1981").module.SETUP_PLAYERS["5 players"][2]
+
+
+def test_1980_s_tabulation_by_players():
+    # 1980, 42: two players choose among Asia, Crete and Thrace; six or seven among all nine
+    assert _start("civ1980", ["Asia", "Thrace"]).setup == "2 players"
+    with pytest.raises(gamefile.SetupError):
+        _start("civ1980", ["Asia", "Italy"])
+    assert _start("civ1980", ["Africa", "Asia", "Assyria", "Babylon", "Crete", "Egypt", "Italy"]).setup == \
+        "6 or 7 players"

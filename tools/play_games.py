@@ -297,9 +297,9 @@ def play(name: str, folder: Path | None = None, spec: tuple | None = None) -> Pa
     edition, count, track, turns, last_turn, *seed = spec or GAMES[name]
     rb = load(edition)
     civs = list(getattr(rb.module, "CIVILIZATIONS", {}))
-    fits = gamefile.setups_for(getattr(rb.module, "CIVILIZATIONS", {}), count)
-    if fits:  # the edition's first set-up for the player count
-        civs = next(iter(fits.values()))
+    fits = gamefile.setups_for(getattr(rb.module, "CIVILIZATIONS", {}), count, getattr(rb.module, "SETUP_PLAYERS", {}))
+    if any(fits.values()):  # the first civilizations of the edition's first set-up for the player count
+        civs = next(names for names in fits.values() if names)
     names = ["anna", "bruno", "chloe", "dario", "eva", "femke", "gus", "hana", "ivo", "jana", "kees", "lena",
              "milo", "nora", "otto", "pia", "quin", "rosa"][:count]
     seats = [(n, civs[i] if i < len(civs) else None) for i, n in enumerate(names)]
