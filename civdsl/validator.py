@@ -750,14 +750,20 @@ class _Validator(NodeVisitor):
                         elif item.stack != number:
                             self.d.error("CIV146", f"{where}: `{name}` belongs to stack {item.stack}, not {number}",
                                          span, item=deck.name, help=f"move it to `stack {item.stack}`")
-        for i, a in enumerate(decks):
-            for b in decks[i + 1:]:
-                both = range(max(a.low, b.low), min(a.high or 10**6, b.high or 10**6) + 1)
-                if len(both) and (a.block == b.block or None in (a.block, b.block)):
-                    self.d.error("CIV146", f'trade_deck "{b.name}" and "{a.name}" both deal '
-                                 f"{'the ' + b.block + ' block' if b.block else 'the cards'} for {both[0]} players",
-                                 b.span, item=b.name, notes=[f'"{a.name}" is declared at {a.span}'],
-                                 help="give each deck its own player counts or block")
+        # player counts are 1..64 (bounds.py), so each count's decks are compared: linear in the decks
+        clashed: set[str] = set()
+        for players in range(FIELDS["players"].low, FIELDS["players"].high + 1):
+            dealt: dict = {}  # block -> the first deck dealing it for this count
+            for b in (d for d in decks if d.holds(players) and d.name not in clashed):
+                a = dealt.get(b.block) or (next(iter(dealt.values()), None) if b.block is None else dealt.get(None))
+                if a is None:
+                    dealt[b.block] = b
+                    continue
+                clashed.add(b.name)
+                self.d.error("CIV146", f'trade_deck "{b.name}" and "{a.name}" both deal '
+                             f"{'the ' + b.block + ' block' if b.block else 'the cards'} for {players} players",
+                             b.span, item=b.name, notes=[f'"{a.name}" is declared at {a.span}'],
+                             help="give each deck its own player counts or block")
         least = self.ed.resolution.get("separate_blocks")
         least = self.ed.consts[least[0]].value if least and least[0] in self.ed.consts else None
         reported: set[str] = set()

@@ -293,6 +293,11 @@ def show(path, turn, upto, player, log, as_json):
     for p in game.players.values():
         if player in (None, p.name):
             click.echo(_player_line(game, p))
+    if game.stacks is not None and player is None:
+        for s in game.stacks.to_data():
+            counts = " ".join(f"{n}:{k}" for n, k in s["stacks"].items())
+            waiting = sum(s["discarded"].values())
+            click.echo(f"  trade stacks ({s['deck']}): {counts}" + (f"; {waiting} on the discard piles" if waiting else ""))
     if log:
         click.echo("log:")
         for entry in game.log:
