@@ -29,6 +29,8 @@ class Refused(Exception):
 
 
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
+_BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
+_UNSET = object()
 
 
 class _EpochsOnDemand:
@@ -213,10 +215,15 @@ class Game:
         self._enter()
 
     def block(self, player: Player) -> str | None:
-        """The player's trade block (his civilization's, as the rulebook declares it)."""
-        from .. import runtime
+        """The player's trade block (his civilization's in the game's set-up, as the rulebook
+        declares it): fixed for the game, so it is worked out once per player."""
+        known = _BLOCKS.get((id(self.module), self.setup, player.civilization), _UNSET)
+        if known is _UNSET:
+            from .. import runtime
 
-        return runtime.player_block(self.module, self.state(player))
+            known = _BLOCKS[(id(self.module), self.setup, player.civilization)] = runtime.player_block(
+                self.module, self.state(player))
+        return known
 
     def discarded(self, player: Player, cards) -> None:
         """Cards leaving a player's hand for the discard pile (spent, discarded, lost or a calamity
