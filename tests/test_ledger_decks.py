@@ -310,3 +310,14 @@ def test_a_ten_player_game_deals_only_the_west_cards():
     members = gamefile.setups_for(rb.module.CIVILIZATIONS, 10)["10"]
     game = new_game(seats=[(f"p{i}", c) for i, c in enumerate(members)])
     assert game.stacks.decks == {"west": "West, 9-11 players"}
+
+
+def test_diff_lists_a_changed_trade_deck(tmp_path):
+    from civdsl.diff import diff, load_edition
+
+    house = tmp_path / "h.civ"
+    house.write_text('language 1\nedition h "H" extends megaciv\n'
+                     'trade_deck "West, 5-8 players" for 5..8 block west {\n  stack 1 { "Ochre" 8, "Clay" 9 }\n}\n',
+                     encoding="utf-8")
+    texts = [c.text for c in diff(load_edition("megaciv"), load_edition(str(house))) if c.section == "decks"]
+    assert any(t.startswith('trade_deck "West, 5-8 players"') and "Ochre 8" in t for t in texts)
