@@ -321,3 +321,18 @@ def test_diff_lists_a_changed_trade_deck(tmp_path):
                      encoding="utf-8")
     texts = [c.text for c in diff(load_edition("megaciv"), load_edition(str(house))) if c.section == "decks"]
     assert any(t.startswith('trade_deck "West, 5-8 players"') and "Ochre 8" in t for t in texts)
+
+
+@pytest.mark.parametrize("event, words", [
+    ({"do": "draw", "player": "anna", "seed": 2**64}, "a seed is a whole number up to"),
+    ({"do": "draw", "player": "anna", "seed": 3, "cards": ["Ochre"]}, "not both"),
+    ({"do": "draw", "player": "anna", "seed": -1}, "whole number"),
+])
+def test_a_draw_with_a_bad_seed_is_refused_and_changes_nothing(event, words):
+    game = new_game()
+    census(game, anna=2)
+    step_named(game, "Trade cards acquisition")
+    before = game.stacks.count("west", 1)
+    with pytest.raises(Refused, match=words):
+        game.apply(event)
+    assert game.stacks.count("west", 1) == before and game.players["anna"].cards == {}

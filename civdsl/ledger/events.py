@@ -186,10 +186,15 @@ def census(game: Game, event: dict) -> None:
 
 # --- trade cards -----------------------------------------------------------------------------
 
+MAX_SEED = 2**63 - 1  # a seed's digits stay few whatever a game file holds
+
+
 def draw(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     args = turn_steps.actions(game.current)["draw_trade_cards"]
     seed = _whole(event, "seed")
+    if seed is not None and seed > MAX_SEED:
+        raise Refused(ILLEGAL, f"a seed is a whole number up to {MAX_SEED:,}", field="seed")
     if seed is not None and event.get("cards") is not None:
         raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
     _once(game, "draw", p.name)
