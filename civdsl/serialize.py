@@ -101,7 +101,8 @@ def _ast(t) -> dict:
 
 def _civilization(c, ed: Edition) -> dict:
     rows = {"row": lambda rows: {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
-                                     "starts": r.starts} for k, r in rows.items() if k in ed.asts}}
+                                     "starts": r.starts} for k, r in rows.items() if k in ed.asts},
+            "block_for": lambda pairs: [[block, list(setups)] for block, setups in pairs]}
     return _item("civilization", c, rows)
 
 
