@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 
 from . import steps as turn_steps
 
-NONTRADABLE = "major nontradable"
-
 
 @dataclass
 class Stacks:

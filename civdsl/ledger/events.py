@@ -4,6 +4,8 @@ all the same), and logs each change with the rulebook line of the action behind 
 
 from __future__ import annotations
 
+import random
+
 from .. import runtime
 from ..errors import StateError
 from . import steps as turn_steps
@@ -234,7 +236,7 @@ def _stack_block(game: Game, p) -> str | None:
         return block
     if None in game.stacks.layers:
         return None
-    raise Refused(ILLEGAL, f"no trade deck of the {block or 'player'}'s block is dealt in this game "
+    raise Refused(ILLEGAL, f"no trade deck of {p.name}'s block ({block or 'none'}) is dealt in this game "
                   f"(dealt: {', '.join(game.stacks.decks.values())})", field="player")
 
 
@@ -263,8 +265,6 @@ def _draw_for(game: Game, p, reach: int, seed: int, args: dict) -> list[str]:
         raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {players} players, so the ledger cannot "
                       "draw for them: enter the cards drawn (draw PLAYER CARD...)"
                       + (f"; decks are declared for {', '.join(declared)} players" if declared else ""), field="seed")
-    import random
-
     empty = args.get("empty")
     if empty is not None:
         empty = _card_names(game, [empty], "seed")[0]
