@@ -206,10 +206,10 @@ def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: s
         _pieces(victim, effect["loss"]["cities"], effect["loss"]["tokens"])
     elif effect.get("bound") == "commodity_cards":
         _chosen_cards(game, victim, amount, effect, game.choices.get((calamity, victim.name, occurrence), {}),
-                              calamity, occurrence, to_pile=False)
+                      calamity, occurrence, to_pile=False)
     else:
         _chosen_pieces(game, victim, amount, game.choices.get((calamity, victim.name, occurrence), {}),
-                               calamity, occurrence)
+                       calamity, occurrence)
     cities, tokens = before[0] - victim.cities, before[1] - victim.tokens
     cards = [c for c, n in before[2].items() for _ in range(n - victim.cards.get(c, 0))]
     pieces = game.pieces
@@ -219,7 +219,9 @@ def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: s
     gainer.cities += room_cities
     gainer.tokens += room_tokens
     gainer.give_cards(cards)
-    lost = [_n(cities, "city", "cities")] * bool(cities) + [_n(tokens, "token", "tokens")] * bool(tokens) + cards
+    if cards:
+        return f"{', '.join(cards)} given to {gainer.name}"
+    lost = [_n(cities, "city", "cities")] * bool(cities) + [_n(tokens, "token", "tokens")] * bool(tokens)
     short = (cities - room_cities) + (tokens - room_tokens)
     return (f"{' and '.join(lost) or 'nothing'} annexed by {gainer.name}"
             + (f" ({short} beyond the pieces in his stock leave the board)" if short else ""))
