@@ -336,3 +336,19 @@ def test_a_draw_with_a_bad_seed_is_refused_and_changes_nothing(event, words):
     with pytest.raises(Refused, match=words):
         game.apply(event)
     assert game.stacks.count("west", 1) == before and game.players["anna"].cards == {}
+
+
+def test_a_civil_war_faction_goes_to_the_beneficiary():
+    # 1981, 22.2.6.1: a faction of exactly 35 unit points breaks away to the victim's nominee
+    game = new_game("civ1981", [("anna", "Italy"), ("bruno", "Crete"), ("chloe", "Thrace")], None)
+    for name, cities, tokens in (("anna", 4, 30), ("bruno", 1, 5), ("chloe", 2, 10)):
+        game.apply({"do": "census", "player": name, "cities": cities, "tokens": tokens})
+    step_named(game, "Acquire trade cards")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Iron", "Salt", "Civil War"]})
+    step_named(game, "Resolve calamities")
+    game.apply({"do": "choose", "player": "anna", "calamity": "Civil War", "beneficiary": "chloe", "cities": 3,
+                "tokens": 20})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].cities, game.players["anna"].tokens) == (1, 10)
+    assert (game.players["chloe"].cities, game.players["chloe"].tokens) == (5, 30)
+    assert any("3 cities and 20 tokens annexed by chloe" in e.text for e in game.log)
