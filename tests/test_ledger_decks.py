@@ -352,3 +352,27 @@ def test_a_civil_war_faction_goes_to_the_beneficiary():
     assert (game.players["anna"].cities, game.players["anna"].tokens) == (1, 10)
     assert (game.players["chloe"].cities, game.players["chloe"].tokens) == (5, 30)
     assert any("3 cities and 20 tokens annexed by chloe" in e.text for e in game.log)
+
+
+def test_banditry_s_card_goes_to_the_trader():
+    # Expansion 30.93: a traded Banditry makes its victim give a commodity card to the trader
+    seats = [("anna", None), ("bruno", None)] + [(f"p{i}", None) for i in range(6)]
+    game = new_game("expansion", seats, None)
+    step_named(game, "Census", exact=True)
+    game.apply({"do": "census", "player": "anna", "cities": 3, "tokens": 20})
+    game.apply({"do": "census", "player": "bruno", "cities": 9, "tokens": 20})
+    step_named(game, "Trade card acquisition and purchases", exact=True)
+    game.apply({"do": "draw", "player": "anna", "cards": ["Clay", "Iron", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Hides", "Stone", "Salt", "Oil", "Wine", "Copper", "Resin",
+                                                           "Gems", "Banditry"]})
+    step_named(game, "Trade", exact=True)
+    game.apply({"do": "trade", "player": "bruno", "gives": ["Hides", "Stone", "Banditry"], "with": "anna",
+                "gets": ["Clay", "Iron", "Fish"]})
+    step_named(game, "Resolve calamities", exact=True)
+    with pytest.raises(Refused) as asked:
+        game.apply({"do": "next"})
+    assert "anna gives commodity cards" in asked.value.message
+    game.apply({"do": "choose", "player": "anna", "calamity": "Banditry", "cards": ["Hides"]})
+    game.apply({"do": "next"})
+    assert game.players["anna"].cards == {"Stone": 1} and game.players["bruno"].cards.get("Hides") == 1
+    assert any("Hides given to bruno" in e.text for e in game.log)

@@ -263,7 +263,8 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
     if cards is None and p.card_count() <= amount and effect["bound"] == "commodity_cards":
         cards = [c for c, n in p.cards.items() for _ in range(n)]
     if cards is None:
-        raise Refused(CHOICE, f"{calamity}: {p.name} discards commodity cards ({effect['kind'].replace('_', ' ')} "
+        raise Refused(CHOICE, f"{calamity}: {p.name} {'gives' if not to_pile else 'discards'} commodity cards "
+                      f"({effect['kind'].replace('_', ' ')} "
                       f"{amount}) of his choice", [f"choose {p.name} {which(calamity, occurrence)} cards=CARD,CARD,..."],
                       needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount,
                               "occurrence": occurrence}])
