@@ -259,7 +259,7 @@ def test_a_tie_for_the_revolt_s_beneficiary_is_left_to_the_table():
     while game.turn == turn:
         game.apply({"do": "next"})
     assert game.players["anna"].cities == 5
-    assert any("tie on cities_in_stock, tokens_in_stock: the table decides" in e.text for e in game.log)
+    assert any("tie on cities in stock, tokens in stock: the table decides" in e.text for e in game.log)
 
 
 def test_1981_gives_revolting_cities_to_the_most_tokens_in_stock():

@@ -64,8 +64,9 @@ def resolve_step(game: Game, args: dict) -> None:
     kept, discarded = apply_limits(table, random.Random(f"{game.seed}:{game.turn}"))
     for d in discarded:
         _discard_calamity(game, d.victim, d.calamity)
-        game.note(f"{d.victim} discards {d.calamity} ({'a second of the same name' if d.why == 'duplicate' else d.why}"
-                  " beyond the calamity limits)", game.module.TABLE_RULES.get("lines", {}).get("discard"))
+        why = "a second of the same name" if d.why == "duplicate" else d.why.replace("_", " ")
+        game.note(f"{d.victim} discards {d.calamity} ({why} beyond the calamity limits)",
+                  game.module.TABLE_RULES.get("lines", {}).get("discard"))
     taken = _primary_victims_by_name(game.module, kept)
     # how many calamities of each name each player has suffered this step: a second one of a name
     # (where the edition lets it strike) has its own choices, `choose ... occurrence=2`

@@ -467,7 +467,7 @@ def choose(game: Game, event: dict) -> None:
     if unknown:
         raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
     game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join([f"{k} {v}" for k, v in facts.items()]
+    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
                      + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
     occurrence = event.get("occurrence") or 1
     chosen = ([_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()]
@@ -564,7 +564,8 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
             if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
                 tied = [q.name for k, q in keyed if k == keyed[0][0]]
                 game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
-                          f"but {', '.join(tied)} tie on {', '.join(ranks)}: the table decides, enter it as a census",
+                          f"but {', '.join(tied)} tie on {', '.join(r.replace('_', ' ') for r in ranks)}: the table "
+                          "decides, enter it as a census",
                           args["line"])
                 break
             gainer = keyed[0][1]
