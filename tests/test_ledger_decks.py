@@ -376,3 +376,14 @@ def test_banditry_s_card_goes_to_the_trader():
     game.apply({"do": "next"})
     assert game.players["anna"].cards == {"Stone": 1} and game.players["bruno"].cards.get("Hides") == 1
     assert any("Hides given to bruno" in e.text for e in game.log)
+
+
+def test_the_log_of_every_recorded_game_speaks_a_players_words():
+    import re
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parent / "games").glob("*.yaml")):
+        gf = gamefile.read(path)
+        game = gamefile.replay(load(gf.setup["edition"]), gf)
+        for entry in game.log:
+            assert not re.search(r"\b[a-z]+_[a-z_]+\b|\bNone\b|\bTrue\b|\bFalse\b", entry.text), (path.name, entry.text)
