@@ -128,8 +128,12 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     if as_json:
         emit_json({"file": output, "state": _state_data(game)}, rb.id)
         return
-    click.echo(f"{output}: {rb.name}, {len(seats)} players")
+    click.echo(f"{output}: {rb.name}, {len(seats)} players" + (f", set-up {game.setup}" if game.setup else ""))
     _start_credits(rb, game)
+    if game.stacks is not None:
+        click.echo(f"trade stacks dealt: {', '.join(game.stacks.decks.values())}")
+    else:
+        click.echo(f"no trade deck declared for {len(seats)} players: the players enter the cards they draw")
     _expects(game)
 
 
