@@ -387,3 +387,20 @@ def test_the_log_of_every_recorded_game_speaks_a_players_words():
         game = gamefile.replay(load(gf.setup["edition"]), gf)
         for entry in game.log:
             assert not re.search(r"\b[a-z]+_[a-z_]+\b|\bNone\b|\bTrue\b|\bFalse\b", entry.text), (path.name, entry.text)
+
+
+def test_a_card_bought_with_a_seed_is_the_top_of_its_stack():
+    # seed 004, 6b: by default a card from stack 9 for 15 treasury; the stack's top card
+    game = new_game()
+    census(game, anna=1)
+    step_named(game, "Trade cards acquisition")
+    game.players["anna"].treasury = 15
+    before = game.stacks.count("west", 9)
+    game.apply({"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 4})
+    (card,) = game.players["anna"].cards
+    assert game.module.COMMODITIES[card]["stack"] == 9  # the top 5 cards of stack 9 hold no calamity
+    assert game.players["anna"].treasury == 0 and game.stacks.count("west", 9) == before - 1
+    from civdsl.ledger import words
+
+    assert words.parse("buy-cards anna stack=9 seed=4".split())[0] == {"do": "buy-cards", "player": "anna",
+                                                                      "stacks": [9], "seed": 4}

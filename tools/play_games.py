@@ -124,10 +124,10 @@ class Player:
         g, m = self.game, self.game.module
         for p in g.seated():
             if p.treasury >= 18 and self.rng.random() < 0.5:
+                if g.stacks is not None:  # the top card of his stack 9, drawn with a seed
+                    self.add({"do": "buy-cards", "player": p.name, "stacks": [9], "seed": self.rng.randrange(2**31)})
+                    continue
                 nine = [c for c, x in m.COMMODITIES.items() if x["stack"] == 9]
-                if g.stacks is not None:  # the top layer of his stack 9
-                    layers = g.stacks.layers.get(g.block(p), g.stacks.layers.get(None, {})).get(9, [])
-                    nine = sorted(next((layer for layer in layers if layer), {})) or nine
                 for _ in range(5):
                     if self.add({"do": "buy-cards", "player": p.name, "cards": [self.rng.choice(nine)]}):
                         break

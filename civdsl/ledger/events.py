@@ -16,7 +16,8 @@ EVENT_WORDS = {
     "census": "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)",
     "draw": "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
             "seed=N, or `civdsl game draw` for every player)",
-    "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD...)",
+    "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD..., or buy-cards PLAYER stack=N,... "
+                 "seed=N to draw them from the stacks)",
     "trade": "a trade between two players (trade PLAYER CARD... for PLAYER CARD...)",
     "choose": "a victim's choices for a calamity (choose PLAYER CALAMITY secondary=NAME:N,... beneficiary=NAME), "
               "or a fact it needs (choose PLAYER fact=value)",
@@ -27,12 +28,13 @@ EVENT_WORDS = {
 
 
 # every key an event may have and what it holds (the game file's schema says the same)
-_TEXT, _NAMES, _COUNT, _MAP = "a name", "a list of names", "a whole number", "a mapping"
+_TEXT, _NAMES, _COUNT, _MAP, _COUNTS = "a name", "a list of names", "a whole number", "a mapping", \
+    "a list of whole numbers"
 EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
                 "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT}
+                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS}
 
 
 def _holds_type(value, kind: str) -> bool:
@@ -44,6 +46,8 @@ def _holds_type(value, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
     if kind == _MAP:
         return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    if kind == _COUNTS:
+        return isinstance(value, list) and len(value) <= 100 and all(_holds_type(v, _COUNT) for v in value)
     return (isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
         isinstance(value, dict) and all(isinstance(k, str) and _holds_type(v, _COUNT) for k, v in value.items()))
 
@@ -302,19 +306,45 @@ def _block(game: Game, p, cards: list[str]) -> None:
 
 
 def buy_cards(game: Game, event: dict) -> None:
+    """Cards bought for treasury: named (the player took them), or drawn from the top of the
+    stacks named with a seed (`buy-cards PLAYER stack=9,9 seed=N`)."""
     p = game.player(event.get("player"))
-    cards = _card_names(game, event.get("cards"))
+    seed = _whole(event, "seed")
+    if seed is not None:
+        numbers = event.get("stacks")
+        if not numbers or event.get("cards") is not None or seed > MAX_SEED:
+            raise Refused(ILLEGAL, "a purchase with a seed names the stacks bought from (stack=N,...) and no cards, "
+                          f"with a seed up to {MAX_SEED:,}", field="seed")
+    else:
+        cards = _card_names(game, event.get("cards"))
+        numbers = [_stack(game, c) or 0 for c in cards]
     _once(game, "buy-cards", p.name)
     with runtime.rules_of(game.module):
-        answer = runtime.trade_card_prices(game.module, p.advances, [_stack(game, c) or 0 for c in cards], p.treasury)
+        answer = runtime.trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
-        raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="cards")
-    _from_stacks(game, p, cards, "cards")
+        raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="stacks" if seed else "cards")
+    if seed is not None:
+        cards = _bought_for(game, p, numbers, seed)
+    else:
+        _from_stacks(game, p, cards, "cards")
     p.treasury -= answer["total"]
     _receive(game, p, cards)
     _supply(game, cards)
-    game.note(f"{p.name} buys {', '.join(cards)} for {answer['total']} treasury (treasury {p.treasury})",
-              _line(game, "buy_trade_cards"))
+    how = f" (drawn from stack {', '.join(map(str, numbers))} with seed {seed})" if seed is not None else ""
+    game.note(f"{p.name} buys {', '.join(cards) or 'nothing'} for {answer['total']} treasury (treasury {p.treasury})"
+              f"{how}", _line(game, "buy_trade_cards"))
+
+
+def _bought_for(game: Game, p, numbers: list[int], seed: int) -> list[str]:
+    """The top card of each stack bought from; an empty one gives the step's `empty` card, or nothing."""
+    if game.stacks is None:
+        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {len(game.seated())} players, so the "
+                      "ledger cannot draw for them: name the cards bought (buy-cards PLAYER CARD...)", field="seed")
+    empty = turn_steps.actions(game.current).get("draw_trade_cards", {}).get("empty")
+    block = _stack_block(game, p)
+    rng = random.Random(f"{seed}:{p.name}:buy")
+    drawn = [game.stacks.draw(block, n, rng) or empty for n in numbers]
+    return _card_names(game, [c for c in drawn if c is not None], "stacks")
 
 
 def trade(game: Game, event: dict) -> None:
