@@ -29,7 +29,7 @@ EVENT_WORDS = {
 
 # every key an event may have and what it holds (the game file's schema says the same)
 _TEXT, _NAMES, _COUNT, _MAP, _COUNTS = "a name", "a list of names", "a whole number", "a mapping", \
-    "a list of whole numbers"
+    "a list of at most 100 whole numbers"
 EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
