@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from .. import runtime
+from .. import handvalue, pricing, sourcemap
 from ..errors import StateError
 from . import steps as turn_steps
 from .play import CHOICE, ILLEGAL, Game, Refused
@@ -297,7 +297,7 @@ def _block(game: Game, p, cards: list[str]) -> None:
     least = game.module.TABLE_RULES.get("separate_blocks")
     if least is None or len(game.seated()) < least or game.stacks is not None:
         return  # with the stacks dealt, each block's stacks say what it holds (_from_stacks)
-    mine = runtime.player_block(game.module, game.state(p))
+    mine = handvalue.player_block(game.module, game.state(p))
     for c in cards:
         block = game.module.COMMODITIES.get(c, {}).get("block")
         if block and mine and block != mine:
@@ -319,8 +319,8 @@ def buy_cards(game: Game, event: dict) -> None:
         cards = _card_names(game, event.get("cards"))
         numbers = [_stack(game, c) or 0 for c in cards]
     _once(game, "buy-cards", p.name)
-    with runtime.rules_of(game.module):
-        answer = runtime.trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
+    with sourcemap.rules_of(game.module):
+        answer = pricing.trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="stacks" if seed else "cards")
     if seed is not None:
@@ -481,7 +481,7 @@ def choose(game: Game, event: dict) -> None:
         key = (name, p.name, occurrence)
         game.choices[key] = {**game.choices.get(key, {}), **chosen}
     borders = event.get("borders") or {}
-    from ..table import RELATIONS
+    from ..table.tablefile import RELATIONS
 
     if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
         raise Refused(ILLEGAL, f"`borders` maps a relation ({', '.join(RELATIONS)}) to the players that border "
