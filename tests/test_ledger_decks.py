@@ -202,7 +202,7 @@ def test_a_returned_card_goes_to_the_block_that_misses_it():
 # --- the command line ------------------------------------------------------------------------------
 
 def test_game_draw_draws_for_every_player_in_order_and_the_file_replays(tmp_path):
-    from tests.test_game_cli import civdsl
+    from conftest import run_cli as civdsl
 
     path = tmp_path / "g.yaml"
     assert civdsl("game", "new", "megaciv", "--players", ",".join(f"{n}:{c}" for n, c in FIVE_WEST), "--ast",
