@@ -690,10 +690,15 @@ def _links_among(items: list[Candidate]) -> dict[str, set]:
 def _open_cost(adj: dict, open_: set, done: set, index: dict, v: str) -> tuple:
     """How visiting `v` next leaves the links: (advances left with a link to an unvisited one,
     minus the open ones it links to, its position)."""
-    after = {x for x in open_ if adj[x] - done - {v}}
-    if adj[v] - done - {v}:
+    after = {x for x in open_ if _links_left(adj[x], done, v)}
+    if _links_left(adj[v], done, v):
         after.add(v)
     return (len(after), -len(adj[v] & open_), index[v])
+
+
+def _links_left(links: set, done: set, v: str) -> bool:
+    """Whether a link goes to an advance not yet visited other than `v`."""
+    return any(y != v and y not in done for y in links)
 
 
 def _few_open_links(items: list[Candidate]) -> list[Candidate]:

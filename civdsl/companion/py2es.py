@@ -29,6 +29,9 @@ from ..escape import js_string
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan_search": "ps"}
 
+# the first words of the engines' part of the script (the page's build finds the part by them)
+GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
+
 # What an engine module may import, by module: the names it may take from it (None: the module itself).
 _IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None,
             "itertools": {"chain", "combinations"}, "typing": {"Any", "Callable", "Iterable"},
@@ -206,13 +209,17 @@ class _Module:
             self.refuse(fn, f"the special method {fn.name}")
         name = "constructor" if fn.name == "__init__" else fn.name
         body = self._body_without_docstring(fn.body)
-        prologue = [] if static else ["const self = this;"]
+        # `self` is `this` (arrow functions keep it) unless a function nested in the method needs its own
+        nested = any(isinstance(n, ast.FunctionDef) for n in _own_nodes(fn.body) if n is not fn)
+        prologue = ["const self = this;"] if not static and nested else []
         if dict_based and fn.name == "__init__":
             if not body or ast.unparse(body[0]) != "super().__init__()":
                 self.refuse(fn, "a dict subclass whose __init__ does not start with super().__init__()")
             body = body[1:]
             prologue.insert(0, "super();")
+        self._self_is_this = not nested
         self._function(fn, name, method=not static, cls=cls, prologue=prologue, body=body, keyword="")
+        self._self_is_this = False
 
     def _function(self, fn: ast.FunctionDef, name: str, method: bool = False, cls=None, prologue=(), body=None,
                   keyword: str = "function") -> None:
@@ -270,6 +277,8 @@ class _Module:
 
     def name(self, node: ast.Name) -> str:
         n = node.id
+        if n == "self" and self.scopes and self.scopes[-1].cls is not None and self._self_is_this:
+            return "this"
         if self.is_local(n):
             return self.js_name(n)
         if n in self.functions or n in self.classes:
@@ -309,6 +318,7 @@ class _Module:
             self.line(f"return {self.expr(node.value)};")
 
     _in_generator = False
+    _self_is_this = False
 
     def stmt_Expr(self, node) -> None:
         v = node.value
@@ -656,7 +666,17 @@ class _Module:
             head = f"for (const {self.target(gen.target)} of {walk}({it}))"
             conds = [self.test(c) for c in gen.ifs]
             heads.append(head + (f" if ({' && '.join(conds)})" if conds else ""))
-        body = add.format(*[self.expr(x) for x in _comprehension_values(e)])
+        values = [self.expr(x) for x in _comprehension_values(e)]
+        if len(e.generators) == 1:
+            # one loop: pylib's pyComp (a lighter page than the loop written out)
+            gen = e.generators[0]
+            param = f"({self.target(gen.target)})"
+            value = f"[{values[0]}, {values[1]}]" if len(values) == 2 else values[0]
+            test = f", {param} => {' && '.join(self.test(c) for c in gen.ifs)}" if gen.ifs else ""
+            self.scopes.pop()
+            listed = f"pyComp({f'pyIterAny({it})' if any_order else it}, {param} => {value}{test})"
+            return {"[]": listed, "new PySet()": f"pySetOf({listed})", "new PyDict()": f"pyDict({listed})"}[start]
+        body = add.format(*values)
         self.scopes.pop()
         return f"(() => {{ const $r = {start}; {' '.join(heads)} {body}; return {result}; }})()"
 
@@ -751,9 +771,13 @@ class _Module:
 
     def _builtin(self, e: ast.Call, f: str) -> str:
         args = e.args
+        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
+            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
         if f in _CALLS and f != "range":
             self._keywords(e, set())
             return f"{_CALLS[f]}({', '.join(self._arg(a, f in _ANY_ORDER) for a in args)})"
+        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
+            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
         if f == "range":
             self._keywords(e, set())
             return f"pyRange({', '.join(self._arg(a) for a in args)})"
@@ -936,9 +960,9 @@ def _module_text(name: str) -> tuple[str, str]:
 @functools.cache
 def engine_source() -> str:
     """The JavaScript of every engine module (ENGINE_MODULES), in the table's order."""
-    parts = []
+    parts = [GENERATED_MARK]
     for name, prefix in ENGINE_MODULES.items():
         _, text = _module_text(name)
-        parts.append(f"// ---- {name}, translated from Python by civdsl/companion/py2es.py")
+        parts.append(f"// {name}")
         parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix))
     return "\n".join(parts)

@@ -139,6 +139,10 @@ function exact(n) {
 }
 
 function arith(op, a, b) {
+  if ((typeof a === "number" || a instanceof PyFloat) && (typeof b === "number" || b instanceof PyFloat)) {
+    const x = +a, y = +b;  // one of them a float (two ints do not come here): a float
+    return pf(op === "+" ? x + y : op === "-" ? x - y : x * y);
+  }
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   const k = Math.max(numKind(a), numKind(b));
   if (k === 2) {

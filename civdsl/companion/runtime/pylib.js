@@ -166,6 +166,13 @@ function pyIterAny(xs) {
   return xs instanceof PySet ? xs.members() : pyIter(xs);
 }
 
+// a comprehension of one loop: value(x) for each x of xs that passes test
+function pyComp(xs, value, test) {
+  const out = [];
+  for (const x of pyIter(xs)) if (test === undefined || test(x)) out.push(value(x));
+  return out;
+}
+
 function pyList(xs) {
   return Array.from(pyIter(xs));
 }
@@ -281,6 +288,7 @@ function pyIn(x, xs) {
 
 // Python's `/`: a float from two ints or a float, an exact Fraction from Fractions
 function truediv(a, b) {
+  if (typeof a === "number" && typeof b === "number" && b !== 0) return pf(a / b);
   if (numKind(a) === 1 || numKind(b) === 1) {
     if (numKind(a) !== 2 && numKind(b) !== 2) return div(a, b);
   }
@@ -383,18 +391,23 @@ function pySorted(xs, key, reverse) {
 }
 
 function pySort(list, key, reverse, fromSet) {
-  const keys = key ? list.map(key) : list;
-  const at = list.map((_, i) => i);
+  // Array.prototype.sort is stable (ES2019, and every engine that runs the page): equal items keep
+  // their order whichever the direction, as in Python
   const sign = reverse ? -1 : 1;
   let tie = false;
-  at.sort((i, j) => {
-    const c = order(keys[i], keys[j]);
+  const cmp = (x, y) => {
+    const c = order(x, y);
     if (c === 0) tie = true;
-    return sign * c || i - j;
-  });
+    return sign * c;
+  };
+  if (!key) {
+    list.sort(cmp);
+  } else {
+    const keyed = list.map((x) => [key(x), x]);
+    keyed.sort((p, q) => cmp(p[0], q[0]));
+    for (let i = 0; i < list.length; i++) list[i] = keyed[i][1];
+  }
   if (tie && fromSet) throw new RuleError("TypeError", "an engine sorted a set whose order shows (two equal keys)");
-  const sorted = at.map((i) => list[i]);
-  for (let i = 0; i < list.length; i++) list[i] = sorted[i];
   return list;
 }
 
@@ -471,19 +484,32 @@ function pyAll(xs) {
 
 function pyPartial(fn) {
   const bound = Array.prototype.slice.call(arguments, 1);
-  return function () { return fn.apply(null, bound.concat(Array.from(arguments))); };
+  return function () {
+    const args = bound.slice();
+    for (let i = 0; i < arguments.length; i++) args.push(arguments[i]);
+    return fn.apply(null, args);
+  };
 }
 
-// functools.cache: each answer once per arguments (compared as dict keys are)
+// functools.cache: each answer once per arguments (compared as dict keys are), looked up argument by
+// argument (a tuple's key is kept on it, so a state asked again costs no new text)
 function pyCache(fn) {
   const memo = new Map();
   return function () {
-    const args = Array.from(arguments);
-    const h = pyHash(args);
-    let got = memo.get(h);
+    let table = memo;
+    const n = arguments.length;
+    for (let i = 0; i < n - 1; i++) {
+      const h = pyHash(arguments[i]);
+      let next = table.get(h);
+      if (next === undefined) table.set(h, next = new Map());
+      table = next;
+    }
+    const last = n ? pyHash(arguments[n - 1]) : "";
+    let got = table.get(last);
     if (got === undefined) {
-      got = fn.apply(null, args);
-      memo.set(h, got === undefined ? null : got);
+      got = fn.apply(null, arguments);
+      if (got === undefined) got = null;
+      table.set(last, got);
     }
     return got;
   };
