@@ -390,7 +390,12 @@ class _Module:
             self.depth -= 1
             self.line("}")
             return
-        self.line(f"for ({self.target(node.target)} of pyIter({self.expr(it)})) {{")
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items" \
+                and not it.args and not it.keywords:
+            # a dict's items walked in place (Python forbids changing a dict's size while walking it)
+            self.line(f"for ({self.target(node.target)} of pyItems({self.expr(it.func.value)})) {{")
+        else:
+            self.line(f"for ({self.target(node.target)} of pyIter({self.expr(it)})) {{")
         self._indented(node.body)
         self.line("}")
 

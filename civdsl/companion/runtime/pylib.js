@@ -99,6 +99,11 @@ function pyDict(from) {
   return d;
 }
 
+// `for k, v in d.items()`: the dict's own entries where every key is its own hash (no copy)
+function pyItems(d) {
+  return d.$k === null ? d.$v : d.items();
+}
+
 function pyItemsOf(x) {
   return x instanceof PyDict ? x.items() : pyIter(x);
 }
