@@ -429,6 +429,14 @@ class _Module:
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
                 and all(isinstance(e, ast.Name) for e in target.elts):
             self.line(f"{self.target(target)} = {self.expr(value)};")
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+                and all(isinstance(v, (ast.Name, ast.Constant)) for v in value.elts) \
+                and not {v.id for v in value.elts if isinstance(v, ast.Name)} & _written_names(target):
+            # `self.a, self.b = a, b`: nothing assigned is read after, so one at a time is the same
+            for e, v in zip(target.elts, value.elts):
+                self.assign_text(e, self.expr(v))
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+            self.line(f"{self.target(target)} = {self._unpacked(value, len(target.elts))};")
         elif isinstance(target, (ast.Tuple, ast.List)):
             t = self.temp()
             self.line(f"const {t} = {self._unpacked(value, len(target.elts))};")
@@ -867,6 +875,11 @@ class _Module:
 
 
 # --- what a function's body declares -------------------------------------------------------------------
+
+def _written_names(target) -> set:
+    """Every name a target mentions (`self` of `self.a`, `d` and `k` of `d[k]`)."""
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
 
 def _plain_path(e) -> bool:
     """A name or a name's attribute (self.stats): reading it twice reads the same."""
