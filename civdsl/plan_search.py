@@ -690,13 +690,13 @@ def _links_among(items: list[Candidate]) -> dict[str, set]:
 def _open_cost(adj: dict, open_: set, done: set, index: dict, v: str) -> tuple:
     """How visiting `v` next leaves the links: (advances left with a link to an unvisited one,
     minus the open ones it links to, its position)."""
-    after = {x for x in open_ if _links_left(adj[x], done, v)}
-    if _links_left(adj[v], done, v):
-        after.add(v)
-    return (len(after), -len(adj[v] & open_), index[v])
+    after = sum(1 for x in open_ if _links_left(adj[x], done, v))
+    if v not in open_ and _links_left(adj[v], done, v):
+        after += 1
+    return (after, -sum(1 for y in adj[v] if y in open_), index[v])
 
 
-def _links_left(links: set, done: set, v: str) -> bool:
+def _links_left(links: set, done: set, v: str | None) -> bool:
     """Whether a link goes to an advance not yet visited other than `v`."""
     return any(y != v and y not in done for y in links)
 
@@ -718,7 +718,7 @@ def _few_open_links(items: list[Candidate]) -> list[Candidate]:
         del left[v]
         done.add(v)
         order.append(v)
-        open_ = {x for x in open_ | {v} if adj[x] - done}
+        open_ = {x for x in open_ | {v} if _links_left(adj[x], done, None)}
     by_name = {c.name: c for c in items}
     return [by_name[v] for v in order]
 

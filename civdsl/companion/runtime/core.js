@@ -234,6 +234,19 @@ function abs_(x) {
 
 // Python's comparison of two values (numbers of any kind, strings, None)
 function compare(op, a, b) {
+  if (a instanceof PyFloat || b instanceof PyFloat) {
+    if ((a instanceof PyFloat || typeof a === "number") && (b instanceof PyFloat || typeof b === "number")) {
+      const x = +a, y = +b;
+      switch (op) {
+        case "==": return x === y;
+        case "!=": return x !== y;
+        case "<": return x < y;
+        case "<=": return x <= y;
+        case ">": return x > y;
+        default: return x >= y;
+      }
+    }
+  }
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   if (op === "==" || op === "!=") {
     const same = pyEqual(a, b);
@@ -274,6 +287,10 @@ function pyEqual(a, b) {
 // Python's order of two values: numbers exactly, texts by code point, tuples item by item
 function order(a, b) {
   if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
+  if ((a instanceof PyFloat || typeof a === "number") && (b instanceof PyFloat || typeof b === "number")) {
+    const x = +a, y = +b;  // an int below 2^53 is exact as a double: the order is Python's
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
   if (typeof a === "string" && typeof b === "string") return a === b ? 0 : textOrder(a, b);
   if (Array.isArray(a) && Array.isArray(b)) {
     const n = Math.min(a.length, b.length);
