@@ -767,7 +767,7 @@ def engine_for(ed: Edition, module) -> str:
     return checked_engine("\n".join(engine_parts(ed, module)) + "\n")
 
 
-def engine_parts(ed: Edition, module) -> list[str]:
+def engine_parts(ed: Edition, module, short_names: bool = False) -> list[str]:
     """The engine's text in the parts it is joined from (with line breaks): the runtime files,
     the same in every page, and this edition's data and rules (page.py minifies the runtime
     files once per process)."""
@@ -777,7 +777,7 @@ def engine_parts(ed: Edition, module) -> list[str]:
         if text is not None:
             parts.append(f"// ---- runtime/{name}")
             parts.append(text)
-    parts.append(engine_source())
+    parts.append(engine_source(short_names))
     parts.append("// ---- the data of this edition (the compiled module's constants)")
     parts.append(MODEL_ROWS_JS)
     parts.append(f"const MODEL = {js_model(model_data(module))};")

@@ -110,13 +110,15 @@ class _Scope:
     names: set[str]
     ints: set[str] = field(default_factory=set)
     cls: ast.ClassDef | None = None
+    short: dict[str, str] = field(default_factory=dict)  # name -> its short name, for the page
 
 
 class _Module:
     """One engine module's translation."""
 
-    def __init__(self, source: str, module: str, prefix: str):
-        self.module, self.prefix = module, prefix
+    def __init__(self, source: str, module: str, prefix: str, short: bool = False):
+        self.module, self.prefix, self.short = module, prefix, short
+        self.fresh: list[str] = []
         self.tree = ast.parse(source)
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
@@ -147,6 +149,7 @@ class _Module:
                 self._class(node)
         for node in body:
             if isinstance(node, ast.FunctionDef):
+                self.fresh = list(_short_names()) if self.short else []
                 self._function(node, self.global_name(node.name))
         return "\n".join(self.out) + "\n"
 
@@ -218,6 +221,7 @@ class _Module:
             body = body[1:]
             prologue.insert(0, "super();")
         self._self_is_this = not nested
+        self.fresh = list(_short_names()) if self.short else []
         self._function(fn, name, method=not static, cls=cls, prologue=prologue, body=body, keyword="")
         self._self_is_this = False
 
@@ -232,12 +236,13 @@ class _Module:
         defaults = [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + list(a.defaults)
         defaults = defaults[1 if method else 0:] + list(a.kw_defaults)
         scope = _Scope(set(), cls=cls)
-        scope.names = {p.arg for p in params} | ({"self"} if method else set())
+        self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
         scope.ints = {p.arg for p in params if _is_int_annotation(p.annotation)}
         body = self._body_without_docstring(fn.body) if body is None else body
         assigned = sorted(_assigned_names(body) - scope.names - _nested_defs(body))
-        scope.names |= set(assigned) | _nested_defs(body)
+        self.declare(scope, assigned + sorted(_nested_defs(body)))
         scope.ints |= _int_declared(body)
+        self.scopes.append(scope)
         texts = []
         for p, d in zip(params, defaults):
             texts.append(self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}"))
@@ -249,7 +254,6 @@ class _Module:
         self.depth += 1
         for text in prologue:
             self.line(text)
-        self.scopes.append(scope)
         if assigned:
             self.line(f"let {', '.join(self.js_name(n) for n in assigned)};")
         outer, self._in_generator = self._in_generator, _is_generator(fn)
@@ -268,8 +272,23 @@ class _Module:
 
     # -- names ------------------------------------------------------------------------------------
 
+    def declare(self, scope: _Scope, names) -> None:
+        """NAMES are locals of SCOPE; for the page each gets a short name no other name of the
+        function has (so no inner name hides an outer one it reads)."""
+        for n in names:
+            if n not in scope.names:
+                scope.names.add(n)
+                if self.short and n != "self":
+                    scope.short[n] = self.fresh.pop(0)
+
     def js_name(self, name: str) -> str:
-        """A local's JavaScript name: its own unless JavaScript reserves it or the runtime declares it."""
+        """A local's JavaScript name: its own unless JavaScript reserves it or the runtime declares it
+        (or, for the page, its short name)."""
+        for scope in reversed(self.scopes):
+            if name in scope.names:
+                if name in scope.short:
+                    return scope.short[name]
+                break
         return f"{name}_" if name in _JS_RESERVED or name in _runtime_names() else name
 
     def is_local(self, name: str) -> bool:
@@ -660,10 +679,12 @@ class _Module:
         if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
             self.refuse(e, "a lambda with other than plain parameters")
         names = [p.arg for p in a.args]
-        self.scopes.append(_Scope(set(names), cls=self.scopes[-1].cls if self.scopes else None))
+        self.scopes.append(_Scope(set(), cls=self.scopes[-1].cls if self.scopes else None))
+        self.declare(self.scopes[-1], names)
         body = self.expr(e.body)
+        params = ", ".join(self.js_name(n) for n in names)
         self.scopes.pop()
-        return f"(({', '.join(self.js_name(n) for n in names)}) => {body})"
+        return f"(({params}) => {body})"
 
     # comprehensions: a loop in an arrow function called at once (its names are its own, as in Python)
 
@@ -674,7 +695,7 @@ class _Module:
             if gen.is_async:
                 self.refuse(e, "an async comprehension")
             it = self.expr(gen.iter)  # the names of this generator are not yet bound in its iterable
-            self.scopes[-1].names |= _target_names(gen.target)
+            self.declare(self.scopes[-1], sorted(_target_names(gen.target)))
             walk = "pyIterAny" if any_order else "pyIter"
             head = f"for (const {self.target(gen.target)} of {walk}({it}))"
             conds = [self.test(c) for c in gen.ifs]
@@ -715,7 +736,7 @@ class _Module:
         heads = []
         for gen in e.generators:
             it = self.expr(gen.iter)
-            self.scopes[-1].names |= _target_names(gen.target)
+            self.declare(self.scopes[-1], sorted(_target_names(gen.target)))
             conds = [self.test(c) for c in gen.ifs]
             heads.append(f"for (const {self.target(gen.target)} of pyIterAny({it}))"
                          + (f" if ({' && '.join(conds)})" if conds else ""))
@@ -965,9 +986,18 @@ def _comprehension_values(e) -> list:
 
 # --- the engines -------------------------------------------------------------------------------------------
 
-def translate_source(source: str, module: str, prefix: str) -> str:
-    """The JavaScript of one engine module's text; Refused for a construct outside the subset."""
-    return _Module(source, module, prefix).translate()
+def translate_source(source: str, module: str, prefix: str, short: bool = False) -> str:
+    """The JavaScript of one engine module's text; Refused for a construct outside the subset.
+    SHORT: locals renamed to one or two letters (the page's lighter copy)."""
+    return _Module(source, module, prefix, short).translate()
+
+
+@functools.cache
+def _short_names() -> tuple[str, ...]:
+    """One- and two-letter names that are neither JavaScript's nor the runtime's."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    names = list(letters) + [a + b for a in letters for b in letters + "0123456789"]
+    return tuple(n for n in names if n not in _JS_RESERVED and n not in _runtime_names())
 
 
 def _module_text(name: str) -> tuple[str, str]:
@@ -976,11 +1006,12 @@ def _module_text(name: str) -> tuple[str, str]:
 
 
 @functools.cache
-def engine_source() -> str:
-    """The JavaScript of every engine module (ENGINE_MODULES), in the table's order."""
+def engine_source(short: bool = False) -> str:
+    """The JavaScript of every engine module (ENGINE_MODULES), in the table's order; SHORT: with
+    short local names (the page's copy; Node and the tests read the long one)."""
     parts = [GENERATED_MARK]
     for name, prefix in ENGINE_MODULES.items():
         _, text = _module_text(name)
         parts.append(f"// {name}")
-        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix))
+        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short))
     return "\n".join(parts)
