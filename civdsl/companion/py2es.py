@@ -36,7 +36,6 @@ GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companio
 _IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None,
             "itertools": {"chain", "combinations"}, "typing": {"Any", "Callable", "Iterable"},
             "fractions": {"Fraction"}}
-_TYPING = {"Any", "Callable", "Iterable"}
 
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}
 # Python's `/` is not the rules' exact division (core.js `div`): two ints give a float

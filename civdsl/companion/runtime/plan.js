@@ -1,8 +1,9 @@
 // plan.js: the purchase planner, `planAnswer` being `civdsl plan --json`. The JavaScript twin of
-// civdsl/planner.py and civdsl/plan_search.py, step for step: the same candidates, the same
+// civdsl/planner.py and civdsl/plan_horizon.py, step for step: the same candidates, the same
 // branch and bound (visited in the same order, so `sets_examined` agrees), the same hand-over to
-// the dynamic programme over price, the same payment table, the same explanation and two-turn
-// look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
+// the dynamic programme over price (which is not a twin: `ps_search`, plan_search.py translated by
+// the build, civdsl/companion/py2es.py), the same payment table, the same explanation and
+// two-turn look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
 // order is creditCmp; Python's max/min pick the first of equals, as creditMaxBy does.
 
 const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
