@@ -140,7 +140,7 @@ function exact(n) {
 
 function arith(op, a, b) {
   if ((typeof a === "number" || a instanceof PyFloat) && (typeof b === "number" || b instanceof PyFloat)) {
-    const x = +a, y = +b;  // one of them a float (two ints do not come here): a float
+    const x = typeof a === "number" ? a : a.v, y = typeof b === "number" ? b : b.v;  // a float and an int or float
     return pf(op === "+" ? x + y : op === "-" ? x - y : x * y);
   }
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
@@ -236,7 +236,7 @@ function abs_(x) {
 function compare(op, a, b) {
   if (a instanceof PyFloat || b instanceof PyFloat) {
     if ((a instanceof PyFloat || typeof a === "number") && (b instanceof PyFloat || typeof b === "number")) {
-      const x = +a, y = +b;
+      const x = typeof a === "number" ? a : a.v, y = typeof b === "number" ? b : b.v;
       switch (op) {
         case "==": return x === y;
         case "!=": return x !== y;
@@ -288,7 +288,8 @@ function pyEqual(a, b) {
 function order(a, b) {
   if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
   if ((a instanceof PyFloat || typeof a === "number") && (b instanceof PyFloat || typeof b === "number")) {
-    const x = +a, y = +b;  // an int below 2^53 is exact as a double: the order is Python's
+    // an int below 2^53 is exact as a double: the order is Python's
+    const x = typeof a === "number" ? a : a.v, y = typeof b === "number" ? b : b.v;
     return x < y ? -1 : x > y ? 1 : 0;
   }
   if (typeof a === "string" && typeof b === "string") return a === b ? 0 : textOrder(a, b);
