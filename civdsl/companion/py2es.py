@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
-from . import jsops
+from . import jsops, pyscopes
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
@@ -212,7 +212,7 @@ class _Module:
         name = "constructor" if fn.name == "__init__" else fn.name
         body = self._body_without_docstring(fn.body)
         # `self` is `this` (arrow functions keep it) unless a function nested in the method needs its own
-        nested = any(isinstance(n, ast.FunctionDef) for n in _own_nodes(fn.body) if n is not fn)
+        nested = any(isinstance(n, ast.FunctionDef) for n in pyscopes.own_nodes(fn.body) if n is not fn)
         prologue = ["const self = this;"] if not static and nested else []
         if dict_based and fn.name == "__init__":
             if not body or ast.unparse(body[0]) != "super().__init__()":
@@ -236,16 +236,16 @@ class _Module:
         defaults = defaults[1 if method else 0:] + list(a.kw_defaults)
         scope = _Scope(set(), cls=cls)
         self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
-        scope.ints = {p.arg for p in params if _is_int_annotation(p.annotation)}
+        scope.ints = {p.arg for p in params if pyscopes.is_int_annotation(p.annotation)}
         body = self._body_without_docstring(fn.body) if body is None else body
-        assigned = sorted(_assigned_names(body) - scope.names - _nested_defs(body))
-        self.declare(scope, assigned + sorted(_nested_defs(body)))
-        scope.ints |= _int_declared(body)
+        assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
+        self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
+        scope.ints |= pyscopes.int_declared(body)
         self.scopes.append(scope)
         texts = []
         for p, d in zip(params, defaults):
             texts.append(self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}"))
-        star = "*" if _is_generator(fn) else ""
+        star = "*" if pyscopes.is_generator(fn) else ""
         head = f"{keyword}{star} {name}" if keyword else f"{star}{name}"
         if keyword:
             self.line(f"// {self.module}:{fn.lineno} {fn.name}")
@@ -255,7 +255,7 @@ class _Module:
             self.line(text)
         if assigned:
             self.line(f"let {', '.join(self.js_name(n) for n in assigned)};")
-        outer, self._in_generator = self._in_generator, _is_generator(fn)
+        outer, self._in_generator = self._in_generator, pyscopes.is_generator(fn)
         self.block(body)
         if name != "constructor" and not self._in_generator and not (body and isinstance(body[-1], ast.Return)):
             self.line("return null;")  # Python's None, where the body ends without a return
@@ -398,7 +398,7 @@ class _Module:
             # change the walk in Python
             args = [self.expr(a) for a in it.args]
             start, stop = (args[0], args[1]) if len(args) > 1 else ("0", args[0])
-            step = _step_value(it)
+            step = pyscopes.step_value(it)
             counter, end = self.temp(), self.temp()
             self.line(f"for (let {counter} = {start}, {end} = {stop}; {counter} {'<' if step > 0 else '>'} {end}; "
                       f"{counter} += {step}) {{")
@@ -418,7 +418,7 @@ class _Module:
         self.line("}")
 
     def _constant_step(self, call: ast.Call) -> bool:
-        return len(call.args) < 3 or _step_value(call) is not None
+        return len(call.args) < 3 or pyscopes.step_value(call) is not None
 
     def target(self, t) -> str:
         """A loop or comprehension target: a name or (nested) tuples of names."""
@@ -449,7 +449,7 @@ class _Module:
             self.line(f"{self.target(target)} = {self.expr(value)};")
         elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
                 and all(isinstance(v, (ast.Name, ast.Constant)) for v in value.elts) \
-                and not {v.id for v in value.elts if isinstance(v, ast.Name)} & _written_names(target):
+                and not {v.id for v in value.elts if isinstance(v, ast.Name)} & pyscopes.written_names(target):
             # `self.a, self.b = a, b`: nothing assigned is read after, so one at a time is the same
             for e, v in zip(target.elts, value.elts):
                 self.assign_text(e, self.expr(v))
@@ -491,7 +491,7 @@ class _Module:
             current = ast.Name(t.id, ast.Load(), lineno=t.lineno)
         elif isinstance(t, ast.Attribute):
             current = ast.Attribute(t.value, t.attr, ast.Load(), lineno=t.lineno)
-        elif isinstance(t, ast.Subscript) and _plain_path(t.value) and not isinstance(t.slice, ast.Slice):
+        elif isinstance(t, ast.Subscript) and pyscopes.plain_path(t.value) and not isinstance(t.slice, ast.Slice):
             current = ast.Subscript(t.value, t.slice, ast.Load(), lineno=t.lineno)
         else:
             self.refuse(node, "augmented assignment to other than a name, attribute or item of a name")
@@ -694,12 +694,12 @@ class _Module:
             if gen.is_async:
                 self.refuse(e, "an async comprehension")
             it = self.expr(gen.iter)  # the names of this generator are not yet bound in its iterable
-            self.declare(self.scopes[-1], sorted(_target_names(gen.target)))
+            self.declare(self.scopes[-1], sorted(pyscopes.target_names(gen.target)))
             walk = "pyIterAny" if any_order else "pyIter"
             head = f"for (const {self.target(gen.target)} of {walk}({it}))"
             conds = [self.test(c) for c in gen.ifs]
             heads.append(head + (f" if ({' && '.join(conds)})" if conds else ""))
-        values = [self.expr(x) for x in _comprehension_values(e)]
+        values = [self.expr(x) for x in pyscopes.comprehension_values(e)]
         if len(e.generators) == 1:
             # one loop: pylib's pyComp (a lighter page than the loop written out)
             gen = e.generators[0]
@@ -735,7 +735,7 @@ class _Module:
         heads = []
         for gen in e.generators:
             it = self.expr(gen.iter)
-            self.declare(self.scopes[-1], sorted(_target_names(gen.target)))
+            self.declare(self.scopes[-1], sorted(pyscopes.target_names(gen.target)))
             conds = [self.test(c) for c in gen.ifs]
             heads.append(f"for (const {self.target(gen.target)} of pyIterAny({it}))"
                          + (f" if ({' && '.join(conds)})" if conds else ""))
@@ -892,95 +892,6 @@ class _Module:
             else:
                 self.refuse(e, "an f-string with a conversion or format")
         return "(" + " + ".join(parts or ['""']) + ")"
-
-
-# --- what a function's body declares -------------------------------------------------------------------
-
-def _written_names(target) -> set:
-    """Every name a target mentions (`self` of `self.a`, `d` and `k` of `d[k]`)."""
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-def _plain_path(e) -> bool:
-    """A name or a name's attribute (self.stats): reading it twice reads the same."""
-    return isinstance(e, ast.Name) or isinstance(e, ast.Attribute) and _plain_path(e.value)
-
-
-def _target_names(t) -> set:
-    if isinstance(t, ast.Name):
-        return {t.id}
-    if isinstance(t, (ast.Tuple, ast.List)):
-        return set().union(*[_target_names(e) for e in t.elts])
-    return set()
-
-
-def _own_nodes(body: list):
-    """The nodes of a function's body, not those of the functions, lambdas and comprehensions in it."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
-                             ast.GeneratorExp)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _assigned_names(body: list) -> set:
-    names = set()
-    for node in _own_nodes(body):
-        if isinstance(node, (ast.Assign,)):
-            for t in node.targets:
-                names |= _target_names(t)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For)):
-            names |= _target_names(node.target)
-        elif isinstance(node, ast.ImportFrom):
-            names |= {a.asname or a.name for a in node.names if node.module != "fractions"}
-    return names
-
-
-def _nested_defs(body: list) -> set:
-    return {n.name for n in _own_nodes(body) if isinstance(n, ast.FunctionDef)}
-
-
-def _int_declared(body: list) -> set:
-    """The names a body declares `int` (`x: int = ...`) or counts with (`for i in range(...)`,
-    `for i, x in enumerate(...)`)."""
-    names = set()
-    for node in _own_nodes(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and _is_int_annotation(node.annotation):
-            names.add(node.target.id)
-        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call):
-            f = ast.unparse(node.iter.func)
-            if f == "range" and isinstance(node.target, ast.Name):
-                names.add(node.target.id)
-            elif f == "enumerate" and isinstance(node.target, ast.Tuple) and isinstance(node.target.elts[0], ast.Name):
-                names.add(node.target.elts[0].id)
-    return names
-
-
-def _is_int_annotation(a) -> bool:
-    return a is not None and ast.unparse(a) == "int"
-
-
-def _is_generator(fn: ast.FunctionDef) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn.body))
-
-
-def _step_value(call: ast.Call):
-    if len(call.args) < 3:
-        return 1
-    s = call.args[2]
-    if isinstance(s, ast.Constant) and type(s.value) is int and s.value:
-        return s.value
-    if isinstance(s, ast.UnaryOp) and isinstance(s.op, ast.USub) and isinstance(s.operand, ast.Constant) \
-            and type(s.operand.value) is int and s.operand.value:
-        return -s.operand.value
-    return None
-
-
-def _comprehension_values(e) -> list:
-    return [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
 
 
 # --- the engines -------------------------------------------------------------------------------------------
