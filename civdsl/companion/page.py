@@ -27,7 +27,6 @@ from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
 from .jsgen import RULES_MARK, checked_engine, edition_of, engine_parts, js_json, js_string
-from .py2es import ENGINE_MODULES, GENERATED_MARK
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -501,7 +500,7 @@ def short_locals(part: str, taken: set[str]) -> str:
         return part
     out, pos = [], 0
     for name, (start, end) in spans.items():
-        declared = _LOCALS.search(part, start, end) if name.startswith(_GENERATED_PREFIXES) else None
+        declared = _LOCALS.search(part, start, end) if name.startswith("rule") else None
         if declared is None:
             continue
         text = part[start:end]
@@ -514,10 +513,6 @@ def short_locals(part: str, taken: set[str]) -> str:
         pos = end
     out.append(part[pos:])
     return "".join(out)
-
-
-# the generated functions: the rules' (`rule...`) and the engines' (py2es: one prefix per module)
-_GENERATED_PREFIXES = ("rule",) + tuple(f"{prefix}_" for prefix in ENGINE_MODULES.values())
 
 
 def _fresh_names(taken: set[str]) -> list[str]:
@@ -755,10 +750,11 @@ def companion_html(module, edition=None, effect=None) -> str:
     against its base), the page sums up what the house rule changes for players."""
     extra = ((rulings_section(edition) + clauses_section(edition) if edition is not None else "")
              + (impact_section(effect) if effect else ""))
+    # the engines generated from Python with short locals (py2es), the rules' renamed here
     parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module, short_names=True))
     parts = without_unused(parts, ui_script())
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
-    parts = [short_locals(part, taken) if part.startswith((RULES_MARK, GENERATED_MARK)) else part for part in parts]
+    parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
     engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
     ui, css = _page_script(), _page_style()
     edition = getattr(module, "EDITION", {}) or {}

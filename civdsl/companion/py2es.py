@@ -29,7 +29,7 @@ from ..escape import js_string
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan_search": "ps"}
 
-# the first words of the engines' part of the script (the page's build finds the part by them)
+# the first line of the engines' part of the script
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
 
 # What an engine module may import, by module: the names it may take from it (None: the module itself).
