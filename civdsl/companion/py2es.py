@@ -727,10 +727,9 @@ class _Module:
     def expr_DictComp(self, e) -> str:
         return self._comprehension(e, "new PyDict()", "$r.setItem({}, {})", "$r", False)
 
-    def _early(self, e: ast.GeneratorExp, want: bool) -> str:
-        """any(...) or all(...) of a generator expression: stops at the first deciding value."""
-        hit = "return true" if want else "return false"
-        test = "{}" if want else "!{}"
+    def _loop_heads(self, e) -> list[str]:
+        """The loops of a generator expression consumed where its order cannot show (any, all, sum),
+        in a new scope (the caller pops it)."""
         self.scopes.append(_Scope(set(), cls=self.scopes[-1].cls if self.scopes else None))
         heads = []
         for gen in e.generators:
@@ -739,6 +738,20 @@ class _Module:
             conds = [self.test(c) for c in gen.ifs]
             heads.append(f"for (const {self.target(gen.target)} of pyIterAny({it}))"
                          + (f" if ({' && '.join(conds)})" if conds else ""))
+        return heads
+
+    def _sum(self, e: ast.GeneratorExp) -> str:
+        """sum(...) of a generator expression: added up in its loop, left to right from 0."""
+        heads = self._loop_heads(e)
+        value = self.expr(e.elt)
+        self.scopes.pop()
+        return f"(() => {{ let $s = 0; {' '.join(heads)} $s = add($s, {value}); return $s; }})()"
+
+    def _early(self, e: ast.GeneratorExp, want: bool) -> str:
+        """any(...) or all(...) of a generator expression: stops at the first deciding value."""
+        hit = "return true" if want else "return false"
+        test = "{}" if want else "!{}"
+        heads = self._loop_heads(e)
         value = self.test(e.elt)
         self.scopes.pop()
         return f"(() => {{ {' '.join(heads)} if ({test.format(value)}) {hit}; return {str(not want).lower()}; }})()"
@@ -818,6 +831,8 @@ class _Module:
             if isinstance(args[0], ast.GeneratorExp):
                 return self._early(args[0], f == "any")
             return f"py{f.title()}({self._arg(args[0], True)})"
+        if f == "sum" and len(args) == 1 and isinstance(args[0], ast.GeneratorExp) and not e.keywords:
+            return self._sum(args[0])
         if f == "sum" and 1 <= len(args) <= 2 and not e.keywords:
             return f"pySum({', '.join(self._arg(a, True) for a in args)})"
         if f == "sorted" and len(args) == 1:
