@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import random
+import re
 import subprocess
 import tempfile
 from fractions import Fraction
@@ -96,6 +97,12 @@ def test_outside_the_subset_is_refused_with_its_line(source, line, construct):
     assert caught.value.line == line + 1
     assert construct in caught.value.construct
     assert str(caught.value).startswith(f"snippet.py:{line + 1}: ")
+
+
+def test_the_page_copy_has_short_locals_and_the_same_globals():
+    long, short = py2es.engine_source(), py2es.engine_source(short=True)
+    assert "machine_for" in long and "machine_for" not in short
+    assert set(re.findall(r"\bps_\w+", long)) == set(re.findall(r"\bps_\w+", short))
 
 
 def test_a_local_never_hides_a_runtime_helper():
@@ -396,11 +403,12 @@ FUNCTIONS = [n.name for n in ast.parse(CONSTRUCTS).body if isinstance(n, ast.Fun
 
 
 @needs_node
-@pytest.mark.parametrize("seed", [1, 2])
-def test_each_construct_answers_in_node_as_in_python(seed):
+@pytest.mark.parametrize("seed, short", [(1, False), (2, False), (3, True)])
+def test_each_construct_answers_in_node_as_in_python(seed, short):
+    """SHORT: the page's copy, its locals renamed to one or two letters."""
     scope: dict = {}
     exec(compile(CONSTRUCTS, "constructs.py", "exec"), scope)
-    js = py2es.translate_source(CONSTRUCTS, "constructs.py", "t")
+    js = py2es.translate_source(CONSTRUCTS, "constructs.py", "t", short)
     rng = random.Random(seed)
     calls = [(name, _arguments(name, rng)) for _ in range(60) for name in FUNCTIONS]
     answers = _run_node(js, FUNCTIONS, [(name, _encode(args)) for name, args in calls])
