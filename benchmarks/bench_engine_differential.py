@@ -1,5 +1,5 @@
 """Both engines on many random states per edition: the page's JavaScript (its planner's programme
-generated from civdsl/plan_search.py by civdsl/companion/py2es.py) in Node against the Python
+generated from civdsl/plan/search.py by civdsl/companion/py2es.py) in Node against the Python
 engine, answer for answer.
 
     python benchmarks/bench_engine_differential.py [--states 10000] [--first 100000] [--editions megaciv,...] [--page]

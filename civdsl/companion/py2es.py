@@ -2,7 +2,7 @@
 written once (in Python) and the companion page runs the same steps (docs/engine-route.md).
 
 `engine_source()` is the JavaScript of every module of ENGINE_MODULES, each name prefixed by its
-module's prefix (`plan_search.search` is `ps_search`); the page's build joins it to the runtime
+module's prefix (`plan.search.search` is `ps_search`); the page's build joins it to the runtime
 files (jsgen.engine_parts). `translate_source(text, module, prefix)` translates one module's text.
 
 Exact by construction: every operator is written through the runtime's operator table
@@ -27,7 +27,7 @@ from . import jsops, pyscopes
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan_search": "ps"}
+ENGINE_MODULES = {"civdsl.plan.search": "ps"}
 
 # the first line of the engines' part of the script
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
