@@ -46,17 +46,17 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote, urlparse
 
-from . import citations, describe, loader, parser, roundexplain, syntax
-from . import vocabulary as vocab
-from . import fields as item_fields
-from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
-from .expressions import unparse
-from .frontend import stopped
-from .gcpause import paused
-from .loader import LoadedFile, display_path
-from .references import ERRATA_TARGETS, NAMING_CALLS, Index, Ref
-from .resolver import resolve
-from .validator import validate
+from .. import citations, describe, loader, parser, roundexplain, syntax
+from .. import vocabulary as vocab
+from .. import fields as item_fields
+from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from ..expressions import unparse
+from ..frontend import stopped
+from ..gcpause import paused
+from ..loader import LoadedFile, display_path
+from ..references import ERRATA_TARGETS, NAMING_CALLS, Index, Ref
+from ..resolver import resolve
+from ..validator import validate
 
 log = logging.getLogger("civdsl.lsp")
 
@@ -1043,7 +1043,7 @@ def _describe_calamity(edition, target: Target) -> list[str]:
 
 def _rulings_hover(edition, name: str) -> list[str]:
     """The rulings about an item, a line each: question, expected answer, citation."""
-    from . import escape, rulings
+    from .. import escape, rulings
 
     found = [rulings.summary(r) for r in rulings.rulings_of(edition, name)]
     if not found:
@@ -1338,7 +1338,7 @@ _ROUND_VALUES = _round_names("stat", "flag", "choice", "threshold", "round_track
 
 
 def _editions(analysis: Analysis) -> list[Completion]:
-    from .resources import shipped_rulebooks
+    from ..resources import shipped_rulebooks
 
     return [Completion(e, "edition") for e in shipped_rulebooks()]
 
@@ -1659,7 +1659,7 @@ def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:
 
 def format_document(text: str, display: str) -> str | None:
     """The formatted text (`civdsl.fmt`), or None when it cannot be formatted."""
-    from . import fmt
+    from .. import fmt
 
     try:
         return fmt.format_text(text, display)
