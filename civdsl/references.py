@@ -119,7 +119,7 @@ class _FileIndexer:
         if ast.extends is not None:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         for item in ast.items:
-            # an editor parses again only the statements that changed (lsp.IncrementalParser): the
+            # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
             # others are the same objects, at the same line unless they moved, with the same uses
             key = id(item)
             kept = self.memo.get(key)
