@@ -111,3 +111,37 @@ def test_the_language_server_modules_import_only_those_before_them():
         inside = {node.module.split(".")[0] for node in ast.walk(tree)
                   if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
         assert inside <= set(LSP_MODULES[:k]), f"lsp/{name}.py imports {sorted(inside - set(LSP_MODULES[:k]))}"
+
+
+def test_an_edit_of_comments_and_spaces_alone_keeps_the_analysis_and_answers_as_check(tmp_path):
+    """Comments typed after a line's tokens, spaces at a line's end, a comment line changed: every
+    token stays where it was, so the last analysis holds (not run again) and still equals `check`;
+    any other edit is analysed afresh."""
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8").replace('holds("Pottery")', 'holds("Potery")', 1)
+    path = tmp_path / "megaciv.civ"
+    engine = Engine()
+    doc = engine.open(path.as_uri(), source, 0)
+    engine.analyse(doc)
+    lines = source.split("\n")
+    bad = next(n for n, line in enumerate(lines) if '"Potery"' in line)
+    comment = next(n for n, line in enumerate(lines) if line.lstrip().startswith("#"))
+    edits = [(bad, lines[bad] + "   # a note"), (bad, lines[bad] + "   # a note, longer"), (comment, "# changed"),
+             (bad, lines[bad] + "  ")]
+    for version, (n, line) in enumerate(edits, 1):
+        text = "\n".join(lines[:n] + [line] + lines[n + 1:])
+        path.write_text(text, encoding="utf-8")
+        engine.update(path.as_uri(), text, version)
+        analysis = engine.analyse(doc)
+        assert analysis.diagnostics.to_json() == check_file(path).diagnostics.to_json(), line
+        assert doc.state.stats["layout only"] == version, line
+        assert analysis.doc.text == text and analysis.version == version
+    [d] = analysis.diagnostics.errors
+    assert d.code == "CIV010"
+    # a token moved (a space before it): analysed afresh, the diagnostic's column moves with it
+    text = "\n".join(lines[:bad] + [" " + lines[bad]] + lines[bad + 1:])
+    path.write_text(text, encoding="utf-8")
+    engine.update(path.as_uri(), text, 9)
+    analysis = engine.analyse(doc)
+    assert doc.state.stats["layout only"] == len(edits)
+    assert analysis.diagnostics.to_json() == check_file(path).diagnostics.to_json()
+    assert analysis.diagnostics.errors[0].span.column == d.span.column + 1

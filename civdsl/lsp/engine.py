@@ -167,6 +167,8 @@ class Engine:
             diags = Diagnostics()
             raw = doc.text
             text, doc_info, chain = self._load_chain(doc, raw, diags)
+            if chain is None:
+                return self._relaid(doc, doc_info, started)
             edition, index = _checked(chain, diags, doc.refs_memo) if chain and not stopped(diags) else (None, None)
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
@@ -178,8 +180,9 @@ class Engine:
             doc.analysis = analysis
             return analysis
 
-    def _load_chain(self, doc: Document, raw: str, diags: Diagnostics) -> tuple[str, FileInfo, list[LoadedFile]]:
-        """As `loader.load_chain`, with the first file read from the editor's buffer."""
+    def _load_chain(self, doc: Document, raw: str, diags: Diagnostics) -> tuple[str, FileInfo, list[LoadedFile] | None]:
+        """As `loader.load_chain`, with the first file read from the editor's buffer; None for the
+        chain when the last analysis holds for the text (`_layout_only`)."""
         display = doc.display
         bom = raw.startswith("\ufeff")
         text = parser.normalise(raw)
@@ -197,6 +200,8 @@ class Engine:
             diags.error("CIV004", "the file contains a NUL character",
                         Span(display, line, len(prefix) - (prefix.rfind("\n") + 1) + 1))
             return text, info, chain
+        if self._layout_only(doc, text, display):
+            return text, info, None
         diags.add_source(display, text)
         ast = info.ast = doc.parser.parse(text, display, doc.state, diags)
         if ast is None:
@@ -208,6 +213,32 @@ class Engine:
         chain += self._follow_bases(loaded, [here.resolve()], 1, diags)
         chain.reverse()
         return text, info, chain
+
+    def _layout_only(self, doc: Document, text: str, display: str) -> bool:
+        """Whether the edit since the last analysis changed only comments and spaces after the
+        tokens of lines (TextState.layout_only), within the limits, with the same bases: its rules,
+        and so its diagnostics, edition and index, are the last analysis's."""
+        previous = doc.analysis
+        if previous is None or previous.doc.ast is None or not doc.state.layout_only:
+            return False
+        if not parser._check_limits(text, display, Diagnostics(), doc.state.token_count(), doc.state.brackets()):
+            return False
+        here = doc.path if doc.path is not None else Path.cwd() / (Path(display).name or "untitled.civ")
+        bases = self._follow_bases(LoadedFile(here, display, text, previous.doc.ast), [here.resolve()], 1,
+                                   Diagnostics())
+        return len(bases) == len(previous.bases) and all(
+            a.ast is b.ast for a, b in zip(reversed(bases), previous.bases))
+
+    def _relaid(self, doc: Document, info: FileInfo, started: float) -> Analysis:
+        """The last analysis, on the new text."""
+        previous = doc.analysis
+        info.ast = previous.doc.ast
+        doc.state.stats["layout only"] += 1
+        analysis = Analysis(doc.uri, doc.version, info, previous.bases, previous.diagnostics, previous.edition,
+                            previous.last_edition, index=previous.index)
+        analysis.seconds = time.perf_counter() - started
+        doc.analysis = analysis
+        return analysis
 
     def _follow_bases(self, loaded, seen: list[Path], files: int, diags: Diagnostics) -> list[LoadedFile]:
         """The bases `loaded` extends, nearest first, as `loader.load_chain` follows them (`files`

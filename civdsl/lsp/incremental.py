@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import loader, parser, syntax
 from ..diagnostics import Diagnostic, Diagnostics, Span
-from .tokens import Tok, _tokenize_line, scan_statements, split_statements
+from .tokens import Tok, lex_line, scan_statements, split_statements
 
 # ---------------------------------------------------------------------------------------------
 # Incremental parsing of a buffer
@@ -278,12 +278,15 @@ class TextState:
     def __init__(self):
         self.lines: list[str] = []
         self.line_starts: list[int] = []
-        self.entries: list[list[tuple]] = []  # per line: `_tokenize_line`'s entries
+        self.entries: list[list[tuple]] = []  # per line: `lex_line`'s entries
         self.counts: list[int] = []  # per line: the matches the token limit counts
         self.skeletons: list[str] = []  # per line: its brackets outside strings and comments
         self.marks: list[tuple[int, int]] = []  # (line, column), 0-based, of each statement's start
         self.lexed: dict[str, tuple[list[tuple], int, str]] = {}  # a line's text -> (entries, count, skeleton)
-        self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0}
+        self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0, "layout only": 0}
+        # whether the last edit changed only comments and spaces after a line's last token: every
+        # token of the text is where it was, so the parse, and every later pass, is as before
+        self.layout_only = False
 
     def update(self, text: str) -> None:
         new = text.split("\n")
@@ -293,6 +296,9 @@ class TextState:
         tail = _common_suffix(old, new, min(len(old), len(new)) - head) if same else 0
         old_end, new_end = len(old) - tail, len(new) - tail
         fresh = [self._lex(line) for line in new[head:new_end]]
+        self.layout_only = same and len(old) == len(new) and all(
+            _significant(line, entries) == _significant(new[n], fresh[n - head][0])
+            for n, (line, entries) in enumerate(zip(old[head:old_end], self.entries[head:old_end]), head))
         # new lists, not changed in place: the analyses made before keep the lines they were made of
         self.entries = self.entries[:head] + [f[0] for f in fresh] + self.entries[old_end:]
         self.counts = self.counts[:head] + [f[1] for f in fresh] + self.counts[old_end:]
@@ -318,7 +324,7 @@ class TextState:
     def _lex(self, line: str) -> tuple[list[tuple], int, str]:
         found = self.lexed.get(line)
         if found is None:
-            found = self.lexed[line] = (_tokenize_line(line), parser.count_tokens(line), parser.bracket_skeleton(line))
+            found = self.lexed[line] = (lex_line(line), parser.count_tokens(line), parser.bracket_skeleton(line))
         return found
 
     def _marks(self, head: int, old_end: int, new_end: int) -> list[tuple[int, int]]:
@@ -359,6 +365,11 @@ class TextState:
         self.stats["full scans"] += 1
         toks, lines = self._window(0, 0, len(self.lines), 0)
         return [(lines[i], toks[i].start) if toks else (0, 0) for i in split_statements(toks)]
+
+
+def _significant(line: str, entries: list[tuple]) -> str:
+    """A line up to the end of its last token (what follows is spaces and a comment)."""
+    return line[:entries[-1][3]] if entries else ""
 
 
 def _common_prefix(a: list[str], b: list[str]) -> int:

@@ -47,7 +47,7 @@ def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
         if entry is None:
             entry = cache.get(line) if cache is not None else None
             if entry is None:
-                entry = _tokenize_line(line)
+                entry = lex_line(line)
             fresh[line] = entry
         for kind, value, start, end, type_ in entry:
             append(Tok(kind, value, base + start, base + end, type_))
@@ -61,7 +61,7 @@ def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
 def tokens_of_lines(entries: list[list[tuple]], line_starts: list[int], first: int = 0,
                     last: int | None = None) -> list[Tok]:
     """The tokens of lines first..last-1 (every line by default), from each line's lexed entries
-    (`_tokenize_line`) and the offsets where the lines start."""
+    (`lex_line`) and the offsets where the lines start."""
     out: list[Tok] = []
     append = out.append
     for n in range(first, len(entries) if last is None else last):
@@ -71,7 +71,7 @@ def tokens_of_lines(entries: list[list[tuple]], line_starts: list[int], first: i
     return out
 
 
-def _tokenize_line(line: str) -> list[tuple[str, str, int, int, str]]:
+def lex_line(line: str) -> list[tuple[str, str, int, int, str]]:
     from lark.exceptions import UnexpectedCharacters
     from lark.lexer import LexerThread
 
