@@ -145,3 +145,15 @@ def test_an_edit_of_comments_and_spaces_alone_keeps_the_analysis_and_answers_as_
     assert doc.state.stats["layout only"] == len(edits)
     assert analysis.diagnostics.to_json() == check_file(path).diagnostics.to_json()
     assert analysis.diagnostics.errors[0].span.column == d.span.column + 1
+
+
+def test_the_lines_kept_stay_within_a_few_times_the_buffers_own():
+    """Each keystroke leaves a line behind in the cache of lexed lines; it is pruned to the
+    buffer's lines, so a long session does not grow it without bound."""
+    state = TextState()
+    text = "language 1\nedition t \"T\"\n" + "note \"x\"\n" * 50
+    for k in range(5_000):
+        state.update(text + f"# {k}\n")
+        assert len(state.lexed) <= 2 * len(state.lines) + 1_000
+    assert state.token_count() == parser.count_tokens(text + "# 4999\n")
+    assert state.brackets() == parser.bracket_skeleton(text)

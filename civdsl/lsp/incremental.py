@@ -282,7 +282,7 @@ class TextState:
         self.counts: list[int] = []  # per line: the matches the token limit counts
         self.skeletons: list[str] = []  # per line: its brackets outside strings and comments
         self.marks: list[tuple[int, int]] = []  # (line, column), 0-based, of each statement's start
-        self.lexed: dict[str, tuple[list[tuple], int, str]] = {}  # a line's text -> (entries, count, skeleton)
+        self.lexed: dict[str, list] = {}  # a line's text -> [entries, count, skeleton]
         self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0, "layout only": 0}
         # whether the last edit changed only comments and spaces after a line's last token: every
         # token of the text is where it was, so the parse, and every later pass, is as before
@@ -307,6 +307,10 @@ class TextState:
         self.line_starts = _line_starts(new)
         self.marks = self._marks(head, old_end, new_end) if same else self._all_marks()
         self.stats["lines lexed"] += len(fresh)
+        if len(self.lexed) > 2 * len(new) + 1_000:
+            # forget the lines edits left behind (each keystroke leaves one): the cache stays
+            # within a few times the buffer's own lines
+            self.lexed = {line: found for line, *found in zip(new, self.entries, self.counts, self.skeletons)}
 
     def token_count(self) -> int:
         """`parser.count_tokens` of the text."""
@@ -321,10 +325,10 @@ class TextState:
         starts = self.line_starts
         return [starts[line] + column for line, column in self.marks[1:]]
 
-    def _lex(self, line: str) -> tuple[list[tuple], int, str]:
+    def _lex(self, line: str) -> list:
         found = self.lexed.get(line)
         if found is None:
-            found = self.lexed[line] = (lex_line(line), parser.count_tokens(line), parser.bracket_skeleton(line))
+            found = self.lexed[line] = [lex_line(line), parser.count_tokens(line), parser.bracket_skeleton(line)]
         return found
 
     def _marks(self, head: int, old_end: int, new_end: int) -> list[tuple[int, int]]:
