@@ -157,3 +157,12 @@ def test_the_lines_kept_stay_within_a_few_times_the_buffers_own():
         assert len(state.lexed) <= 2 * len(state.lines) + 1_000
     assert state.token_count() == parser.count_tokens(text + "# 4999\n")
     assert state.brackets() == parser.bracket_skeleton(text)
+
+
+def test_a_buffer_over_the_size_limit_is_refused_before_it_is_lexed():
+    engine = Engine()
+    text = 'language 1\nedition t "T"\n' + ("note \"" + "x" * 900 + "\"\n") * (parser.MAX_BYTES // 900 + 10)
+    doc = engine.open("untitled:big.civ", text, 1)
+    [d] = engine.analyse(doc).diagnostics.errors
+    assert d.code == "CIV005"
+    assert doc.state.stats["lines lexed"] == 0

@@ -186,14 +186,14 @@ class Engine:
         display = doc.display
         bom = raw.startswith("\ufeff")
         text = parser.normalise(raw)
-        doc.state.update(text)
-        info = FileInfo(text, display, doc.path, doc.uri, bom, doc.state)
         chain: list[LoadedFile] = []
         size = len(raw.encode("utf-8", errors="surrogatepass"))
-        if size > parser.MAX_BYTES:
+        if size > parser.MAX_BYTES:  # refused before any of it is lexed
             diags.error("CIV005", f"{display} is {size:,} bytes; the limit is {parser.MAX_BYTES:,}",
                         Span(display, 1, 1))
-            return text, info, chain
+            return text, FileInfo(text, display, doc.path, doc.uri, bom), chain
+        doc.state.update(text)
+        info = FileInfo(text, display, doc.path, doc.uri, bom, doc.state)
         if "\0" in text:
             prefix = text[: text.index("\0")]
             line = prefix.count("\n") + 1

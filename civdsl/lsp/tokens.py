@@ -11,6 +11,7 @@ enclosing a token."""
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import NamedTuple
 
@@ -35,27 +36,12 @@ def lexer():
     return BasicLexer(parser._parser().lexer_conf)
 
 
-def tokenize(text: str, cache: dict | None = None) -> list[Tok]:
-    """Every token of the text but whitespace and comments. Lines are lexed one by one; with a
-    `cache` (kept by the caller from one edit to the next) only lines that changed are lexed again."""
-    out: list[Tok] = []
-    append = out.append
-    fresh: dict[str, list] = {}
-    base = 0
-    for line in text.split("\n"):
-        entry = fresh.get(line)
-        if entry is None:
-            entry = cache.get(line) if cache is not None else None
-            if entry is None:
-                entry = lex_line(line)
-            fresh[line] = entry
-        for kind, value, start, end, type_ in entry:
-            append(Tok(kind, value, base + start, base + end, type_))
-        base += len(line) + 1
-    if cache is not None:
-        cache.clear()
-        cache.update(fresh)
-    return out
+def tokenize(text: str) -> list[Tok]:
+    """Every token of the text but whitespace and comments, lexed line by line (an open buffer's
+    lines are kept lexed from edit to edit by its `incremental.TextState`)."""
+    lines = text.split("\n")
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    return tokens_of_lines([lex_line(line) for line in lines], starts)
 
 
 def tokens_of_lines(entries: list[list[tuple]], line_starts: list[int], first: int = 0,
