@@ -166,3 +166,25 @@ def test_a_buffer_over_the_size_limit_is_refused_before_it_is_lexed():
     [d] = engine.analyse(doc).diagnostics.errors
     assert d.code == "CIV005"
     assert doc.state.stats["lines lexed"] == 0
+
+
+def test_the_index_of_references_after_edits_equals_one_made_from_scratch():
+    """Statements that moved keep their uses, moved with them; each edit's index equals the index
+    of a fresh analysis of the same text, use for use, span for span."""
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    rng = random.Random("index")
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    engine.analyse(doc)
+    text = source
+    for step in range(12):
+        text = _edit(rng, text, source, step if step % 2 else 0)  # every other edit moves statements
+        engine.update("untitled:m.civ", text, step + 1)
+        kept = engine.analyse(doc)
+        fresh = Engine()
+        again = fresh.analyse(fresh.open("untitled:m.civ", text, 1))
+        if kept.doc.ast is None:
+            assert again.doc.ast is None
+            continue
+        assert kept.refs().refs == again.refs().refs, f"step {step}"
+    assert doc.parser.stats["shifted"] > 0
