@@ -17,8 +17,6 @@ from .hover import advance_summary, call_signature, signature
 from .incremental import PREFIX
 from .tokens import Tok, block_opener, split_statements
 
-# --- completion
-
 
 @dataclass
 class Completion:

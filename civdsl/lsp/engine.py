@@ -24,10 +24,6 @@ from .files import NAVIGABLE, FileInfo, Symbol
 from .incremental import IncrementalParser, TextState
 from .tokens import Tok, unquote_string
 
-# ---------------------------------------------------------------------------------------------
-# The engine: documents, the extends chain, analyses
-
-
 @dataclass
 class Analysis:
     uri: str
@@ -299,8 +295,7 @@ class Engine:
         self._bases.clear()
 
 
-# ---------------------------------------------------------------------------------------------
-# Features, as plain data: the server turns these into LSP messages.
+# --- where each diagnostic is shown
 
 
 def diagnostics_by_file(analysis: Analysis) -> dict[str, list[tuple[Diagnostic, FileInfo | None, Path | None]]]:

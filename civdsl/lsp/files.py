@@ -13,10 +13,6 @@ from ..loader import LoadedFile
 from ..references import Ref
 from .tokens import Tok, tokenize, tokens_of_lines
 
-# ---------------------------------------------------------------------------------------------
-# Files, positions and the symbol index
-
-
 @dataclass
 class Symbol:
     """A declaration or use of the index of references (references.py), at offsets of its file."""

@@ -16,9 +16,6 @@ from .. import loader, parser, syntax
 from ..diagnostics import Diagnostic, Diagnostics, Span
 from .tokens import Tok, lex_line, scan_statements, split_statements
 
-# ---------------------------------------------------------------------------------------------
-# Incremental parsing of a buffer
-
 PREFIX = 'language 1 edition _ ""'  # a header in front of a statement parsed on its own (line 1)
 
 

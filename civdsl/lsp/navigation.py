@@ -11,8 +11,6 @@ from .engine import Analysis
 from .files import FileInfo, Symbol
 from .tokens import quote_string
 
-# --- finding things: the index of references answers, across the chain
-
 
 @dataclass
 class Target:

@@ -14,8 +14,6 @@ from .tokens import Tok, split_statements, unquote_string
 
 log = logging.getLogger("civdsl.lsp")
 
-# --- outline
-
 
 @dataclass
 class OutlineItem:

@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 from .. import parser, syntax
 
-# ---------------------------------------------------------------------------------------------
 class Tok(NamedTuple):
     kind: str  # kw, name, string, ustring (unterminated), code, int, op, error
     text: str
