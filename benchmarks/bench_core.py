@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import civdsl  # noqa: E402
-from civdsl import runtime  # noqa: E402
+from civdsl import pricing, runtime  # noqa: E402
 from civdsl.codegen import generate  # noqa: E402
 from civdsl import loader  # noqa: E402
 from civdsl.frontend import check_file  # noqa: E402
@@ -160,7 +160,7 @@ def cost_any_three():
 
     def run():
         for c in combos:
-            runtime.prices(rb.module, held, c)
+            pricing.prices(rb.module, held, c)
 
     t = best_of(run, repeat=3)
     print(f"cost of every 3-advance purchase ({len(combos):,} of them): {t * 1000:.0f} ms "

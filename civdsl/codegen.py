@@ -4,7 +4,7 @@ Safety by construction: every value that comes from a rulebook is emitted with `
 an int), every identifier in the output is made here from a fixed prefix, a counter and an
 ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
 before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
-rule's function records which rulebook line it came from (`LINES`), so that `runtime.located`
+rule's function records which rulebook line it came from (`LINES`), so that `sourcemap.located`
 can report an error at the rulebook line.
 """
 
@@ -128,6 +128,7 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
     w.line(f"LAST_EPOCH_FACTS = {tuple(f.name for f in vocab.FACTS.values() if f.last_epoch_only)!r}")
     w.line(f"CIVILIZATION_FACTS = {vocab.CIVILIZATION_FACTS!r}")
+    w.line(f"AST_COUNTED_FACTS = {vocab.AST_COUNTED_FACTS!r}")
     city = consts.get("city_points", vocab.ENGINE_NAMES["city_points"].default)
     token = consts.get("token_points", vocab.ENGINE_NAMES["token_points"].default)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
@@ -154,7 +155,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
 
 def _advance_record(a) -> dict:
     """An advance's data as the runtime reads it (ADVANCES)."""
-    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "vp_when": tuple(a.vp_when), "credits": dict(a.credits),
             "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
             "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
             "line": a.span.line}

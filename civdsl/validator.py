@@ -112,6 +112,7 @@ class _Validator(NodeVisitor):
             return
         read = _names_read([v for k, v in vars(self.ed).items() if k != "options"], set(self.ed.options))
         read |= {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
+        read |= set(self.ed.vp_tiers_when)
         for name, opt in self.ed.options.items():
             if name not in read:
                 self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
@@ -168,10 +169,15 @@ class _Validator(NodeVisitor):
                     self._whole_constant(f"`amounts {name}`", values[0], spans.get(name), item)
 
     def _vp_tiers(self) -> None:
-        tiers = self.ed.vp_tiers
-        bounds = [b for b, _ in tiers if b is not None]
-        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
-            self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", self.ed.vp_tiers_span)
+        readings = [(self.ed.vp_tiers, self.ed.vp_tiers_span)] + [(t, s) for t, s, _ in self.ed.vp_tiers_when.values()]
+        for tiers, span in readings:
+            bounds = [b for b, _ in tiers if b is not None]
+            if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
+                self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", span)
+        for option, (_tiers, _span, named) in self.ed.vp_tiers_when.items():
+            if option not in self.ed.options:
+                self.d.error("CIV013", f"unknown option `{option}` in `vp tiers when`", named,
+                             help=suggestion(option, list(self.ed.options)) or f"declare it: `option {option} \"why\" off`")
 
     def _consts_tables(self) -> None:
         declared: set[str] = set()
@@ -336,6 +342,9 @@ class _Validator(NodeVisitor):
                              adv.field_spans["vp"], item=name)
         elif self.ed.vp_tiers:
             adv.vp = tier
+        if not adv.vp_explicit:  # a printed figure is the card's under every reading of the tiers
+            adv.vp_when = [(option, vp) for option, (tiers, _, _) in self.ed.vp_tiers_when.items()
+                           if (vp := self.ed.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
 
     def _prerequisite_cycles(self) -> None:
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
