@@ -61,4 +61,6 @@ FIELDS: dict[str, Bound] = {
     "ast spaces": Bound(1, 1_000, "the number of spaces of an A.S.T. track"),
     "ast space": Bound(0, 1_000, "an A.S.T. space"),
     "ast rank": Bound(1, 1_000, "a place in the A.S.T. ranking"),
+    # a game file seats at most 64 players (ledger/gamefile.MAX_PLAYERS)
+    "players": Bound(1, 64, "a number of players"),
 }

@@ -80,6 +80,8 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     _start_credits(w, ed, compiler)
     _score(w, ed, compiler)
     _turn(w, ed)
+    _trade_decks(w, ed)
+    _setup_players(w, ed)
     if ed.has_rounds:
         rounds_codegen.emit(w, consts, options, ed)
     w.line("")
@@ -400,7 +402,9 @@ def _civilizations(w: Writer, ed: Edition) -> None:
     # Each civilization's row on each track: the first space of every epoch after the first.
     _records(w, "CIVILIZATIONS", [(civ.name, {"rank": civ.rank, "block": civ.block, "rows": {
         t: {"spaces": r.spaces if r.spaces is not None else ed.asts[t].spaces, "starts": tuple(r.starts)}
-        for t, r in civ.rows.items() if t in ed.asts}, "setups": tuple(civ.setups)}) for civ in ed.civilizations.values()])
+        for t, r in civ.rows.items() if t in ed.asts}, "setups": tuple(civ.setups),
+        "block_for": {setup: block for block, setups in civ.block_for for setup in setups}})
+        for civ in ed.civilizations.values()])
 
 
 def _start_credits(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
@@ -441,6 +445,28 @@ def _turn(w: Writer, ed: Edition) -> None:
         actions = tuple((call.name, _action_arguments(call), call.span.line) for call in step.actions)
         w.line(f"    {{'name': {step.name!r}, 'when': {step.when!r}, 'line': {step.span.line!r}, "
                f"'actions': {actions!r}}},", step.span)
+    w.line(")")
+
+
+def _setup_players(w: Writer, ed: Edition) -> None:
+    """Set-ups whose player counts are declared (`setups "NAME" for LOW..HIGH`): (low, high, doc)."""
+    w.line("")
+    w.line("SETUP_PLAYERS = {")
+    for name, (low, high, doc, span) in ed.setup_players.items():
+        w.line(f"    {name!r}: {(low, high, doc)!r},", span)
+    w.line("}")
+
+
+def _trade_decks(w: Writer, ed: Edition) -> None:
+    """The trade-card decks by player count: each stack's layers from the top, each layer's cards
+    (name, how many) and its `clear` quantity (a number, or the name it reads)."""
+    w.line("")
+    w.line("TRADE_DECKS = (")
+    for d in ed.trade_decks.values():
+        stacks = {n: tuple({"cards": tuple((name, count) for name, count, _ in layer.cards), "clear": layer.clear}
+                           for layer in layers) for n, layers in d.stacks.items()}
+        w.line(f"    {{'name': {d.name!r}, 'players': {(d.low, d.high)!r}, 'block': {d.block!r}, "
+               f"'stacks': {stacks!r}, 'line': {d.span.line!r}}},", d.span)
     w.line(")")
 
 

@@ -272,6 +272,19 @@ _ALL = [
          "once. The notes list the set-ups for the player count.",
          "game new megaciv --players a:Minoa,b:Saba,c:Hatti,d:Hellas,e:Egypt",
          "game new megaciv --players a:Minoa,b:Assyria,c:Hatti,d:Hellas,e:Egypt"),
+    Code("CIV146", "a trade deck that does not fit the rulebook", "A `trade_deck` names the cards of each trade "
+         "stack for a range of player counts: each card must be a commodity or calamity of that stack, the block "
+         "and a `clear` quantity must be declared, no two decks may deal the same block to the same player count, "
+         "and at no player count may the decks hold more cards of a commodity than its `count`.",
+         'trade_deck "West" for 5..8 block west { stack 1 { "Ochre" 9, "Papyri" 8 } }',
+         'trade_deck "West" for 5..8 block west { stack 1 { "Ochre" 9 } stack 2 { "Papyri" 8 } }'),
+    Code("CIV147", "a set-up that does not fit its civilizations", "`block ID for \"SETUP\", ...` says which "
+         "trade block a civilization plays in some of its set-ups (Mega Civilization's combined games move Assyria "
+         "and Egypt East): each set-up must be one of its `setups`, and the block another declared block. "
+         "`setups \"NAME\" for LOW..HIGH` lets that many players choose among the civilizations naming the set-up: "
+         "no more players than civilizations.",
+         'civilization "Assyria" { block west setups "12" block east for "13" }',
+         'civilization "Assyria" { block west setups "12", "13" block east for "13" }'),
     Code("CIV160", "a `cites` with nothing to cite", "`cites` names the printed clauses implemented by the statement "
          "written just before it (or, first in a block, by the block's own statement). At the top of a rulebook, "
          "before any statement, it cites nothing.",

@@ -87,7 +87,9 @@ class Diagnostics:
     def render(self, *, color: bool = False, limit: int | None = None, notes: bool = False) -> str:
         """Errors and warnings; `notes` also shows acknowledged errata and other notes."""
         shown = [d for d in self.sorted() if notes or d.level != "note"]
-        parts = [render_one(d, self.sources, color=color) for d in shown[:limit]]
+        # one split per file, not per diagnostic: thousands of diagnostics on a long file stay linear
+        lines_of = {path: text.split("\n") for path, text in self.sources.items()}
+        parts = [render_one(d, self.sources, color=color, lines_of=lines_of) for d in shown[:limit]]
         if len(parts) < len(shown):
             parts.append(f"... and {len(shown) - len(parts)} more")
         summary = _summary(self.items)
@@ -113,11 +115,13 @@ _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m",
 _RESET = "\x1b[0m"
 
 
-def render_one(d: Diagnostic, sources: dict[str, str], *, color: bool = False) -> str:
+def render_one(d: Diagnostic, sources: dict[str, str], *, color: bool = False,
+               lines_of: dict[str, list[str]] | None = None) -> str:
     head = _paint(f"{d.level}[{d.code}]: {d.message}", d.level, color)
     lines = [f"{d.span}: {head}" if d.span else head]
     if d.span and d.span.path in sources:
-        lines += _excerpt(d.span, sources[d.span.path], d.level, color)
+        src_lines = lines_of[d.span.path] if lines_of is not None else sources[d.span.path].split("\n")
+        lines += _excerpt(d.span, src_lines, d.level, color)
     lines += [f"  = note: {note}" for note in d.notes]
     if d.help:
         lines.append(f"  = {_paint('help', 'help', color)}: {d.help}")
@@ -129,10 +133,9 @@ def _paint(text: str, level: str, color: bool) -> str:
     return f"{_COLORS[level]}{text}{_RESET}" if color else text
 
 
-def _excerpt(span: Span, source: str, level: str, color: bool) -> list[str]:
+def _excerpt(span: Span, src_lines: list[str], level: str, color: bool) -> list[str]:
     """The source line a span is on, as written, with a caret under the span (nothing when the
     line is not in the source)."""
-    src_lines = source.split("\n")
     if not 1 <= span.line <= len(src_lines):
         return []
     text = _printable(src_lines[span.line - 1])

@@ -451,6 +451,13 @@ class Differ:
             op = _op(x, y)
             if op is not None:
                 self.add("decks", op, f"stack {s}", "size", x, y, _DECK_TEXTS[op].format(s=s, x=x, y=y))
+        a, b = self.a.trade_decks, self.b.trade_decks
+        for name in list(a) + [n for n in b if n not in a]:
+            x, y = _shown(_trade_deck, a.get(name)), _shown(_trade_deck, b.get(name))
+            op = _op(x, y)
+            if op is not None:
+                self.add("decks", op, f"trade_deck {quote(name)}", "stacks", x, y,
+                         _SIGNED[op].format(label=f"trade_deck {quote(name)}", x=x, y=y))
 
     # --- A.S.T.
     def civilizations(self):
@@ -465,6 +472,8 @@ class Differ:
         self.attrs("ast", k, old, new, ("rank", "block"), f"civilization {quote(k)}")
         self.attrs("ast", k, old, new, ("setups",), f"civilization {quote(k)}",
                    show=lambda names: ", ".join(names) or "none")
+        self.attrs("ast", k, old, new, ("block_for",), f"civilization {quote(k)}",
+                   show=lambda pairs: "; ".join(f"{b} for {', '.join(s)}" for b, s in pairs) or "none")
         rows_a = {t: (r.spaces, r.starts) for t, r in old.rows.items()}
         rows_b = {t: (r.spaces, r.starts) for t, r in new.rows.items()}
         for t in sorted(set(rows_a) | set(rows_b)):
@@ -721,6 +730,15 @@ _CONST_TEXTS = {"removed": "- const {label} = {x}", "added": "+ const {label} = 
 _TABLE_TEXTS = {"removed": "- table {label} {x}", "added": "+ table {label} {y}", "changed": "table {label} {x} -> {y}"}
 _OPTION_TEXTS = {"removed": "- option {label} ({x})", "added": "+ option {label} {y}",
                  "changed": "option {label} {x} -> {y}"}
+def _trade_deck(d) -> str:
+    """A trade deck in words: its players and block, and each stack's layers (`then` between)."""
+    head = f"for {d.low}..{d.high if d.high is not None else ''}" + (f" block {d.block}" if d.block else "")
+    stacks = "; ".join(f"stack {n}: " + " then ".join(
+        ", ".join(f"{c} {k}" for c, k, _ in layer.cards) + (f" clear {layer.clear}" if layer.clear else "")
+        for layer in layers) for n, layers in d.stacks.items())
+    return f"{head} ({stacks})"
+
+
 _DECK_TEXTS = {"added": "+ deck stack {s} size {y}", "removed": "- deck stack {s} (size {x})",
                "changed": "deck stack {s} size {x} -> {y}"}
 

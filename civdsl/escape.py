@@ -6,6 +6,7 @@ so a name like `<script>`, `# Heading`, `A&nbsp;B` or `Grain\\r=cmd()` prints as
 from __future__ import annotations
 
 import html as _html
+import json
 import re
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!{}])")
@@ -82,3 +83,11 @@ def csv_text(text: str) -> str:
     if text.startswith(_FORMULA) and not re.fullmatch(r"[-+]?\d+(\.\d+)?", text):
         text = "'" + text
     return text
+
+
+def js_string(text: str) -> str:
+    """A JavaScript string literal for `text`: JSON with every non-ASCII character escaped (U+2028,
+    U+2029 and lone surrogates included) and `<`, `>`, `&` escaped, so that neither `</script` nor
+    `<!--` can appear, whatever the text says."""
+    out = json.dumps(str(text), ensure_ascii=True)
+    return out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

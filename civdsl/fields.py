@@ -150,6 +150,9 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("setups", "setups", "set-up names, comma-separated strings", False, None, None, "set-ups",
                   "the set-ups by player count that use it: a game's civilizations are those of one set-up",
                   explain="set-ups: {}"),
+        FieldSpec("block", "block_for", "`block ID for \"SETUP\", ...`: a trade block id and set-up names", True,
+                  "block", None, "block in set-ups",
+                  "the trade block it plays in those of its set-ups instead of `block` (a combined game)"),
     ) + _common(None),
 }
 

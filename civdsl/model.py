@@ -206,6 +206,8 @@ class Civilization:
     block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
     setups: list[str] = field(default_factory=list)
+    # (block, set-ups): the block it plays in those set-ups instead of `block` (combined games)
+    block_for: list[tuple[str, list[str]]] = field(default_factory=list)
     summary: str | None = None
     aka: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -335,6 +337,35 @@ class Deck:
 
 
 @dataclass
+class DeckLayer:
+    """Cards shuffled together and laid under the layer before (`then`); `clear`: the number of
+    its top cards kept free of calamities (a number, a const, a table read at the player count, or
+    `players`)."""
+
+    cards: list[tuple[str, int, Span]]  # (card name, how many, where written)
+    clear: int | str | None
+    span: Span
+
+
+@dataclass
+class TradeDeck:
+    """`trade_deck "NAME" for LOW..HIGH [block B] { stack N { LAYER then LAYER ... } }`: the
+    trade-card stacks a game of LOW to HIGH players deals (of one block, where given)."""
+
+    name: str
+    low: int
+    high: int | None
+    block: str | None
+    stacks: dict[int, list[DeckLayer]]
+    span: Span
+    notes: list[str] = field(default_factory=list)
+    block_span: Span | None = None  # where the block is named
+
+    def holds(self, players: int) -> bool:
+        return players >= self.low and (self.high is None or players <= self.high)
+
+
+@dataclass
 class StartCredits:
     """Credit points of every group each player starts with (`start credits EXPR [unless COND] [once]`)."""
 
@@ -412,6 +443,9 @@ class Edition:
     # `set_value off_block EXPR [when COND]`: a set redeemed outside its native trade block
     set_value_off_block: tuple[Expr, Expr | None, Span] | None = None
     decks: dict[int, Deck] = field(default_factory=dict)
+    trade_decks: dict[str, TradeDeck] = field(default_factory=dict)  # by name, in declaration order
+    # `setups "NAME" for LOW..HIGH ["doc"]`: set-up -> (low, high, doc, span)
+    setup_players: dict[str, tuple[int, int, str | None, Span]] = field(default_factory=dict)
     asserts: list[Assertion] = field(default_factory=list)
     rulings: dict[str, Ruling] = field(default_factory=dict)  # by name, in the order of the chain
     overrules: dict[str, Overrule] = field(default_factory=dict)

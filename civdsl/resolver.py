@@ -18,7 +18,7 @@ from .expressions import EvalError, evaluate, unparse
 from .references import advances_named
 from .loader import LoadedFile
 from .rounds.resolve import RoundsApplier
-from .model import (Citation, TurnStep, Ability, Advance, Assertion, Law, Overrule, Ruling, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
+from .model import (Citation, DeckLayer, TradeDeck, TurnStep, Ability, Advance, Assertion, Law, Overrule, Ruling, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
 from .syntax import Branch, Call, EffectCall, Field, Item, Name, Num, Neg, Str
@@ -312,6 +312,29 @@ class _Applier(RoundsApplier):
         if self._once("deck", str(stack), item.span, f"deck stack {stack}"):
             self.ed.decks[stack] = Deck(stack, size, item.span)
 
+    def _item_setup_players(self, item: Item) -> None:
+        low, high, doc = item.value
+        if self._once("setup_players", item.name, item.span, f'setups "{item.name}" for'):
+            self.ed.setup_players[item.name] = (low, high, doc, item.span)
+
+    def _item_trade_deck(self, item: Item) -> None:
+        v = item.value
+        if not self._once("trade_deck", item.name, item.span, f"trade_deck \"{item.name}\""):
+            return
+        stacks: dict[int, list[DeckLayer]] = {}
+        for number, layers, span in v["stacks"]:
+            if number in stacks:
+                self.diags.error("CIV020", f"stack {number} of trade_deck \"{item.name}\" declared twice", span,
+                                 item=item.name)
+                continue
+            stacks[number] = [DeckLayer(layer["cards"], layer["clear"], layer["span"]) for layer in layers]
+        low, high = v["players"]
+        if high is not None and high < low:
+            self.diags.error("CIV146", f"trade_deck \"{item.name}\" is for {low}..{high} players: the range is "
+                             "empty", v["range_span"], item=item.name, help=f"write {high}..{low}")
+        self.ed.trade_decks[item.name] = TradeDeck(item.name, low, high, v["block"], dict(sorted(stacks.items())),
+                                                   item.span, v["notes"], v["block_span"])
+
     def _item_assert(self, item: Item) -> None:
         expr, message = item.value
         self.ed.asserts.append(Assertion(expr, message, item.span))
@@ -397,6 +420,7 @@ class _Applier(RoundsApplier):
                 spec = item_fields.field("civilization", f.key)
                 if spec is not None and spec.repeatable:
                     getattr(civ, spec.model_attr).append(f.value)
+                    civ.field_spans.setdefault(f.key, f.span)
                 elif spec is not None:
                     self._field_once(civ, f, item.name)
                     setattr(civ, spec.model_attr, f.value)

@@ -101,7 +101,8 @@ def _ast(t) -> dict:
 
 def _civilization(c, ed: Edition) -> dict:
     rows = {"row": lambda rows: {k: {"spaces": r.spaces if r.spaces is not None else ed.asts[k].spaces,
-                                     "starts": r.starts} for k, r in rows.items() if k in ed.asts}}
+                                     "starts": r.starts} for k, r in rows.items() if k in ed.asts},
+            "block_for": lambda pairs: [[block, list(setups)] for block, setups in pairs]}
     return _item("civilization", c, rows)
 
 
@@ -148,6 +149,12 @@ def to_data(ed: Edition) -> dict:
         "set_value_off_block": _off_block(ed.set_value_off_block),
         "abilities": [{"kind": ab.kind, "args": dict(ab.args), "doc": doc} for ab, doc in ed.abilities],
         "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
+        "setup_players": [{"setup": n, "low": lo, "high": hi, "doc": doc}
+                          for n, (lo, hi, doc, _) in ed.setup_players.items()],
+        "trade_decks": [{"name": d.name, "players": {"low": d.low, "high": d.high}, "block": d.block,
+                         "stacks": [{"stack": n, "layers": [{"cards": [{"card": c, "count": k} for c, k, _ in layer.cards],
+                                                             "clear": layer.clear} for layer in layers]}
+                                    for n, layers in d.stacks.items()]} for d in ed.trade_decks.values()],
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": _plain(ed.errata, "code", "item", "reason"),
         "rulings": [{"name": r.name, "question": r.question, "calls": [unparse(c) for c in r.calls]}

@@ -871,6 +871,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._field("block", c[1].value, meta)
 
     @v_args(meta=True)
+    def civ_block_for(self, meta, c):
+        return self._field("block_for", (c[1].value, [self._string(t) for t in self._tokens(c, "STRING")]), meta)
+
+    @v_args(meta=True)
     def civ_setups(self, meta, c):
         return self._field("setups", [self._string(t) for t in self._tokens(c, "STRING")], meta)
 
@@ -938,6 +942,53 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def deck_decl(self, meta, c):
         ints = self._tokens(c, "INT")
         return Item("deck", None, self._span(meta), value=(self._int(ints[0], "stack"), self._int(ints[1], "deck size")))
+
+    # --- set-ups chosen from more civilizations than players
+    @v_args(meta=True)
+    def setup_players_decl(self, meta, c):
+        texts = self._tokens(c, "STRING")
+        ints = self._tokens(c, "INT")
+        low = self._int(ints[0], "players")
+        high = self._int(ints[1], "players") if len(ints) > 1 else low
+        return Item("setup_players", self._string(texts[0]), self._span(meta),
+                    value=(low, high, self._string(texts[1]) if len(texts) > 1 else None),
+                    name_span=span_of(self.file, texts[0]))
+
+    # --- trade-card decks by player count
+    @v_args(meta=True)
+    def trade_deck_decl(self, meta, c):
+        ints = self._tokens(c, "INT")
+        low = self._int(ints[0], "players")
+        high = self._int(ints[1], "players") if len(ints) > 1 else None
+        block = self._tokens(c, "NAME")
+        stacks = [x for x in c if isinstance(x, tuple)]
+        notes = [f.value for f in self._fields(c) if f.key == "note"]
+        return Item("trade_deck", self._string(self._tokens(c, "STRING")[0]), self._span(meta),
+                    value={"players": (low, high), "block": block[0].value if block else None,
+                           "block_span": span_of(self.file, block[0]) if block else None,
+                           "range_span": span_of(self.file, ints[-1]), "stacks": stacks, "notes": notes},
+                    name_span=span_of(self.file, self._tokens(c, "STRING")[0]))
+
+    @v_args(meta=True)
+    def deck_stack(self, meta, c):
+        return (self._int(self._tokens(c, "INT")[0], "stack"), [x for x in c if isinstance(x, dict)],
+                self._span(meta))
+
+    def deck_under(self, c):
+        return c[-1]
+
+    @v_args(meta=True)
+    def deck_layer(self, meta, c):
+        clear = None
+        if any(isinstance(t, Token) and t.type == "CLEAR" for t in c):
+            tok = c[-1]
+            clear = self._int(tok, "deck size") if tok.type == "INT" else tok.value
+        return {"cards": [x for x in c if isinstance(x, tuple)], "clear": clear, "span": self._span(meta)}
+
+    @v_args(meta=True)
+    def deck_card(self, meta, c):
+        ints = self._tokens(c, "INT")
+        return (self._string(c[0]), self._int(ints[0], "commodity count") if ints else 1, self._span(meta))
 
     # --- printed clauses
     @v_args(meta=True)

@@ -84,6 +84,9 @@ class _Validator(NodeVisitor):
         self._turn()
         self._commodities()
         self._decks()
+        self._trade_decks()
+        self._civilization_blocks()
+        self._setup_players()
         self._asserts()
         if self.ed.has_rounds:
             rounds_checks.check(self.ed, self.d)
@@ -748,6 +751,111 @@ class _Validator(NodeVisitor):
                              deck.span, item=f"stack {stack}",
                              notes=[" + ".join(f"{count} {name}" for count, name in parts) or "no cards"],
                              help=f'fix a count, or record the printed mistake: errata CIV041 "stack {stack}" "why"')
+
+    def _trade_decks(self) -> None:
+        """CIV146: every card of a `trade_deck` is a commodity or calamity of that stack, its block
+        and `clear` are declared, no two decks deal the same block to the same player count, and at
+        no player count do the decks hold more cards of a commodity than the game has (`count`)."""
+        decks = list(self.ed.trade_decks.values())
+        blocks = ({c.block for c in self.ed.commodities.values()} | {c.block for c in self.ed.civilizations.values()}) - {None}
+        for deck in decks:
+            where = f'trade_deck "{deck.name}"'
+            if deck.block is not None and deck.block not in blocks:
+                self.d.error("CIV146", f"{where}: no trade block `{deck.block}`", deck.block_span, item=deck.name,
+                             help=suggestion(deck.block, sorted(blocks)) or "blocks are those of the commodities")
+            for number, layers in deck.stacks.items():
+                for layer in layers:
+                    self._deck_clear(deck, layer)
+                    for name, _, span in layer.cards:
+                        item = self.ed.commodities.get(name) or self.ed.calamities.get(name)
+                        if item is None:
+                            self.d.error("CIV146", f"{where}: no commodity or calamity `{name}`", span, item=deck.name,
+                                         help=suggestion(name, list(self.ed.commodities) + list(self.ed.calamities)))
+                        elif item.stack != number:
+                            self.d.error("CIV146", f"{where}: `{name}` belongs to stack {item.stack}, not {number}",
+                                         span, item=deck.name, help=f"move it to `stack {item.stack}`")
+        # player counts are 1..64 (bounds.py), so each count's decks are compared: linear in the decks
+        clashed: set[str] = set()
+        for players in range(FIELDS["players"].low, FIELDS["players"].high + 1):
+            dealt: dict = {}  # block -> the first deck dealing it for this count
+            for b in (d for d in decks if d.holds(players) and d.name not in clashed):
+                a = dealt.get(b.block) or (next(iter(dealt.values()), None) if b.block is None else dealt.get(None))
+                if a is None:
+                    dealt[b.block] = b
+                    continue
+                clashed.add(b.name)
+                self.d.error("CIV146", f'trade_deck "{b.name}" and "{a.name}" both deal '
+                             f"{'the ' + b.block + ' block' if b.block else 'the cards'} for {players} players",
+                             b.span, item=b.name, notes=[f'"{a.name}" is declared at {a.span}'],
+                             help="give each deck its own player counts or block")
+        least = self.ed.resolution.get("separate_blocks")
+        least = self.ed.consts[least[0]].value if least and least[0] in self.ed.consts else None
+        reported: set[str] = set()
+        for players in sorted({d.low for d in decks} | {d.high for d in decks if d.high is not None}):
+            dealt = [d for d in decks if d.holds(players)]
+            # with fewer players than `separate_blocks`, a game plays one block: its decks are alternatives
+            together = least is not None and players >= least
+            games = [dealt] if together else [[d for d in dealt if d.block in (b, None)]
+                                              for b in {d.block for d in dealt} or {None}]
+            for game in games:
+                self._deck_counts(game, players, reported)
+
+    def _deck_counts(self, decks: list, players: int, reported: set[str]) -> None:
+        held: dict[str, int] = {}
+        for d in decks:
+            for layers in d.stacks.values():
+                for layer in layers:
+                    for name, n, _ in layer.cards:
+                        held[name] = held.get(name, 0) + n
+        for name, n in held.items():
+            com = self.ed.commodities.get(name)
+            if com is not None and com.count and n > com.count and name not in reported:
+                reported.add(name)
+                span = next(s for d in decks for ls in d.stacks.values() for layer in ls
+                            for c, _, s in layer.cards if c == name)
+                self.d.error("CIV146", f"the trade decks for {players} players hold {n} {name} cards; the game "
+                             f"has {com.count}", span, item=name, help=f"fix a count (`commodity \"{name}\"` has "
+                             f"count {com.count})")
+
+    def _setup_players(self) -> None:
+        """CIV147: a set-up chosen by more players than civilizations name it."""
+        for name, (low, high, _, span) in self.ed.setup_players.items():
+            named = [c.name for c in self.ed.civilizations.values() if name in c.setups]
+            if high < low:
+                self.d.error("CIV147", f'setups "{name}" is for {low}..{high} players: the range is empty', span,
+                             item=name, help=f"write {high}..{low}")
+            elif named and len(named) < high:
+                self.d.error("CIV147", f'setups "{name}" is for up to {high} players, but only {len(named)} '
+                             f"civilizations name it ({', '.join(named)})", span, item=name,
+                             help="add the set-up to more civilizations' `setups`, or lower the count")
+
+    def _civilization_blocks(self) -> None:
+        """CIV147: `block ID for "SETUP", ...` names set-ups the civilization is in and a declared block."""
+        blocks = ({c.block for c in self.ed.commodities.values()} | {c.block for c in self.ed.civilizations.values()}
+                  | {b for c in self.ed.civilizations.values() for b, _ in c.block_for}) - {None}
+        for civ in self.ed.civilizations.values():
+            span = civ.field_spans.get("block_for", civ.span)
+            for block, setups in civ.block_for:
+                if block == civ.block:
+                    self.d.error("CIV147", f"`{civ.name}` plays block `{block}` anyway: `block {block} for ...` changes "
+                                 "nothing", span, item=civ.name, help="name the other block, or drop the line")
+                if not any(c.block == block for c in self.ed.commodities.values()) and block not in {
+                        c.block for c in self.ed.civilizations.values()}:
+                    self.d.error("CIV147", f"`{civ.name}`: no trade block `{block}`", span, item=civ.name,
+                                 help=suggestion(block, sorted(blocks)))
+                for setup in setups:
+                    if setup not in civ.setups:
+                        self.d.error("CIV147", f"`{civ.name}` is in no set-up `{setup}`", span, item=civ.name,
+                                     help=suggestion(setup, civ.setups) or f"its set-ups: {', '.join(civ.setups)}")
+
+    def _deck_clear(self, deck, layer) -> None:
+        clear = layer.clear
+        if isinstance(clear, str) and clear != "players" and clear not in self.ed.consts \
+                and clear not in self.ed.tables:
+            self.d.error("CIV146", f'trade_deck "{deck.name}": `clear {clear}` names no constant or table',
+                         layer.span, item=deck.name,
+                         help=suggestion(clear, ["players", *self.ed.consts, *self.ed.tables])
+                         or "write a number, `players`, a const or a table by player count")
 
     def _stack_parts(self, stack: int) -> list[tuple[int | None, str]]:
         """(cards, name) of each commodity and then each calamity in a trade stack."""

@@ -333,6 +333,12 @@ def resolution_settings_markdown() -> str:
     return "\n".join(rows) + "\n"
 
 
+# Transfers: what the victim loses to these effects goes to the calamity's beneficiary (his units
+# replace the victim's, as far as his stock allows; cards go to his hand). The ledger moves them
+# between the two players' states (civdsl/ledger/calamities.py); with no beneficiary they are lost.
+TRANSFER_KINDS = ("annex_unit_points", "annex_all_but_unit_points", "annex_cities", "civil_war_faction",
+                  "faction_split", "give_cards")
+
 # Select, then unselect (`amounts { prevention unselect }`, Mega Civilization and Expansion
 # Cyclone): for these kinds the selection (additions, never more than the bounding holding) is made
 # before prevention unselects some of it, so prevention is never lost against a short holding. The
@@ -372,15 +378,25 @@ _PHASE_ACTIONS = [
          "the treasury.", main=None),
     Kind("collect_tax", (Param("rate", "quantity", required=True, doc="treasury tokens per city"),
                          Param("bound", "enum", choices=("stock", "none"), default="stock",
-                               doc="stock: never more than the tokens in stock; the cities not taxed revolt")),
+                               doc="stock: never more than the tokens in stock; the cities not taxed revolt"),
+                         Param("revolt_rank", "str", doc="the fact whose most makes a player the beneficiary of "
+                                                         "a tax revolt (absent: the edition's `beneficiary_rank`)")),
          "each player moves {rate} tokens per city from stock to treasury",
          "Automatic: treasury grows by the rate (with held `tax_rate` abilities) times the cities; with "
-         "bound stock a player short of tokens moves all he has and the cities he could not tax revolt.",
+         "bound stock a player short of tokens moves all he has and the cities he could not tax revolt: the "
+         "player with the most `revolt_rank` (no victim of a revolt) annexes them as his cities in stock allow, "
+         "then the next, in A.S.T. order of the victims; the rest are destroyed.",
          main=None),
-    Kind("draw_trade_cards", (Param("stacks", "quantity", required=True, doc="the highest stack"),),
+    Kind("draw_trade_cards", (Param("stacks", "quantity", required=True, doc="the highest stack"),
+                              Param("order", "enum", choices=("fewest_cities", "seat"), default="seat",
+                                    doc="who draws first: fewest_cities (ties in A.S.T. order) or seat order"),
+                              Param("empty", "str", doc="the card drawn in place of one from an empty stack "
+                                                        "(absent: nothing is drawn)")),
          "each player draws one trade card per city, one from each stack from 1 up (at most stack {stacks})",
          "Each player enters the cards he drew: one per city, the first from stack 1, the next from stack 2 "
-         "and so on; a card of no stack (water) stands for one from an empty stack.", main=None),
+         "and so on; a card of no stack (water) stands for one from an empty stack. Where the rulebook "
+         "declares a `trade_deck` for the player count, the ledger keeps every stack's cards and draws for "
+         "the players on request (`civdsl game draw`), in the order given, with a seed.", main=None),
     Kind("buy_trade_cards", (),
          "players may buy trade cards as the edition's trade card purchases allow",
          "Each card bought is paid from treasury at the price of its stack (the `trade_card_purchase` "

@@ -45,6 +45,7 @@ SNIPPETS = {
     "ast spaces": 'ast basic "Basic" {{ spaces {n} epoch "Stone" {{ }} }}',
     "ast space": 'civilization "Minoa" {{ ast basic at {n} }}',
     "ast rank": 'civilization "Minoa" {{ rank {n} }}',
+    "players": 'setups "S" for {n}',
 }
 # held only at run time (how many dice a pool rolls is known only while playing)
 RUNTIME_ONLY = {"dice"}

@@ -66,8 +66,11 @@ def test_every_shipped_house_rule_renders_a_page(rendered):
 # Bytes: a page a phone loads at once. It was 250,000 before the pages carried the rulebook's
 # rulings, the printed clauses behind each item and a house rule's impact; the engine and the
 # interface alone still come to about 255,000 on the largest page (docs/performance.md says what
-# would win the rest back), so the goal is that figure plus room for the reference sections.
-PAGE_WEIGHT_GOAL = 270_000
+# would win the rest back), so the goal was that figure plus room for the reference sections,
+# 270,000. Generating the engines from Python (docs/engine-route.md) adds Python's values to the
+# page's runtime (pylib.js, 11 KB): the budget for that is +30%, the pages grew 5%, and
+# the goal is 280,000 now.
+PAGE_WEIGHT_GOAL = 280_000
 
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()

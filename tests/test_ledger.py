@@ -13,6 +13,8 @@ from civdsl.ledger.play import CHOICE, ILLEGAL, Refused
 
 GAMES = sorted((Path(__file__).parent / "games").glob("*.yaml"))
 FIVE = [("anna", "Egypt"), ("bruno", "Assyria"), ("chloe", "Minoa"), ("dario", "Hellas"), ("eva", "Hatti")]
+# 9 players, West: the minor calamities are in the stacks (seed 004, 9-11 players)
+NINE = FIVE + [("fabio", "Celt"), ("gina", "Carthage"), ("hugo", "Rome"), ("ines", "Iberia")]
 
 
 def new_game(edition="megaciv", seats=FIVE, track="basic", last_turn=None):
@@ -106,10 +108,10 @@ def test_each_side_of_a_trade_gives_at_least_the_edition_s_minimum():
     census(game, anna=(3, 10), bruno=(3, 10))
     step_named(game, "Trade cards acquisition")
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish"]})
-    game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Timber"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Clay", "Iron", "Fruit"]})
     step_named(game, "Trade", exact=True)
     with pytest.raises(Refused, match="at least 3"):
-        game.apply({"do": "trade", "player": "anna", "gives": ["Fish"], "with": "bruno", "gets": ["Flax"]})
+        game.apply({"do": "trade", "player": "anna", "gives": ["Fish"], "with": "bruno", "gets": ["Clay"]})
 
 
 def test_a_trade_moves_the_cards_and_a_traded_calamity_remembers_its_trader():
@@ -117,9 +119,9 @@ def test_a_trade_moves_the_cards_and_a_traded_calamity_remembers_its_trader():
     census(game, anna=(3, 10), bruno=(3, 10))
     step_named(game, "Trade cards acquisition")
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish"]})
-    game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Slave Revolt"]})  # stack 3, tradable
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Clay", "Iron", "Slave Revolt"]})  # stack 3, tradable
     step_named(game, "Trade", exact=True)
-    game.apply({"do": "trade", "player": "bruno", "gives": ["Flax", "Stone", "Slave Revolt"], "with": "anna",
+    game.apply({"do": "trade", "player": "bruno", "gives": ["Clay", "Iron", "Slave Revolt"], "with": "anna",
                 "gets": ["Ochre", "Papyri", "Fish"]})
     assert game.players["anna"].calamities == [("Slave Revolt", "bruno")]
     assert game.players["bruno"].cards == {"Ochre": 1, "Papyri": 1, "Fish": 1}
@@ -130,11 +132,11 @@ def test_a_nontradable_calamity_cannot_be_traded():
     census(game, anna=(3, 10), bruno=(3, 10))
     step_named(game, "Trade cards acquisition")
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Volcanic Eruption or Earthquake", "Fish"]})
-    game.apply({"do": "draw", "player": "bruno", "cards": ["Flax", "Stone", "Timber"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Clay", "Iron", "Fruit"]})
     step_named(game, "Trade", exact=True)
     with pytest.raises(Refused, match="may not be traded"):
         game.apply({"do": "trade", "player": "anna", "gives": ["Ochre", "Volcanic Eruption or Earthquake", "Fish"],
-                    "with": "bruno", "gets": ["Flax", "Stone", "Timber"]})
+                    "with": "bruno", "gets": ["Clay", "Iron", "Fruit"]})
 
 
 def _to_purchase(game, cards):
@@ -194,7 +196,7 @@ def test_the_step_ends_only_within_the_hand_limit_and_the_discard_is_the_players
 def test_each_calamity_sees_the_losses_of_the_one_before():
     # Tempest (stack 2) loses 5 treasury first; Squandered Wealth (stack 3) demands 10 and takes
     # what is left (chapter 8: a player loses what he has)
-    game = new_game()
+    game = new_game(seats=NINE)
     census(game, anna=(3, 10))
     step_named(game, "Trade cards acquisition")
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Tempest", "Squandered Wealth"]})
@@ -209,7 +211,7 @@ def test_each_calamity_sees_the_losses_of_the_one_before():
 
 
 def test_a_loss_in_unit_points_is_the_victims_choice_of_pieces():
-    game = new_game()
+    game = new_game(seats=NINE)
     census(game, anna=(2, 10))
     step_named(game, "Trade cards acquisition")
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Tempest"]})

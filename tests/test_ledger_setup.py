@@ -71,10 +71,10 @@ def test_a_seat_without_civilization_leaves_the_set_up_open():
 
 
 def test_an_edition_without_set_ups_checks_none():
-    rb = load("civ1981")
+    rb = load("expansion")  # 15.11: the group agrees the starting locations; the seed gives no set-ups
     assert not any(c.get("setups") for c in rb.module.CIVILIZATIONS.values())
     names = list(rb.module.CIVILIZATIONS)[:3]
-    assert gamefile.check_setup(rb.module.CIVILIZATIONS, names) is None
+    assert gamefile.check_setup(rb.module.CIVILIZATIONS, names, rb.module.SETUP_PLAYERS) is None
 
 
 def test_game_new_refuses_a_mixed_set_up_and_writes_nothing(tmp_path):
@@ -89,52 +89,71 @@ def test_game_new_refuses_a_mixed_set_up_and_writes_nothing(tmp_path):
 
 # --- two calamities of one name against one player in a step ---------------------------------
 
-def test_a_second_calamity_of_a_name_has_its_own_choice():
-    """civ1980-4, turn 5: anna's and chloe's Epidemics both strike bruno (the 1980 deck has two);
-    his loss of 10 unit points is chosen once for each, the second with `occurrence=2`."""
-    from pathlib import Path
-
+def _two_epidemics_against_bruno():
+    """A 1980 game of four in its calamity step: anna and chloe each hold an Epidemic dario traded
+    them (the printed deck has one; a table playing with two, as the hands are set here), and each
+    names bruno a secondary victim. Returns the game at the choice of bruno's second loss."""
     from civdsl.ledger.play import CHOICE, Refused
 
     rb = load("civ1980")
-    gf = gamefile.read(Path(__file__).parent / "games" / "civ1980-4.yaml")
-    i = next(i for i, e in enumerate(gf.events) if e.get("occurrence") == 2 and e["player"] == "bruno")
-    game = gamefile.replay(rb, gf, i)
-    before = game.players["bruno"].cities, game.players["bruno"].tokens
+    seats = [("anna", "Asia"), ("bruno", "Assyria"), ("chloe", "Crete"), ("dario", "Thrace")]
+    game = gamefile.start(rb, gamefile.new_setup("civ1980", rb, seats, None, None, 0))
+    for n in ("anna", "bruno", "chloe", "dario"):
+        game.apply({"do": "census", "player": n, "cities": 4, "tokens": 40})
+    while "Resolve calamities" not in game.current["name"]:
+        game.apply({"do": "next"})
+    game.players["anna"].calamities = [("Epidemic", "dario")]
+    game.players["chloe"].calamities = [("Epidemic", "dario")]
+    for _ in range(10):
+        try:
+            game.apply({"do": "next"})
+        except Refused as r:
+            assert r.code == CHOICE
+            n = r.needs[0]
+            if n["player"] == "bruno" and n.get("occurrence") == 2:
+                return game, r
+            nth = {"occurrence": n["occurrence"]} if n.get("occurrence", 1) > 1 else {}
+            if n["key"] == "secondary":
+                other = "chloe" if n["player"] == "anna" else "anna"
+                game.apply({"do": "choose", "player": n["player"], "calamity": "Epidemic",
+                            "secondary": {"bruno": 10, other: 10}, **nth})
+            else:
+                game.apply({"do": "choose", "player": n["player"], "calamity": "Epidemic", "tokens": n["amount"], **nth})
+    raise AssertionError("bruno's second Epidemic was never asked for")
+
+
+def test_a_second_calamity_of_a_name_has_its_own_choice():
+    """Two Epidemics strike bruno as a secondary victim: his loss of 10 unit points is chosen
+    once for each, the second with `occurrence=2`."""
+    from civdsl.ledger.play import Refused
+
+    game, refused = _two_epidemics_against_bruno()
     first = game.choices[("Epidemic", "bruno", 1)]
-    assert (first["cities"], first.get("tokens", 0)) == (2, 0)
-    rest = [e for e in gf.events[i + 1:] if e["do"] == "choose" and e["turn"] == gf.events[i]["turn"]]
-    with pytest.raises(Refused) as refused:  # the first choice does not answer for the second Epidemic
-        for e in rest:
-            game.apply(e)
-        game.apply(gamefile.stamped(game, {"do": "next"}))
-    assert refused.value.code == CHOICE
-    assert any(n["player"] == "bruno" and n.get("occurrence") == 2 for n in refused.value.needs)
-    assert any('choose bruno "Epidemic" occurrence=2 cities=C tokens=T' in c for c in refused.value.choices)
-    game = gamefile.replay(rb, gf, i)
-    game.apply(gamefile.stamped(game, {"do": "choose", "player": "bruno", "calamity": "Epidemic", "cities": 1,
-                                       "tokens": 5, "occurrence": 2}))
-    for e in rest:
-        game.apply(e)
-    game.apply(gamefile.stamped(game, {"do": "next"}))
+    assert first["tokens"] == 10
+    assert any('choose bruno "Epidemic" occurrence=2 cities=C tokens=T' in c for c in refused.choices)
+    before = game.players["bruno"].cities, game.players["bruno"].tokens
+    game.apply({"do": "choose", "player": "bruno", "calamity": "Epidemic", "cities": 1, "tokens": 5,
+                "occurrence": 2})
+    for _ in range(5):  # the others' losses, in tokens
+        try:
+            game.apply({"do": "next"})
+            break
+        except Refused as r:
+            n = r.needs[0]
+            assert n["player"] != "bruno"
+            game.apply({"do": "choose", "player": n["player"], "calamity": "Epidemic", "tokens": n["amount"],
+                        "occurrence": n.get("occurrence", 1)})
     after = game.players["bruno"].cities, game.players["bruno"].tokens
-    assert before[0] - after[0] == 2 + 1  # 2 cities for the first Epidemic, 1 for the second
-    assert before[1] - after[1] >= 5 - 0  # and 5 tokens for the second (more may come from later calamities)
+    assert before[0] - after[0] == 1 and before[1] - after[1] == 10 + 5  # 10 tokens for the first, 1 city + 5
 
 
 def test_an_occurrence_beyond_the_calamities_held_is_refused():
-    from pathlib import Path
-
     from civdsl.ledger.play import ILLEGAL, Refused
 
-    rb = load("civ1980")
-    gf = gamefile.read(Path(__file__).parent / "games" / "civ1980-4.yaml")
-    i = next(i for i, e in enumerate(gf.events) if e.get("occurrence") == 2 and e["player"] == "bruno")
-    game = gamefile.replay(rb, gf, i)
+    game, _ = _two_epidemics_against_bruno()
     for n in (0, 3):
         with pytest.raises(Refused) as refused:
-            game.apply(gamefile.stamped(game, {"do": "choose", "player": "bruno", "calamity": "Epidemic",
-                                               "cities": 2, "occurrence": n}))
+            game.apply({"do": "choose", "player": "bruno", "calamity": "Epidemic", "cities": 2, "occurrence": n})
         assert refused.value.code == ILLEGAL and "from once to 2 times" in refused.value.message
 
 
@@ -144,3 +163,42 @@ def test_choose_words_take_the_occurrence():
     event, at = words.parse("choose bruno Epidemic occurrence=2 cities=1 tokens=5".split())
     assert event == {"do": "choose", "player": "bruno", "calamity": "Epidemic", "occurrence": 2, "cities": 1,
                      "tokens": 5}
+
+
+# --- set-ups chosen from more nations than players ------------------------------------------------
+
+def _start(edition: str, nations: list) -> object:
+    rb = load(edition)
+    seats = [(f"p{i}", n) for i, n in enumerate(nations)]
+    return gamefile.start(rb, gamefile.new_setup(edition, rb, seats, None, None, 0))
+
+
+def test_three_players_of_1981_choose_three_of_the_five_western_nations():
+    # 1981, 28.3: only Italy, Africa, Illyria, Thrace and Crete are available for three players
+    assert _start("civ1981", ["Italy", "Crete", "Thrace"]).setup == "3 players"
+    with pytest.raises(gamefile.SetupError) as e:
+        _start("civ1981", ["Italy", "Crete", "Egypt"])
+    assert "`Egypt` is in no set-up for 3 players" in str(e.value)
+    assert "set-up 3 players: Africa, Italy, Illyria, Thrace, Crete (choose 3)" in e.value.notes
+
+
+def test_four_players_of_1981_play_the_four_eastern_nations():
+    assert _start("civ1981", ["Egypt", "Babylon", "Assyria", "Asia"]).setup == "4 players"
+    with pytest.raises(gamefile.SetupError):
+        _start("civ1981", ["Egypt", "Babylon", "Assyria", "Italy"])
+
+
+def test_a_set_up_whose_nations_the_text_does_not_give_takes_any():
+    # 1981, 26.3: nations starting on the discarded panel cannot be played, but none is named
+    game = _start("civ1981", ["Italy", "Egypt", "Asia", "Crete", "Thrace"])
+    assert game.setup == "5 players"
+    assert "the text does not name them" in load("civ1981").module.SETUP_PLAYERS["5 players"][2]
+
+
+def test_1980_s_tabulation_by_players():
+    # 1980, 42: two players choose among Asia, Crete and Thrace; six or seven among all nine
+    assert _start("civ1980", ["Asia", "Thrace"]).setup == "2 players"
+    with pytest.raises(gamefile.SetupError):
+        _start("civ1980", ["Asia", "Italy"])
+    assert _start("civ1980", ["Africa", "Asia", "Assyria", "Babylon", "Crete", "Egypt", "Italy"]).setup == \
+        "6 or 7 players"

@@ -98,3 +98,26 @@ def test_explain_prints_wrong_and_right_examples(root):
     assert "Wrong:" in proc.stdout and "Right:" in proc.stdout and "groups craft" in proc.stdout
     bad = run_cli("explain", "CIV999", cwd=root)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
+
+
+def test_many_diagnostics_on_one_file_split_its_text_once():
+    """Rendering N diagnostics of one file reads its lines once, so a hostile rulebook with
+    thousands of errors prints in time linear in its size."""
+    from civdsl.diagnostics import Diagnostics, Span
+
+    class CountingText(str):
+        splits = 0
+
+        def split(self, *args, **kwargs):
+            CountingText.splits += 1
+            return super().split(*args, **kwargs)
+
+    text = CountingText("\n".join(f'advance "A{i}" {{ cost 1 }}' for i in range(2000)))
+    diags = Diagnostics()
+    diags.add_source("many.civ", text)
+    for i in range(1, 2001):
+        diags.error("CIV010", "unknown name", Span("many.civ", i, 1, 8))
+    shown = diags.render()
+    assert shown.count("error[CIV010]") == 2000
+    assert '1000 | advance "A999" { cost 1 }' in shown
+    assert CountingText.splits == 1

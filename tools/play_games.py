@@ -89,7 +89,17 @@ class Player:
             self.add({"do": "census", "player": p.name, "cities": cities, "tokens": tokens, "ships": ships})
 
     def _draw_trade_cards(self, args) -> None:
+        """Where the rulebook deals the stacks, every player draws from them with a seed (as `civdsl
+        game draw` does); otherwise he names a card of each stack."""
+        from civdsl.ledger.events import draw_order
+
         g, m = self.game, self.game.module
+        if g.stacks is not None:
+            seed = self.rng.randrange(2**31)
+            for p in draw_order(g, args):
+                if p.cities:
+                    assert self.add({"do": "draw", "player": p.name, "seed": seed})
+            return
         stacks = g.quantity(args["stacks"]) or 9
         for p in sorted(g.seated(), key=lambda p: p.cities):
             cards = []
@@ -111,9 +121,12 @@ class Player:
         return self.rng.choice([c for c, x in m.COMMODITIES.items() if x["stack"] == stack])
 
     def _buy_trade_cards(self, args) -> None:
-        m = self.game.module
-        for p in self.game.seated():
+        g, m = self.game, self.game.module
+        for p in g.seated():
             if p.treasury >= 18 and self.rng.random() < 0.5:
+                if g.stacks is not None:  # the top card of his stack 9, drawn with a seed
+                    self.add({"do": "buy-cards", "player": p.name, "stacks": [9], "seed": self.rng.randrange(2**31)})
+                    continue
                 nine = [c for c, x in m.COMMODITIES.items() if x["stack"] == 9]
                 for _ in range(5):
                     if self.add({"do": "buy-cards", "player": p.name, "cards": [self.rng.choice(nine)]}):
@@ -284,9 +297,9 @@ def play(name: str, folder: Path | None = None, spec: tuple | None = None) -> Pa
     edition, count, track, turns, last_turn, *seed = spec or GAMES[name]
     rb = load(edition)
     civs = list(getattr(rb.module, "CIVILIZATIONS", {}))
-    fits = gamefile.setups_for(getattr(rb.module, "CIVILIZATIONS", {}), count)
-    if fits:  # the edition's first set-up for the player count
-        civs = next(iter(fits.values()))
+    fits = gamefile.setups_for(getattr(rb.module, "CIVILIZATIONS", {}), count, getattr(rb.module, "SETUP_PLAYERS", {}))
+    if any(fits.values()):  # the first civilizations of the edition's first set-up for the player count
+        civs = next(names for names in fits.values() if names)
     names = ["anna", "bruno", "chloe", "dario", "eva", "femke", "gus", "hana", "ivo", "jana", "kees", "lena",
              "milo", "nora", "otto", "pia", "quin", "rosa"][:count]
     seats = [(n, civs[i] if i < len(civs) else None) for i, n in enumerate(names)]

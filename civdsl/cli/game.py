@@ -128,8 +128,12 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     if as_json:
         emit_json({"file": output, "state": _state_data(game)}, rb.id)
         return
-    click.echo(f"{output}: {rb.name}, {len(seats)} players")
+    click.echo(f"{output}: {rb.name}, {len(seats)} players" + (f", set-up {game.setup}" if game.setup else ""))
     _start_credits(rb, game)
+    if game.stacks is not None:
+        click.echo(f"trade stacks dealt: {', '.join(game.stacks.decks.values())}")
+    else:
+        click.echo(f"no trade deck declared for {len(seats)} players: the players enter the cards they draw")
     _expects(game)
 
 
@@ -193,6 +197,52 @@ def add(path, words, as_json):
     _expects(game)
 
 
+@command("draw")
+@click.argument("path", metavar="GAME", type=click.Path(dir_okay=False))
+@click.option("--seed", type=click.IntRange(0, 2**31), help="Seed of the draws (default: one derived from the "
+              "game's seed and the turn, so the same game always draws the same cards).")
+def draw(path, seed, as_json):
+    """Draw the trade cards for every player who has not drawn this step, in the order the rules
+    give, from the stacks the rulebook's trade decks deal; each draw is added as an event with its
+    seed, so that a replay draws the same cards."""
+    import random
+
+    from ..ledger import events as ledger_events, gamefile, steps as turn_steps
+    from ..ledger.play import Refused
+
+    gf, rb = _load(path)
+    game = _replay(rb, gf, path)
+    args = turn_steps.actions(game.current).get("draw_trade_cards")
+    if args is None:
+        raise click.UsageError(f"step \"{game.current['name']}\" draws no trade cards: `game draw` is for the step "
+                               "that does (add `next` to reach it)")
+    if seed is None:
+        seed = random.Random(f"{game.seed}:{game.turn}").randrange(2**31)
+    added = []
+    for p in ledger_events.draw_order(game, args):
+        if game.done.get(("draw", p.name)) or not p.cities:
+            continue
+        event = gamefile.stamped(game, {"do": "draw", "player": p.name, "seed": seed})
+        try:
+            game.apply(event)
+        except Refused as r:
+            _fail(r.code, f"drawing for {p.name}: {r.message}", path, None, 1, notes=r.choices,
+                  help="nothing was written: the game file is unchanged")
+        added.append(event)
+    gf.events += added
+    from .common import write_output
+
+    write_output(Path(path), gamefile.text(gf))
+    if as_json:
+        emit_json({"added": added, "seed": seed, "state": _state_data(game)}, rb.id)
+        return
+    for entry in [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)]:
+        click.echo(_log_line(rb, entry))
+    if not added:
+        click.echo("every player with cities has drawn in this step")
+    _expects(game)
+
+
 def _usage(words: list[str], refusal) -> str:
     """How the event is written, when the refusal is about how it was written."""
     from ..ledger.words import USAGE
@@ -247,6 +297,11 @@ def show(path, turn, upto, player, log, as_json):
     for p in game.players.values():
         if player in (None, p.name):
             click.echo(_player_line(game, p))
+    if game.stacks is not None and player is None:
+        for s in game.stacks.to_data():
+            counts = " ".join(f"{n}:{k}" for n, k in s["stacks"].items())
+            waiting = sum(s["discarded"].values())
+            click.echo(f"  trade stacks ({s['deck']}): {counts}" + (f"; {waiting} on the discard piles" if waiting else ""))
     if log:
         click.echo("log:")
         for entry in game.log:
@@ -292,9 +347,10 @@ def _expects(game) -> None:
 def _state_data(game, player: str | None = None) -> dict:
     return {"turn": game.turn, "step": game.step + 1, "step_name": game.current["name"], "ended": game.ended,
             "players": [p.to_data() for p in game.players.values() if player in (None, p.name)],
+            "trade_stacks": game.stacks.to_data() if game.stacks is not None else None,
             "log": [e.to_data() for e in game.log],
             "expects": game.expects(), "scores": game.scores}
 
 
-for _cmd in (new, add, undo, show):
+for _cmd in (new, add, draw, undo, show):
     game.add_command(_cmd)

@@ -27,13 +27,15 @@ from .. import vocabulary as vocab
 from ..codegen import _requirement as requirement
 from ..codegen import (_AmountRules, _variant_options, calamity_variants, variant_index, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
                        call_mapping, score_lines, source_hashes)
-from ..expressions import MATH as MATH_FUNCTIONS
 from ..expressions import ExpressionCompiler
 from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError
+from ..escape import js_string
+from . import jsops
+from .py2es import engine_source
 
 # The runtime files in the order they are concatenated; jscost's and page's files join when present.
-RUNTIME_BEFORE = ("core.js", "resolve.js", "epoch.js", "score.js", "credits.js", "plan.js")
+RUNTIME_BEFORE = ("core.js", "pylib.js", "resolve.js", "epoch.js", "score.js", "credits.js", "plan.js")
 RUNTIME_AFTER = ("api.js",)
 # The generated module's own bookkeeping: the source map of its Python lines means nothing here.
 _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}
@@ -42,14 +44,6 @@ _JS_REQUIREMENT = RequirementWords("requirementAny", "requirement", "requirement
 
 
 # --- literals ------------------------------------------------------------------------------------
-
-def js_string(text: str) -> str:
-    """A JavaScript string literal for `text`: JSON with every non-ASCII character escaped (U+2028,
-    U+2029 and lone surrogates included) and `<`, `>`, `&` escaped, so that neither `</script` nor
-    `<!--` can appear, whatever the rulebook says."""
-    out = json.dumps(text, ensure_ascii=True)
-    return out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
 
 def js_json(value) -> str:
     """JSON text of plain data as a JavaScript expression that builds it: `JSON.parse('...')`, so a
@@ -238,12 +232,10 @@ class JSCompiler(ExpressionCompiler):
     so that Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
 
     HELD = "s.heldSet"
-    NOT, NEG = "not_({})", "neg({})"
+    NOT, NEG = jsops.NOT, jsops.NEG
     LOGIC, THUNK = "{op}_({operands})", "() => "
-    BINARY = {op: f"{fn}({{}}, {{}})" for op, fn in {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt",
-                                                        ">=": "ge", "+": "add", "-": "sub", "*": "mul", "/": "div",
-                                                        "//": "floordiv"}.items()}
-    MATH_CALLS = {**{name: name for name in MATH_FUNCTIONS}, "min": "min_", "max": "max_", "abs": "abs_"}
+    BINARY = jsops.BINARY
+    MATH_CALLS = jsops.MATH_CALLS
     TABLE = "lookup(RULE_TABLES.get({}), {})"
     HOLDS = "{held}.has({advance})"
     FUNCTION, NO_FUNCTION = "(s) => ", "null"
@@ -775,7 +767,7 @@ def engine_for(ed: Edition, module) -> str:
     return checked_engine("\n".join(engine_parts(ed, module)) + "\n")
 
 
-def engine_parts(ed: Edition, module) -> list[str]:
+def engine_parts(ed: Edition, module, short_names: bool = False) -> list[str]:
     """The engine's text in the parts it is joined from (with line breaks): the runtime files,
     the same in every page, and this edition's data and rules (page.py minifies the runtime
     files once per process)."""
@@ -785,6 +777,7 @@ def engine_parts(ed: Edition, module) -> list[str]:
         if text is not None:
             parts.append(f"// ---- runtime/{name}")
             parts.append(text)
+    parts.append(engine_source(short_names))
     parts.append("// ---- the data of this edition (the compiled module's constants)")
     parts.append(MODEL_ROWS_JS)
     parts.append(f"const MODEL = {js_model(model_data(module))};")

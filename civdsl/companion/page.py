@@ -750,7 +750,8 @@ def companion_html(module, edition=None, effect=None) -> str:
     against its base), the page sums up what the house rule changes for players."""
     extra = ((rulings_section(edition) + clauses_section(edition) if edition is not None else "")
              + (impact_section(effect) if effect else ""))
-    parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module))
+    # the engines generated from Python with short locals (py2es), the rules' renamed here
+    parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module, short_names=True))
     parts = without_unused(parts, ui_script())
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
     parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]

@@ -7,8 +7,8 @@ keep it). The edition's `resolution` rules discard the excess and set the order.
 from the fact that bounds its effect kind (vocabulary.BOUNDS): treasury, ships, tokens, the
 A.S.T. marker and destroyed cities at once; a loss whose pieces the rules leave to the player
 (unit points without the edition's `losses least_over`, cards to discard, the tokens a reduced
-city leaves) is asked for (CIV143) and given with `choose`; transfers to another player
-(annexations, factions, cards given) are entered as the next census."""
+city leaves) is asked for (CIV143) and given with `choose`; what a transfer takes (annexations,
+factions, cards given: vocabulary.TRANSFER_KINDS) goes to the calamity's beneficiary."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import random
 from .. import sourcemap
 from ..table.tablefile import Table
 from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
+from ..vocabulary import TRANSFER_KINDS
 from .play import CHOICE, ILLEGAL, Game, Refused
 
 CITY_FACTS = ("cities", "coastal_cities", "volcano_cities", "cities_adjacent_open_sea")
@@ -63,8 +64,9 @@ def resolve_step(game: Game, args: dict) -> None:
     kept, discarded = apply_limits(table, random.Random(f"{game.seed}:{game.turn}"))
     for d in discarded:
         _discard_calamity(game, d.victim, d.calamity)
-        game.note(f"{d.victim} discards {d.calamity} ({'a second of the same name' if d.why == 'duplicate' else d.why}"
-                  " beyond the calamity limits)", game.module.TABLE_RULES.get("lines", {}).get("discard"))
+        why = "a second of the same name" if d.why == "duplicate" else d.why.replace("_", " ")
+        game.note(f"{d.victim} discards {d.calamity} ({why} beyond the calamity limits)",
+                  game.module.TABLE_RULES.get("lines", {}).get("discard"))
     taken = _primary_victims_by_name(game.module, kept)
     # how many calamities of each name each player has suffered this step: a second one of a name
     # (where the edition lets it strike) has its own choices, `choose ... occurrence=2`
@@ -81,11 +83,12 @@ def resolve_step(game: Game, args: dict) -> None:
                 raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
                               "players or the map: give it with `choose`", [_need_words(n) for n in needs],
                               needs=needs)
-            _apply(game, r, suffered)
+            _apply(game, r, suffered, c.get("traded_by"))
             _discard_calamity(game, c["victim"], c["calamity"])
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes
+        game.discarded(p, [n for n, _ in p.calamities])
         p.calamities = []
 
 
@@ -126,9 +129,10 @@ def _discard_calamity(game: Game, victim: str, name: str) -> None:
     i = next((i for i, (n, _) in enumerate(p.calamities) if n == name), None)
     if i is not None:
         p.calamities.pop(i)
+        game.discarded(p, [name])
 
 
-def _apply(game: Game, r, suffered: dict) -> None:
+def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> None:
     line = game.module.CALAMITIES[r.calamity]["line"]
     victims = [(r.victim, r.primary, "primary")] + [(n, res, "secondary") for n, _, res in r.secondary]
     ben = f", beneficiary {r.beneficiary.name}" if r.beneficiary is not None and r.beneficiary.name else ""
@@ -138,17 +142,29 @@ def _apply(game: Game, r, suffered: dict) -> None:
             continue
         occurrence = suffered.get((r.calamity, name), 0) + 1
         suffered[(r.calamity, name)] = occurrence
-        lost = [_take(game, game.players[name], e, r.calamity, occurrence) for e in res.to_dict()["effects"]]
+        gains = r.beneficiary.name if r.beneficiary is not None and r.beneficiary.name in game.players else None
+        lost = [_take(game, game.players[name], e, r.calamity, occurrence, _recipient(e, trader, gains))
+                for e in res.to_dict()["effects"]]
         lost = [x for x in lost if x]
         game.note(f"{r.calamity}: {name} ({role} victim{ben}) {'; '.join(lost) or 'loses nothing'}", line)
 
 
-def _take(game: Game, p, effect: dict, calamity: str, occurrence: int) -> str:
-    """Take one effect's loss from the player's ledger; its words."""
+def _recipient(effect: dict, trader: str | None, beneficiary: str | None) -> str | None:
+    """Who gains what a transfer takes: the beneficiary, or the trader where the effect names him
+    (`give_cards(to=trader)`); cards handed to every other player are not kept (None)."""
+    to = effect.get("to", "beneficiary")
+    return trader if to == "trader" else beneficiary if to == "beneficiary" else None
+
+
+def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficiary: str | None = None) -> str:
+    """Take one effect's loss from the player's ledger; its words. What a transfer takes goes to
+    the beneficiary (vocabulary.TRANSFER_KINDS)."""
     amount = effect.get("taken", effect.get("amount"))
     kind, bound = effect["kind"], effect.get("bound")
     if not amount:
         return ""
+    if kind in TRANSFER_KINDS and beneficiary is not None and beneficiary != p.name:
+        return _transfer(game, p, game.players[beneficiary], effect, amount, calamity, occurrence)
     choice = game.choices.get((calamity, p.name, occurrence), {})
     if effect.get("loss"):
         return _pieces(p, effect["loss"]["cities"], effect["loss"]["tokens"])
@@ -173,6 +189,43 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int) -> str:
     if bound in ("commodity_cards", "commodity_face_value"):
         return _chosen_cards(game, p, amount, effect, choice, calamity, occurrence)
     return f"{kind.replace('_', ' ')} {amount} (not kept by the ledger: enter what changes on the map as a census)"
+
+
+def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: str, occurrence: int) -> str:
+    """A transfer: the victim's cities, unit points (cities and tokens of his choice) or cards go
+    to the beneficiary, whose own pieces replace them as far as his stock allows (the rest leave
+    the board); the log says what moved, so the next census starts from it."""
+    before = (victim.cities, victim.tokens, dict(victim.cards))
+    if effect["kind"] == "annex_all_but_unit_points":  # the amount is what the victim keeps
+        points = game.module.UNIT_POINTS
+        amount = max(victim.cities * points["city"] + victim.tokens * points["token"] - amount, 0)
+        if not amount:
+            return f"keeps all his units ({effect['amount']} unit points are his to keep)"
+    if effect["kind"] == "annex_cities":
+        _pieces(victim, amount, 0)
+    elif effect.get("loss"):  # split into cities and tokens by the edition's `losses least_over`
+        _pieces(victim, effect["loss"]["cities"], effect["loss"]["tokens"])
+    elif effect.get("bound") == "commodity_cards":
+        _chosen_cards(game, victim, amount, effect, game.choices.get((calamity, victim.name, occurrence), {}),
+                      calamity, occurrence, to_pile=False)
+    else:
+        _chosen_pieces(game, victim, amount, game.choices.get((calamity, victim.name, occurrence), {}),
+                       calamity, occurrence)
+    cities, tokens = before[0] - victim.cities, before[1] - victim.tokens
+    cards = [c for c, n in before[2].items() for _ in range(n - victim.cards.get(c, 0))]
+    pieces = game.pieces
+    room_cities = cities if pieces.get("cities") is None else min(cities, max(pieces["cities"] - gainer.cities, 0))
+    stock = gainer.tokens_in_stock(pieces)
+    room_tokens = tokens if stock is None else min(tokens, stock)
+    gainer.cities += room_cities
+    gainer.tokens += room_tokens
+    gainer.give_cards(cards)
+    if cards:
+        return f"{', '.join(cards)} given to {gainer.name}"
+    lost = [_n(cities, "city", "cities")] * bool(cities) + [_n(tokens, "token", "tokens")] * bool(tokens)
+    short = (cities - room_cities) + (tokens - room_tokens)
+    return (f"{' and '.join(lost) or 'nothing'} annexed by {gainer.name}"
+            + (f" ({short} beyond the pieces in his stock leave the board)" if short else ""))
 
 
 def _pieces(p, cities: int, tokens: int) -> str:
@@ -205,12 +258,14 @@ def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str, occu
     return _pieces(p, cities, tokens)
 
 
-def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calamity: str, occurrence: int) -> str:
+def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calamity: str, occurrence: int,
+                  to_pile: bool = True) -> str:
     cards = (effect.get("discard") or {}).get("cards") or choice.get("cards")
     if cards is None and p.card_count() <= amount and effect["bound"] == "commodity_cards":
         cards = [c for c, n in p.cards.items() for _ in range(n)]
     if cards is None:
-        raise Refused(CHOICE, f"{calamity}: {p.name} discards commodity cards ({effect['kind'].replace('_', ' ')} "
+        raise Refused(CHOICE, f"{calamity}: {p.name} {'gives' if not to_pile else 'discards'} commodity cards "
+                      f"({effect['kind'].replace('_', ' ')} "
                       f"{amount}) of his choice", [f"choose {p.name} {which(calamity, occurrence)} cards=CARD,CARD,..."],
                       needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount,
                               "occurrence": occurrence}])
@@ -219,4 +274,6 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
     if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):
         raise Refused(ILLEGAL, f"{calamity}: {p.name} does not hold all of {', '.join(cards)}")
     p.take_cards(list(cards))
+    if to_pile:
+        game.discarded(p, list(cards))
     return f"discards {', '.join(cards) or 'nothing'}"

@@ -4,6 +4,8 @@ all the same), and logs each change with the rulebook line of the action behind 
 
 from __future__ import annotations
 
+import random
+
 from .. import handvalue, pricing, sourcemap
 from ..errors import StateError
 from . import steps as turn_steps
@@ -12,8 +14,10 @@ from .play import CHOICE, ILLEGAL, Game, Refused
 # each event, in the words `game show` uses for what a step expects
 EVENT_WORDS = {
     "census": "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)",
-    "draw": "the trade cards a player drew (draw PLAYER CARD...)",
-    "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD...)",
+    "draw": "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
+            "seed=N, or `civdsl game draw` for every player)",
+    "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD..., or buy-cards PLAYER stack=N,... "
+                 "seed=N to draw them from the stacks)",
     "trade": "a trade between two players (trade PLAYER CARD... for PLAYER CARD...)",
     "choose": "a victim's choices for a calamity (choose PLAYER CALAMITY secondary=NAME:N,... beneficiary=NAME), "
               "or a fact it needs (choose PLAYER fact=value)",
@@ -24,12 +28,13 @@ EVENT_WORDS = {
 
 
 # every key an event may have and what it holds (the game file's schema says the same)
-_TEXT, _NAMES, _COUNT, _MAP = "a name", "a list of names", "a whole number", "a mapping"
+_TEXT, _NAMES, _COUNT, _MAP, _COUNTS = "a name", "a list of names", "a whole number", "a mapping", \
+    "a list of at most 100 whole numbers"
 EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
                 "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP, "occurrence": _COUNT}
+                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS}
 
 
 def _holds_type(value, kind: str) -> bool:
@@ -41,6 +46,8 @@ def _holds_type(value, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
     if kind == _MAP:
         return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    if kind == _COUNTS:
+        return isinstance(value, list) and len(value) <= 100 and all(_holds_type(v, _COUNT) for v in value)
     return (isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
         isinstance(value, dict) and all(isinstance(k, str) and _holds_type(v, _COUNT) for k, v in value.items()))
 
@@ -185,12 +192,31 @@ def census(game: Game, event: dict) -> None:
 
 # --- trade cards -----------------------------------------------------------------------------
 
+MAX_SEED = 2**63 - 1  # a seed's digits stay few whatever a game file holds
+
+
 def draw(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     args = turn_steps.actions(game.current)["draw_trade_cards"]
-    cards = _card_names(game, event.get("cards"))
+    seed = _whole(event, "seed")
+    if seed is not None and seed > MAX_SEED:
+        raise Refused(ILLEGAL, f"a seed is a whole number up to {MAX_SEED:,}", field="seed")
+    if seed is not None and event.get("cards") is not None:
+        raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
     _once(game, "draw", p.name)
     reach = min(p.cities, game.quantity(args["stacks"]) or p.cities)
+    if seed is not None:
+        cards = _draw_for(game, p, reach, seed, args)
+    else:
+        cards = _card_names(game, event.get("cards"))
+        _drawn_by_hand(game, p, cards, reach)
+    _receive(game, p, cards)
+    _supply(game, cards)
+    how = f" (drawn for {p.name} from the stacks with seed {seed})" if seed is not None else ""
+    game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}{how}", args["line"])
+
+
+def _drawn_by_hand(game: Game, p, cards: list[str], reach: int) -> None:
     if len(cards) > reach:
         raise Refused(ILLEGAL, f"{p.name} draws at most {reach} cards (one per city, from stack 1 up to stack "
                       f"{reach}), not {len(cards)}", field="cards")
@@ -204,16 +230,73 @@ def draw(game: Game, event: dict) -> None:
         if stack is not None:
             seen.add(stack)
     _block(game, p, cards)
-    _receive(game, p, cards)
-    _supply(game, cards)
-    game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}", args["line"])
+    _from_stacks(game, p, cards, "cards")
+
+
+def _stack_block(game: Game, p) -> str | None:
+    """The block of the stacks the player draws from (None: the edition's one deck)."""
+    block = game.block(p)
+    if block in game.stacks.layers:
+        return block
+    if None in game.stacks.layers:
+        return None
+    raise Refused(ILLEGAL, f"no trade deck of {p.name}'s block ({block or 'none'}) is dealt in this game "
+                  f"(dealt: {', '.join(game.stacks.decks.values())})", field="player")
+
+
+def _from_stacks(game: Game, p, cards: list[str], key: str) -> None:
+    """With the stacks kept, each card named is taken from its stack: one it does not hold is refused."""
+    if game.stacks is None:
+        return
+    block = _stack_block(game, p)
+    for card in cards:
+        number = _stack(game, card)
+        if number is None:
+            continue
+        if not game.stacks.take(block, number, card):
+            where = f"stack {number}" + (f" of the {block} block" if block else "")
+            raise Refused(ILLEGAL, f"{where} holds no {card} now ({game.stacks.count(block, number)} cards left in it; "
+                          "the others are in hands or on the discard pile)", field=key)
+
+
+def _draw_for(game: Game, p, reach: int, seed: int, args: dict) -> list[str]:
+    """The cards the player draws from the top of stacks 1 to `reach`, with the seed: an empty
+    stack gives the action's `empty` card, or nothing."""
+    if game.stacks is None:
+        players = len(game.seated())
+        declared = sorted({f"{d['players'][0]}-{d['players'][1]}" if d["players"][1] else f"{d['players'][0]} or more"
+                           for d in getattr(game.module, "TRADE_DECKS", ())})
+        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {players} players, so the ledger cannot "
+                      "draw for them: enter the cards drawn (draw PLAYER CARD...)"
+                      + (f"; decks are declared for {', '.join(declared)} players" if declared else ""), field="seed")
+    empty = args.get("empty")
+    if empty is not None:
+        empty = _card_names(game, [empty], "seed")[0]
+    block = _stack_block(game, p)
+    rng = random.Random(f"{seed}:{p.name}")
+    cards = []
+    for number in range(1, reach + 1):
+        card = game.stacks.draw(block, number, rng)
+        if card is None:
+            card = empty
+        if card is not None:
+            cards.append(card)
+    return cards
+
+
+def draw_order(game: Game, args: dict) -> list:
+    """The players in the order they draw: seat order, or the fewest cities first (ties in A.S.T. order)."""
+    players = game.seated()
+    if args.get("order") == "fewest_cities":
+        return sorted(players, key=lambda p: (p.cities, _rank(game, p)))
+    return players
 
 
 def _block(game: Game, p, cards: list[str]) -> None:
     """With separate trade-card blocks (`resolution { separate_blocks }`), a player draws from his own."""
     least = game.module.TABLE_RULES.get("separate_blocks")
-    if least is None or len(game.seated()) < least:
-        return
+    if least is None or len(game.seated()) < least or game.stacks is not None:
+        return  # with the stacks dealt, each block's stacks say what it holds (_from_stacks)
     mine = handvalue.player_block(game.module, game.state(p))
     for c in cards:
         block = game.module.COMMODITIES.get(c, {}).get("block")
@@ -223,18 +306,45 @@ def _block(game: Game, p, cards: list[str]) -> None:
 
 
 def buy_cards(game: Game, event: dict) -> None:
+    """Cards bought for treasury: named (the player took them), or drawn from the top of the
+    stacks named with a seed (`buy-cards PLAYER stack=9,9 seed=N`)."""
     p = game.player(event.get("player"))
-    cards = _card_names(game, event.get("cards"))
+    seed = _whole(event, "seed")
+    if seed is not None:
+        numbers = event.get("stacks")
+        if not numbers or event.get("cards") is not None or seed > MAX_SEED:
+            raise Refused(ILLEGAL, "a purchase with a seed names the stacks bought from (stack=N,...) and no cards, "
+                          f"with a seed up to {MAX_SEED:,}", field="seed")
+    else:
+        cards = _card_names(game, event.get("cards"))
+        numbers = [_stack(game, c) or 0 for c in cards]
     _once(game, "buy-cards", p.name)
     with sourcemap.rules_of(game.module):
-        answer = pricing.trade_card_prices(game.module, p.advances, [_stack(game, c) or 0 for c in cards], p.treasury)
+        answer = pricing.trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
-        raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="cards")
+        raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="stacks" if seed else "cards")
+    if seed is not None:
+        cards = _bought_for(game, p, numbers, seed)
+    else:
+        _from_stacks(game, p, cards, "cards")
     p.treasury -= answer["total"]
     _receive(game, p, cards)
     _supply(game, cards)
-    game.note(f"{p.name} buys {', '.join(cards)} for {answer['total']} treasury (treasury {p.treasury})",
-              _line(game, "buy_trade_cards"))
+    how = f" (drawn from stack {', '.join(map(str, numbers))} with seed {seed})" if seed is not None else ""
+    game.note(f"{p.name} buys {', '.join(cards) or 'nothing'} for {answer['total']} treasury (treasury {p.treasury})"
+              f"{how}", _line(game, "buy_trade_cards"))
+
+
+def _bought_for(game: Game, p, numbers: list[int], seed: int) -> list[str]:
+    """The top card of each stack bought from; an empty one gives the step's `empty` card, or nothing."""
+    if game.stacks is None:
+        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {len(game.seated())} players, so the "
+                      "ledger cannot draw for them: name the cards bought (buy-cards PLAYER CARD...)", field="seed")
+    empty = turn_steps.actions(game.current).get("draw_trade_cards", {}).get("empty")
+    block = _stack_block(game, p)
+    rng = random.Random(f"{seed}:{p.name}:buy")
+    drawn = [game.stacks.draw(block, n, rng) or empty for n in numbers]
+    return _card_names(game, [c for c in drawn if c is not None], "stacks")
 
 
 def trade(game: Game, event: dict) -> None:
@@ -267,6 +377,7 @@ def discard(game: Game, event: dict) -> None:
     cards = _card_names(game, event.get("cards"))
     _holds(p, cards, "cards")
     _part_with(game, p, cards)
+    game.discarded(p, cards)
     game.note(f"{p.name} discards {', '.join(cards)}", _line(game, "hand_limit"))
 
 
@@ -325,6 +436,7 @@ def buy(game: Game, event: dict) -> None:
         raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
                       "and no more treasury may be spent than the price needs", field="treasury")
     p.take_cards(pay)
+    game.discarded(p, pay)
     p.treasury -= treasury
     bought = [i["advance"] for i in cost["items"]] + [a["advance"] if isinstance(a, dict) else a
                                                       for a in cost.get("acquired", [])]
@@ -385,7 +497,7 @@ def choose(game: Game, event: dict) -> None:
     if unknown:
         raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
     game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join([f"{k} {v}" for k, v in facts.items()]
+    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
                      + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
     occurrence = event.get("occurrence") or 1
     chosen = ([_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()]
@@ -421,7 +533,11 @@ def _secondary_names(given) -> list:
 def leave(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     p.left = True
-    game.note(f"{p.name} leaves the game")
+    hand = [c for c, n in p.cards.items() for _ in range(n)] + [c for c, _ in p.calamities]
+    game.discarded(p, hand)  # his cards go back to their stacks
+    p.cards, p.calamities = {}, []
+    game.note(f"{p.name} leaves the game" + (f" (his {len(hand)} trade cards go back to their stacks)"
+                                                if hand and game.stacks is not None else ""))
 
 
 def next_step(game: Game, event: dict) -> None:
@@ -433,6 +549,7 @@ def next_step(game: Game, event: dict) -> None:
 # --- automatic actions -----------------------------------------------------------------------
 
 def collect_tax(game: Game, args: dict) -> None:
+    revolts = []
     for p in game.seated():
         if not p.cities:
             continue
@@ -443,10 +560,65 @@ def collect_tax(game: Game, args: dict) -> None:
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)
         p.treasury += paid
-        revolt = "" if paid == due else (f": {stock} in stock, so {p.cities - stock // rate if rate else 0} "
-                                         "cities revolt (enter the cities the beneficiary takes as a census)")
+        revolting = p.cities - stock // rate if rate and paid != due else 0
+        if revolting:
+            revolts.append((p, revolting))
+        revolt = f": {stock} in stock, so {_n(revolting, 'city revolts', 'cities revolt')}" if revolting else ""
         game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
                   args["line"])
+    _tax_revolts(game, sorted(revolts, key=lambda r: _rank(game, r[0])), args)
+
+
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
+    """After every player has paid: each victim's revolting cities go to the player with the most
+    of the revolt's rank fact (the edition's `beneficiary_rank` by default), no victim of a revolt,
+    as far as his cities in stock allow, then to the next; the rest are destroyed. A tie the
+    ranking leaves is the table's to settle: entered as a census."""
+    victims = {p.name for p, _ in revolts}
+    ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
+        "beneficiary_rank", ("cities_in_stock",))
+    for victim, cities in revolts:
+        while cities:
+            candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
+            if not candidates:
+                victim.cities -= cities
+                game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
+                          "(no other player has cities in stock)", args["line"])
+                break
+            keyed = sorted(((tuple(_rank_value(game, q, r) for r in ranks), q) for q in candidates),
+                           key=lambda kq: kq[0], reverse=True)
+            if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
+                tied = [q.name for k, q in keyed if k == keyed[0][0]]
+                game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
+                          f"but {', '.join(tied)} tie on {', '.join(r.replace('_', ' ') for r in ranks)}: the table "
+                          "decides, enter it as a census",
+                          args["line"])
+                break
+            gainer = keyed[0][1]
+            taken = min(cities, _cities_in_stock(game, gainer))
+            victim.cities -= taken
+            gainer.cities += taken
+            cities -= taken
+            game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
+                      f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
+
+
+def _rank_value(game: Game, p, name: str) -> int:
+    """A fact that ranks a revolt's beneficiary: the player's own, or derived from them."""
+    from ..vocabulary import DERIVED_NAMES
+
+    st = game.state(p)
+    value = st.derived(name) if name in DERIVED_NAMES else st.fact(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _cities_in_stock(game: Game, p) -> int:
+    total = game.pieces.get("cities")
+    return 0 if total is None else max(total - p.cities, 0)
 
 
 def _marker(game: Game, p) -> dict:

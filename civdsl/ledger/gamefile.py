@@ -170,27 +170,33 @@ class SetupError(GameFileError):
         self.notes = notes
 
 
-def setups_for(civs: dict, players: int) -> dict[str, list[str]]:
+def setups_for(civs: dict, players: int, declared: dict | None = None) -> dict[str, list[str]]:
     """The edition's set-ups for a player count, each with its civilizations in rulebook order: a
-    set-up is for as many players as civilizations name it (`setups` of each civilization)."""
-    named: dict[str, list[str]] = {}
+    set-up is for as many players as civilizations name it (`setups` of each civilization), or
+    for the counts `setups "NAME" for LOW..HIGH` declares (`declared`: the module's SETUP_PLAYERS),
+    when the players choose among its civilizations (none named: the rules do not give them)."""
+    declared = declared or {}
+    named: dict[str, list[str]] = {name: [] for name in declared}
     for name, civ in civs.items():
         for s in civ.get("setups", ()):
             named.setdefault(s, []).append(name)
-    return {s: names for s, names in named.items() if len(names) == players}
+    return {s: names for s, names in named.items()
+            if (declared[s][0] <= players <= declared[s][1] if s in declared else len(names) == players)}
 
 
-def check_setup(civs: dict, chosen: list[str | None]) -> str | None:
-    """The set-up the chosen civilizations play, where the edition declares set-ups: every
-    civilization of one set-up for this many players. A seat without a civilization leaves the
-    set-up open (None); an edition without set-ups checks nothing."""
-    if not any(c.get("setups") for c in civs.values()):
+def check_setup(civs: dict, chosen: list[str | None], declared: dict | None = None) -> str | None:
+    """The set-up the chosen civilizations play, where the edition declares set-ups: civilizations
+    of one set-up for this many players, each once. A seat without a civilization leaves the
+    set-up open (None); an edition without set-ups checks nothing; a set-up whose civilizations
+    the rules do not give takes any."""
+    if not any(c.get("setups") for c in civs.values()) and not declared:
         return None
     n = len(chosen)
-    fits = setups_for(civs, n)
-    listing = [f"set-up {s}: {', '.join(names)}" for s, names in fits.items()]
+    fits = setups_for(civs, n, declared)
+    listing = [f"set-up {s}: {', '.join(names)}" + (f" (choose {n})" if s in (declared or {}) else "")
+               for s, names in fits.items() if names]
     if not fits:
-        counts = sorted({len(v) for v in (setups_for(civs, k) for k in range(1, len(civs) + 1)) for v in v.values()})
+        counts = sorted({k for k in range(1, 65) if setups_for(civs, k, declared)})
         raise SetupError(f"no set-up for {n} players: the edition's set-ups are for {_counts(counts)} players",
                          None, [])
     seen = set()
@@ -199,7 +205,7 @@ def check_setup(civs: dict, chosen: list[str | None]) -> str | None:
             raise SetupError(f"`{c}` is chosen twice: each player plays his own civilization", c, listing)
         seen.add(c)
     given = [c for c in chosen if c is not None]
-    ok = [s for s, names in fits.items() if all(c in names for c in given)]
+    ok = [s for s, names in fits.items() if not names or all(c in names for c in given)]
     if not ok:
         best = max(fits.values(), key=lambda names: sum(c in names for c in given))
         out = next(c for c in given if c not in best)
@@ -231,7 +237,8 @@ def start(rulebook, setup: dict) -> Game:
             raise GameFileError(f"player `{p['name']}`: no civilization `{civ}` in this edition"
                                 + (f" (did you mean `{best}`?)" if best else ""))
         players[p["name"]] = Player(p["name"], civ)
-    check_setup(civs, [p.get("civilization") for p in setup["players"]])
+    chosen = check_setup(civs, [p.get("civilization") for p in setup["players"]],
+                         getattr(rulebook.module, "SETUP_PLAYERS", {}))
     track = setup.get("ast_track")
     if track is not None and track not in rulebook.module.AST:
         raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")
@@ -239,6 +246,7 @@ def start(rulebook, setup: dict) -> Game:
         raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
     game = Game(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
                 setup.get("seed") or 0)
+    game.setup = chosen
     game.start()
     return game
 
@@ -327,7 +335,8 @@ def game_schema() -> dict:
     from .events import EVENT_FIELDS
 
     kinds = {"a name": {"type": "string"}, "a list of names": {"type": "array", "items": {"type": "string"}},
-             "a whole number": {"type": "integer", "minimum": 0}, "a mapping": {"type": "object"}}
+             "a whole number": {"type": "integer", "minimum": 0}, "a mapping": {"type": "object"},
+             "a list of at most 100 whole numbers": {"type": "array", "maxItems": 100, "items": {"type": "integer", "minimum": 0}}}
     secondary = {"oneOf": [kinds["a list of names"], {"type": "object", "additionalProperties": kinds["a whole number"]}]}
     event = {"type": "object", "additionalProperties": False, "required": ["turn", "step", "do"],
              "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS.items()}}

@@ -29,6 +29,8 @@ class Refused(Exception):
 
 
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
+_BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
+_UNSET = object()
 
 
 class _EpochsOnDemand:
@@ -77,6 +79,8 @@ class Game:
     ast_moves: dict = field(default_factory=dict)  # player -> the move entered where the rules cannot tell
     events: int = 0  # events applied
     scores: list | None = None
+    stacks: object = None  # decks.Stacks: the trade-card stacks, where a `trade_deck` covers the player count
+    setup: str | None = None  # the set-up the civilizations play, where the edition declares set-ups
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -110,7 +114,17 @@ class Game:
         return out
 
     def facts(self, player: Player, **extra) -> dict:
-        return {**player.facts(self.pieces, self.game_facts()), **extra}
+        out = {**player.facts(self.pieces, self.game_facts()), **extra}
+        block = self.setup_block(player)
+        if block is not None:
+            out.setdefault("block", block)
+        return out
+
+    def setup_block(self, player: Player) -> str | None:
+        """The block the player's civilization plays in this game's set-up where it is not its
+        printed one (`block ID for "SETUP"`); None: its printed block."""
+        civ = getattr(self.module, "CIVILIZATIONS", {}).get(player.civilization)
+        return civ.get("block_for", {}).get(self.setup) if civ and self.setup else None
 
     def state(self, player: Player, **extra):
         """The player's state for a rule, built without the checks a state file needs: the
@@ -149,7 +163,8 @@ class Game:
         g = Game(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options), self.ast_track,
                  self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
                  dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
-                 {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores)
+                 {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores,
+                 self.stacks.copy() if self.stacks is not None else None, self.setup)
         return g
 
     # --- events ------------------------------------------------------------------------------
@@ -194,8 +209,34 @@ class Game:
 
     # --- moving through the turn ------------------------------------------------------------
     def start(self) -> None:
-        """The game's first step: its automatic actions run, and steps that take no event pass."""
+        """The trade-card stacks dealt, then the game's first step: its automatic actions run, and
+        steps that take no event pass."""
+        from . import decks
+
+        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed)
         self._enter()
+
+    def block(self, player: Player) -> str | None:
+        """The player's trade block (his civilization's in the game's set-up, as the rulebook
+        declares it): fixed for the game, so it is worked out once per player."""
+        known = _BLOCKS.get((id(self.module), self.setup, player.civilization), _UNSET)
+        if known is _UNSET:
+            from .. import handvalue
+
+            known = _BLOCKS[(id(self.module), self.setup, player.civilization)] = handvalue.player_block(
+                self.module, self.state(player))
+        return known
+
+    def discarded(self, player: Player, cards) -> None:
+        """Cards leaving a player's hand for the discard pile (spent, discarded, lost or a calamity
+        resolved): with stacks kept, they go under their stack at the end of the turn."""
+        if self.stacks is None:
+            return
+        own = self.block(player)
+        for card in cards:
+            item = self.module.COMMODITIES.get(card) or self.module.CALAMITIES.get(card)
+            if item is not None and item.get("stack") is not None:
+                self.stacks.give_back(card, item["stack"], item.get("class") == "major nontradable", own)
 
     def next_step(self) -> None:
         """End the current step (its checks first) and move on to the next that takes events."""
@@ -223,6 +264,8 @@ class Game:
             return
         self.step += 1
         if self.step == len(self.steps):
+            if self.stacks is not None:
+                self.stacks.end_turn()
             self.step = 0
             self.turn += 1
             self.choices = {}

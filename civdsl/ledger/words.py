@@ -9,8 +9,8 @@ from .play import ILLEGAL, Refused
 SEPARATOR = "/"  # between two events of one `game add`
 USAGE = {
     "census": "census PLAYER cities=N tokens=N ships=N",
-    "draw": "draw PLAYER CARD...",
-    "buy-cards": "buy-cards PLAYER CARD...",
+    "draw": "draw PLAYER CARD... | draw PLAYER seed=N",
+    "buy-cards": "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N",
     "trade": "trade PLAYER CARD... for PLAYER CARD...",
     "choose": "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
               "[cards=CARD,...] [land=NAME,...] [FACT=N]",
@@ -80,6 +80,16 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     rest = words[2:]
     if kind == "census":
         _assignments(event, at, rest, 2, ("cities", "tokens", "ships"))
+    elif kind == "draw" and len(rest) == 1 and rest[0].startswith("seed="):
+        event["seed"], at["seed"] = _number(rest[0][5:], "seed"), 2
+    elif kind == "buy-cards" and rest and all(w.startswith(("stack=", "seed=")) for w in rest):
+        for j, w in enumerate(rest):
+            key, _, value = w.partition("=")
+            if key == "stack":
+                event["stacks"] = [_number(v, "stack") for v in value.split(",") if v][:100]
+                at["stacks"] = j + 2
+            else:
+                event["seed"], at["seed"] = _number(value, "seed"), j + 2
     elif kind in ("draw", "buy-cards", "discard"):
         event["cards"] = _cards(rest)
         at["cards"] = 2

@@ -99,7 +99,7 @@ class SameTurnMachine:
         self.abilities = abilities
         self.base = base
         self.start = ((True,) * len(abilities), (None,) * len(abilities), ())
-        self.reach = frozenset().union(*[a[3] for a in abilities])
+        self.reach = frozenset(n for a in abilities for n in a[3])
         # the most each ability can still take off (for the budget cut)
         self.most = [self._most(kind, amount, eligible) for _, kind, amount, eligible in abilities]
         # the same states meet the same advances in many cells and runs: each answer is worked
@@ -261,12 +261,14 @@ def search(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, 
     return programme.found(cands)
 
 
-def _floor_without_links(cands: list[Candidate], *, top: int, **terms) -> Any:
+def _floor_without_links(cands: list[Candidate], *, forced: frozenset, machine_for: Callable, same_turn: list[str],
+                         budget, max_new: int | None, spent: Callable, limit0: int, top: int, stats: dict) -> Any:
     """The objective the `top` best sets reach by a first pass without the specific-credit links
     (so without signatures: credit is then wrong, objective and price are not): the floor below
     which the second pass drops entries (None when fewer sets exist)."""
     plain_cands = [Candidate(c.name, c.rank, c.base, c.objective, c.credit, c.hand, {}) for c in cands]
-    first = search(plain_cands, top=top, **terms)
+    first = search(plain_cands, forced=forced, machine_for=machine_for, same_turn=same_turn, budget=budget,
+                   max_new=max_new, spent=spent, limit0=limit0, top=top, stats=stats)
     return first[-1][0][0] if len(first) == top else None
 
 
@@ -376,7 +378,7 @@ def _reach(items: list[Candidate], must, budget, max_new) -> tuple | None:
         return None
     bound = _Bound([c for c in items if c.name not in must])
     objective = sum(c.objective for c in fixed)
-    return _whole(objective + bound(budget - price), items), price, objective, bound.rows
+    return _whole(objective + bound.within(budget - price), items), price, objective, bound.rows
 
 
 def _whole(bound: float, items: list[Candidate]) -> Any:
@@ -569,7 +571,7 @@ class _Programme:
     def _keep(self, entries: list, total, paid, limit: int) -> None:
         """The entries of one cell (best first) into the heap, while they rank among the `top`."""
         for e in entries:
-            entry = ((e[0], -paid, e[1], e[2], e[3]), id(e), e[3], total, paid, limit)
+            entry = ((e[0], -paid, e[1], e[2], e[3]), total, paid, limit)
             if not push_best(self.best, entry, self.top):
                 break  # entries are sorted: the rest rank lower
 
@@ -579,8 +581,8 @@ class _Programme:
         bought."""
         ranks = {c.rank: c.name for c in cands}
         found = []
-        for key, _, mask, price, paid, limit in sorted(self.best, reverse=True):
-            chosen = _positions(mask, self.size)
+        for key, price, paid, limit in sorted(self.best, reverse=True):
+            chosen = _positions(key[4], self.size)
             found.append((key[:4] + (tuple(-r for r in chosen),), [ranks[r] for r in chosen], price, paid, limit))
         return found
 
@@ -620,34 +622,35 @@ def _prune_group(layer: dict, keys: list, ahead: dict, top: int) -> None:
 
 
 def _pool_by_price(layer: dict, keys: list) -> dict:
-    """The entries of the states `keys` gathered by price, each with its state's signature."""
+    """The entries of the states `keys` gathered by price, each with its state's signature and
+    where it is: (entry, signature, (position of its state in `keys`, position in its cell))."""
     prices: dict = {}
-    for key in keys:
+    for k, key in enumerate(keys):
         for price, entries in layer[key].items():
-            prices.setdefault(price, []).extend((e, key[3]) for e in entries)
+            prices.setdefault(price, []).extend((e, key[3], (k, j)) for j, e in enumerate(entries))
     return prices
 
 
 def _drop(layer: dict, keys: list, price, doomed: set) -> None:
-    """Remove the entries whose ids are `doomed` from the cells of `keys` at `price`."""
-    for key in keys:
+    """Remove the entries whose places are `doomed` from the cells of `keys` at `price`."""
+    for k, key in enumerate(keys):
         entries = layer[key].get(price)
         if entries:
-            _replace(layer[key], price, [e for e in entries if id(e) not in doomed])
+            _replace(layer[key], price, [e for j, e in enumerate(entries) if (k, j) not in doomed])
 
 
 def _doomed(pool: list, totals: dict, ahead: dict, top: int) -> set:
-    """The ids of the entries of one price (entry, signature) that `top` others surely beat."""
+    """The places of the entries of one price (entry, signature, place) that `top` others surely beat."""
     pool.sort(key=lambda x: (x[0][0], x[0][1]), reverse=True)  # objective, then credit
     doomed = set()
     margin = _Margin(ahead)
     start = 0  # where the block of entries with this objective starts
-    for i, (e2, sig2) in enumerate(pool):
+    for i, (e2, sig2, place) in enumerate(pool):
         if e2[0] != pool[start][0][0]:
             start = i
         # `top` entries with a higher objective, or enough of this one with surely more credit
         if start >= top or _outranked(pool[start:], e2, sig2, totals, margin, top - start):
-            doomed.add(id(e2))
+            doomed.add(place)
     return doomed
 
 
@@ -668,7 +671,7 @@ def _outranked(block: list, e2: tuple, sig2: frozenset, totals: dict, margin: _M
     """Whether `need` entries of `block` (one objective, most credit first) keep more credit than
     `e2` whatever the links still to come take off (all of their signature's, or only those of
     advances not in e2's signature: e2 loses those too)."""
-    for e1, sig1 in block:
+    for e1, sig1, _ in block:
         if e1[0] != e2[0] or e1[1] <= e2[1]:
             break  # sorted by credit: no later one has more
         if e1[1] - totals[sig1] > e2[1] or e1[1] - margin[sig1, sig2] > e2[1]:
@@ -687,10 +690,15 @@ def _links_among(items: list[Candidate]) -> dict[str, set]:
 def _open_cost(adj: dict, open_: set, done: set, index: dict, v: str) -> tuple:
     """How visiting `v` next leaves the links: (advances left with a link to an unvisited one,
     minus the open ones it links to, its position)."""
-    after = {x for x in open_ if adj[x] - done - {v}}
-    if adj[v] - done - {v}:
-        after.add(v)
-    return (len(after), -len(adj[v] & open_), index[v])
+    after = sum(1 for x in open_ if _links_left(adj[x], done, v))
+    if v not in open_ and _links_left(adj[v], done, v):
+        after += 1
+    return (after, -sum(1 for y in adj[v] if y in open_), index[v])
+
+
+def _links_left(links: set, done: set, v: str | None) -> bool:
+    """Whether a link goes to an advance not yet visited other than `v`."""
+    return any(y != v and y not in done for y in links)
 
 
 def _few_open_links(items: list[Candidate]) -> list[Candidate]:
@@ -710,7 +718,7 @@ def _few_open_links(items: list[Candidate]) -> list[Candidate]:
         del left[v]
         done.add(v)
         order.append(v)
-        open_ = {x for x in open_ | {v} if adj[x] - done}
+        open_ = {x for x in open_ | {v} if _links_left(adj[x], done, None)}
     by_name = {c.name: c for c in items}
     return [by_name[v] for v in order]
 
@@ -733,7 +741,8 @@ class _Bound:
         self.rows = rows
         self.memo: dict = {}
 
-    def __call__(self, room) -> float:
+    def within(self, room) -> float:
+        """The bound within a price room."""
         got = self.memo.get(room)
         if got is None:
             got = 0.0
@@ -757,7 +766,7 @@ def _cut_below(layer: dict, machine: SameTurnMachine, budget, floor, bound: _Bou
         cells = layer[key]
         off = machine.most_off(key[0])
         for price in list(cells):
-            ub = bound(budget + off - price)
+            ub = bound.within(budget + off - price)
             _replace(cells, price, [e for e in cells[price] if e[0] + ub >= floor])
         _replace(layer, key, cells)
 

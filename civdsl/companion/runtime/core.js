@@ -139,6 +139,10 @@ function exact(n) {
 }
 
 function arith(op, a, b) {
+  if ((typeof a === "number" || a instanceof PyFloat) && (typeof b === "number" || b instanceof PyFloat)) {
+    const x = typeof a === "number" ? a : a.v, y = typeof b === "number" ? b : b.v;  // a float and an int or float
+    return pf(op === "+" ? x + y : op === "-" ? x - y : x * y);
+  }
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   const k = Math.max(numKind(a), numKind(b));
   if (k === 2) {
@@ -155,19 +159,31 @@ function arith(op, a, b) {
   return exact(op === "+" ? x + y : op === "-" ? x - y : x * y);
 }
 
+// add, sub, mul: ints first (the common case, and the generated engines' every step); then Python's
+// meaning for the other operands an engine may give (tuples and lists joined or repeated, texts
+// joined, a set less another)
 function add(a, b) {
+  if (typeof a === "number" && typeof b === "number") return exact(a + b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
+  if (typeof a === "string" && typeof b === "string") return a + b;
   return arith("+", a, b);
 }
 
 function sub(a, b) {
+  if (typeof a === "number" && typeof b === "number") return exact(a - b);
+  if (a instanceof PySet && b instanceof PySet) return a.difference(b);
   return arith("-", a, b);
 }
 
 function mul(a, b) {
+  if (typeof a === "number" && typeof b === "number") return exact(a * b);
+  if (Array.isArray(a) && typeof b === "number") return pyRepeat(a, b);
+  if (Array.isArray(b) && typeof a === "number") return pyRepeat(b, a);
   return arith("*", a, b);
 }
 
 function neg(a) {
+  if (typeof a === "number") return 0 - a;
   if (a instanceof Unknown) return a;
   const k = numKind(a);
   if (k === 2) return pf(-a.v);
@@ -184,6 +200,7 @@ function div(a, b) {
 }
 
 function floordiv(a, b) {
+  if (typeof a === "number" && typeof b === "number" && b !== 0) return Math.floor(a / b);
   const q = div(a, b);
   return q instanceof Unknown ? q : Math.floor(q.n / q.d);
 }
@@ -217,6 +234,19 @@ function abs_(x) {
 
 // Python's comparison of two values (numbers of any kind, strings, None)
 function compare(op, a, b) {
+  if (a instanceof PyFloat || b instanceof PyFloat) {
+    if ((a instanceof PyFloat || typeof a === "number") && (b instanceof PyFloat || typeof b === "number")) {
+      const x = typeof a === "number" ? a : a.v, y = typeof b === "number" ? b : b.v;
+      switch (op) {
+        case "==": return x === y;
+        case "!=": return x !== y;
+        case "<": return x < y;
+        case "<=": return x <= y;
+        case ">": return x > y;
+        default: return x >= y;
+      }
+    }
+  }
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   if (op === "==" || op === "!=") {
     const same = pyEqual(a, b);
@@ -235,14 +265,43 @@ function isNumber(v) {
   return typeof v === "number" || typeof v === "boolean" || v instanceof Frac || v instanceof PyFloat;
 }
 
+// Python's == (tuples and lists item by item, sets and dicts by their members)
 function pyEqual(a, b) {
+  if (a === b) return true;
   if (isNumber(a) && isNumber(b)) return order(a, b) === 0;
-  if (a === null || b === null) return a === b;
-  return a === b;
+  if (a === null || b === null) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!pyEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (a instanceof PySet && b instanceof PySet) return a.size === b.size && a.issubset(b);
+  if (a instanceof PyDict && b instanceof PyDict) {
+    if (a.size !== b.size) return false;
+    for (const [h, v] of a.$v) if (!b.$v.has(h) || !pyEqual(v, b.$v.get(h))) return false;
+    return true;
+  }
+  return false;
 }
 
+// Python's order of two values: numbers exactly, texts by code point, tuples item by item
 function order(a, b) {
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
+  if ((a instanceof PyFloat || typeof a === "number") && (b instanceof PyFloat || typeof b === "number")) {
+    // an int below 2^53 is exact as a double: the order is Python's
+    const x = typeof a === "number" ? a : a.v, y = typeof b === "number" ? b : b.v;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (typeof a === "string" && typeof b === "string") return a === b ? 0 : textOrder(a, b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (a[i] === b[i]) continue;
+      const c = order(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+  }
   const ka = numKind(a), kb = numKind(b);
   if (ka === 1 && kb !== 2 || kb === 1 && ka !== 2) {
     const p = toFrac(a), q = toFrac(b);
@@ -253,19 +312,35 @@ function order(a, b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-function eq(a, b) { return compare("==", a, b); }
-function ne(a, b) { return compare("!=", a, b); }
-function lt(a, b) { return compare("<", a, b); }
-function le(a, b) { return compare("<=", a, b); }
-function gt(a, b) { return compare(">", a, b); }
-function ge(a, b) { return compare(">=", a, b); }
+// texts by code point (UTF-16 units order the same but past a surrogate)
+function textOrder(a, b) {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x === y) continue;
+    if ((x >= 0xd800 && x <= 0xdfff) || (y >= 0xd800 && y <= 0xdfff)) {
+      return a.codePointAt(i) < b.codePointAt(i) ? -1 : 1;
+    }
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+function eq(a, b) { return typeof a === "number" && typeof b === "number" ? a === b : compare("==", a, b); }
+function ne(a, b) { return typeof a === "number" && typeof b === "number" ? a !== b : compare("!=", a, b); }
+function lt(a, b) { return typeof a === "number" && typeof b === "number" ? a < b : compare("<", a, b); }
+function le(a, b) { return typeof a === "number" && typeof b === "number" ? a <= b : compare("<=", a, b); }
+function gt(a, b) { return typeof a === "number" && typeof b === "number" ? a > b : compare(">", a, b); }
+function ge(a, b) { return typeof a === "number" && typeof b === "number" ? a >= b : compare(">=", a, b); }
 
 function min_(a, b) {
+  if (typeof a === "number" && typeof b === "number") return b < a ? b : a;
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   return order(b, a) < 0 ? b : a;
 }
 
 function max_(a, b) {
+  if (typeof a === "number" && typeof b === "number") return b > a ? b : a;
   if (a instanceof Unknown || b instanceof Unknown) return unknownOf(a, b);
   return order(b, a) > 0 ? b : a;
 }
@@ -280,6 +355,7 @@ function truthy(v) {
   if (v instanceof Frac) return v.n !== 0;
   if (v instanceof PyFloat) return v.v !== 0;
   if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof PyDict || v instanceof PySet) return v.size > 0;
   if (typeof v === "object") return Object.keys(v).length > 0;
   return true;
 }

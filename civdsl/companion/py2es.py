@@ -1,0 +1,942 @@
+"""The engines' JavaScript: a declared subset of Python translated to ES2017, so that an engine is
+written once (in Python) and the companion page runs the same steps (docs/engine-route.md).
+
+`engine_source()` is the JavaScript of every module of ENGINE_MODULES, each name prefixed by its
+module's prefix (`plan.search.search` is `ps_search`); the page's build joins it to the runtime
+files (jsgen.engine_parts). `translate_source(text, module, prefix)` translates one module's text.
+
+Exact by construction: every operator is written through the runtime's operator table
+(`jsops.BINARY`, the one the rules use), and every built-in through one helper of
+runtime/pylib.js whose meaning is Python's (dict and set order, tuple order, stable sorting both
+ways, `/` and `//`, whole numbers checked below 2^53). What is outside the subset is refused with
+the module, the line and the construct (`Refused`), never translated approximately; the rules of
+the subset are in docs/engine-route.md and tests/test_engine_subset.py checks every engine
+module against them. Text reaches the output only through `escape.js_string`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+from . import jsops, pyscopes
+from ..escape import js_string
+
+# The engine modules the page runs, with the prefix of their names in the page's script.
+ENGINE_MODULES = {"civdsl.plan.search": "ps"}
+
+# the first line of the engines' part of the script
+GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
+
+# What an engine module may import, by module: the names it may take from it (None: the module itself).
+_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None,
+            "itertools": {"chain", "combinations"}, "typing": {"Any", "Callable", "Iterable"},
+            "fractions": {"Fraction"}}
+
+_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}
+# Python's `/` is not the rules' exact division (core.js `div`): two ints give a float
+_BITS = {ast.BitOr: "pyBitOr", ast.BitAnd: "pyBitAnd", ast.LShift: "pyShl", ast.RShift: "pyShr",
+         ast.Div: "truediv", ast.Mod: "pyMod"}
+_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_INT_COMPARE = {"==": "===", "!=": "!=="}
+_TYPES = {"int": "pyIsInt({})", "float": "{} instanceof PyFloat", "str": 'typeof {} === "string"',
+          "tuple": "Array.isArray({})", "list": "Array.isArray({})", "dict": "{} instanceof PyDict",
+          "set": "{} instanceof PySet", "frozenset": "{} instanceof PySet", "Fraction": "{} instanceof Frac"}
+# built-in calls of one helper each (their arguments positional)
+_CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "pyRange", "float": "pyFloat",
+          "int": "pyInt", "Fraction": "pyFraction", "combinations": "pyCombinations", "str": "pyStr",
+          "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
+          "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
+          "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
+          "functools.cache": "pyCache"}
+# built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
+_ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
+_BOOL_CALLS = {"isinstance", "any", "all"}
+# methods of list, dict and set, written as the runtime's (PyDict and PySet have Python's names)
+_DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
+                     "difference", "intersection", "issubset", "isdisjoint"}
+_JS_RESERVED = set("""break case catch class const continue debugger default delete do else enum export extends
+false finally for function if import in instanceof new null return super switch this throw true try typeof var
+void while with yield let static implements interface package private protected public await arguments eval
+undefined NaN Infinity Object Array Map Set Math Number String JSON Symbol Error""".split())
+_NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
+
+
+class Refused(Exception):
+    """A construct outside the subset: where it is and what it is."""
+
+    def __init__(self, module: str, line: int, construct: str):
+        super().__init__(f"{module}:{line}: {construct} is outside the engine subset")
+        self.module, self.line, self.construct = module, line, construct
+
+
+@functools.cache
+def _runtime_names() -> frozenset:
+    """The names the runtime files declare at their top level: a Python local of the same name is
+    renamed, so it can never hide a helper the translation calls."""
+    names = set()
+    for path in resources.files("civdsl.companion").joinpath("runtime").iterdir():
+        if path.name.endswith(".js"):
+            names.update(re.findall(r"^(?:function\*?|class|const|let)\s+([A-Za-z_$][\w$]*)",
+                                    path.read_text(encoding="utf-8"), re.M))
+    return frozenset(names)
+
+
+@dataclass
+class _Signature:
+    """A function's parameters in call order (positional, then keyword-only) and which have defaults."""
+    params: list[str]
+    required: set[str]
+
+    @classmethod
+    def of(cls, fn: ast.FunctionDef, method: bool) -> "_Signature":
+        a = fn.args
+        positional = [p.arg for p in a.posonlyargs + a.args][1 if method else 0:]
+        defaulted = {p.arg for p in (a.posonlyargs + a.args)[len(a.posonlyargs + a.args) - len(a.defaults):]}
+        defaulted |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+        params = positional + [p.arg for p in a.kwonlyargs]
+        return cls(params, {p for p in params if p not in defaulted})
+
+
+@dataclass
+class _Scope:
+    """One function's names: its locals (declared once at its top: Python's scope is the
+    function), those declared `int`, and whether it is a method (`self`)."""
+    names: set[str]
+    ints: set[str] = field(default_factory=set)
+    cls: ast.ClassDef | None = None
+    short: dict[str, str] = field(default_factory=dict)  # name -> its short name, for the page
+
+
+class _Module:
+    """One engine module's translation."""
+
+    def __init__(self, source: str, module: str, prefix: str, short: bool = False):
+        self.module, self.prefix, self.short = module, prefix, short
+        self.fresh: list[str] = []
+        self.tree = ast.parse(source)
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.imported: dict[str, str] = {}  # local name -> "module" or "module.name"
+        self.out: list[str] = []
+        self.depth = 0
+        self.scopes: list[_Scope] = []
+        self.temps = 0
+
+    # -- the whole module --------------------------------------------------------------------------
+
+    def refuse(self, node, construct: str):
+        raise Refused(self.module, getattr(node, "lineno", 0), construct)
+
+    def translate(self) -> str:
+        body = self._body_without_docstring(self.tree.body)
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._import(node)
+            elif isinstance(node, ast.FunctionDef):
+                self.functions[node.name] = node
+            elif isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+            else:
+                self.refuse(node, f"module-level {type(node).__name__} (an engine module holds functions and classes)")
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                self._class(node)
+        for node in body:
+            if isinstance(node, ast.FunctionDef):
+                self.fresh = list(_short_names()) if self.short else []
+                self._function(node, self.global_name(node.name))
+        return "\n".join(self.out) + "\n"
+
+    @staticmethod
+    def _body_without_docstring(body: list) -> list:
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            return body[1:]
+        return body
+
+    def _import(self, node) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in _IMPORTS or _IMPORTS[alias.name] is not None or alias.asname:
+                    self.refuse(node, f"import of {alias.name}")
+                self.imported[alias.name] = alias.name
+            return
+        if node.level or node.module not in _IMPORTS or _IMPORTS[node.module] is None:
+            self.refuse(node, f"import from {'.' * node.level}{node.module or ''}")
+        for alias in node.names:
+            if alias.name not in _IMPORTS[node.module] or alias.asname:
+                self.refuse(node, f"import of {node.module}.{alias.name}")
+            self.imported[alias.name] = f"{node.module}.{alias.name}"
+
+    def global_name(self, name: str) -> str:
+        return f"{self.prefix}_{name}"
+
+    def line(self, text: str) -> None:
+        self.out.append("  " * self.depth + text)
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"${self.temps}"
+
+    # -- classes and functions --------------------------------------------------------------------
+
+    def _class(self, node: ast.ClassDef) -> None:
+        if node.decorator_list or node.keywords:
+            self.refuse(node, "a decorated class or class keywords")
+        bases = [ast.unparse(b) for b in node.bases]
+        if bases not in ([], ["dict"]):
+            self.refuse(node, f"a class based on {', '.join(bases)} (only dict, for __missing__)")
+        self.line(f"// {self.module}:{node.lineno} {node.name}")
+        self.line(f"class {self.global_name(node.name)}{' extends PyDict' if bases else ''} {{")
+        self.depth += 1
+        for item in self._body_without_docstring(node.body):
+            if isinstance(item, ast.Assign) and [ast.unparse(t) for t in item.targets] == ["__slots__"]:
+                continue  # the fields are the constructor's assignments
+            if not isinstance(item, ast.FunctionDef):
+                self.refuse(item, f"a class-level {type(item).__name__}")
+            self._method(node, item, bool(bases))
+        self.depth -= 1
+        self.line("}")
+
+    def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
+        static = [ast.unparse(d) for d in fn.decorator_list] == ["staticmethod"]
+        if fn.decorator_list and not static:
+            self.refuse(fn, "a decorator other than @staticmethod")
+        if fn.name.startswith("__") and fn.name not in ("__init__", "__missing__"):
+            self.refuse(fn, f"the special method {fn.name}")
+        name = "constructor" if fn.name == "__init__" else fn.name
+        body = self._body_without_docstring(fn.body)
+        # `self` is `this` (arrow functions keep it) unless a function nested in the method needs its own
+        nested = any(isinstance(n, ast.FunctionDef) for n in pyscopes.own_nodes(fn.body) if n is not fn)
+        prologue = ["const self = this;"] if not static and nested else []
+        if dict_based and fn.name == "__init__":
+            if not body or ast.unparse(body[0]) != "super().__init__()":
+                self.refuse(fn, "a dict subclass whose __init__ does not start with super().__init__()")
+            body = body[1:]
+            prologue.insert(0, "super();")
+        self._self_is_this = not nested
+        self.fresh = list(_short_names()) if self.short else []
+        self._function(fn, name, method=not static, cls=cls, prologue=prologue, body=body, keyword="")
+        self._self_is_this = False
+
+    def _function(self, fn: ast.FunctionDef, name: str, method: bool = False, cls=None, prologue=(), body=None,
+                  keyword: str = "function") -> None:
+        a = fn.args
+        if a.vararg or a.kwarg:
+            self.refuse(fn, "*args or **kwargs")
+        if fn.decorator_list and keyword:
+            self.refuse(fn, "a decorated function")
+        params = (a.posonlyargs + a.args)[1 if method else 0:] + a.kwonlyargs
+        defaults = [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + list(a.defaults)
+        defaults = defaults[1 if method else 0:] + list(a.kw_defaults)
+        scope = _Scope(set(), cls=cls)
+        self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
+        scope.ints = {p.arg for p in params if pyscopes.is_int_annotation(p.annotation)}
+        body = self._body_without_docstring(fn.body) if body is None else body
+        assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
+        self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
+        scope.ints |= pyscopes.int_declared(body)
+        self.scopes.append(scope)
+        texts = []
+        for p, d in zip(params, defaults):
+            texts.append(self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}"))
+        star = "*" if pyscopes.is_generator(fn) else ""
+        head = f"{keyword}{star} {name}" if keyword else f"{star}{name}"
+        if keyword:
+            self.line(f"// {self.module}:{fn.lineno} {fn.name}")
+        self.line(f"{head}({', '.join(texts)}) {{")
+        self.depth += 1
+        for text in prologue:
+            self.line(text)
+        if assigned:
+            self.line(f"let {', '.join(self.js_name(n) for n in assigned)};")
+        outer, self._in_generator = self._in_generator, pyscopes.is_generator(fn)
+        self.block(body)
+        if name != "constructor" and not self._in_generator and not (body and isinstance(body[-1], ast.Return)):
+            self.line("return null;")  # Python's None, where the body ends without a return
+        self._in_generator = outer
+        self.scopes.pop()
+        self.depth -= 1
+        self.line("}")
+
+    def _default(self, node) -> str:
+        if not isinstance(node, ast.Constant) or isinstance(node.value, (list, dict, set)):
+            self.refuse(node, "a default that is not a constant")
+        return self.expr(node)
+
+    # -- names ------------------------------------------------------------------------------------
+
+    def declare(self, scope: _Scope, names) -> None:
+        """NAMES are locals of SCOPE; for the page each gets a short name no other name of the
+        function has (so no inner name hides an outer one it reads)."""
+        for n in names:
+            if n not in scope.names:
+                scope.names.add(n)
+                if self.short and n != "self":
+                    scope.short[n] = self.fresh.pop(0)
+
+    def js_name(self, name: str) -> str:
+        """A local's JavaScript name: its own unless JavaScript reserves it or the runtime declares it
+        (or, for the page, its short name)."""
+        for scope in reversed(self.scopes):
+            if name in scope.names:
+                if name in scope.short:
+                    return scope.short[name]
+                break
+        return f"{name}_" if name in _JS_RESERVED or name in _runtime_names() else name
+
+    def is_local(self, name: str) -> bool:
+        return any(name in s.names for s in self.scopes)
+
+    def name(self, node: ast.Name) -> str:
+        n = node.id
+        if n == "self" and self.scopes and self.scopes[-1].cls is not None and self._self_is_this:
+            return "this"
+        if self.is_local(n):
+            return self.js_name(n)
+        if n in self.functions or n in self.classes:
+            return self.global_name(n)
+        self.refuse(node, f"the name {n} (neither a local nor a function or class of the module)")
+
+    # -- statements -------------------------------------------------------------------------------
+
+    def block(self, body: list) -> None:
+        for stmt in body:
+            handler = getattr(self, f"stmt_{type(stmt).__name__}", None)
+            if handler is None:
+                self.refuse(stmt, f"the statement {type(stmt).__name__}")
+            handler(stmt)
+
+    def stmt_Pass(self, node) -> None:
+        pass
+
+    def stmt_Break(self, node) -> None:
+        self.line("break;")
+
+    def stmt_Continue(self, node) -> None:
+        self.line("continue;")
+
+    def stmt_ImportFrom(self, node) -> None:
+        self._import(node)  # a late import (start-up time): the runtime has the names already
+
+    def stmt_FunctionDef(self, node) -> None:
+        self._function(node, self.js_name(node.name))
+
+    def stmt_Return(self, node) -> None:
+        if node.value is None:
+            self.line("return null;" if not self._in_generator else "return;")
+        elif self._in_generator:
+            self.refuse(node, "a generator returning a value")
+        else:
+            self.line(f"return {self.expr(node.value)};")
+
+    _in_generator = False
+    _self_is_this = False
+
+    def stmt_Expr(self, node) -> None:
+        v = node.value
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return  # a comment in the form of a string
+        if isinstance(v, ast.Yield):
+            self.line(f"yield {self.expr(v.value) if v.value else 'null'};")
+        elif isinstance(v, ast.YieldFrom):
+            self.line(f"yield* pyIter({self.expr(v.value)});")
+        elif isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("append", "sort"):
+            self.line(self._list_statement(v) + ";")
+        elif isinstance(v, ast.Call):
+            self.line(self.expr(v) + ";")
+        else:
+            self.refuse(node, f"an expression statement of {type(v).__name__}")
+
+    def _list_statement(self, call: ast.Call) -> str:
+        target = self.expr(call.func.value)
+        if call.func.attr == "append":
+            if len(call.args) != 1 or call.keywords:
+                self.refuse(call, "append of other than one value")
+            return f"{target}.push({self.expr(call.args[0])})"
+        kw = self._keywords(call, {"key", "reverse"})
+        if call.args:
+            self.refuse(call, "sort with positional arguments")
+        return f"pySort({target}, {kw.get('key', 'null')}, {kw.get('reverse', 'false')})"
+
+    def stmt_If(self, node) -> None:
+        self.line(f"if ({self.test(node.test)}) {{")
+        self._indented(node.body)
+        while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            self.line(f"}} else if ({self.test(node.test)}) {{")
+            self._indented(node.body)
+        if node.orelse:
+            self.line("} else {")
+            self._indented(node.orelse)
+        self.line("}")
+
+    def _indented(self, body: list) -> None:
+        self.depth += 1
+        self.block(body)
+        self.depth -= 1
+
+    def stmt_While(self, node) -> None:
+        if node.orelse:
+            self.refuse(node, "while ... else")
+        self.line(f"while ({self.test(node.test)}) {{")
+        self._indented(node.body)
+        self.line("}")
+
+    def stmt_For(self, node) -> None:
+        if node.orelse:
+            self.refuse(node, "for ... else")
+        it = node.iter
+        if isinstance(it, ast.Call) and ast.unparse(it.func) == "range" and isinstance(node.target, ast.Name) \
+                and not it.keywords and 1 <= len(it.args) <= 3 and self._constant_step(it):
+            # a counted loop; the counter is a hidden one, as changing the name in the body does not
+            # change the walk in Python
+            args = [self.expr(a) for a in it.args]
+            start, stop = (args[0], args[1]) if len(args) > 1 else ("0", args[0])
+            step = pyscopes.step_value(it)
+            counter, end = self.temp(), self.temp()
+            self.line(f"for (let {counter} = {start}, {end} = {stop}; {counter} {'<' if step > 0 else '>'} {end}; "
+                      f"{counter} += {step}) {{")
+            self.depth += 1
+            self.line(f"{self.js_name(node.target.id)} = {counter};")
+            self.block(node.body)
+            self.depth -= 1
+            self.line("}")
+            return
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items" \
+                and not it.args and not it.keywords:
+            # a dict's items walked in place (Python forbids changing a dict's size while walking it)
+            self.line(f"for ({self.target(node.target)} of pyItems({self.expr(it.func.value)})) {{")
+        else:
+            self.line(f"for ({self.target(node.target)} of pyIter({self.expr(it)})) {{")
+        self._indented(node.body)
+        self.line("}")
+
+    def _constant_step(self, call: ast.Call) -> bool:
+        return len(call.args) < 3 or pyscopes.step_value(call) is not None
+
+    def target(self, t) -> str:
+        """A loop or comprehension target: a name or (nested) tuples of names."""
+        if isinstance(t, ast.Name):
+            if not self.is_local(t.id):
+                self.refuse(t, f"the name {t.id}")
+            return self.js_name(t.id)
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return "[" + ", ".join(self.target(e) for e in t.elts) + "]"
+        self.refuse(t, "a loop target other than names")
+
+    def stmt_Assign(self, node) -> None:
+        if len(node.targets) == 1:
+            self.assign(node.targets[0], node.value)
+            return
+        t = self.temp()
+        self.line(f"const {t} = {self.expr(node.value)};")
+        for target in node.targets:
+            self.assign_text(target, t)
+
+    def stmt_AnnAssign(self, node) -> None:
+        if node.value is not None:
+            self.assign(node.target, node.value)
+
+    def assign(self, target, value) -> None:
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+                and all(isinstance(e, ast.Name) for e in target.elts):
+            self.line(f"{self.target(target)} = {self.expr(value)};")
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+                and all(isinstance(v, (ast.Name, ast.Constant)) for v in value.elts) \
+                and not {v.id for v in value.elts if isinstance(v, ast.Name)} & pyscopes.written_names(target):
+            # `self.a, self.b = a, b`: nothing assigned is read after, so one at a time is the same
+            for e, v in zip(target.elts, value.elts):
+                self.assign_text(e, self.expr(v))
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+            self.line(f"{self.target(target)} = {self._unpacked(value, len(target.elts))};")
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            t = self.temp()
+            self.line(f"const {t} = {self._unpacked(value, len(target.elts))};")
+            for i, e in enumerate(target.elts):
+                self.assign_text(e, f"{t}[{i}]")
+        else:
+            self.assign_text(target, self.expr(value))
+
+    def _unpacked(self, value, n: int) -> str:
+        if isinstance(value, ast.Tuple) and len(value.elts) == n:
+            return self.expr(value)
+        return f"pyUnpack({self.expr(value)}, {n})"
+
+    def assign_text(self, target, text: str) -> None:
+        if isinstance(target, ast.Name):
+            self.line(f"{self.name(target)} = {text};")
+        elif isinstance(target, ast.Attribute):
+            self.line(f"{self.expr(target.value)}.{self.attribute(target)} = {text};")
+        elif isinstance(target, ast.Subscript):
+            if isinstance(target.slice, ast.Slice):
+                self.refuse(target, "assignment to a slice")
+            self.line(f"pySetItem({self.expr(target.value)}, {self.expr(target.slice)}, {text});")
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            t = self.temp()
+            self.line(f"const {t} = pyUnpack({text}, {len(target.elts)});")
+            for i, e in enumerate(target.elts):
+                self.assign_text(e, f"{t}[{i}]")
+        else:
+            self.refuse(target, f"assignment to {type(target).__name__}")
+
+    def stmt_AugAssign(self, node) -> None:
+        t = node.target
+        if isinstance(t, ast.Name):
+            current = ast.Name(t.id, ast.Load(), lineno=t.lineno)
+        elif isinstance(t, ast.Attribute):
+            current = ast.Attribute(t.value, t.attr, ast.Load(), lineno=t.lineno)
+        elif isinstance(t, ast.Subscript) and pyscopes.plain_path(t.value) and not isinstance(t.slice, ast.Slice):
+            current = ast.Subscript(t.value, t.slice, ast.Load(), lineno=t.lineno)
+        else:
+            self.refuse(node, "augmented assignment to other than a name, attribute or item of a name")
+        value = ast.BinOp(current, node.op, node.value, lineno=node.lineno)
+        self.assign_text(t, self.expr(value))
+
+    def stmt_Delete(self, node) -> None:
+        for t in node.targets:
+            if not isinstance(t, ast.Subscript) or isinstance(t.slice, ast.Slice):
+                self.refuse(node, "del of other than one item")
+            self.line(f"pyDelItem({self.expr(t.value)}, {self.expr(t.slice)});")
+
+    # -- expressions ------------------------------------------------------------------------------
+
+    def expr(self, e) -> str:
+        handler = getattr(self, f"expr_{type(e).__name__}", None)
+        if handler is None:
+            self.refuse(e, f"the expression {type(e).__name__}")
+        return handler(e)
+
+    def test(self, e) -> str:
+        """E as a JavaScript condition: Python's truth of its value."""
+        if isinstance(e, ast.BoolOp):
+            op = " && " if isinstance(e.op, ast.And) else " || "
+            return "(" + op.join(self.test(v) for v in e.values) + ")"
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return f"!{self.test(e.operand)}"
+        text = self.expr(e)
+        return text if self.is_bool(e) else f"truthy({text})"
+
+    def is_bool(self, e) -> bool:
+        if isinstance(e, (ast.Compare,)) or (isinstance(e, ast.Constant) and isinstance(e.value, bool)):
+            return True
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return True
+        if isinstance(e, ast.BoolOp):
+            return all(self.is_bool(v) for v in e.values)
+        if isinstance(e, ast.Call):
+            f = ast.unparse(e.func)
+            if f in _BOOL_CALLS:
+                return True
+            fn = self.functions.get(f) or self._method_def(e.func)
+            return fn is not None and ast.unparse(fn.returns or ast.Constant(None)) == "bool"
+        return False
+
+    def _method_def(self, func) -> ast.FunctionDef | None:
+        """The method `self.m` names, when the current class defines it."""
+        cls = self.scopes[-1].cls if self.scopes else None
+        if cls is None or not isinstance(func, ast.Attribute) or ast.unparse(func.value) != "self":
+            return None
+        return next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == func.attr), None)
+
+    def is_int(self, e) -> bool:
+        """Whether E is surely an int: a whole-number literal, a name the source declares `int`, a
+        count, or + - * // of those."""
+        if isinstance(e, ast.Constant):
+            return type(e.value) is int
+        if isinstance(e, ast.Name):
+            return any(e.id in s.ints for s in self.scopes[-1:])
+        if isinstance(e, ast.Call):
+            return ast.unparse(e.func) == "len"
+        if isinstance(e, ast.BinOp) and type(e.op) in _BINARY:
+            return self.is_int(e.left) and self.is_int(e.right)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            return self.is_int(e.operand)
+        return False
+
+    def expr_Constant(self, e) -> str:
+        v = e.value
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            if abs(v) > 2 ** 53 - 1:
+                self.refuse(e, "a whole number beyond 2^53")
+            return str(v)
+        if isinstance(v, float):
+            return f"pf({v!r})"
+        if isinstance(v, str):
+            return js_string(v)
+        self.refuse(e, f"a constant of type {type(v).__name__}")
+
+    def expr_Name(self, e) -> str:
+        return self.name(e)
+
+    def expr_Attribute(self, e) -> str:
+        whole = ast.unparse(e)
+        if whole == "math.inf":
+            return "pf(Infinity)"
+        if isinstance(e.value, ast.Name) and e.value.id in self.imported and not self.is_local(e.value.id):
+            self.refuse(e, f"{whole} as a value")
+        text = f"{self.expr(e.value)}.{self.attribute(e)}"
+        if self._method_def(e) is not None:
+            return f"{text}.bind({self.expr(e.value)})"  # a bound method as a value
+        return text
+
+    def attribute(self, e: ast.Attribute) -> str:
+        if e.attr in _NO_ATTRIBUTES or e.attr.startswith("__"):
+            self.refuse(e, f"the attribute {e.attr}")
+        return e.attr
+
+    def expr_Tuple(self, e) -> str:
+        return "[" + ", ".join(self.expr(x) for x in e.elts) + "]"
+
+    expr_List = expr_Tuple
+
+    def expr_Set(self, e) -> str:
+        return "pySetOf([" + ", ".join(self.expr(x) for x in e.elts) + "])"
+
+    def expr_Dict(self, e) -> str:
+        pairs = [(k, v) for k, v in zip(e.keys, e.values) if k is not None]
+        spread = [v for k, v in zip(e.keys, e.values) if k is None]
+        if len(spread) > 1 or (spread and e.keys[0] is not None):
+            self.refuse(e, "a dict display with other than one leading **")
+        text = "[" + ", ".join(f"[{self.expr(k)}, {self.expr(v)}]" for k, v in pairs) + "]"
+        return f"pyDictWith({self.expr(spread[0])}, {text})" if spread else f"pyDict({text})"
+
+    def expr_BinOp(self, e) -> str:
+        left, right = self.expr(e.left), self.expr(e.right)
+        op = type(e.op)
+        if op in _BINARY:
+            if self.is_int(e.left) and self.is_int(e.right) and op is not ast.FloorDiv:
+                return f"exact({left} {_BINARY[op]} {right})"
+            return jsops.BINARY[_BINARY[op]].format(left, right)
+        if op in _BITS:
+            return f"{_BITS[op]}({left}, {right})"
+        self.refuse(e, f"the operator {type(e.op).__name__}")
+
+    def expr_UnaryOp(self, e) -> str:
+        if isinstance(e.op, ast.Not):
+            return f"!{self.test(e.operand)}"
+        if isinstance(e.op, ast.USub):
+            if isinstance(e.operand, ast.Constant) and type(e.operand.value) in (int, float):
+                return f"({self.expr(ast.Constant(-e.operand.value, lineno=e.lineno))})"
+            return f"(-{self.expr(e.operand)})" if self.is_int(e.operand) else jsops.NEG.format(self.expr(e.operand))
+        self.refuse(e, f"the operator {type(e.op).__name__}")
+
+    def expr_BoolOp(self, e) -> str:
+        if all(self.is_bool(v) for v in e.values):
+            return self.test(e)
+        # Python's value of `a or b` is a or b itself: core.js's and_/or_ over thunks
+        op = "and" if isinstance(e.op, ast.And) else "or"
+        first, rest = self.expr(e.values[0]), [f"() => {self.expr(v)}" for v in e.values[1:]]
+        return f"{op}_({', '.join([first] + rest)})"
+
+    def expr_IfExp(self, e) -> str:
+        return f"({self.test(e.test)} ? {self.expr(e.body)} : {self.expr(e.orelse)})"
+
+    def expr_Compare(self, e) -> str:
+        parts = []
+        left = e.left
+        for i, (op, right) in enumerate(zip(e.ops, e.comparators)):
+            if i and not isinstance(left, (ast.Name, ast.Constant)):
+                self.refuse(e, "a chained comparison with a computed middle")
+            parts.append(self._compare(left, op, right))
+            left = right
+        return parts[0] if len(parts) == 1 else "(" + " && ".join(parts) + ")"
+
+    def _compare(self, left, op, right) -> str:
+        a, b = self.expr(left), self.expr(right)
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if not (isinstance(right, ast.Constant) and right.value is None):
+                self.refuse(right, "`is` with other than None")
+            return f"({a} {'===' if isinstance(op, ast.Is) else '!=='} null)"
+        if isinstance(op, (ast.In, ast.NotIn)):
+            return f"{'' if isinstance(op, ast.In) else '!'}pyIn({a}, {b})"
+        symbol = _COMPARE[type(op)]
+        if self.is_int(left) and self.is_int(right):
+            return f"({a} {_INT_COMPARE.get(symbol, symbol)} {b})"
+        return jsops.BINARY[symbol].format(a, b)
+
+    def expr_Subscript(self, e) -> str:
+        if isinstance(e.slice, ast.Slice):
+            if e.slice.step is not None:
+                self.refuse(e, "a slice with a step")
+            lo = self.expr(e.slice.lower) if e.slice.lower is not None else "null"
+            hi = self.expr(e.slice.upper) if e.slice.upper is not None else "null"
+            return f"pySlice({self.expr(e.value)}, {lo}, {hi})"
+        return f"pyItem({self.expr(e.value)}, {self.expr(e.slice)})"
+
+    def expr_Lambda(self, e) -> str:
+        a = e.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+            self.refuse(e, "a lambda with other than plain parameters")
+        names = [p.arg for p in a.args]
+        self.scopes.append(_Scope(set(), cls=self.scopes[-1].cls if self.scopes else None))
+        self.declare(self.scopes[-1], names)
+        body = self.expr(e.body)
+        params = ", ".join(self.js_name(n) for n in names)
+        self.scopes.pop()
+        return f"(({params}) => {body})"
+
+    # comprehensions: a loop in an arrow function called at once (its names are its own, as in Python)
+
+    def _comprehension(self, e, start: str, add: str, result: str, any_order: bool) -> str:
+        self.scopes.append(_Scope(set(), cls=self.scopes[-1].cls if self.scopes else None))
+        heads = []
+        for gen in e.generators:
+            if gen.is_async:
+                self.refuse(e, "an async comprehension")
+            it = self.expr(gen.iter)  # the names of this generator are not yet bound in its iterable
+            self.declare(self.scopes[-1], sorted(pyscopes.target_names(gen.target)))
+            walk = "pyIterAny" if any_order else "pyIter"
+            head = f"for (const {self.target(gen.target)} of {walk}({it}))"
+            conds = [self.test(c) for c in gen.ifs]
+            heads.append(head + (f" if ({' && '.join(conds)})" if conds else ""))
+        values = [self.expr(x) for x in pyscopes.comprehension_values(e)]
+        if len(e.generators) == 1:
+            # one loop: pylib's pyComp (a lighter page than the loop written out)
+            gen = e.generators[0]
+            param = f"({self.target(gen.target)})"
+            value = f"[{values[0]}, {values[1]}]" if len(values) == 2 else values[0]
+            test = f", {param} => {' && '.join(self.test(c) for c in gen.ifs)}" if gen.ifs else ""
+            self.scopes.pop()
+            listed = f"pyComp({f'pyIterAny({it})' if any_order else it}, {param} => {value}{test})"
+            return {"[]": listed, "new PySet()": f"pySetOf({listed})", "new PyDict()": f"pyDict({listed})"}[start]
+        body = add.format(*values)
+        self.scopes.pop()
+        return f"(() => {{ const $r = {start}; {' '.join(heads)} {body}; return {result}; }})()"
+
+    def expr_ListComp(self, e, any_order: bool = False) -> str:
+        return self._comprehension(e, "[]", "$r.push({})", "$r", any_order)
+
+    def expr_GeneratorExp(self, e, any_order: bool = False) -> str:
+        # a generator expression is consumed whole by every built-in the subset passes it to but
+        # any and all, which stop early (test()); walking it eagerly gives the same values in order
+        return self.expr_ListComp(e, any_order)
+
+    def expr_SetComp(self, e) -> str:
+        return self._comprehension(e, "new PySet()", "$r.add({})", "$r", True)
+
+    def expr_DictComp(self, e) -> str:
+        return self._comprehension(e, "new PyDict()", "$r.setItem({}, {})", "$r", False)
+
+    def _loop_heads(self, e) -> list[str]:
+        """The loops of a generator expression consumed where its order cannot show (any, all, sum),
+        in a new scope (the caller pops it)."""
+        self.scopes.append(_Scope(set(), cls=self.scopes[-1].cls if self.scopes else None))
+        heads = []
+        for gen in e.generators:
+            it = self.expr(gen.iter)
+            self.declare(self.scopes[-1], sorted(pyscopes.target_names(gen.target)))
+            conds = [self.test(c) for c in gen.ifs]
+            heads.append(f"for (const {self.target(gen.target)} of pyIterAny({it}))"
+                         + (f" if ({' && '.join(conds)})" if conds else ""))
+        return heads
+
+    def _sum(self, e: ast.GeneratorExp) -> str:
+        """sum(...) of a generator expression: added up in its loop, left to right from 0."""
+        heads = self._loop_heads(e)
+        value = self.expr(e.elt)
+        self.scopes.pop()
+        return f"(() => {{ let $s = 0; {' '.join(heads)} $s = add($s, {value}); return $s; }})()"
+
+    def _early(self, e: ast.GeneratorExp, want: bool) -> str:
+        """any(...) or all(...) of a generator expression: stops at the first deciding value."""
+        hit = "return true" if want else "return false"
+        test = "{}" if want else "!{}"
+        heads = self._loop_heads(e)
+        value = self.test(e.elt)
+        self.scopes.pop()
+        return f"(() => {{ {' '.join(heads)} if ({test.format(value)}) {hit}; return {str(not want).lower()}; }})()"
+
+    # -- calls --------------------------------------------------------------------------------------
+
+    def _keywords(self, call: ast.Call, allowed: set) -> dict:
+        out = {}
+        for k in call.keywords:
+            if k.arg is None or k.arg not in allowed:
+                self.refuse(call, f"the keyword {k.arg or '**'} here")
+            out[k.arg] = self.expr(k.value)
+        return out
+
+    def _arg(self, a, any_order: bool = False) -> str:
+        if isinstance(a, ast.Starred):
+            self.refuse(a, "a starred argument")
+        if any_order and isinstance(a, (ast.ListComp, ast.GeneratorExp)):
+            return self.expr_ListComp(a, any_order=True)
+        return self.expr(a)
+
+    def expr_Call(self, e) -> str:
+        f = ast.unparse(e.func)
+        if isinstance(e.func, ast.Name) and self.is_local(e.func.id):
+            if e.keywords:
+                self.refuse(e, "keywords in a call of a local function")
+            return f"{self.name(e.func)}({', '.join(self._arg(a) for a in e.args)})"
+        if isinstance(e.func, ast.Name) and (f in self.functions or f in self.classes):
+            return self._module_call(e, f)
+        if isinstance(e.func, ast.Name):
+            return self._builtin(e, f)
+        if f in _CALLS:
+            self._keywords(e, set())
+            return f"{_CALLS[f]}({', '.join(self._arg(a) for a in e.args)})"
+        if isinstance(e.func, ast.Attribute):
+            return self._method_call(e)
+        self.refuse(e, f"a call of {f}")
+
+    def _module_call(self, e: ast.Call, f: str) -> str:
+        if f in self.classes:
+            init = next((m for m in self.classes[f].body if isinstance(m, ast.FunctionDef) and m.name == "__init__"),
+                        None)
+            sig = _Signature.of(init, True) if init else _Signature([], set())
+            return f"new {self.global_name(f)}({self._ordered(e, sig)})"
+        return f"{self.global_name(f)}({self._ordered(e, _Signature.of(self.functions[f], False))})"
+
+    def _ordered(self, e: ast.Call, sig: _Signature) -> str:
+        """The arguments of a call in the callee's parameter order (keywords placed by name; a
+        parameter left out is `undefined`, so its default applies)."""
+        if len(e.args) > len(sig.params):
+            self.refuse(e, "more arguments than parameters")
+        values = [self._arg(a) for a in e.args] + [None] * (len(sig.params) - len(e.args))
+        for k in e.keywords:
+            if k.arg is None or k.arg not in sig.params or values[sig.params.index(k.arg)] is not None:
+                self.refuse(e, f"the keyword {k.arg or '**'}")
+            values[sig.params.index(k.arg)] = self.expr(k.value)
+        for p, v in zip(sig.params, values):
+            if v is None and p in sig.required:
+                self.refuse(e, f"a call without {p}")
+        while values and values[-1] is None:
+            values.pop()
+        return ", ".join("undefined" if v is None else v for v in values)
+
+    def _builtin(self, e: ast.Call, f: str) -> str:
+        args = e.args
+        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
+            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
+        if f in _CALLS and f != "range":
+            self._keywords(e, set())
+            return f"{_CALLS[f]}({', '.join(self._arg(a, f in _ANY_ORDER) for a in args)})"
+        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
+            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
+        if f == "range":
+            self._keywords(e, set())
+            return f"pyRange({', '.join(self._arg(a) for a in args)})"
+        if f in ("any", "all") and len(args) == 1 and not e.keywords:
+            if isinstance(args[0], ast.GeneratorExp):
+                return self._early(args[0], f == "any")
+            return f"py{f.title()}({self._arg(args[0], True)})"
+        if f == "sum" and len(args) == 1 and isinstance(args[0], ast.GeneratorExp) and not e.keywords:
+            return self._sum(args[0])
+        if f == "sum" and 1 <= len(args) <= 2 and not e.keywords:
+            return f"pySum({', '.join(self._arg(a, True) for a in args)})"
+        if f == "sorted" and len(args) == 1:
+            kw = self._keywords(e, {"key", "reverse"})
+            return f"pySorted({self._arg(args[0], 'key' not in kw)}, {kw.get('key', 'null')}, " \
+                   f"{kw.get('reverse', 'false')})"
+        if f in ("max", "min") and args:
+            kw = self._keywords(e, {"key", "default"})
+            if len(args) == 2 and not kw:
+                return f"{jsops.MATH_CALLS[f]}({self._arg(args[0])}, {self._arg(args[1])})"
+            if len(args) > 1 and "default" in kw:
+                self.refuse(e, f"{f}() of several values with a default")
+            if len(args) > 1:
+                items = ", ".join(self._arg(a) for a in args)
+                return f"py{f.title()}([{items}], {kw.get('key', 'null')})"
+            listed = self._arg(args[0], "key" not in kw)
+            return f"py{f.title()}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
+        if f in ("tuple", "list") and len(args) <= 1 and not e.keywords:
+            return f"pyList({self._arg(args[0])})" if args else "[]"
+        if f in ("set", "frozenset") and len(args) <= 1 and not e.keywords:
+            return f"pySetOf(pyIterAny({self._arg(args[0], True)}))" if args else "new PySet()"
+        if f == "dict" and len(args) <= 1 and not e.keywords:
+            return f"pyDict({self._arg(args[0])})" if args else "new PyDict()"
+        if f == "isinstance" and len(args) == 2 and not e.keywords:
+            kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            value = self.expr(args[0])
+            tests = []
+            for k in kinds:
+                name = ast.unparse(k)
+                if name not in _TYPES:
+                    self.refuse(e, f"isinstance of {name}")
+                tests.append(_TYPES[name].format(value))
+            return "(" + " || ".join(tests) + ")"
+        self.refuse(e, f"the built-in {f}()")
+
+    def _method_call(self, e: ast.Call) -> str:
+        func = e.func
+        m = func.attr
+        receiver = ast.unparse(func.value)
+        if receiver == "super()" :
+            self.refuse(e, "super() other than a dict subclass's first super().__init__()")
+        if isinstance(func.value, ast.Name) and func.value.id in self.imported and not self.is_local(func.value.id):
+            self.refuse(e, f"{ast.unparse(func)}() (not a function of the subset)")
+        if m in ("append", "sort"):
+            self.refuse(e, f"the value of {m}() (None): call it as a statement")
+        if m == "extend":
+            return f"pyExtend({self.expr(func.value)}, {self._arg(e.args[0])})"
+        target = self.expr(func.value)
+        if m in _DICT_SET_METHODS:
+            self._keywords(e, set())
+            any_order = m in ("union", "update")
+            return f"{target}.{m}({', '.join(self._arg(a, any_order) for a in e.args)})"
+        if m.startswith("__") or m in _NO_ATTRIBUTES:
+            self.refuse(e, f"the method {m}")
+        if e.keywords:
+            defs = [d for c in self.classes.values() for d in c.body if isinstance(d, ast.FunctionDef) and d.name == m]
+            if len(defs) != 1:
+                self.refuse(e, f"keywords in a call of {m}, a method of no single class of the module")
+            return f"{target}.{m}({self._ordered(e, _Signature.of(defs[0], True))})"
+        return f"{target}.{m}({', '.join(self._arg(a) for a in e.args)})"
+
+    def expr_Yield(self, e) -> str:
+        self.refuse(e, "yield inside an expression")
+
+    def expr_JoinedStr(self, e) -> str:
+        parts = []
+        for v in e.values:
+            if isinstance(v, ast.Constant):
+                parts.append(js_string(v.value))
+            elif isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None:
+                parts.append(f"pyStr({self.expr(v.value)})")
+            else:
+                self.refuse(e, "an f-string with a conversion or format")
+        return "(" + " + ".join(parts or ['""']) + ")"
+
+
+# --- the engines -------------------------------------------------------------------------------------------
+
+def translate_source(source: str, module: str, prefix: str, short: bool = False) -> str:
+    """The JavaScript of one engine module's text; Refused for a construct outside the subset.
+    SHORT: locals renamed to one or two letters (the page's lighter copy)."""
+    return _Module(source, module, prefix, short).translate()
+
+
+@functools.cache
+def _short_names() -> tuple[str, ...]:
+    """One- and two-letter names that are neither JavaScript's nor the runtime's."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    names = list(letters) + [a + b for a in letters for b in letters + "0123456789"]
+    return tuple(n for n in names if n not in _JS_RESERVED and n not in _runtime_names())
+
+
+def _module_text(name: str) -> tuple[str, str]:
+    spec = importlib.util.find_spec(name)
+    return spec.origin, open(spec.origin, encoding="utf-8").read()
+
+
+@functools.cache
+def engine_source(short: bool = False) -> str:
+    """The JavaScript of every engine module (ENGINE_MODULES), in the table's order; SHORT: with
+    short local names (the page's copy; Node and the tests read the long one)."""
+    parts = [GENERATED_MARK]
+    for name, prefix in ENGINE_MODULES.items():
+        _, text = _module_text(name)
+        parts.append(f"// {name}")
+        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short))
+    return "\n".join(parts)

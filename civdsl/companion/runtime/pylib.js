@@ -1,0 +1,539 @@
+// pylib.js: Python's meaning of the values and built-ins the generated engines use (civdsl/companion/
+// py2es.py translates the engine modules into calls of these). Each helper is Python's rule, not an
+// approximation: dicts and sets keep insertion order and compare keys by value (PyDict, PySet),
+// tuples order lexicographically (core.js `order`), sorting is stable in both directions, `/` of
+// two ints is a float, whole numbers stay below 2^53 (core.js `exact`), and iterating a set where
+// the order would show is an error (Python's set order is its hash order).
+
+// --- keys: a value's identity as a dict key or set member -----------------------------------------
+
+// Equal values (Python's ==, for the kinds a key may be) get the same text or number: ints as
+// themselves, True as 1, a whole Fraction or float as its int, a tuple as its parts' keys,
+// a frozenset as its members' keys in sorted order. Texts are length-prefixed, so no two differ
+// in meaning and agree in text. A tuple's or frozenset's key is kept on it (they never change).
+function pyHash(k) {
+  if (typeof k === "number") return k;
+  if (typeof k === "string") return k.charCodeAt(0) === 0 ? "\u0000s" + k : k;
+  if (typeof k === "boolean") return k ? 1 : 0;
+  if (k === null) return "\u0000N";
+  if (Array.isArray(k)) {
+    if (k.$h !== undefined) return k.$h;
+    let text = "\u0000(";
+    for (let i = 0; i < k.length; i++) text += pyKeyPart(pyHash(k[i]));
+    return (k.$h = text + ")");
+  }
+  if (k instanceof PySet) {
+    if (k.$h === null) k.$h = "\u0000{" + Array.from(k.$m.keys()).map(pyKeyPart).sort().join("") + "}";
+    return k.$h;
+  }
+  if (k instanceof Frac) return k.d === 1 ? k.n : "\u0000F" + k.n + "/" + k.d;
+  if (k instanceof PyFloat) return Number.isInteger(k.v) ? k.v : "\u0000f" + k.v;
+  throw new RuleError("TypeError", "unhashable value " + pyRepr(k));
+}
+
+function pyKeyPart(h) {
+  return typeof h === "number" ? "n" + h + ";" : "s" + h.length + ":" + h;
+}
+
+// --- dict and set ------------------------------------------------------------------------------------
+
+class PyDict {
+  constructor(pairs) {
+    this.$v = new Map();  // key's hash -> value, in insertion order
+    this.$k = null;  // key's hash -> the key, where the two differ
+    if (pairs) for (const [key, value] of pyIter(pairs)) this.setItem(key, value);
+  }
+  get size() { return this.$v.size; }
+  keyOf(h) { return this.$k !== null && this.$k.has(h) ? this.$k.get(h) : h; }
+  has(key) { return this.$v.has(pyHash(key)); }
+  getItem(key) {
+    const got = this.$v.get(pyHash(key));
+    if (got !== undefined) return got;
+    if (this.__missing__ !== undefined) return this.__missing__(key);
+    throw new RuleError("KeyError", pyRepr(key));
+  }
+  setItem(key, value) {
+    const h = pyHash(key);
+    if (h !== key && !this.$v.has(h)) (this.$k || (this.$k = new Map())).set(h, key);
+    this.$v.set(h, value);
+  }
+  delItem(key) {
+    const h = pyHash(key);
+    if (!this.$v.delete(h)) throw new RuleError("KeyError", pyRepr(key));
+    if (this.$k !== null) this.$k.delete(h);
+  }
+  get(key, fallback) {
+    const got = this.$v.get(pyHash(key));
+    return got !== undefined ? got : fallback === undefined ? null : fallback;
+  }
+  setdefault(key, value) {
+    const h = pyHash(key);
+    const got = this.$v.get(h);
+    if (got !== undefined) return got;
+    this.setItem(key, value === undefined ? null : value);
+    return value === undefined ? null : value;
+  }
+  keys() {
+    const out = Array.from(this.$v.keys());
+    if (this.$k !== null) for (let i = 0; i < out.length; i++) out[i] = this.keyOf(out[i]);
+    return out;
+  }
+  values() { return Array.from(this.$v.values()); }
+  items() {
+    const out = [];
+    for (const [h, value] of this.$v) out.push([this.keyOf(h), value]);
+    return out;
+  }
+  copy() { return pyDict(this); }
+  update(other) { for (const [key, value] of pyItemsOf(other)) this.setItem(key, value); return null; }
+}
+
+function pyDict(from) {
+  const d = new PyDict();
+  if (from instanceof PyDict) {
+    for (const [h, value] of from.$v) d.$v.set(h, value);
+    if (from.$k !== null) d.$k = new Map(from.$k);
+  } else if (from !== undefined && from !== null) {
+    for (const [key, value] of pyIter(from)) d.setItem(key, value);
+  }
+  return d;
+}
+
+// `for k, v in d.items()`: the dict's own entries where every key is its own hash (no copy)
+function pyItems(d) {
+  return d.$k === null ? d.$v : d.items();
+}
+
+function pyItemsOf(x) {
+  return x instanceof PyDict ? x.items() : pyIter(x);
+}
+
+class PySet {
+  constructor() {
+    this.$m = new Map();  // member's hash -> the member, in insertion order
+    this.$h = null;  // its own hash, once asked (a frozenset's)
+  }
+  get size() { return this.$m.size; }
+  has(x) { return this.$m.has(pyHash(x)); }
+  add(x) {
+    const h = pyHash(x);
+    if (!this.$m.has(h)) this.$m.set(h, x);
+    return null;
+  }
+  discard(x) { this.$m.delete(pyHash(x)); return null; }
+  members() { return Array.from(this.$m.values()); }
+  union() {
+    const out = pySetOf(this.members());
+    for (let i = 0; i < arguments.length; i++) for (const x of pyIterAny(arguments[i])) out.add(x);
+    return out;
+  }
+  difference(other) {
+    const out = new PySet();
+    for (const [h, x] of this.$m) if (!other.$m.has(h)) out.$m.set(h, x);
+    return out;
+  }
+  intersection(other) {
+    const out = new PySet();
+    for (const [h, x] of this.$m) if (other.$m.has(h)) out.$m.set(h, x);
+    return out;
+  }
+  issubset(other) {
+    for (const h of this.$m.keys()) if (!other.$m.has(h)) return false;
+    return true;
+  }
+  isdisjoint(other) {
+    for (const h of this.$m.keys()) if (other.$m.has(h)) return false;
+    return true;
+  }
+}
+
+function pySetOf(xs) {
+  const out = new PySet();
+  for (const x of xs) out.add(x);
+  return out;
+}
+
+// --- iteration ---------------------------------------------------------------------------------------
+
+// what `for x in xs` walks: a list or tuple, a dict's keys, a generator; a set only where the order
+// cannot show (pyIterAny), since Python walks a set in its hash order
+function pyIter(xs) {
+  if (Array.isArray(xs)) return xs;
+  if (xs instanceof PyDict) return xs.keys();
+  if (xs instanceof PySet) throw new RuleError("TypeError", "an engine walked a set where its order shows");
+  if (typeof xs === "string") return Array.from(xs);
+  if (xs !== null && typeof xs === "object" && typeof xs[Symbol.iterator] === "function") return xs;
+  throw new RuleError("TypeError", pyRepr(xs) + " is not iterable");
+}
+
+// the same for a walk whose result does not depend on the order (a sum, any, all, a set built)
+function pyIterAny(xs) {
+  return xs instanceof PySet ? xs.members() : pyIter(xs);
+}
+
+// a comprehension of one loop: value(x) for each x of xs that passes test
+function pyComp(xs, value, test) {
+  const out = [];
+  for (const x of pyIter(xs)) if (test === undefined || test(x)) out.push(value(x));
+  return out;
+}
+
+function pyList(xs) {
+  return Array.from(pyIter(xs));
+}
+
+function pyRange(start, stop, step) {
+  if (stop === undefined) {
+    stop = start;
+    start = 0;
+  }
+  step = step === undefined ? 1 : step;
+  if (step === 0) throw new RuleError("ValueError", "range() arg 3 must not be zero");
+  const out = [];
+  if (step > 0) for (let i = start; i < stop; i += step) out.push(i);
+  else for (let i = start; i > stop; i += step) out.push(i);
+  return out;
+}
+
+function pyEnumerate(xs) {
+  const out = [];
+  let i = 0;
+  for (const x of pyIter(xs)) out.push([i++, x]);
+  return out;
+}
+
+function pyZip() {
+  const lists = Array.from(arguments, (xs) => Array.from(pyIter(xs)));
+  const n = Math.min.apply(null, lists.map((xs) => xs.length));
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(lists.map((xs) => xs[i]));
+  return out;
+}
+
+function* pyChain(iterables) {
+  for (const xs of pyIter(iterables)) yield* pyIter(xs);
+}
+
+// itertools.combinations: in Python's order
+function pyCombinations(xs, r) {
+  const pool = Array.from(pyIter(xs));
+  const out = [];
+  const pick = [];
+  (function walk(start) {
+    if (pick.length === r) {
+      out.push(pick.slice());
+      return;
+    }
+    for (let i = start; i < pool.length; i++) {
+      pick.push(pool[i]);
+      walk(i + 1);
+      pick.pop();
+    }
+  })(0);
+  return out;
+}
+
+// x, y = value: exactly as many values as names, as Python requires
+function pyUnpack(value, n) {
+  const xs = Array.isArray(value) ? value : Array.from(pyIter(value));
+  if (xs.length !== n) throw new RuleError("ValueError", "expected " + n + " values to unpack, got " + xs.length);
+  return xs;
+}
+
+// --- items and slices ----------------------------------------------------------------------------------
+
+function pyItem(x, k) {
+  if (Array.isArray(x)) {
+    if (typeof k === "number" && k >= 0 && k < x.length) return x[k];
+    return x[pyIndex(x, k)];
+  }
+  if (x instanceof PyDict) return x.getItem(k);
+  if (typeof x === "string") return Array.from(x)[pyIndex(Array.from(x), k)];
+  throw new RuleError("TypeError", pyRepr(x) + " is not subscriptable");
+}
+
+function pyIndex(xs, k) {
+  if (typeof k === "boolean") k = k ? 1 : 0;
+  if (typeof k !== "number") throw new RuleError("TypeError", "indices must be integers");
+  const i = k < 0 ? k + xs.length : k;
+  if (i < 0 || i >= xs.length) throw new RuleError("IndexError", "index out of range");
+  return i;
+}
+
+function pySetItem(x, k, value) {
+  if (Array.isArray(x)) x[pyIndex(x, k)] = value;
+  else x.setItem(k, value);
+}
+
+function pyDelItem(x, k) {
+  if (Array.isArray(x)) x.splice(pyIndex(x, k), 1);
+  else x.delItem(k);
+}
+
+function pySlice(xs, lo, hi) {
+  const n = xs.length;
+  const at = (i, fallback) => (i === null || i === undefined ? fallback : i < 0 ? Math.max(0, i + n) : Math.min(i, n));
+  return xs.slice(at(lo, 0), at(hi, n));
+}
+
+function pyLen(x) {
+  if (Array.isArray(x) || typeof x === "string") return typeof x === "string" ? Array.from(x).length : x.length;
+  if (x instanceof PyDict || x instanceof PySet) return x.size;
+  throw new RuleError("TypeError", pyRepr(x) + " has no len()");
+}
+
+function pyIn(x, xs) {
+  if (xs instanceof PySet || xs instanceof PyDict) return xs.has(x);
+  if (typeof xs === "string") return xs.indexOf(x) >= 0;
+  for (const y of pyIter(xs)) if (pyEqual(x, y)) return true;
+  return false;
+}
+
+// --- numbers -------------------------------------------------------------------------------------------
+
+// Python's `/`: a float from two ints or a float, an exact Fraction from Fractions
+function truediv(a, b) {
+  if (typeof a === "number" && typeof b === "number" && b !== 0) return pf(a / b);
+  if (numKind(a) === 1 || numKind(b) === 1) {
+    if (numKind(a) !== 2 && numKind(b) !== 2) return div(a, b);
+  }
+  if (+b === 0) throw new RuleError("ZeroDivisionError", "division by zero");
+  return pf(+a / +b);
+}
+
+// Python's % of ints: the remainder takes the divisor's sign
+function pyMod(a, b) {
+  if (typeof a !== "number" || typeof b !== "number") throw new RuleError("TypeError", "% of other than ints");
+  if (b === 0) throw new RuleError("ZeroDivisionError", "integer modulo by zero");
+  const r = a % b;
+  return r !== 0 && (r < 0) !== (b < 0) ? r + b : r;
+}
+
+function pyFloat(x) {
+  if (typeof x === "string") {
+    const t = x.trim().toLowerCase();
+    if (t === "inf" || t === "+inf" || t === "infinity") return pf(Infinity);
+    if (t === "-inf" || t === "-infinity") return pf(-Infinity);
+    throw new RuleError("ValueError", "could not convert string to float");
+  }
+  numKind(x);
+  return pf(+x);
+}
+
+function pyInt(x) {
+  if (typeof x === "boolean") return x ? 1 : 0;
+  if (numKind(x) === 0) return x;
+  return exact(Math.trunc(+(x instanceof Frac ? x.n / x.d : x)));
+}
+
+function pyIsInt(x) {
+  return typeof x === "number" || typeof x === "boolean";
+}
+
+function pyFraction(x) {
+  return toFrac(x);
+}
+
+// the bit operators of whole numbers from 0 to 2^53, exact (JavaScript's own cut numbers to 32 bits)
+const PY_LOW = 2 ** 26;
+function pyBits(a) {
+  if (typeof a === "boolean") a = a ? 1 : 0;
+  if (typeof a !== "number" || a < 0) throw new RuleError("TypeError", "a bit operation on " + pyRepr(a));
+  return [Math.floor(a / PY_LOW), a % PY_LOW];
+}
+
+function pyBitOr(a, b) {
+  if (a instanceof PySet) return a.union(b);
+  const [ah, al] = pyBits(a), [bh, bl] = pyBits(b);
+  return exact((ah | bh) * PY_LOW + (al | bl));
+}
+
+function pyBitAnd(a, b) {
+  if (a instanceof PySet) return a.intersection(b);
+  const [ah, al] = pyBits(a), [bh, bl] = pyBits(b);
+  return (ah & bh) * PY_LOW + (al & bl);
+}
+
+function pyShl(a, n) {
+  pyBits(a);
+  return exact(a * 2 ** n);
+}
+
+function pyShr(a, n) {
+  pyBits(a);
+  return Math.floor(a / 2 ** n);
+}
+
+// --- Python's order: min, max, sorted, heapq -------------------------------------------------------------
+
+function pyMinMax(sign, args, key, fallback) {
+  const xs = args.length === 1 ? pyIterAny(args[0]) : args;
+  let best, bestKey, first = true;
+  for (const x of xs) {
+    const k = key ? key(x) : x;
+    const c = first ? 1 : sign * order(k, bestKey);
+    if (c === 0 && args.length === 1 && args[0] instanceof PySet) {
+      throw new RuleError("TypeError", "an engine took the " + (sign > 0 ? "max" : "min") + " of a set whose order shows");
+    }
+    if (c > 0) {
+      best = x;
+      bestKey = k;
+    }
+    first = false;
+  }
+  if (!first) return best;
+  if (fallback !== undefined) return fallback;
+  throw new RuleError("ValueError", "an empty sequence has no " + (sign > 0 ? "max" : "min"));
+}
+
+function pyMax(args, key, fallback) { return pyMinMax(1, args, key, fallback); }
+function pyMin(args, key, fallback) { return pyMinMax(-1, args, key, fallback); }
+
+// sorted(xs, key=, reverse=): stable both ways, as Python's (equal items keep their order reversed
+// too); a set sorted with two members of equal key would come out in Python's hash order: an error
+function pySorted(xs, key, reverse) {
+  return pySort(Array.from(pyIterAny(xs)), key, reverse, xs instanceof PySet);
+}
+
+function pySort(list, key, reverse, fromSet) {
+  // Array.prototype.sort is stable (ES2019, and every engine that runs the page): equal items keep
+  // their order whichever the direction, as in Python
+  const sign = reverse ? -1 : 1;
+  let tie = false;
+  const cmp = (x, y) => {
+    const c = order(x, y);
+    if (c === 0) tie = true;
+    return sign * c;
+  };
+  if (!key) {
+    list.sort(cmp);
+  } else {
+    const keyed = list.map((x) => [key(x), x]);
+    keyed.sort((p, q) => cmp(p[0], q[0]));
+    for (let i = 0; i < list.length; i++) list[i] = keyed[i][1];
+  }
+  if (tie && fromSet) throw new RuleError("TypeError", "an engine sorted a set whose order shows (two equal keys)");
+  return list;
+}
+
+function pySum(xs, start) {
+  let total = start === undefined ? 0 : start;
+  for (const x of pyIterAny(xs)) total = add(total, x);
+  return total;
+}
+
+function pyHeapPush(heap, item) {
+  heap.push(item);
+  pySiftDown(heap, 0, heap.length - 1);
+  return null;
+}
+
+function pyHeapReplace(heap, item) {
+  if (!heap.length) throw new RuleError("IndexError", "index out of range");
+  const top = heap[0];
+  heap[0] = item;
+  pySiftUp(heap, 0);
+  return top;
+}
+
+function pyHeapPop(heap) {
+  if (!heap.length) throw new RuleError("IndexError", "index out of range");
+  const last = heap.pop();
+  if (!heap.length) return last;
+  const top = heap[0];
+  heap[0] = last;
+  pySiftUp(heap, 0);
+  return top;
+}
+
+// heapq's _siftdown and _siftup, step for step (so equal items end where Python's do)
+function pySiftDown(heap, start, pos) {
+  const item = heap[pos];
+  while (pos > start) {
+    const parent = (pos - 1) >> 1;
+    if (order(item, heap[parent]) < 0) {
+      heap[pos] = heap[parent];
+      pos = parent;
+      continue;
+    }
+    break;
+  }
+  heap[pos] = item;
+}
+
+function pySiftUp(heap, pos) {
+  const end = heap.length, start = pos, item = heap[pos];
+  let child = 2 * pos + 1;
+  while (child < end) {
+    const right = child + 1;
+    if (right < end && !(order(heap[child], heap[right]) < 0)) child = right;
+    heap[pos] = heap[child];
+    pos = child;
+    child = 2 * pos + 1;
+  }
+  heap[pos] = item;
+  pySiftDown(heap, start, pos);
+}
+
+// --- functions -------------------------------------------------------------------------------------------
+
+function pyAny(xs) {
+  for (const x of pyIterAny(xs)) if (truthy(x)) return true;
+  return false;
+}
+
+function pyAll(xs) {
+  for (const x of pyIterAny(xs)) if (!truthy(x)) return false;
+  return true;
+}
+
+function pyPartial(fn) {
+  const bound = Array.prototype.slice.call(arguments, 1);
+  return function () {
+    const args = bound.slice();
+    for (let i = 0; i < arguments.length; i++) args.push(arguments[i]);
+    return fn.apply(null, args);
+  };
+}
+
+// functools.cache: each answer once per arguments (compared as dict keys are), looked up argument by
+// argument (a tuple's key is kept on it, so a state asked again costs no new text)
+function pyCache(fn) {
+  const memo = new Map();
+  return function () {
+    let table = memo;
+    const n = arguments.length;
+    for (let i = 0; i < n - 1; i++) {
+      const h = pyHash(arguments[i]);
+      let next = table.get(h);
+      if (next === undefined) table.set(h, next = new Map());
+      table = next;
+    }
+    const last = n ? pyHash(arguments[n - 1]) : "";
+    let got = table.get(last);
+    if (got === undefined) {
+      got = fn.apply(null, arguments);
+      if (got === undefined) got = null;
+      table.set(last, got);
+    }
+    return got;
+  };
+}
+
+function pyRepeat(xs, n) {
+  let out = [];
+  for (let i = 0; i < n; i++) out = out.concat(xs);
+  return out;
+}
+
+function pyExtend(list, xs) {
+  for (const x of pyIter(xs)) list.push(x);
+  return null;
+}
+
+// {**base, key: value, ...}
+function pyDictWith(base, pairs) {
+  const d = pyDict(base);
+  for (const [key, value] of pairs) d.setItem(key, value);
+  return d;
+}

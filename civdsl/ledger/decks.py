@@ -1,0 +1,130 @@
+"""The trade-card stacks of a game, dealt from the rulebook's `trade_deck` for the player count
+(the generated module's TRADE_DECKS) and kept through the game: what each stack still holds, in
+layers from the top, and the cards returned under it.
+
+A stack is a list of layers, each the cards shuffled together (a count by name). Drawing the top
+card of a shuffled layer is drawing one of its cards at random, so a layer is kept as counts and a
+draw picks among them with the game's seed: the same events always give the same cards. A layer
+with `clear Q` is dealt as two: Q of its commodity cards (chosen with the seed) above the rest and
+its calamities. Cards discarded or spent in a turn wait on the discard pile and go under their
+stack when the turn ends, as one shuffled layer, the non-tradable calamities below it (Mega
+Civilization's reshuffle; the other editions put each card at the bottom of its stack, which no
+draw of the same turn can tell apart).
+
+A game whose player count no `trade_deck` covers has no stacks (None): the players enter the
+cards they draw, and drawing for them says which declaration is missing."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from . import steps as turn_steps
+
+
+@dataclass
+class Stacks:
+    """The stacks of each block dealt (None: the edition's one deck), by stack number."""
+
+    layers: dict[str | None, dict[int, list[dict[str, int]]]]
+    dealt: dict[str | None, dict[int, dict[str, int]]]  # every card each stack was dealt: where a card goes back
+    decks: dict[str | None, str]  # the name of the deck dealt for each block
+    pending: dict[tuple[str | None, int], list[dict[str, int]]] = field(default_factory=dict)
+
+    def copy(self) -> "Stacks":
+        return Stacks({b: {n: [dict(layer) for layer in ls] for n, ls in st.items()} for b, st in self.layers.items()},
+                      self.dealt, self.decks, {k: [dict(x) for x in v] for k, v in self.pending.items()})
+
+    def count(self, block: str | None, number: int) -> int:
+        return sum(sum(layer.values()) for layer in self.layers.get(block, {}).get(number, ()))
+
+    def holds(self, block: str | None, number: int, card: str) -> int:
+        return sum(layer.get(card, 0) for layer in self.layers.get(block, {}).get(number, ()))
+
+    def draw(self, block: str | None, number: int, rng: random.Random) -> str | None:
+        """The top card of the stack (None: the stack is empty)."""
+        for layer in self.layers.get(block, {}).get(number, ()):
+            if layer:
+                names = sorted(layer)
+                card = rng.choices(names, weights=[layer[n] for n in names])[0]
+                _remove(layer, card)
+                return card
+        return None
+
+    def take(self, block: str | None, number: int, card: str) -> bool:
+        """A card the player says he drew: taken from the highest layer that holds it."""
+        for layer in self.layers.get(block, {}).get(number, ()):
+            if layer.get(card):
+                _remove(layer, card)
+                return True
+        return False
+
+    def give_back(self, card: str, number: int, nontradable: bool, own_block: str | None) -> None:
+        """A card discarded or spent: to the discard pile of the block that was dealt it and
+        misses it most (the player's own block on a tie), under its stack at the turn's end."""
+        blocks = [b for b in self.dealt if self.dealt[b].get(number, {}).get(card)]
+        if not blocks:
+            return  # a card of no stack dealt (water): back to its own pile
+        missing = {b: self.dealt[b][number][card] - self.holds(b, number, card)
+                   - sum(x.get(card, 0) for x in self.pending.get((b, number), ())) for b in blocks}
+        block = max(blocks, key=lambda b: (missing[b], b == own_block))
+        pile = self.pending.setdefault((block, number), [{}, {}])
+        pile[1 if nontradable else 0][card] = pile[1 if nontradable else 0].get(card, 0) + 1
+
+    def end_turn(self) -> None:
+        for (block, number), (rest, nontradable) in sorted(self.pending.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+            stack = self.layers.setdefault(block, {}).setdefault(number, [])
+            stack += [layer for layer in (rest, nontradable) if layer]
+        self.pending = {}
+
+    def to_data(self) -> list[dict]:
+        return [{"block": b, "deck": self.decks[b], "stacks": {n: self.count(b, n) for n in sorted(st)},
+                 "discarded": {n: sum(sum(x.values()) for x in self.pending.get((b, n), ())) for n in sorted(st)}}
+                for b, st in self.layers.items()]
+
+
+def _remove(layer: dict[str, int], card: str) -> None:
+    layer[card] -= 1
+    if not layer[card]:
+        del layer[card]
+
+
+def decks_for(module, players: int) -> list[dict]:
+    return [d for d in getattr(module, "TRADE_DECKS", ()) if players >= d["players"][0]
+            and (d["players"][1] is None or players <= d["players"][1])]
+
+
+def deal(module, players: int, blocks: set[str | None], seed: int) -> Stacks | None:
+    """The stacks dealt for the game: each deck for the player count whose block is played (a
+    deck without a block always); None when no deck covers the player count."""
+    decks = [d for d in decks_for(module, players) if d["block"] is None or d["block"] in blocks]
+    if not decks:
+        return None
+    rng = random.Random(f"{seed}:deal")
+    layers: dict = {}
+    dealt: dict = {}
+    for d in decks:
+        block = d["block"]
+        for number, stack in sorted(d["stacks"].items()):
+            out = layers.setdefault(block, {}).setdefault(number, [])
+            cards = dealt.setdefault(block, {}).setdefault(number, {})
+            for layer in stack:
+                counts = {name: n for name, n in layer["cards"]}
+                for name, n in counts.items():
+                    cards[name] = cards.get(name, 0) + n
+                clear = turn_steps.quantity(module, layer["clear"], players) if layer["clear"] != "players" \
+                    else players
+                out += _cleared(module, counts, clear or 0, rng)
+    return Stacks(layers, dealt, {d["block"]: d["name"] for d in decks})
+
+
+def _cleared(module, counts: dict[str, int], clear: int, rng: random.Random) -> list[dict[str, int]]:
+    """A layer as dealt: with `clear`, that many of its commodity cards on top of the rest."""
+    if not clear:
+        return [counts]
+    commodities = sorted(c for c, n in counts.items() if c in module.COMMODITIES for _ in range(n))
+    top: dict[str, int] = {}
+    for card in rng.sample(commodities, min(clear, len(commodities))):
+        top[card] = top.get(card, 0) + 1
+    rest = {c: n - top.get(c, 0) for c, n in counts.items() if n - top.get(c, 0)}
+    return [layer for layer in (top, rest) if layer]

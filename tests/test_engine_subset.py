@@ -1,0 +1,439 @@
+"""The engines' Python subset and its translation to JavaScript (civdsl/companion/py2es.py).
+
+Every engine module of py2es.ENGINE_MODULES translates (a refusal fails naming the module, the
+line and the construct); each construct of the subset, translated and run in Node, answers as
+Python does on random values; what is outside the subset is refused, never translated
+approximately (docs/engine-route.md, "The Python subset"). The Node half skips without node.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import re
+import subprocess
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from civdsl.companion import py2es
+from companion_harness import NODE, node_available
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
+needs_node = pytest.mark.skipif(not node_available(), reason="node is not installed")
+
+
+# --- the engine modules -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("module", sorted(py2es.ENGINE_MODULES))
+def test_every_function_of_an_engine_module_translates(module):
+    origin, text = py2es._module_text(module)
+    try:
+        js = py2es.translate_source(text, Path(origin).name, py2es.ENGINE_MODULES[module])
+    except py2es.Refused as exc:
+        pytest.fail(f"{exc.module}:{exc.line}: {exc.construct} (outside the engine subset)")
+    # every function and class of the module is in the translation, under its prefixed name
+    prefix = py2es.ENGINE_MODULES[module]
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            assert f" {prefix}_{node.name}" in js or f"class {prefix}_{node.name}" in js, node.name
+
+
+def test_the_translation_is_deterministic():
+    py2es.engine_source.cache_clear()
+    first = py2es.engine_source()
+    py2es.engine_source.cache_clear()
+    assert py2es.engine_source() == first
+
+
+@needs_node
+def test_the_translation_is_valid_es2017():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "engine.js"
+        path.write_text(_runtime() + py2es.engine_source(), encoding="utf-8")
+        done = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# --- the subset's rules: what is refused, with its line ------------------------------------------------
+
+REFUSED = [
+    ("import os\n", 1, "import of os"),
+    ("from .runtime import prices\n", 1, "import from .runtime"),
+    ("X = []\n", 1, "module-level Assign"),
+    ("def f(x):\n    return id(x)\n", 2, "the built-in id()"),
+    ("def f(x):\n    return x is 3\n", 2, "`is` with other than None"),
+    ("def f(x):\n    global y\n    return x\n", 2, "the statement Global"),
+    ("def f(x):\n    try:\n        return x\n    except KeyError:\n        return 0\n", 2, "the statement Try"),
+    ("def f(*xs):\n    return xs\n", 1, "*args or **kwargs"),
+    ("def f(x):\n    return g(*x)\n\ndef g(a):\n    return a\n", 2, "a starred argument"),
+    ("class A(list):\n    pass\n", 1, "a class based on list"),
+    ("class A:\n    def __call__(self):\n        return 1\n", 2, "the special method __call__"),
+    ("class A(dict):\n    def __init__(self):\n        self.x = 1\n", 2, "does not start with super().__init__()"),
+    ("def f(x):\n    return x ** 2\n", 2, "the operator Pow"),
+    ("def f(x):\n    return x @ 2\n", 2, "the operator MatMult"),
+    ("def f(x):\n    return x[::2]\n", 2, "a slice with a step"),
+    ("def f(x):\n    return print(x)\n", 2, "the built-in print()"),
+    ("def f(x):\n    return undefined_name\n", 2, "the name undefined_name"),
+    ("def f(x):\n    return x + 12345678901234567890\n", 2, "a whole number beyond 2^53"),
+    ("def f(x, y=[]):\n    return y\n", 1, "a default that is not a constant"),
+    ("def f(x):\n    for a in x:\n        pass\n    else:\n        pass\n", 2, "for ... else"),
+    ("def f(x):\n    return lambda *a: a\n", 2, "a lambda with other than plain parameters"),
+    ("def f(x):\n    return math.sqrt(x)\n", 2, "math.sqrt() (not a function of the subset)"),
+    ("def f(x):\n    return x.append(1)\n", 2, "the value of append() (None)"),
+]
+
+
+@pytest.mark.parametrize("source, line, construct", REFUSED, ids=[r[2] for r in REFUSED])
+def test_outside_the_subset_is_refused_with_its_line(source, line, construct):
+    with pytest.raises(py2es.Refused) as caught:
+        py2es.translate_source("import math\n" + source, "snippet.py", "t")
+    assert caught.value.module == "snippet.py"
+    assert caught.value.line == line + 1
+    assert construct in caught.value.construct
+    assert str(caught.value).startswith(f"snippet.py:{line + 1}: ")
+
+
+def test_the_page_copy_has_short_locals_and_the_same_globals():
+    long, short = py2es.engine_source(), py2es.engine_source(short=True)
+    assert "machine_for" in long and "machine_for" not in short
+    assert set(re.findall(r"\bps_\w+", long)) == set(re.findall(r"\bps_\w+", short))
+
+
+def test_a_local_never_hides_a_runtime_helper():
+    # `floor` and `add` are core.js functions the translation calls; `new` is JavaScript's
+    js = py2es.translate_source("def f(floor, add):\n    new = floor + add\n    return new\n", "s.py", "t")
+    assert "function t_f(floor_, add_)" in js
+    assert "new_ = add(floor_, add_);" in js
+
+
+def test_text_reaches_the_output_only_escaped():
+    js = py2es.translate_source('def f():\n    return "</script><!--\\u2028"\n', "s.py", "t")
+    assert "</script" not in js and "<!--" not in js and "\u2028" not in js
+
+
+def test_a_name_declared_int_is_written_with_plain_operators_and_the_safe_check():
+    js = py2es.translate_source("def f(a: int, b):\n    c: int = a * 2\n    return c + b, c + a, c < a\n",
+                                "s.py", "t")
+    assert "c = exact(a * 2);" in js
+    assert "add(c, b)" in js and "exact(c + a)" in js and "(c < a)" in js
+
+
+# --- each construct in Node against Python, on random values ----------------------------------------------
+
+CONSTRUCTS = '''
+import functools
+import heapq
+import math
+from fractions import Fraction
+from itertools import chain, combinations
+
+
+def arith(a, b, c):
+    return a + b - c, a * b, a // (c or 1), -a, (a - b) // 3, abs(a - c), max(a, b), min(b, c)
+
+
+def true_division(a, b):
+    return a / (b or 1), Fraction(a) / (b or 1), float(a) * 2, math.floor(Fraction(a, 1) / 7), math.ceil(a / 3)
+
+
+def typed(a: int, b: int):
+    c: int = a * 3 + b
+    return c - a, c // 2, c < b, c == a, -c
+
+
+def tuples(xs):
+    return sorted(xs), sorted(xs, reverse=True), sorted(xs, key=lambda t: t[0], reverse=True), \\
+        max(xs, default=None), min(xs, key=lambda t: (t[1], -t[0]), default=(0, 0)), xs[:2] > xs[-2:]
+
+
+def stable(xs):
+    ys = list(xs)
+    ys.sort(key=lambda t: t[1] % 3)
+    zs = sorted(xs, key=lambda t: t[0] % 2, reverse=True)
+    return ys, zs
+
+
+def dicts(xs):
+    d = {}
+    for k, v in xs:
+        d[k] = d.get(k, 0) + v
+        d.setdefault(v, k)
+    for k in list(d):
+        if k % 3 == 0:
+            del d[k]
+    e = {k: v for k, v in d.items() if v}
+    e[(1, "a")] = frozenset([1, 2])
+    return list(d.items()), list(e), (1, "a") in e, len(e), {**d, 99: 1}
+
+
+def sets(xs, ys):
+    a, b = frozenset(xs), set(ys)
+    b.add(7)
+    keyed = {frozenset([1, 2]): 1, frozenset([2, 1]): 2}
+    return sorted(a | b), sorted(a - b), sorted(a & b), 3 in a, len(keyed), sum(x for x in a), \\
+        sorted({x * 2 for x in b if x > 1}), any(x > 5 for x in a), all(x > -9 for x in b), a == frozenset(xs)
+
+
+def logic(a, b, c):
+    return a or b, a and b, (a and b) or c, not a, b if a else c, a < b < c, a is None, c is not None
+
+
+def items(xs, i, j):
+    ys = list(xs)
+    ys[i % len(ys)] = -1
+    ys[-1] += 5
+    return ys[i % len(ys)], ys[-1], ys[1:], ys[:-2], ys[i:j], xs[-2:], (ys + [1, 2]) * 2
+
+
+class Box:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def total(self, more=0):
+        self.a += more
+        return self.a + self.b
+
+
+class Memo(dict):
+    def __init__(self, step):
+        super().__init__()
+        self.step = step
+
+    def __missing__(self, key):
+        got = self[key] = key * self.step
+        return got
+
+
+def classes(a, b):
+    box = Box(a, b)
+    m = Memo(b)
+    return box.total(more=3), box.a, m[a], m[a], len(m)
+
+
+def comprehensions(xs):
+    pairs = [(x, y) for x in xs for y in xs if x < y if (x + y) % 2 == 0]
+    return pairs, {x: [y for y in xs if y > x] for x in xs[:3]}, [i * x for i, x in enumerate(xs)], \\
+        list(zip(xs, xs[1:])), [x for x in range(len(xs), -1, -2)]
+
+
+def generators(xs):
+    def walk(n):
+        if n <= 0:
+            yield 0
+            return
+        for k in range(n):
+            yield k
+        yield from walk(n - 2)
+    return list(walk(len(xs))), list(chain.from_iterable(combinations(xs[:4], r) for r in range(3)))
+
+
+def heaps(xs):
+    h = []
+    for i, x in enumerate(xs):
+        if len(h) < 3:
+            heapq.heappush(h, (x, i))
+        elif (x, i) > h[0]:
+            heapq.heapreplace(h, (x, i))
+    return h, sorted(h, reverse=True)
+
+
+def bits(xs):
+    mask = 0
+    for x in xs:
+        mask = mask | 1 << (x % 50)
+    return mask, [r for r in range(50) if mask >> r & 1], mask & 1023
+
+
+def calls(xs):
+    total = functools.partial(_plus, 10)
+    square = functools.cache(_square)
+    return [total(x) for x in xs], [square(x) for x in xs], isinstance(xs[0], int), isinstance(1.5, (int, float))
+
+
+def _plus(a, b):
+    return a + b
+
+
+def _square(x):
+    return x * x
+
+
+def loops(n):
+    out = []
+    i = 0
+    while True:
+        i += 1
+        if i % 3 == 0:
+            continue
+        if i > n:
+            break
+        out.append(i)
+    return out, f"{n} loops of {len(out)}"
+
+
+def floats(a, b):
+    x = 0.0
+    x += a
+    return x, float(a) / 3, x < b, float("inf") > b, 1e-9 + a, isinstance(x, float)
+'''
+
+
+def _ints(rng, k=6, big=False):
+    top = 2 ** 40 if big else 30
+    return [rng.randint(-top, top) for _ in range(k)]
+
+
+def _pairs(rng):
+    return [(rng.randint(0, 4), rng.randint(-3, 3)) for _ in range(rng.randint(1, 8))]
+
+
+def _arguments(name: str, rng: random.Random) -> list:
+    """Random arguments for each function of CONSTRUCTS."""
+    a, b, c = _ints(rng, 3, big=rng.random() < 0.3)
+    small = _ints(rng, rng.randint(2, 8))
+    return {
+        "arith": [a, b, c], "true_division": [a, b], "typed": [a % 1000, b % 1000], "tuples": [_pairs(rng)],
+        "stable": [_pairs(rng)], "dicts": [_pairs(rng)], "sets": [small, _ints(rng, 4)],
+        "logic": [rng.choice([0, 1, 2, None]), rng.choice([0, 3, "", "x"]), rng.randint(-2, 2)],
+        "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
+        "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
+        "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
+        "floats": [a % 50, b % 50],
+    }[name]
+
+
+def _encode(v):
+    """A Python value as tagged JSON (the Node driver writes the same for the JavaScript value)."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    if isinstance(v, Fraction):
+        return {"frac": [str(v.numerator), str(v.denominator)]}
+    if isinstance(v, (list, tuple)):
+        return [_encode(x) for x in v]
+    if isinstance(v, dict):
+        return {"dict": [[_encode(k), _encode(x)] for k, x in v.items()]}
+    if isinstance(v, (set, frozenset)):
+        return {"set": sorted(json.dumps(_encode(x), sort_keys=True) for x in v)}
+    raise TypeError(type(v))
+
+
+_DRIVER = r"""
+"use strict";
+const fs = require("fs");
+const calls = JSON.parse(fs.readFileSync(0, "utf8"));
+function dec(v) {
+  if (Array.isArray(v)) return v.map(dec);
+  if (v !== null && typeof v === "object" && "int" in v) return Number(v.int);
+  return v;
+}
+function enc(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "boolean" || typeof v === "string") return v;
+  if (typeof v === "number") return {int: String(v)};
+  if (v instanceof PyFloat) return {float: floatRepr(v.v)};
+  if (v instanceof Frac) return {frac: [String(v.n), String(v.d)]};
+  if (Array.isArray(v)) return v.map(enc);
+  if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
+  if (v instanceof PySet) return {set: v.members().map((x) => stable(enc(x))).sort()};
+  return {unknown: String(v)};
+}
+function stable(v) {  // JSON with sorted keys, as Python's json.dumps(sort_keys=True)
+  if (Array.isArray(v)) return "[" + v.map(stable).join(", ") + "]";
+  if (v !== null && typeof v === "object") {
+    return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ": " + stable(v[k])).join(", ") + "}";
+  }
+  return JSON.stringify(v);
+}
+const out = calls.map(([name, args]) => {
+  try {
+    return {ok: enc(FUNCTIONS[name].apply(null, dec(args)))};
+  } catch (exc) {
+    return {error: exc instanceof RuleError ? exc.kind : String(exc)};
+  }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _runtime() -> str:
+    return "\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in ("core.js", "pylib.js"))
+
+
+def _run_node(js_module: str, names: list[str], calls: list) -> list:
+    table = "const FUNCTIONS = {" + ", ".join(f"{n}: t_{n}" for n in names) + "};\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.js"
+        path.write_text(_runtime() + "\n" + js_module + "\n" + table + _DRIVER, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps(calls), capture_output=True, text=True,
+                              timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def _python_answer(fn, args):
+    try:
+        return {"ok": _encode(fn(*args))}
+    except (ZeroDivisionError, TypeError, ValueError, KeyError, IndexError) as exc:
+        return {"error": type(exc).__name__}
+
+
+def _past_2_53(encoded) -> bool:
+    if isinstance(encoded, dict) and "int" in encoded:
+        return abs(int(encoded["int"])) > 2 ** 53 - 1
+    if isinstance(encoded, dict):
+        return any(_past_2_53(v) for v in encoded.values())
+    if isinstance(encoded, list):
+        return any(_past_2_53(v) for v in encoded)
+    return False
+
+
+FUNCTIONS = [n.name for n in ast.parse(CONSTRUCTS).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+
+
+@needs_node
+@pytest.mark.parametrize("seed, short", [(1, False), (2, False), (3, True)])
+def test_each_construct_answers_in_node_as_in_python(seed, short):
+    """SHORT: the page's copy, its locals renamed to one or two letters."""
+    scope: dict = {}
+    exec(compile(CONSTRUCTS, "constructs.py", "exec"), scope)
+    js = py2es.translate_source(CONSTRUCTS, "constructs.py", "t", short)
+    rng = random.Random(seed)
+    calls = [(name, _arguments(name, rng)) for _ in range(60) for name in FUNCTIONS]
+    answers = _run_node(js, FUNCTIONS, [(name, _encode(args)) for name, args in calls])
+    for (name, args), got in zip(calls, answers):
+        want = _python_answer(scope[name], args)
+        if got == {"error": "OverflowError"} and _past_2_53(want):
+            continue  # JavaScript cannot hold the answer exactly, and says so
+        assert got == want, f"{name}{tuple(args)}: JavaScript {got}, Python {want}"
+
+
+@needs_node
+def test_a_whole_number_past_2_53_is_an_error_in_javascript_never_a_rounded_number():
+    js = py2es.translate_source("def f(a):\n    return a * a\n\ndef g(a: int):\n    return a * 4 + 1\n",
+                                "s.py", "t")
+    got = _run_node(js, ["f", "g"], [["f", [{"int": str(2 ** 30)}]], ["g", [{"int": str(2 ** 52)}]],
+                                     ["f", [{"int": "3"}]]])
+    assert got == [{"error": "OverflowError"}, {"error": "OverflowError"}, {"ok": {"int": "9"}}]
+
+
+@needs_node
+def test_walking_a_set_where_its_order_shows_is_an_error():
+    js = py2es.translate_source("def f(xs):\n    return [x for x in frozenset(xs)]\n\n"
+                                "def g(xs):\n    return sorted(frozenset(xs), key=lambda x: x % 2)\n\n"
+                                "def h(xs):\n    return sum(x for x in frozenset(xs))\n", "s.py", "t")
+    got = _run_node(js, ["f", "g", "h"], [["f", [[{"int": "1"}, {"int": "2"}]]],
+                                          ["g", [[{"int": "1"}, {"int": "3"}]]],
+                                          ["h", [[{"int": "1"}, {"int": "2"}]]]])
+    assert got == [{"error": "TypeError"}, {"error": "TypeError"}, {"ok": {"int": "3"}}]

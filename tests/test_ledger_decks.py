@@ -1,0 +1,406 @@
+"""The trade-card stacks the ledger deals from the rulebook's `trade_deck` declarations and keeps
+through the game (civdsl/ledger/decks.py), drawing for the players with a seed, and the
+transfers a calamity or a tax revolt makes between two players."""
+
+from __future__ import annotations
+
+import pytest
+
+from civdsl.api import load
+from civdsl.ledger import decks, gamefile
+from civdsl.ledger.play import ILLEGAL, Refused
+
+FIVE_WEST = [("anna", "Egypt"), ("bruno", "Assyria"), ("chloe", "Minoa"), ("dario", "Hellas"), ("eva", "Hatti")]
+
+
+def new_game(edition="megaciv", seats=FIVE_WEST, track="basic", seed=0):
+    rb = load(edition)
+    return gamefile.start(rb, gamefile.new_setup(edition, rb, seats, track, None, seed))
+
+
+def step_named(game, words: str, exact: bool = False) -> None:
+    for _ in range(40):
+        if words == game.current["name"] or (not exact and words in game.current["name"]):
+            return
+        game.apply({"do": "next"})
+    raise AssertionError(f"no step {words!r}")
+
+
+def census(game, **cities) -> None:
+    for name, n in cities.items():
+        game.apply({"do": "census", "player": name, "cities": n, "tokens": 20})
+
+
+def declared(module, name: str) -> dict:
+    return next(d for d in module.TRADE_DECKS if d["name"] == name)
+
+
+# --- the decks as the rulebooks declare them ------------------------------------------------------
+
+def test_each_megaciv_deck_holds_the_seed_s_counts():
+    # seed 004, chapter 4: 12-14 players, West stack 1 is 9 ochre, 5 clay, 4 hides; 15-18 adds 4 bone
+    m = load("megaciv").module
+    first = declared(m, "West, 12-14 players")["stacks"][1]
+    assert {c: n for layer in first for c, n in layer["cards"]} == {"Clay": 5, "Hides": 4, "Ochre": 9}
+    first = declared(m, "West, 15-18 players")["stacks"][1]
+    assert {c: n for layer in first for c, n in layer["cards"]} == {"Clay": 5, "Hides": 4, "Bone": 4, "Ochre": 9}
+    # 5-8 players: the blue West set, each commodity whole, a tradable and a non-tradable calamity from stack 2
+    west = declared(m, "West, 5-8 players")["stacks"]
+    assert sum(n for s in west.values() for layer in s for _, n in layer["cards"]) == 119 + 16
+
+
+def test_every_edition_declares_the_decks_its_seed_gives_and_no_more():
+    counts = {e: sorted({d["players"] for d in load(e).module.TRADE_DECKS}) for e in ("megaciv", "expansion", "civ1981",
+                                                                                     "civ1980")}
+    assert counts == {"megaciv": [(5, 8), (9, 11), (12, 14), (15, 18)], "expansion": [(5, 7), (8, 11)],
+                      "civ1981": [(2, 7)], "civ1980": [(2, 7)]}
+
+
+def test_a_game_deals_the_deck_of_its_player_count_and_block():
+    game = new_game()
+    assert game.stacks.decks == {"west": "West, 5-8 players"}
+    assert game.stacks.count("west", 1) == 18 and game.stacks.count("west", 9) == 4 + 5 + 2
+
+
+def test_clear_keeps_the_calamities_out_of_the_top_cards():
+    # seed 004, 5-8 players: as many commodity cards as players are laid on top of each stack
+    for seed in range(20):
+        game = new_game(seed=seed)
+        for number in range(2, 10):
+            top = game.stacks.layers["west"][number][0]
+            assert sum(top.values()) == 5 and all(c in game.module.COMMODITIES for c in top)
+
+
+def test_the_nontradable_calamity_is_the_last_card_of_its_stack():
+    game = new_game()
+    import random
+
+    rng = random.Random(1)
+    drawn = [game.stacks.draw("west", 2, rng) for _ in range(game.stacks.count("west", 2))]
+    assert drawn[-1] == "Volcanic Eruption or Earthquake" and game.stacks.draw("west", 2, rng) is None
+
+
+def test_a_player_count_no_deck_covers_deals_nothing_and_drawing_for_him_says_so():
+    seats = [(f"p{i}", None) for i in range(12)]
+    game = new_game("expansion", seats, None)
+    assert game.stacks is None
+    step_named(game, "Census")
+    census(game, p0=2)
+    step_named(game, "Trade card acquisition")
+    with pytest.raises(Refused) as refused:
+        game.apply({"do": "draw", "player": "p0", "seed": 3})
+    assert refused.value.code == ILLEGAL and "no trade deck for 12 players" in refused.value.message
+    assert "5-7, 8-11" in refused.value.message
+    game.apply({"do": "draw", "player": "p0", "cards": ["Clay", "Iron"]})  # entered by hand still
+
+
+# --- drawing ---------------------------------------------------------------------------------------
+
+def test_a_seeded_draw_takes_one_card_from_each_stack_and_replays_alike():
+    game = new_game()
+    census(game, anna=4)
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "seed": 11})
+    cards = dict(game.players["anna"].cards)
+    assert sum(cards.values()) == 4
+    assert sorted(game.module.COMMODITIES[c]["stack"] for c in cards for _ in range(cards[c])) == [1, 2, 3, 4]
+    again = new_game()
+    census(again, anna=4)
+    step_named(again, "Trade cards acquisition")
+    again.apply({"do": "draw", "player": "anna", "seed": 11})
+    assert again.players["anna"].cards == cards
+    assert game.stacks.count("west", 1) == 17
+
+
+def test_a_card_the_stack_no_longer_holds_cannot_be_drawn_by_hand():
+    # 1981: one Volcanic Eruption in stack 2 (4.2); two players cannot both draw it
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    census(game, anna=2, bruno=2)
+    step_named(game, "Acquire trade cards")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Volcanic Eruption or Earthquake"]})
+    with pytest.raises(Refused, match="stack 2 holds no Volcanic Eruption or Earthquake now"):
+        game.apply({"do": "draw", "player": "bruno", "cards": ["Hides", "Volcanic Eruption or Earthquake"]})
+
+
+def test_a_card_of_the_other_block_is_not_in_a_single_block_game_s_stacks():
+    game = new_game()
+    census(game, anna=1)
+    step_named(game, "Trade cards acquisition")
+    with pytest.raises(Refused, match="stack 1 of the west block holds no Flax"):
+        game.apply({"do": "draw", "player": "anna", "cards": ["Flax"]})
+
+
+def test_an_empty_stack_gives_the_edition_s_empty_card_or_nothing():
+    # Mega Civilization 6a: a water card from an empty stack; 1981 15.4: the card is forgone
+    game = new_game()
+    census(game, anna=1)
+    step_named(game, "Trade cards acquisition")
+    game.stacks.layers["west"][1] = []
+    game.apply({"do": "draw", "player": "anna", "seed": 1})
+    assert game.players["anna"].cards == {"Water": 1}
+    game = new_game("civ1981", [("anna", None), ("bruno", None)], None)
+    census(game, anna=1)
+    step_named(game, "Acquire trade cards")
+    game.stacks.layers[None][1] = []
+    game.apply({"do": "draw", "player": "anna", "seed": 1})
+    assert game.players["anna"].cards == {}
+
+
+def test_players_draw_fewest_cities_first():
+    from civdsl.ledger.events import draw_order
+    from civdsl.ledger import steps as turn_steps
+
+    game = new_game()
+    census(game, anna=4, bruno=2, chloe=3)
+    step_named(game, "Trade cards acquisition")
+    order = [p.name for p in draw_order(game, turn_steps.actions(game.current)["draw_trade_cards"]) if p.cities]
+    assert order == ["bruno", "chloe", "anna"]
+
+
+def test_discarded_cards_go_under_their_stack_when_the_turn_ends():
+    game = new_game()
+    census(game, anna=9)
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "seed": 5})
+    held = [c for c, n in game.players["anna"].cards.items() for _ in range(n)]
+    first = next(c for c in held if game.module.COMMODITIES.get(c, {}).get("stack") == 1)
+    step_named(game, "Civilization advances acquisition")
+    game.apply({"do": "discard", "player": "anna", "cards": [first]})
+    assert game.stacks.count("west", 1) == 17  # on the discard pile this turn
+    turn = game.turn
+    while game.turn == turn:
+        try:
+            game.apply({"do": "next"})
+        except Refused as r:  # the hand limit and calamities: anna discards what the rules ask
+            need = r.needs[0]
+            if need["key"] == "discard":
+                cards = [c for c, n in game.players["anna"].cards.items() for _ in range(n)][:need["amount"]]
+                game.apply({"do": "discard", "player": "anna", "cards": cards})
+            else:
+                raise
+    assert game.stacks.count("west", 1) == 18
+    assert game.stacks.layers["west"][1][-1] == {first: 1}
+
+
+def test_a_leaving_player_s_cards_go_back_to_their_stacks():
+    game = new_game()
+    census(game, anna=3)
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "seed": 2})
+    game.apply({"do": "leave", "player": "anna"})
+    assert game.players["anna"].cards == {}
+    assert sum(sum(layer.values()) for pile in game.stacks.pending.values() for layer in pile) == 3
+
+
+def test_a_returned_card_goes_to_the_block_that_misses_it():
+    stacks = decks.Stacks({"west": {1: [{"Clay": 4}]}, "east": {1: [{"Clay": 4}]}},
+                          {"west": {1: {"Clay": 5}}, "east": {1: {"Clay": 4}}}, {"west": "W", "east": "E"})
+    stacks.give_back("Clay", 1, False, "east")
+    assert stacks.pending == {("west", 1): [{"Clay": 1}, {}]}
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+def test_game_draw_draws_for_every_player_in_order_and_the_file_replays(tmp_path):
+    from conftest import run_cli as civdsl
+
+    path = tmp_path / "g.yaml"
+    assert civdsl("game", "new", "megaciv", "--players", ",".join(f"{n}:{c}" for n, c in FIVE_WEST), "--ast",
+                  "basic", "-o", path).returncode == 0
+    civdsl("game", "add", path, "census", "anna", "cities=3", "/", "census", "bruno", "cities=2", "/", "next", "/",
+           "next", "/", "next", "/", "next")
+    proc = civdsl("game", "draw", path, "--seed", "4")
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if " draws " in line]
+    assert [line.split(": ")[1].split()[0] for line in lines] == ["bruno", "anna"] and "seed 4" in lines[0]
+    civdsl("game", "add", path, "next")
+    refused = civdsl("game", "draw", path)  # the trade step draws nothing
+    assert refused.returncode != 0 and "draws no trade cards" in refused.stderr
+    gf = gamefile.read(path)
+    assert [e.get("seed") for e in gf.events if e["do"] == "draw"] == [4, 4]
+
+
+# --- transfers between players -----------------------------------------------------------------------
+
+def test_treachery_s_annexed_city_goes_to_the_beneficiary():
+    # seed 004 ch 8, Treachery: the beneficiary (the trader) annexes a city of the victim
+    game = new_game()
+    census(game, anna=3, bruno=3)
+    step_named(game, "Trade cards acquisition")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Papyri", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Clay", "Treachery", "Fruit"]})
+    step_named(game, "Trade", exact=True)
+    game.apply({"do": "trade", "player": "anna", "gives": ["Ochre", "Papyri", "Fish"], "with": "bruno",
+                "gets": ["Clay", "Treachery", "Fruit"]})
+    step_named(game, "Calamity resolution")
+    game.apply({"do": "next"})
+    assert (game.players["anna"].cities, game.players["bruno"].cities) == (2, 4)
+    assert any("1 city annexed by bruno" in e.text for e in game.log)
+
+
+def test_a_tax_revolt_s_cities_go_to_the_player_with_most_cities_in_stock():
+    # seed 004, 1b: Michael has 5 cities and 7 tokens in stock: 2 cities revolt; Frank, with the
+    # most cities in stock, annexes them
+    game = new_game()
+    game.apply({"do": "census", "player": "anna", "cities": 5, "tokens": 48})
+    for name, cities in (("bruno", 2), ("chloe", 4), ("dario", 4), ("eva", 4)):
+        census(game, **{name: cities})
+    turn = game.turn
+    while game.turn == turn:
+        game.apply({"do": "next"})
+    assert (game.players["anna"].cities, game.players["bruno"].cities) == (3, 4)
+    assert any("2 revolting cities annexed by bruno" in e.text for e in game.log)
+
+
+def test_a_tie_for_the_revolt_s_beneficiary_is_left_to_the_table():
+    game = new_game()
+    game.apply({"do": "census", "player": "anna", "cities": 5, "tokens": 48})
+    turn = game.turn
+    while game.turn == turn:
+        game.apply({"do": "next"})
+    assert game.players["anna"].cities == 5
+    assert any("tie on cities in stock, tokens in stock: the table decides" in e.text for e in game.log)
+
+
+def test_1981_gives_revolting_cities_to_the_most_tokens_in_stock():
+    # 1981, 6.3.2: the player with the most tokens in stock takes over the revolting cities
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    game.apply({"do": "census", "player": "anna", "cities": 4, "tokens": 40})  # 47 tokens: 7 in stock
+    game.apply({"do": "census", "player": "bruno", "cities": 1, "tokens": 30})
+    game.apply({"do": "census", "player": "chloe", "cities": 1, "tokens": 10})
+    turn = game.turn
+    while game.turn == turn:
+        try:
+            game.apply({"do": "next"})
+        except Refused as r:
+            for need in r.needs:
+                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
+    assert (game.players["anna"].cities, game.players["chloe"].cities) == (3, 2)
+
+
+# --- civilizations that change block in a combined game ---------------------------------------------
+
+@pytest.mark.parametrize("players, west, east", [(10, 10, 0), (11, 0, 11), (12, 6, 6), (13, 6, 7), (14, 7, 7),
+                                                 (15, 7, 8), (16, 8, 8), (17, 8, 9), (18, 9, 9)])
+def test_a_set_up_s_blocks_split_as_the_seed_says(players, west, east):
+    # seed 004, chapter 4: 10 players play West, 11 East; chapter 5: "Assyria is considered East"
+    # for 12 to 16 players, Egypt too for 13 and 14: the blocks split 6-6, 6-7, ... 9-9
+    rb = load("megaciv")
+    members = next(iter(gamefile.setups_for(rb.module.CIVILIZATIONS, players).values()))
+    game = new_game(seats=[(f"p{i}", c) for i, c in enumerate(members)])
+    blocks = [game.block(p) for p in game.seated()]
+    assert (blocks.count("west"), blocks.count("east")) == (west, east)
+
+
+def test_assyria_draws_from_the_east_stacks_in_a_twelve_player_game():
+    rb = load("megaciv")
+    members = gamefile.setups_for(rb.module.CIVILIZATIONS, 12)["12"]
+    seats = [("anna", "Assyria")] + [(f"p{i}", c) for i, c in enumerate(c for c in members if c != "Assyria")]
+    game = new_game(seats=seats)
+    assert game.setup == "12" and game.block(game.players["anna"]) == "east"
+    census(game, anna=1)
+    step_named(game, "Trade cards acquisition")
+    with pytest.raises(Refused, match="stack 1 of the east block holds no Ochre"):
+        game.apply({"do": "draw", "player": "anna", "cards": ["Ochre"]})
+    game.apply({"do": "draw", "player": "anna", "cards": ["Flax"]})
+
+
+def test_a_ten_player_game_deals_only_the_west_cards():
+    rb = load("megaciv")
+    members = gamefile.setups_for(rb.module.CIVILIZATIONS, 10)["10"]
+    game = new_game(seats=[(f"p{i}", c) for i, c in enumerate(members)])
+    assert game.stacks.decks == {"west": "West, 9-11 players"}
+
+
+def test_diff_lists_a_changed_trade_deck(tmp_path):
+    from civdsl.diff import diff, load_edition
+
+    house = tmp_path / "h.civ"
+    house.write_text('language 1\nedition h "H" extends megaciv\n'
+                     'trade_deck "West, 5-8 players" for 5..8 block west {\n  stack 1 { "Ochre" 8, "Clay" 9 }\n}\n',
+                     encoding="utf-8")
+    texts = [c.text for c in diff(load_edition("megaciv"), load_edition(str(house))) if c.section == "decks"]
+    assert any(t.startswith('trade_deck "West, 5-8 players"') and "Ochre 8" in t for t in texts)
+
+
+@pytest.mark.parametrize("event, words", [
+    ({"do": "draw", "player": "anna", "seed": 2**64}, "a seed is a whole number up to"),
+    ({"do": "draw", "player": "anna", "seed": 3, "cards": ["Ochre"]}, "not both"),
+    ({"do": "draw", "player": "anna", "seed": -1}, "whole number"),
+])
+def test_a_draw_with_a_bad_seed_is_refused_and_changes_nothing(event, words):
+    game = new_game()
+    census(game, anna=2)
+    step_named(game, "Trade cards acquisition")
+    before = game.stacks.count("west", 1)
+    with pytest.raises(Refused, match=words):
+        game.apply(event)
+    assert game.stacks.count("west", 1) == before and game.players["anna"].cards == {}
+
+
+def test_a_civil_war_faction_goes_to_the_beneficiary():
+    # 1981, 22.2.6.1: a faction of exactly 35 unit points breaks away to the victim's nominee
+    game = new_game("civ1981", [("anna", "Italy"), ("bruno", "Crete"), ("chloe", "Thrace")], None)
+    for name, cities, tokens in (("anna", 4, 30), ("bruno", 1, 5), ("chloe", 2, 10)):
+        game.apply({"do": "census", "player": name, "cities": cities, "tokens": tokens})
+    step_named(game, "Acquire trade cards")
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Iron", "Salt", "Civil War"]})
+    step_named(game, "Resolve calamities")
+    game.apply({"do": "choose", "player": "anna", "calamity": "Civil War", "beneficiary": "chloe", "cities": 3,
+                "tokens": 20})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].cities, game.players["anna"].tokens) == (1, 10)
+    assert (game.players["chloe"].cities, game.players["chloe"].tokens) == (5, 30)
+    assert any("3 cities and 20 tokens annexed by chloe" in e.text for e in game.log)
+
+
+def test_banditry_s_card_goes_to_the_trader():
+    # Expansion 30.93: a traded Banditry makes its victim give a commodity card to the trader
+    seats = [("anna", None), ("bruno", None)] + [(f"p{i}", None) for i in range(6)]
+    game = new_game("expansion", seats, None)
+    step_named(game, "Census", exact=True)
+    game.apply({"do": "census", "player": "anna", "cities": 3, "tokens": 20})
+    game.apply({"do": "census", "player": "bruno", "cities": 9, "tokens": 20})
+    step_named(game, "Trade card acquisition and purchases", exact=True)
+    game.apply({"do": "draw", "player": "anna", "cards": ["Clay", "Iron", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Hides", "Stone", "Salt", "Oil", "Wine", "Copper", "Resin",
+                                                           "Gems", "Banditry"]})
+    step_named(game, "Trade", exact=True)
+    game.apply({"do": "trade", "player": "bruno", "gives": ["Hides", "Stone", "Banditry"], "with": "anna",
+                "gets": ["Clay", "Iron", "Fish"]})
+    step_named(game, "Resolve calamities", exact=True)
+    with pytest.raises(Refused) as asked:
+        game.apply({"do": "next"})
+    assert "anna gives commodity cards" in asked.value.message
+    game.apply({"do": "choose", "player": "anna", "calamity": "Banditry", "cards": ["Hides"]})
+    game.apply({"do": "next"})
+    assert game.players["anna"].cards == {"Stone": 1} and game.players["bruno"].cards.get("Hides") == 1
+    assert any("Hides given to bruno" in e.text for e in game.log)
+
+
+def test_the_log_of_every_recorded_game_speaks_a_players_words():
+    import re
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parent / "games").glob("*.yaml")):
+        gf = gamefile.read(path)
+        game = gamefile.replay(load(gf.setup["edition"]), gf)
+        for entry in game.log:
+            assert not re.search(r"\b[a-z]+_[a-z_]+\b|\bNone\b|\bTrue\b|\bFalse\b", entry.text), (path.name, entry.text)
+
+
+def test_a_card_bought_with_a_seed_is_the_top_of_its_stack():
+    # seed 004, 6b: by default a card from stack 9 for 15 treasury; the stack's top card
+    game = new_game()
+    census(game, anna=1)
+    step_named(game, "Trade cards acquisition")
+    game.players["anna"].treasury = 15
+    before = game.stacks.count("west", 9)
+    game.apply({"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 4})
+    (card,) = game.players["anna"].cards
+    assert game.module.COMMODITIES[card]["stack"] == 9  # the top 5 cards of stack 9 hold no calamity
+    assert game.players["anna"].treasury == 0 and game.stacks.count("west", 9) == before - 1
+    from civdsl.ledger import words
+
+    assert words.parse("buy-cards anna stack=9 seed=4".split())[0] == {"do": "buy-cards", "player": "anna",
+                                                                      "stacks": [9], "seed": 4}
