@@ -182,14 +182,18 @@ def normalise(text: str) -> str:
 _BRACKET_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[(){}]')
 
 
-def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
+def _check_limits(text: str, path: str, diags: Diagnostics, tokens: int | None = None,
+                  brackets: str | None = None) -> bool:
+    """Whether the text is within the limits (else one CIV005 says which); `tokens` is
+    `count_tokens(text)` and `brackets` is `bracket_skeleton(text)` when the caller keeps them
+    (an editor, line by line)."""
     if len(text) > MAX_BYTES:
         diags.error("CIV005", f"the file is {len(text):,} characters long; the limit is {MAX_BYTES:,}",
                     Span(path, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return False
     long_line = _first_long_line(text)
     # the first bracket nested too deep, unless a long line ends before it (the error met first)
-    nested = _first_too_nested(text, long_line[2] if long_line else len(text))
+    nested = _first_too_nested(text, long_line[2] if long_line else len(text), brackets)
     if nested is not None:
         diags.error("CIV005", f"brackets are nested more than {MAX_NESTING} deep", Span(path, *_position(text, nested)))
         return False
@@ -198,7 +202,7 @@ def _check_limits(text: str, path: str, diags: Diagnostics) -> bool:
         diags.error("CIV005", f"line {number} is {length:,} characters long; the limit is {MAX_LINE:,}",
                     Span(path, number, 1))
         return False
-    excess = _first_excess_token(text)
+    excess = _first_excess_token(text, tokens)
     if excess is not None:
         diags.error("CIV005", f"the file has more than {MAX_TOKENS:,} tokens (words, numbers, strings, symbols)",
                     Span(path, *_position(text, excess)),
@@ -226,9 +230,9 @@ def _first_long_line(text: str) -> tuple[int, int, int] | None:
     return None
 
 
-def _first_too_nested(text: str, end: int) -> int | None:
+def _first_too_nested(text: str, end: int, brackets: str | None = None) -> int | None:
     """The offset of the first bracket before `end` nested more than MAX_NESTING deep."""
-    if end == len(text) and _shallow(text):  # the usual file: no loop over brackets
+    if end == len(text) and _shallow(text, brackets):  # the usual file: no loop over brackets
         return None
     depth = 0
     for m in _BRACKET_SCAN.finditer(text, 0, end):
@@ -251,7 +255,13 @@ _BRACES_AS_PARENTHESES = str.maketrans("{}", "()")
 _MOST_ROUNDS = 16
 
 
-def _shallow(text: str) -> bool:
+def bracket_skeleton(text: str) -> str:
+    """The brackets of the text outside strings and comments, in order. Strings and comments end
+    at their line's end, so a text's skeleton is its lines' skeletons joined."""
+    return _NOT_A_BRACKET.sub("", text)
+
+
+def _shallow(text: str, brackets: str | None = None) -> bool:
     """Whether brackets surely nest no deeper than MAX_NESTING in `text` (as _first_too_nested
     counts them), found by string operations: the brackets alone, `{}` as `()`, lose their
     innermost pairs `()` round after round, and matched pairs nested k deep are gone after k
@@ -259,7 +269,7 @@ def _shallow(text: str) -> bool:
     level each), so rounds + openers left bound the nesting. False (the loop decides) after
     _MOST_ROUNDS rounds, or with more than MAX_NESTING openers in a row, so that a hostile file costs a
     few passes over its text."""
-    brackets = _NOT_A_BRACKET.sub("", text).translate(_BRACES_AS_PARENTHESES)
+    brackets = (bracket_skeleton(text) if brackets is None else brackets).translate(_BRACES_AS_PARENTHESES)
     if "(" * (MAX_NESTING + 1) in brackets:
         return False
     rounds = 0
@@ -271,12 +281,19 @@ def _shallow(text: str) -> bool:
     return rounds + brackets.count("(") <= MAX_NESTING
 
 
-def _first_excess_token(text: str) -> int | None:
-    """The offset of the first token past MAX_TOKENS, comments not counted.
+def count_tokens(text: str) -> int:
+    """The matches the token limit counts, comments included. No match spans a line, so a text's
+    count is the sum of its lines' counts."""
+    return len(_TOKEN.findall(text))
+
+
+def _first_excess_token(text: str, matches: int | None = None) -> int | None:
+    """The offset of the first token past MAX_TOKENS, comments not counted; `matches` is
+    `count_tokens(text)` when known.
 
     Only a file whose matches (comments included) pass the limit needs the exact count, and only
     a file longer than the limit can: every match is at least one character long."""
-    if len(text) <= MAX_TOKENS or len(_TOKEN.findall(text)) <= MAX_TOKENS:
+    if len(text) <= MAX_TOKENS or (matches if matches is not None else count_tokens(text)) <= MAX_TOKENS:
         return None
     tokens = (m for m in _TOKEN.finditer(text) if m.group()[0] != "#")
     excess = next(itertools.islice(tokens, MAX_TOKENS, None), None)

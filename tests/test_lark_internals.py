@@ -31,11 +31,11 @@ PRIVATE_CALLABLES = [
     (lambda: lark.visitors._VArgsWrapper.__init__, "(self, func, visit_wrapper)",
      "syntax._rule_functions reads base_func and visit_wrapper"),
     (lambda: lark.lexer.LexerThread.from_text, "(lexer, text_or_slice)",
-     "lsp._tokenize_line lexes one line"),
+     "lsp.tokens.lex_line lexes one line"),
     (lambda: lark.lexer.LexerThread.lex, "(self, parser_state)",
-     "lsp._tokenize_line lexes one line"),
+     "lsp.tokens.lex_line lexes one line"),
     (lambda: lark.lexer.BasicLexer.__init__, "(self, conf, comparator=None)",
-     "lsp._lexer builds the editor's line lexer from the parser's lexer_conf"),
+     "lsp.tokens.lexer builds the editor's line lexer from the parser's lexer_conf"),
     (lambda: lark.exceptions.VisitError.__init__, "(self, rule, obj, orig_exc)",
      "syntax._ToSyntax._transform_node wraps a callback's error as Lark would"),
 ]
@@ -87,7 +87,7 @@ def test_syntax_fast_path_recognises_every_v_args_callback():
 
 def test_parser_attributes_the_editor_and_item_recovery_read():
     built = parser._parser()
-    # lsp._lexer: the parser's lexer configuration
+    # lsp.tokens.lexer: the parser's lexer configuration
     assert isinstance(built.lexer_conf, lark.common.LexerConf)
     tokens = list(lark.lexer.LexerThread.from_text(lark.lexer.BasicLexer(built.lexer_conf), "edition x").lex(None))
     assert [t.value for t in tokens] == ["edition", "x"]

@@ -132,3 +132,24 @@ def test_a_request_whose_params_do_not_validate_gets_an_invalid_params_reply(cli
     _open(client, uri, MEGACIV.read_text(encoding="utf-8"))
     client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
                    timeout=120)  # answered, without an error
+
+
+def test_a_burst_of_typing_in_a_rule_is_analysed_a_few_times_not_edit_by_edit(client, tmp_path):
+    """Letters typed into a string change the rules (each edit needs the whole check, unlike the
+    comment above): the edits that arrive while an analysis runs are applied together and
+    analysed once."""
+    source = MEGACIV.read_text(encoding="utf-8")
+    uri = (tmp_path / "typing.civ").as_uri()
+    _open(client, uri, source)
+    assert client.diagnostics(uri, 1, timeout=120) == []
+    at = _position(source, source.index('summary "') + len('summary "'))
+    edits = 200
+    for version in range(2, edits + 2):
+        spot = {"line": at["line"], "character": at["character"] + version - 2}
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": [{"range": {"start": spot, "end": spot},
+                                                                     "text": "y"}]})
+    client.diagnostics(uri, edits + 1, timeout=120)
+    published = [m for m in client.notifications
+                 if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri]
+    assert len(published) <= 20, len(published)

@@ -1,0 +1,395 @@
+"""Incremental parsing of a buffer: parsing a large rulebook with Lark takes most of `check`'s
+time, so the buffer is parsed in top-level statements (the grammar's `item`s), each parsed on its
+own and cached by its text. A statement that moved up or down keeps its parse: its spans are
+shifted. Any statement that fails to parse on its own sends the whole buffer through
+`parser.parse`, so syntax errors are reported exactly as `check` reports them."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+from .. import loader, parser, syntax
+from ..diagnostics import Diagnostic, Diagnostics, Span
+from .tokens import Tok, lex_line, scan_statements, split_statements
+
+PREFIX = 'language 1 edition _ ""'  # a header in front of a statement parsed on its own (line 1)
+
+
+class _Failed(Exception):
+    """A statement did not parse on its own; `where` is (offset, line, column, statements before it)."""
+
+    def __init__(self, where: tuple[int, int, int, int] | None = None):
+        super().__init__()
+        self.where = where
+
+
+_ATOMS = (str, int, bool, float, type(None))
+
+
+def _span_refs(root: list) -> list[tuple[Any, Any, tuple[int, ...]]]:
+    """Where the spans are inside syntax objects: (container, key, path) with `container[key]` the
+    span, or the tuple holding it at `path` (tuples are immutable: their holder is recorded).
+    Containers are lists, dicts and the `__dict__` of dataclass objects, which stay put."""
+    refs: list = []
+
+    def visit(obj) -> None:
+        kind = type(obj)
+        if kind is list:
+            container, items = obj, enumerate(obj)
+        elif kind is dict:
+            container, items = obj, obj.items()
+        elif hasattr(kind, "__dataclass_fields__"):
+            container = obj.__dict__
+            items = container.items()
+        else:
+            return
+        for key, value in list(items):
+            t = type(value)
+            if t is Span:
+                refs.append((container, key, ()))
+            elif t is tuple:
+                visit_tuple(container, key, value, ())
+            elif t not in _ATOMS:
+                visit(value)
+
+    def visit_tuple(container, key, tup, path) -> None:
+        for i, value in enumerate(tup):
+            t = type(value)
+            if t is Span:
+                refs.append((container, key, path + (i,)))
+            elif t is tuple:
+                visit_tuple(container, key, value, path + (i,))
+            elif t not in _ATOMS:
+                visit(value)
+
+    visit(root)
+    return refs
+
+
+def _moved(span: Span, delta: int, _new=object.__new__) -> Span:
+    """`Span(span.path, span.line + delta, span.column, span.end_column)`, without the cost of a
+    frozen dataclass's __init__ (thousands of spans move when a line is inserted)."""
+    moved = _new(Span)
+    fields = moved.__dict__
+    fields.update(span.__dict__)
+    fields["line"] = span.line + delta
+    return moved
+
+
+def _retuple(tup: tuple, path: tuple[int, ...], delta: int) -> tuple:
+    i = path[0]
+    inner = _moved(tup[i], delta) if len(path) == 1 else _retuple(tup[i], path[1:], delta)
+    return tup[:i] + (inner,) + tup[i + 1:]
+
+
+def _shift(refs: list, delta: int) -> None:
+    """Move every span found by `_span_refs` `delta` lines, in place."""
+    for container, key, path in refs:
+        value = container[key]
+        container[key] = _moved(value, delta) if not path else _retuple(value, path, delta)
+
+
+@dataclass
+class _Chunk:
+    line: int  # 1-based line where the statement was parsed
+    items: list  # syntax Items
+    diags: list[Diagnostic]
+    refs: list | None = None  # where its spans are, found on its first move
+
+
+class IncrementalParser:
+    """Parses one buffer again and again, reusing the parse of every unchanged statement."""
+
+    def __init__(self):
+        self.cache: dict[tuple[str, int, str, int], _Chunk] = {}
+        self.header: tuple[str, Any] | None = None
+        self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0, "suffix": 0}
+
+    def parse(self, text: str, display: str, state: TextState, diags: Diagnostics) -> syntax.RulebookAst | None:
+        """As `parser.parse` then `syntax.to_syntax` (see `loader.parse_file`), with the same
+        diagnostics; `state` is the text's `TextState`."""
+        if not parser._check_limits(text, display, diags, state.token_count(), state.brackets()):
+            return None
+        try:
+            return self._incremental(text, display, state.starts(), diags)
+        except _Failed as exc:
+            if exc.where is not None and self._errors_from(text, display, diags, *exc.where):
+                self.stats["suffix"] += 1
+                return None
+        except RecursionError:
+            pass
+        self.stats["full"] += 1
+        return loader.parse_text(text, display, diags)
+
+    @staticmethod
+    def _errors_from(text: str, display: str, diags: Diagnostics, start: int, line: int, col: int,
+                     before: int) -> bool:
+        """Report the syntax error of the text from a statement boundary on, as `parser.parse` reports
+        it for the whole text, when everything before the boundary is known to parse.
+
+        Between two statements the LALR parser is in one of two states (no statement yet, or some),
+        so a header (and one note, when statements precede) padded with blank lines to the same line
+        and column, followed by the rest of the text, replays the whole file's parse from that point:
+        the same first error at the same position. False when that parse finds no syntax error."""
+        if line < 2:
+            return False
+        padded = PREFIX + (' note ""' if before else "") + "\n" * (line - 1) + " " * (col - 1) + text[start:]
+        found = _syntax_errors(padded, display)
+        diags.items.extend(found)
+        return bool(found)
+
+    def _incremental(self, text: str, display: str, starts: list[int], diags: Diagnostics):
+        """The statements starting at `starts` (offsets), each parsed or reused."""
+        bounds = starts + [len(text)]
+        head, header, head_diags = self._header(text[: bounds[0]], display)  # all before the first statement
+        items: list = []
+        found: list[Diagnostic] = list(head_diags)
+        fresh: dict[tuple[str, int, str, int], _Chunk] = {}
+        copies: dict[tuple[str, int, str], int] = {}  # the copies of each statement's text so far
+        line_of = _LineCounter(text)
+        for k, start in enumerate(starts):
+            chunk = self._statement(text[start:bounds[k + 1]], start, k, display, line_of, fresh, copies)
+            items.extend(chunk.items)
+            found.extend(chunk.diags)
+        self.cache = fresh
+        diags.items.extend(found)
+        return syntax.rulebook_ast(display, head, header, items)
+
+    def _header(self, head_text: str, display: str) -> tuple[Any, Any, list[Diagnostic]]:
+        """The `language` line and the header, parsed (or as parsed last time): the language,
+        the header and their diagnostics."""
+        if self.header is None or self.header[0] != head_text + "\0" + display:
+            d = Diagnostics()
+            head, header, _ = syntax._ToSyntax(display, d).transform(_lark_tree(head_text))
+            self.header = (head_text + "\0" + display, (head, header, d.items))
+        return self.header[1]
+
+    def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
+                   fresh: dict, copies: dict) -> _Chunk:
+        """The parse of one top-level statement (at offset `start`, `before` statements before it),
+        reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
+        line, col = line_of(start)
+        # the same statement twice: each copy has its own syntax objects, numbered by a count kept
+        # per text (probing 0, 1, 2, ... would make N copies cost N^2 / 2 probes)
+        same = (display, col, chunk_text)
+        key = same + (copies.get(same, 0),)
+        copies[same] = key[3] + 1
+        chunk = self.cache.get(key)
+        if chunk is None:
+            try:
+                chunk = self._parse_chunk(chunk_text, line, col, display)
+            except _Failed:
+                self.cache.update(fresh)  # keep what did parse, for the next edit
+                raise _Failed((start, line, col, before))
+        else:
+            self._reuse(chunk, line)
+        fresh[key] = chunk
+        return chunk
+
+    def _reuse(self, chunk: _Chunk, line: int) -> None:
+        """A statement parsed before, now at `line`: when it moved, its cached syntax objects (this
+        document's own) are shifted there."""
+        if chunk.line == line:
+            self.stats["reused"] += 1
+            return
+        if chunk.refs is None:
+            chunk.refs = _span_refs([chunk.items, chunk.diags])
+        _shift(chunk.refs, line - chunk.line)
+        chunk.line = line
+        self.stats["shifted"] += 1
+
+    def _parse_chunk(self, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
+        if line < 2:
+            raise _Failed
+        tree = _lark_tree(PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text)
+        d = Diagnostics()
+        _, _, items = syntax._ToSyntax(display, d).transform(tree)
+        self.stats["parsed"] += 1
+        return _Chunk(line, items, d.items)
+
+
+def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
+    """The diagnostics of the whole-file parse of `text` when it fails with syntax errors only
+    (CIV001, CIV002); else none."""
+    scratch = Diagnostics()
+    try:
+        tree = parser.parse(text, display, scratch)
+    except RecursionError:
+        return []
+    found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
+    return found if tree is None and len(found) == len(scratch.items) else []
+
+
+def _lark_tree(text: str):
+    """Lark's tree of a piece of a buffer; _Failed when it does not parse, or when `parser.parse`
+    would refuse it as nested too deeply (that is reported from the whole file's tree)."""
+    try:
+        tree = parser._parser().parse(text)
+    except Exception:
+        raise _Failed
+    if _too_deep(tree):
+        raise _Failed
+    return tree
+
+
+def _too_deep(tree) -> bool:
+    """Whether `parser.parse` would refuse this tree as nested too deeply. A statement parsed under a
+    header is refused here when it, or the file's root above it, would be refused in the whole file."""
+    check = getattr(parser, "_too_deep", None)
+    return check is not None and check(tree) is not None
+
+
+class _LineCounter:
+    """1-based (line, column) of increasing offsets, in one pass over the text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.offset = 0
+        self.line = 1
+        self.line_start = 0
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        if offset < self.offset:
+            self.offset, self.line, self.line_start = 0, 1, 0
+        count = self.text.count("\n", self.offset, offset)
+        if count:
+            self.line += count
+            self.line_start = self.text.rfind("\n", self.offset, offset) + 1
+        self.offset = offset
+        return self.line, offset - self.line_start + 1
+
+
+class TextState:
+    """A buffer's text as the last edit left it: its lines, each line's tokens as `tokenize` lexes
+    them and its count of the matches the size limit counts (`parser.count_tokens`), and where
+    its top-level statements start. An edit lexes again only the lines it changed, and finds the
+    statements again only from the statement before the change to the first statement after it
+    that still starts where it did: a statement starts at a keyword outside brackets after a token
+    that can end one (`split_statements`), so one that starts after the change at nesting depth 0,
+    as before, is followed by the same statements as before."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.line_starts: list[int] = []
+        self.entries: list[list[tuple]] = []  # per line: `lex_line`'s entries
+        self.counts: list[int] = []  # per line: the matches the token limit counts
+        self.skeletons: list[str] = []  # per line: its brackets outside strings and comments
+        self.marks: list[tuple[int, int]] = []  # (line, column), 0-based, of each statement's start
+        self.lexed: dict[str, list] = {}  # a line's text -> [entries, count, skeleton]
+        self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0, "layout only": 0}
+        # whether the last edit changed only comments and spaces after a line's last token: every
+        # token of the text is where it was, so the parse, and every later pass, is as before
+        self.layout_only = False
+
+    def update(self, text: str) -> None:
+        new = text.split("\n")
+        old = self.lines
+        same = len(old) > 0
+        head = _common_prefix(old, new) if same else 0
+        tail = _common_suffix(old, new, min(len(old), len(new)) - head) if same else 0
+        old_end, new_end = len(old) - tail, len(new) - tail
+        fresh = [self._lex(line) for line in new[head:new_end]]
+        self.layout_only = same and len(old) == len(new) and all(
+            _significant(line, entries) == _significant(new[n], fresh[n - head][0])
+            for n, (line, entries) in enumerate(zip(old[head:old_end], self.entries[head:old_end]), head))
+        # new lists, not changed in place: the analyses made before keep the lines they were made of
+        self.entries = self.entries[:head] + [f[0] for f in fresh] + self.entries[old_end:]
+        self.counts = self.counts[:head] + [f[1] for f in fresh] + self.counts[old_end:]
+        self.skeletons = self.skeletons[:head] + [f[2] for f in fresh] + self.skeletons[old_end:]
+        self.lines = new
+        self.line_starts = _line_starts(new)
+        self.marks = self._marks(head, old_end, new_end) if same else self._all_marks()
+        self.stats["lines lexed"] += len(fresh)
+        if len(self.lexed) > 2 * len(new) + 1_000:
+            # forget the lines edits left behind (each keystroke leaves one): the cache stays
+            # within a few times the buffer's own lines
+            self.lexed = {line: found for line, *found in zip(new, self.entries, self.counts, self.skeletons)}
+
+    def token_count(self) -> int:
+        """`parser.count_tokens` of the text."""
+        return sum(self.counts)
+
+    def brackets(self) -> str:
+        """`parser.bracket_skeleton` of the text."""
+        return "".join(self.skeletons)
+
+    def starts(self) -> list[int]:
+        """The offsets where the statements after the header start."""
+        starts = self.line_starts
+        return [starts[line] + column for line, column in self.marks[1:]]
+
+    def _lex(self, line: str) -> list:
+        found = self.lexed.get(line)
+        if found is None:
+            found = self.lexed[line] = [lex_line(line), parser.count_tokens(line), parser.bracket_skeleton(line)]
+        return found
+
+    def _marks(self, head: int, old_end: int, new_end: int) -> list[tuple[int, int]]:
+        """The statements' starts after lines head..old_end-1 became head..new_end-1."""
+        marks = self.marks
+        first = bisect.bisect_left(marks, (head, 0)) - 1  # the last statement starting before the change
+        after = bisect.bisect_left(marks, (old_end, 0))  # the first starting after it
+        moved = new_end - old_end
+        if first < 0:
+            return self._all_marks()
+        line, column = marks[first]
+        end_line, end_column = marks[after] if after < len(marks) else (len(self.lines), 0)
+        end_line += moved if after < len(marks) else 0
+        window, lines = self._window(line, column, end_line, end_column)
+        found, depth = scan_statements(window)
+        if after < len(marks) and (depth != 0 or not window or window[-1].type not in parser.statement_edges()[1]):
+            return self._all_marks()  # the change reaches past the next statement's start
+        self.stats["windows"] += 1
+        return (marks[:first] + [(lines[i], window[i].start) for i in found]
+                + [(ln + moved, col) for ln, col in marks[after:]])
+
+    def _window(self, line: int, column: int, end_line: int, end_column: int) -> tuple[list[Tok], list[int]]:
+        """The tokens from (line, column) to before (end_line, end_column), with line-relative
+        offsets, and the line of each."""
+        toks: list[Tok] = []
+        lines: list[int] = []
+        for n in range(line, min(end_line + 1, len(self.lines))):
+            for kind, value, start, end, type_ in self.entries[n]:
+                if (n, start) < (line, column):
+                    continue
+                if (n, start) >= (end_line, end_column):
+                    break
+                toks.append(Tok(kind, value, start, end, type_))
+                lines.append(n)
+        return toks, lines
+
+    def _all_marks(self) -> list[tuple[int, int]]:
+        self.stats["full scans"] += 1
+        toks, lines = self._window(0, 0, len(self.lines), 0)
+        return [(lines[i], toks[i].start) if toks else (0, 0) for i in split_statements(toks)]
+
+
+def _significant(line: str, entries: list[tuple]) -> str:
+    """A line up to the end of its last token (what follows is spaces and a comment)."""
+    return line[:entries[-1][3]] if entries else ""
+
+
+def _common_prefix(a: list[str], b: list[str]) -> int:
+    """How many leading items `a` and `b` share (a binary search of slices compared whole)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: list[str], b: list[str], limit: int) -> int:
+    """How many trailing items `a` and `b` share, at most `limit`."""
+    return _common_prefix(a[len(a) - limit:][::-1], b[len(b) - limit:][::-1]) if limit > 0 else 0
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    """The offset where each line starts (each line ends with one break)."""
+    return list(map(operator.add, itertools.accumulate(map(len, lines[:-1]), initial=0), range(len(lines))))
