@@ -370,9 +370,18 @@ class _TwoTurns:
             "total_at_most": None, "one_turn_best": list(one[0].buys) if one else None,
             "one_turn_best_objective": runtime.number(one[0].objective) if one else None,
             "complete": False, "stopped": True, "prices_capped": self.capped + len(self.first.capped_least),
+            "payment_stopped": self._payment_stopped(),
             "next_turn_stopped": self.next_stopped, "turn_one_sets": self.examined[0] + (1 if one else 0),
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }
+
+    def _payment_stopped(self) -> list:
+        """What the payment tables of both turns stopped at their work limit (planner.PAYING,
+        planner.CHOOSING), each once, in the order met."""
+        stops: list = []
+        for table in [self.first.payments, *self.payments.values()]:
+            stops += [s for s in table.stopped if s not in stops]
+        return stops
 
     def _free_now(self) -> list:
         """The advances best bought now: free this turn (price 0 after credits), worth something
@@ -416,17 +425,24 @@ class _TwoTurns:
         capped = self.capped + len(first.capped_least)
         unproven = capped + self.next_stopped
         at_most = self._at_most(total, complete) if not unproven else None
+        this_turn, next_turn = first.plan_dict(c1), p2.plan_dict(c2)
+        # a payment table stopped at its work limit: payments of whole sets, or a payment that may
+        # keep less (the pair is then the best found with them, its bound still the walk's)
+        stops = self._payment_stopped()
+        if self.first.payments.PAYING in stops:  # budgets of whole sets only: the walk's bounds prove nothing
+            at_most = None
         return {
             "estimate": True,
             "assumes": _ASSUMES,
-            "this_turn": first.plan_dict(c1),
-            "next_turn": p2.plan_dict(c2),
+            "this_turn": this_turn,
+            "next_turn": next_turn,
             "total": runtime.number(total),
             "total_at_most": runtime.number(at_most) if at_most is not None else None,
             "one_turn_best": list(one[0].buys),
             "one_turn_best_objective": runtime.number(one[0].objective),
-            "complete": complete and not unproven,
+            "complete": complete and not unproven and not stops,
             "stopped": not complete or self.next_stopped > 0,
+            "payment_stopped": stops,
             "prices_capped": capped,
             "next_turn_stopped": self.next_stopped,
             "turn_one_sets": self.examined[0] + 1,
