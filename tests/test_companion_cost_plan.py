@@ -385,6 +385,8 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
     ("credits.js", "creditPlacementCap", "runtime", "SINGLE_USE_PLACEMENT_CAP"),
+    ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
+    ("plan.js", "planPaymentChoiceWork", "planner.PaymentTable", "CHOICE_WORK"),
 ])
 def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, attribute):
     """Each JavaScript work limit is its Python one (the comment beside it names it): the engines
@@ -396,5 +398,6 @@ def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, a
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
     assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
-    obj = {"runtime": runtime, "planner.PurchaseProblem": planner.PurchaseProblem}[owner]
+    obj = {"runtime": runtime, "planner.PurchaseProblem": planner.PurchaseProblem,
+           "planner.PaymentTable": planner.PaymentTable}[owner]
     assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)
