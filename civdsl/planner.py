@@ -321,10 +321,11 @@ class PaymentTable:
     # runs the whole programme (PaymentTable._floors_pay)
     SMALL_PROGRAMME = 20_000
     PAYING, CHOOSING = PAYING, CHOOSING
-    # The work limit of one programme: what the hand can pay under one hand limit, or the choice
-    # of one payment. A unit is one move of one commodity tried from one state (every loop of the
-    # table counts its steps in these units). Past it, what the hand can pay is worked out for
-    # whole sets only (`_whole_sets`) and the payment chosen among those programme's payments.
+    # The work limit of what the hand can pay (its programmes under every hand limit asked, in
+    # all) and of the choice of one payment. A unit is one move of one commodity tried from one
+    # state (every loop of the table counts its steps in these units). Past it, what the hand can
+    # pay is worked out for whole sets only (`_whole_sets`) and the payment chosen among
+    # what-can-be-paid's own payments (`_paid_choice`).
     WORK = 400_000
     # the chosen payment's programme runs only where what the hand can pay took at most this much
     # work (its work grows with that programme's and more: the tokens kept); else the payment is
@@ -356,6 +357,7 @@ class PaymentTable:
         self._paid: dict[int, list] = {}
         self._paid_work: dict[int, int] = {}
         self._whole: dict[int, list] = {}
+        self._paying = 0  # the work of what-can-be-paid's programmes so far, every hand limit's
         self.stopped: list[str] = []  # what reached the work limit (PAYING, CHOOSING), in order
         self.work = 0  # every programme's work, in WORK's units
         # the search asks the same (price, limit) many times; every state of a commodity's layer
@@ -534,13 +536,14 @@ class PaymentTable:
         limit = self._paid_limit(limit)
         got = self._conv.get(limit)
         if got is None:
-            work = [0]
+            # one count for every hand limit asked (the hand-limit abilities bought make several)
+            work = [self._paying]
             try:
-                layers = self._layers(limit, work=work)
+                layers = self._layers(limit, work=work) if work[0] <= self.WORK else None
             except _PaymentStopped:
                 layers = None
-            self.work += work[0]
-            self._paid_work[limit] = work[0]
+            self.work += work[0] - self._paying
+            self._paid_work[limit], self._paying = work[0] - self._paying, work[0]
             got = {}
             if layers is None:
                 self._stop(PAYING)

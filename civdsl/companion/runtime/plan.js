@@ -385,6 +385,7 @@ function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substi
   this._paid = new Map();
   this._paidWork = new Map();
   this._whole = new Map();
+  this._paying = 0;
   this.stopped = [];
 }
 
@@ -550,9 +551,11 @@ planPaymentTable.prototype.final = function (limit) {
   let got = this._conv.get(limit);
   if (got === undefined) {
     got = new Map();
-    const work = {n: 0};
-    const layers = this.layers(limit, null, false, null, work);
-    this._paidWork.set(limit, work.n);
+    // one count for every hand limit asked (planner.PaymentTable._final)
+    const work = {n: this._paying};
+    const layers = work.n <= planPaymentWork ? this.layers(limit, null, false, null, work) : null;
+    this._paidWork.set(limit, work.n - this._paying);
+    this._paying = work.n;
     if (layers === null) {
       this.stop(planPaying);
       const whole = this.wholeSets(limit);
