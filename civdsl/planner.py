@@ -1042,6 +1042,9 @@ class PurchaseProblem:
     # ... and the states its credit placements (runtime.prices) may make in all: pricing one set is
     # itself a search there, so the number of sets alone bounds neither time nor memory
     single_use_work = 1_000_000
+    # Sets of advances --explain's searches (one per advance left out that no listed plan includes,
+    # each a branch and bound) may examine in all: past it the advances still to explain say so
+    explain_cap = 6000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None, work: list | None = None):
@@ -1066,6 +1069,9 @@ class PurchaseProblem:
         # single_use_work bounds the whole answer
         self.work = [0] if work is None else work
         self.explain_stopped = 0  # --explain's searches stopped at that shared limit
+        self.explain_sets = 0  # sets --explain's searches examined, against explain_cap
+        self.explain_unsearched = 0  # advances left out that explain_cap left unexplained (and unbounded)
+        self.explain_pending = 0  # searches --explain has still to make
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -1829,11 +1835,18 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     label = problem.objective.label
     runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
                 "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
-    others = [_not_bought(problem, choices, name) for name in problem.candidates if name not in best.buys]
+    left_out = [name for name in problem.candidates if name not in best.buys]
+    # the searches to make: for advances in no listed plan, where the card limit leaves room
+    room = problem.max_new is None or len(problem.want) < problem.max_new
+    problem.explain_pending = sum(1 for n in left_out if room and not any(n in c.buys for c in choices))
+    others = [_not_bought(problem, choices, name) for name in left_out]
     # the comparisons are proven only when the ranking is and no search here (the purchases with an
     # advance left out share the problem's prices) priced a set by a capped placement (single_use)
     return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
-            "complete": problem.complete and not problem.capped_least and not problem.explain_stopped}
+            "complete": (problem.complete and not problem.capped_least and not problem.explain_stopped
+                         and not problem.explain_unsearched),
+            "work_limit": problem.explain_cap, "sets_examined": problem.explain_sets,
+            "not_worked_out": problem.explain_unsearched}
 
 
 def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
@@ -1856,6 +1869,16 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
     entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
              "price": problem.base[name]}
     got = _best_with(problem, choices, name)
+    if got is _UNSEARCHED:
+        limit = f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances)"
+        bound, best = problem.with_want(name).root_bound(), choices[0].objective
+        if bound < best:  # the knapsack bound of every purchase with it proves it out
+            entry["why_not"] = (f"no purchase with it gives more than {runtime.number(bound)} "
+                                f"{problem.objective.label} against {runtime.number(best)} ({limit})")
+        else:
+            problem.explain_unsearched += 1
+            entry["why_not"] = f"not worked out: {limit}"
+        return entry
     if got is None:
         entry["why_not"] = _unaffordable(problem, name)
         return entry
@@ -1875,10 +1898,26 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Ch
         return listed
     if problem.max_new is not None and len(problem.want) >= problem.max_new:
         return None
+    # a branch and bound within an even share of the sets left (the plan's own search is not rerun
+    # in full: no dynamic programme per advance); under single-use credits it stops with the best
+    # found
+    share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
+    problem.explain_pending -= 1
+    if share <= 0:
+        return _UNSEARCHED
     clone = problem.with_want(name)
-    got = clone.search(top=1)
+    clone.complete, clone.stopped = True, False
+    got, _ = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
+    if got is None:
+        problem.explain_sets += share
+        return _UNSEARCHED
+    problem.explain_sets += clone.visited
     problem.explain_stopped += clone.stopped
     return got[0] if got else None
+
+
+# --explain's answer for an advance its work limit left unexplained
+_UNSEARCHED = object()
 
 
 def _unaffordable(problem: PurchaseProblem, name: str) -> str:
@@ -2012,6 +2051,9 @@ def _explain_lines(ex: dict | None, label: str) -> list[str]:
     if not ex["complete"]:
         lines.append("  (not proven: the search stopped at its limit or priced some sets by the best placement "
                      "of the credits found within its limit)")
+    if ex.get("not_worked_out"):
+        lines.append(f"  ({ex['not_worked_out']} advances left out not worked out: the explanation's searches "
+                     f"reached their work limit of {ex['work_limit']:,} sets of advances)")
     for r in ex["runners_up"]:
         lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
     return lines + _not_bought_lines(ex, label)

@@ -9,6 +9,8 @@ const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
 const planBbCap = 3000;
 const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
 const planSingleUseWork = 1000000;  // PurchaseProblem.single_use_work
+// sets --explain's searches may examine in all
+const planExplainCap = 6000;  // PurchaseProblem.explain_cap
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
@@ -2207,6 +2209,13 @@ function planExplain(problem, choices) {
   const others = [];
   const budget = problem.budgetMax;
   let stopped = 0;  // searches stopped at the work limit the answer shares (planner.explain_stopped)
+  let examined = 0;  // sets the searches examined, against planExplainCap (planner.explain_sets)
+  let unsearched = 0;  // advances left out that the limit left unexplained (planner.explain_unsearched)
+  const room = problem.maxNew === null || problem.want.length < problem.maxNew;
+  let pending = 0;  // searches still to make (planner.explain_pending)
+  for (const name of problem.candidates) {
+    if (best.buys.indexOf(name) < 0 && room && !choices.some((c) => c.buys.indexOf(name) >= 0)) pending += 1;
+  }
   for (const name of problem.candidates) {
     if (best.buys.indexOf(name) >= 0) continue;
     const entry = {advance: name, objective: planNumber(obj, obj.values[name]), price: problem.base[name]};
@@ -2214,11 +2223,33 @@ function planExplain(problem, choices) {
     let got;
     if (listed !== undefined) got = [listed];
     else if (problem.maxNew === null || problem.want.length < problem.maxNew) {
-      const clone = problem.withWant([name]);
-      got = clone.search(1);
-      if (clone.stoppedAtCap) stopped += 1;
+      // a branch and bound within an even share of the sets left (planner._best_with)
+      const share = Math.floor((planExplainCap - examined) / Math.max(1, pending));
+      pending -= 1;
+      if (share <= 0) {
+        got = null;
+      } else {
+        const clone = problem.withWant([name]);
+        clone.complete = true;
+        clone.stoppedAtCap = false;
+        got = clone.branchAndBound(1, clone.singleUse ? Math.min(share, planSingleUseCap) : share)[0];
+        examined += got === null ? share : clone.visited;
+        if (got !== null && clone.stoppedAtCap) stopped += 1;
+      }
     } else got = [];
-    if (!got.length) {
+    if (got === null) {
+      const limit = "the explanation's searches reached their work limit (" + planExplainCap.toLocaleString("en-US")
+        + " sets of advances)";
+      const clone = problem.withWant([name]);
+      const bound = clone.rootBound(clone.budgetMax);
+      if (bound < best.objective) {
+        entry.why_not = "no purchase with it gives more than " + planNumber(obj, bound) + " " + label + " against "
+          + planNumber(obj, best.objective, best.buys.length) + " (" + limit + ")";
+      } else {
+        unsearched += 1;
+        entry.why_not = "not worked out: " + limit;
+      }
+    } else if (!got.length) {
       if (problem.eff[name] > problem.budgetMax) {
         entry.why_not = "costs " + problem.base[name] + " after credits; the budget is " + budget;
       } else {
@@ -2240,7 +2271,8 @@ function planExplain(problem, choices) {
   for (const e of others) delete e.__value;
   // proven only when the ranking is and no search here priced a set by a capped placement (planner._explain)
   return {runners_up: runners, advances_not_bought: near.concat(far),
-    complete: problem.complete && problem.cappedLeast.size === 0 && stopped === 0};
+    complete: problem.complete && problem.cappedLeast.size === 0 && stopped === 0 && unsearched === 0,
+    work_limit: planExplainCap, sets_examined: examined, not_worked_out: unsearched};
 }
 
 // --- two turns (planner._two_turns) -------------------------------------------------------------
