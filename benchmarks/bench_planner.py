@@ -262,6 +262,7 @@ def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = N
         obj = pl.objective(rb.module, options.get("objective_spec"))
         problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=options.get("among"))
         problem.search()
+        problem.horizon_work = max_sets * 1000  # the walk unstopped: no limit on both turns' sets either
         hz = plan_horizon.two_turns(problem, max_sets=max_sets)
     return {"cpu": time.process_time() - t0, "complete": hz["complete"], "sets": hz["turn_one_sets"],
             "total": str(hz["total"]), "at_most": str(hz.get("total_at_most", "?"))}
@@ -460,7 +461,8 @@ def _bounded_case(index: int, cap: float) -> None:
     signal.setitimer(signal.ITIMER_PROF, 0)
     parts = [report] + [report[k] for k in ("explain", "horizon") if k in report]
     print(json.dumps({"cpu": cpu, "complete": all(p["complete"] for p in parts),
-                      "stopped": any(p.get("stopped") for p in parts)}))
+                      "stopped": any(p.get("stopped") or p.get("payment_stopped") or p.get("not_worked_out")
+                                     for p in parts)}))
 
 
 def bound_cases() -> list:

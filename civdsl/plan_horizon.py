@@ -53,6 +53,9 @@ class _TwoTurns:
 
     def __init__(self, first: "PurchaseProblem", max_sets: int):
         self.first, self.max_sets = first, max_sets
+        # the sets of advances examined over both turns: the walk's, and those of next turn's
+        # searches (each at least 1), against first.horizon_work
+        self.work = 0
         module, obj = first.module, first.objective
         self.module, self.obj = module, obj
         self.payments: dict = {}
@@ -188,6 +191,7 @@ class _TwoTurns:
         self.examined[1] += 1
         p2 = self.first.after(c1.buys, self.payments)
         got = p2.search(top=1)
+        self.work += max(1, p2.visited)
         self.capped += len(p2.capped_least)
         self.next_stopped += p2.stopped
         if not got:
@@ -203,7 +207,8 @@ class _TwoTurns:
         cannot beat the best pair."""
         pp = self.pp
         self.examined[0] += 1
-        if self.examined[0] > self.max_sets:
+        self.work += 1
+        if self.examined[0] > self.max_sets or self.work > self.first.horizon_work:
             raise _SearchStopped
         if pp.single_use and pp.work[0] > pp.single_use_work:
             raise _SearchStopped  # the work limit every search of the answer shares

@@ -326,14 +326,14 @@ class PaymentTable:
     # state (every loop of the table counts its steps in these units). Past it, what the hand can
     # pay is worked out for whole sets only (`_whole_sets`) and the payment chosen among
     # what-can-be-paid's own payments (`_paid_choice`).
-    WORK = 400_000
+    WORK = 300_000
     # the chosen payment's programme runs only where what the hand can pay took at most this much
     # work (its work grows with that programme's and more: the tokens kept); else the payment is
     # the best of what-can-be-paid's own payments of the least (`_paid_choice`)
     CHOICE_WORK = 30_000
 
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
-                 rate: int = 0, substitute: bool = False):
+                 rate: int = 0, substitute: bool = False, paying: list | None = None):
         self.module = module
         self.treasury = int(treasury)
         self.tv = int(treasury_value)
@@ -357,7 +357,9 @@ class PaymentTable:
         self._paid: dict[int, list] = {}
         self._paid_work: dict[int, int] = {}
         self._whole: dict[int, list] = {}
-        self._paying = 0  # the work of what-can-be-paid's programmes so far, every hand limit's
+        # the work of what-can-be-paid's programmes so far, every hand limit's: one count [units] for
+        # every table of an answer (the look-ahead's next turns have tables of their own)
+        self.paying = [0] if paying is None else paying
         self.stopped: list[str] = []  # what reached the work limit (PAYING, CHOOSING), in order
         self.work = 0  # every programme's work, in WORK's units
         # the search asks the same (price, limit) many times; every state of a commodity's layer
@@ -433,9 +435,31 @@ class PaymentTable:
         work = [0] if work is None else work
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            layers.append(prune(add(i, self._transitions(layers[-1], p, i, limit, binds, cap, work))))
+            if keep or cap != math.inf:
+                layers.append(prune(add(i, self._transitions(layers[-1], p, i, limit, binds, cap, work))))
+            else:
+                layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
             self._check(work)
         return layers
+
+    def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
+        """`_paid_layer` of `_transitions` without a cap, in one loop (what-can-be-paid's programme
+        is the table's largest): the same states, entries, order and count of work."""
+        per_card, new, most = self.rate * self.faces[i], {}, self.WORK
+        get, moves_for = new.get, self._moves
+        for key, entry in self._open_states(layer, p):
+            moves = moves_for(i, key[3], limit - key[2])
+            work[0] += len(moves)
+            if work[0] > most:
+                raise _PaymentStopped
+            v0, kc0, tokens0 = key[0], key[2], entry[0]
+            for move in moves:
+                nkey = (v0 + move[3], 0, kc0 + move[5] if binds else 0, move[4])
+                tokens = tokens0 + move[1] * per_card
+                got = get(nkey)
+                if got is None or tokens > got[0]:
+                    new[nkey] = (tokens, 0, (key, (move[0], move[1], move[2], move[5])))
+        return new
 
     def _check(self, work: list) -> None:
         """Stop a programme whose work passed the limit."""
@@ -458,6 +482,8 @@ class PaymentTable:
         for key, entry in self._open_states(layer, p):
             moves = self._moves(i, key[3], limit - key[2])
             work[0] += len(moves)
+            if work[0] > self.WORK:  # checked per state: a layer never runs far past the limit
+                raise _PaymentStopped
             for move in moves:
                 v = key[0] + move[3]
                 if v <= cap:
@@ -537,13 +563,13 @@ class PaymentTable:
         got = self._conv.get(limit)
         if got is None:
             # one count for every hand limit asked (the hand-limit abilities bought make several)
-            work = [self._paying]
+            before = self.paying[0]
             try:
-                layers = self._layers(limit, work=work) if work[0] <= self.WORK else None
+                layers = self._layers(limit, work=self.paying) if before <= self.WORK else None
             except _PaymentStopped:
                 layers = None
-            self.work += work[0] - self._paying
-            self._paid_work[limit], self._paying = work[0] - self._paying, work[0]
+            self.work += self.paying[0] - before
+            self._paid_work[limit] = self.paying[0] - before
             got = {}
             if layers is None:
                 self._stop(PAYING)
@@ -1042,12 +1068,16 @@ class PurchaseProblem:
     # ... and the states its credit placements (runtime.prices) may make in all: pricing one set is
     # itself a search there, so the number of sets alone bounds neither time nor memory
     single_use_work = 1_000_000
+    # Sets of advances the two-turn look-ahead may examine over both turns (its walk's, and those
+    # each next-turn search examines): past it, the best pair found and the bound of what is left
+    horizon_work = 4000
     # Sets of advances --explain's searches (one per advance left out that no listed plan includes,
     # each a branch and bound) may examine in all: past it the advances still to explain say so
     explain_cap = 6000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
-                 hand_limit: int | None = None, payments: dict | None = None, work: list | None = None):
+                 hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,
+                 paying: list | None = None):
         self.module = module
         self.options = {"want": tuple(want), "avoid": tuple(avoid), "among": among, "hand_limit": hand_limit}
         self.holds = tuple(holds)
@@ -1068,6 +1098,8 @@ class PurchaseProblem:
         # shared by every problem an answer makes (the look-ahead's next turns, --explain's), so that
         # single_use_work bounds the whole answer
         self.work = [0] if work is None else work
+        # what-can-be-paid's work in every payment table of the answer (PaymentTable.WORK bounds it)
+        self.paying = [0] if paying is None else paying
         self.explain_stopped = 0  # --explain's searches stopped at that shared limit
         self.explain_sets = 0  # sets --explain's searches examined, against explain_cap
         self.explain_unsearched = 0  # advances left out that explain_cap left unexplained (and unbounded)
@@ -1177,7 +1209,8 @@ class PurchaseProblem:
         key = (self.treasury_value, rate, substitute)
         if key not in payments:
             payments[key] = PaymentTable(module, self.cards, self.treasury, self.treasury_value,
-                                         runtime.PlayerState(module, self.holds, self.facts), rate, substitute)
+                                         runtime.PlayerState(module, self.holds, self.facts), rate, substitute,
+                                         self.paying)
         return payments[key]
 
     # -- exact prices ------------------------------------------------------------------------
@@ -1254,7 +1287,7 @@ class PurchaseProblem:
         """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
         the same hand and treasury (`payments` shares payment tables between such problems)."""
         return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
-                               work=self.work, **dict(self.options, want=()))
+                               work=self.work, paying=self.paying, **dict(self.options, want=()))
 
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:

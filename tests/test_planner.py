@@ -1199,7 +1199,7 @@ def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, da
         _assert_legal(module, cards, treasury, tv, rate, got, price, limit)
     assert exact.stopped == [] and set(table.stopped) <= {planner.PAYING, planner.CHOOSING}
     if planner.PAYING in table.stopped:
-        assert table._paying > table.WORK  # the moves it counted passed the limit
+        assert table.paying[0] > table.WORK  # the moves it counted passed the limit
         assert table.budget(limit) <= exact.budget(limit) <= table.most_payable()
     else:
         assert least == exact.spent(price, limit) and table.levels(limit) == exact.levels(limit)
@@ -1218,7 +1218,7 @@ def test_the_whole_deck_with_trade_routes_and_trade_empire_answers_within_the_pa
     assert sum(state["commodities"].values()) == 296
     table = planner.PaymentTable(rb.module, state["commodities"], 20, 1, None, 2, True)
     table.levels(9)
-    assert table.stopped == [planner.PAYING] and table._paying > planner.PaymentTable.WORK
+    assert table.stopped == [planner.PAYING] and table.paying[0] > planner.PaymentTable.WORK
     report = planner.plan(rb, state)
     assert report["payment_stopped"] == [planner.PAYING] and report["complete"] is False
     assert report["payment_work_limit"] == planner.PaymentTable.WORK

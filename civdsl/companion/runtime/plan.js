@@ -11,6 +11,8 @@ const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
 const planSingleUseWork = 1000000;  // PurchaseProblem.single_use_work
 // sets --explain's searches may examine in all
 const planExplainCap = 6000;  // PurchaseProblem.explain_cap
+// sets the two-turn look-ahead may examine over both turns
+const planHorizonWork = 4000;  // PurchaseProblem.horizon_work
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
@@ -343,14 +345,14 @@ const planOwe = "owe";
 const planGave = "gave";
 const planDone = "done";
 // the work limit of one programme of the payment table, in moves tried from a state
-const planPaymentWork = 400000;  // planner.PaymentTable.WORK
+const planPaymentWork = 300000;  // planner.PaymentTable.WORK
 // the chosen payment's programme runs only where what the hand can pay took at most this much
 const planPaymentChoiceWork = 30000;  // planner.PaymentTable.CHOICE_WORK
 // what stopped, in the player's words (planner.PAYING, planner.CHOOSING)
 const planPaying = "working out what the hand can pay";
 const planChoosing = "choosing the payment";
 
-function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute) {
+function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute, paying) {
   this.M = M;
   this.treasury = Math.trunc(treasury);
   this.tv = Math.trunc(treasuryValue);
@@ -387,7 +389,8 @@ function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substi
   this._paid = new Map();
   this._paidWork = new Map();
   this._whole = new Map();
-  this._paying = 0;
+  // what-can-be-paid's work, one count for every table of the answer (planner.PaymentTable.paying)
+  this.paying = paying || [0];
   this.stopped = [];
 }
 
@@ -452,6 +455,7 @@ planPaymentTable.prototype.layers = function (limit, cap, keep, clamp, work) {
     let layer = new Map();
     const movesBy = new Map();
     for (const entry of layers[layers.length - 1].values()) {
+      if (work.n > planPaymentWork) return null;  // checked per state (planner.PaymentTable._transitions)
       const value = entry.v;
       const keptCards = entry.kc;
       const flag = entry.flag;
@@ -553,11 +557,11 @@ planPaymentTable.prototype.final = function (limit) {
   let got = this._conv.get(limit);
   if (got === undefined) {
     got = new Map();
-    // one count for every hand limit asked (planner.PaymentTable._final)
-    const work = {n: this._paying};
+    // one count for every hand limit asked and every table of the answer (planner.PaymentTable._final)
+    const work = {n: this.paying[0]};
     const layers = work.n <= planPaymentWork ? this.layers(limit, null, false, null, work) : null;
-    this._paidWork.set(limit, work.n - this._paying);
-    this._paying = work.n;
+    this._paidWork.set(limit, work.n - this.paying[0]);
+    this.paying[0] = work.n;
     if (layers === null) {
       this.stop(planPaying);
       const whole = this.wholeSets(limit);
@@ -931,6 +935,8 @@ function planProblem(M, holds, facts, obj, opts) {
   // the states the single-use credit placements have made, shared by the answer's problems
   // (planner.PurchaseProblem.work)
   this.work = opts.work || [0];
+  // what-can-be-paid's work in every payment table of the answer (planner.PurchaseProblem.paying)
+  this.paying = opts.paying || [0];
   const advances = M.ADVANCES;
   this.order = creditOrder(M);
   const want = creditCanonical(M, "advance", want0, "--want");
@@ -1008,7 +1014,7 @@ function planProblem(M, holds, facts, obj, opts) {
     this.payments = payments.get(key);
   } else {
     this.payments = new planPaymentTable(M, cards, this.treasury, this.treasuryValue,
-      creditProbe(M, this.holds, facts), rate, substitute);
+      creditProbe(M, this.holds, facts), rate, substitute, this.paying);
     if (payments) payments.set(key, this.payments);
   }
   this.prepare();
@@ -2402,17 +2408,19 @@ function planTwoTurns(first, maxSets, found) {
   }
 
   const followUp = (buys) => new planProblem(M, first.holds.concat(buys), first.facts, obj,
-    Object.assign({}, opts, {payments: payments, work: first.work}));
+    Object.assign({}, opts, {payments: payments, work: first.work, paying: first.paying}));
 
   let best = null;
   const examined = [0, 0];
   let capped = 0;  // next turn's sets priced by a capped placement (plan_horizon.capped)
   let nextStopped = 0;  // next turn's searches stopped at the shared work limit (plan_horizon.next_stopped)
+  let work = 0;  // sets examined over both turns, against planHorizonWork (plan_horizon.work)
 
   function evaluate(c1) {
     examined[1] += 1;
     const p2 = followUp(c1.buys);
     const got = p2.search(1);
+    work += Math.max(1, p2.visited);
     capped += p2.cappedLeast.size;
     if (p2.stoppedAtCap) nextStopped += 1;
     if (!got.length) return;
@@ -2461,7 +2469,8 @@ function planTwoTurns(first, maxSets, found) {
 
   function visit(names, sumb, same, hdelta, objective, credit, tv) {
     examined[0] += 1;
-    if (examined[0] > maxSets) throw planStop;
+    work += 1;
+    if (examined[0] > maxSets || work > planHorizonWork) throw planStop;
     if (pp.singleUse && pp.work[0] > planSingleUseWork) throw planStop;  // the answer's shared work limit
     const got = pp.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
