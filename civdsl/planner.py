@@ -1067,7 +1067,7 @@ class PurchaseProblem:
     single_use_cap = 3000
     # ... and the states its credit placements (runtime.prices) may make in all: pricing one set is
     # itself a search there, so the number of sets alone bounds neither time nor memory
-    single_use_work = 1_000_000
+    single_use_work = 200_000
     # Sets of advances the two-turn look-ahead may examine over both turns (its walk's, and those
     # each next-turn search examines): past it, the best pair found and the bound of what is left
     horizon_work = 4000
