@@ -804,6 +804,22 @@ def test_a_stopped_look_ahead_bounds_the_pairs_it_left(books):
     assert f"no pair gives more than {stopped['total_at_most']} VP" in text
 
 
+def test_the_look_ahead_stops_at_its_work_over_both_turns(books, monkeypatch):
+    """The sets of advances examined over both turns (the walk's and each next turn's search's)
+    have a declared limit: past it the look-ahead answers the best pair found, not complete,
+    with the bound of what it left."""
+    rb = books["megaciv"]
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
+    full = planner.plan(rb, state, horizon=2)["horizon"]
+    monkeypatch.setattr(planner.PurchaseProblem, "horizon_work", 12)
+    report = planner.plan(rb, state, horizon=2)
+    stopped = report["horizon"]
+    assert full["complete"] is True and stopped["complete"] is False and stopped["stopped"] is True
+    assert stopped["turn_one_sets"] < full["turn_one_sets"]
+    assert stopped["total"] <= full["total"] <= stopped["total_at_most"]
+    assert "the look-ahead stopped after" in planner.render(report)
+
+
 STRICT = Path(__file__).resolve().parent.parent / "rulebooks" / "house" / "strict_credits.civ"
 MID_GAME = {"players": 6, "treasury": 300, "holds": ["Music", "Medicine", "Monument", "Politics", "Law"]}
 
