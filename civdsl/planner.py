@@ -428,23 +428,26 @@ class PaymentTable:
         key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
         are counted only while the limit can bind (else 0); values above `cap` are dropped
         (values only grow). `work` ([units]) counts the moves tried; past WORK the programme stops
-        (_PaymentStopped) once the layer is done."""
+        (_PaymentStopped) as soon as a state's moves take it there."""
         binds = limit < self.total_cards
-        add = functools.partial(self._kept_layer, clamp) if keep else self._paid_layer
         prune = self._prune(keep, binds)
         work = [0] if work is None else work
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            if keep or cap != math.inf:
-                layers.append(prune(add(i, self._transitions(layers[-1], p, i, limit, binds, cap, work))))
-            else:
+            if keep:
+                layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap,
+                                                                                  work))))
+            else:  # values only grow: what can be paid needs no cap
                 layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
             self._check(work)
         return layers
 
     def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
-        """`_paid_layer` of `_transitions` without a cap, in one loop (what-can-be-paid's programme
-        is the table's largest): the same states, entries, order and count of work."""
+        """The next layer of what can be paid: only the most tokens matter (the tokens a later
+        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
+        held in the entry's first slot (the token dimension drops out), with a back-pointer to the
+        state and move that first gave it (`_paid_choice`). One loop (`_transitions` inlined: this
+        programme is the table's largest), counting the moves tried per state."""
         per_card, new, most = self.rate * self.faces[i], {}, self.WORK
         get, moves_for = new.get, self._moves
         for key, entry in self._open_states(layer, p):
@@ -496,21 +499,6 @@ class PaymentTable:
         if not self.substitute or p == 0 or faces[order[p]] == faces[order[p - 1]]:
             return layer.items()
         return [(key, entry) for key, entry in layer.items() if key[3] is not _GAVE]
-
-    def _paid_layer(self, i: int, transitions: Iterable[tuple]) -> dict:
-        """The next layer of what can be paid: only the most tokens matter (the tokens a later
-        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
-        held in the entry's first slot (the token dimension drops out), with a back-pointer to the
-        state and move that first gave it (`_paid_choice`)."""
-        per_card = self.rate * self.faces[i]
-        new: dict = {}
-        for key, entry, move, v, kc in transitions:
-            nkey = (v, 0, kc, move[4])
-            tokens = entry[0] + move[1] * per_card
-            got = new.get(nkey)
-            if got is None or tokens > got[0]:
-                new[nkey] = (tokens, 0, (key, (move[0], move[1], move[2], move[5])))
-        return new
 
     def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
         """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
