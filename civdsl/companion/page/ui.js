@@ -954,18 +954,12 @@
         "search stopped at its limit): the best plan found (no plan gives more than " + ans.total_at_most + " " +
         label + ")."}));
     }
-    const payStopped = ans.payment_stopped || [];
-    if (payStopped.includes("working out what the hand can pay")) {
-      // the payment table stopped at its work limit (planner._payment_stopped_lines prints the same)
-      out.appendChild(el("p", {id: "plan-paying-stopped", cls: "incomplete", text: "Working out what the hand can pay " +
-        "stopped at its work limit (" + ans.payment_work_limit.toLocaleString("en-US") + " steps): payments turn in " +
-        "whole sets only; the best plan found with them (no plan gives more than " + ans.total_at_most + " " + label + ")."}));
-    }
-    if (payStopped.includes("choosing the payment")) {
-      out.appendChild(el("p", {id: "plan-choosing-stopped", cls: "incomplete", text: "Choosing the payment stopped at " +
-        "its work limit (" + ans.payment_work_limit.toLocaleString("en-US") + " steps, or " +
-        ans.payment_choice_limit.toLocaleString("en-US") + " steps of working out what the hand can pay): the payment " +
-        "hands over the least there is, but may keep less than the best one."}));
+    if (ans.payment_stopped && ans.payment_stopped.length) {
+      // the payment table stopped at its work limit (planner._payment_stopped_lines)
+      out.appendChild(el("p", {id: "plan-payment-stopped", cls: "incomplete", text: ans.payment_stopped.join(" and ") +
+        " stopped at its work limit (" + ans.payment_work_limit.toLocaleString("en-US") + " steps): the best plan found " +
+        "(no plan gives more than " + ans.total_at_most + " " + label + "); the payment hands over the least, but may " +
+        "keep less than the best one."}));
     }
     if (best.payment) paymentNodes(out, best.payment);
     if (best.buy.length) {

@@ -636,9 +636,6 @@ planPaymentTable.prototype.mostPayable = function () {
   return this.unboundMost(this.tv) + this.treasury * this.tv;
 };
 
-planPaymentTable.prototype.mostTurnedIn = function () {
-  return this.unboundMost(0);
-};
 
 planPaymentTable.prototype.levels = function (limit) {
   limit = Math.max(0, limit);
@@ -2333,7 +2330,7 @@ function planTwoTurns(first, maxSets, found) {
     for (const a of planAbilities(M, h, "treasury_value")) v = Math.max(v, a.value);
     tvOf[h] = v;
   }
-  let cardValue = first.payments.mostTurnedIn();
+  let cardValue = first.payments.unboundMost(0);
   const either = first.holds.concat(first.candidates);
   let rate = 0;
   let substitute = false;
