@@ -274,13 +274,17 @@ def _fewest_kept(layer: dict) -> dict:
     cards and has at least as many tokens (the entry's first slot): every completion of the
     first is one of the second, turning in the same value with at least its tokens, so the
     values payable and their most tokens (`PaymentTable._final`) stay the same."""
+    by_kept: dict = {}
+    for key in layer:  # fewest cards kept first, in the layer's order between equals
+        by_kept.setdefault(key[2], []).append(key)
     most: dict = {}
     out = {}
-    for key in sorted(layer, key=lambda key: key[2]):  # fewest cards kept first
-        group, tokens = (key[0], key[3]), layer[key][0]
-        if group not in most or tokens > most[group]:
-            most[group] = tokens
-            out[key] = layer[key]
+    for kept in sorted(by_kept):
+        for key in by_kept[kept]:
+            group, entry = (key[0], key[3]), layer[key]
+            if group not in most or entry[0] > most[group]:
+                most[group] = entry[0]
+                out[key] = entry
     return out
 
 
@@ -1055,13 +1059,13 @@ class PurchaseProblem:
     single_use_cap = 3000
     # ... and the states its credit placements (runtime.prices) may make in all: pricing one set is
     # itself a search there, so the number of sets alone bounds neither time nor memory
-    single_use_work = 200_000
+    single_use_work = 120_000
     # Sets of advances the two-turn look-ahead may examine over both turns (its walk's, and those
     # each next-turn search examines): past it, the best pair found and the bound of what is left
-    horizon_work = 4000
+    horizon_work = 3000
     # Sets of advances --explain's searches (one per advance left out that no listed plan includes,
     # each a branch and bound) may examine in all: past it the advances still to explain say so
-    explain_cap = 6000
+    explain_cap = 4000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,

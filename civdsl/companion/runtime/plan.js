@@ -8,11 +8,11 @@
 const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
 const planBbCap = 3000;
 const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
-const planSingleUseWork = 200000;  // PurchaseProblem.single_use_work
+const planSingleUseWork = 120000;  // PurchaseProblem.single_use_work
 // sets --explain's searches may examine in all
-const planExplainCap = 6000;  // PurchaseProblem.explain_cap
+const planExplainCap = 4000;  // PurchaseProblem.explain_cap
 // sets the two-turn look-ahead may examine over both turns
-const planHorizonWork = 4000;  // PurchaseProblem.horizon_work
+const planHorizonWork = 3000;  // PurchaseProblem.horizon_work
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
