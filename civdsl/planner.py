@@ -335,6 +335,10 @@ class PaymentTable:
     # work (its work grows with that programme's and more: the tokens kept); else the payment is
     # the best of what-can-be-paid's own payments of the least (`_paid_choice`)
     CHOICE_WORK = 30_000
+    # ... and stops (the same `_paid_choice`) past this much of its own work: far above what the
+    # hands CHOICE_WORK lets through need, since the page runs the whole programme where Python
+    # runs the floors' passes (a 19-card hand under the cut: 419,294 units in the whole programme)
+    CHOICE_STOP = 5_000_000
 
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
                  rate: int = 0, substitute: bool = False, paying: list | None = None):
@@ -441,9 +445,9 @@ class PaymentTable:
             if keep:
                 layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap,
                                                                                   work))))
+                self._check(work)
             else:  # values only grow: what can be paid needs no cap
                 layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
-            self._check(work)
         return layers
 
     def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
@@ -469,8 +473,9 @@ class PaymentTable:
         return new
 
     def _check(self, work: list) -> None:
-        """Stop a programme whose work passed the limit."""
-        if work[0] > self.WORK:
+        """Stop a chosen payment's programme whose work passed its limit (what can be paid stops in
+        `_paid_step`, at WORK)."""
+        if work[0] > self.CHOICE_STOP:
             raise _PaymentStopped
 
     def _prune(self, keep: bool, binds: bool):
@@ -489,7 +494,7 @@ class PaymentTable:
         for key, entry in self._open_states(layer, p):
             moves = self._moves(i, key[3], limit - key[2])
             work[0] += len(moves)
-            if work[0] > self.WORK:  # checked per state: a layer never runs far past the limit
+            if work[0] > self.CHOICE_STOP:  # checked per state: a layer never runs far past the limit
                 raise _PaymentStopped
             for move in moves:
                 v = key[0] + move[3]

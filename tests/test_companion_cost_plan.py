@@ -395,6 +395,7 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
     ("plan.js", "planHorizonWork", "planner.PurchaseProblem", "horizon_work"),
     ("plan.js", "planPaymentChoiceWork", "planner.PaymentTable", "CHOICE_WORK"),
+    ("plan.js", "planPaymentChoiceStop", "planner.PaymentTable", "CHOICE_STOP"),
 ])
 def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, attribute):
     """Each JavaScript work limit is its Python one (the comment beside it names it): the engines

@@ -1206,6 +1206,7 @@ def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, da
     table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     table.WORK = data.draw(st.integers(0, 300))
     table.CHOICE_WORK = data.draw(st.integers(0, 300))
+    table.CHOICE_STOP = data.draw(st.sampled_from([0, 50, 500, 5_000_000]))
     price = data.draw(st.integers(0, int(exact.budget(limit)) + 3))
     least, got = table.spent(price, limit), table.best(price, limit)
     if least is None:
@@ -1283,5 +1284,6 @@ def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(mon
 
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
-    for number in (planner.PaymentTable.WORK, planner.PaymentTable.CHOICE_WORK, planner.PurchaseProblem.explain_cap):
+    for number in (planner.PaymentTable.WORK, planner.PaymentTable.CHOICE_WORK, planner.PaymentTable.CHOICE_STOP,
+                   planner.PurchaseProblem.explain_cap, planner.PurchaseProblem.horizon_work):
         assert f"{number:,}" in text

@@ -348,6 +348,8 @@ const planDone = "done";
 const planPaymentWork = 300000;  // planner.PaymentTable.WORK
 // the chosen payment's programme runs only where what the hand can pay took at most this much
 const planPaymentChoiceWork = 30000;  // planner.PaymentTable.CHOICE_WORK
+// ... and its programme stops past this much of its own work
+const planPaymentChoiceStop = 5000000;  // planner.PaymentTable.CHOICE_STOP
 // what stopped, in the player's words (planner.PAYING, planner.CHOOSING)
 const planPaying = "working out what the hand can pay";
 const planChoosing = "choosing the payment";
@@ -455,7 +457,7 @@ planPaymentTable.prototype.layers = function (limit, cap, keep, clamp, work) {
     let layer = new Map();
     const movesBy = new Map();
     for (const entry of layers[layers.length - 1].values()) {
-      if (work.n > planPaymentWork) return null;  // checked per state (planner.PaymentTable._transitions)
+      if (work.n > (keep ? planPaymentChoiceStop : planPaymentWork)) return null;  // checked per state
       const value = entry.v;
       const keptCards = entry.kc;
       const flag = entry.flag;
@@ -508,7 +510,7 @@ planPaymentTable.prototype.layers = function (limit, cap, keep, clamp, work) {
     if (keep && this.rate) layer = planPaymentTable.pareto(layer);
     else if (!keep && binds) layer = planPaymentTable.fewestKept(layer);
     layers.push(layer);
-    if (work.n > planPaymentWork) return null;
+    if (work.n > (keep ? planPaymentChoiceStop : planPaymentWork)) return null;
   }
   return layers;
 };
