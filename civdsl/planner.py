@@ -1067,7 +1067,7 @@ class PurchaseProblem:
     single_use_work = 120_000
     # Sets of advances the two-turn look-ahead may examine over both turns (its walk's, and those
     # each next-turn search examines): past it, the best pair found and the bound of what is left
-    horizon_work = 3000
+    horizon_work = 2000
     # Sets of advances --explain's searches (one per advance left out that no listed plan includes,
     # each a branch and bound) may examine in all: past it the advances still to explain say so
     explain_cap = 4000

@@ -12,7 +12,7 @@ const planSingleUseWork = 120000;  // PurchaseProblem.single_use_work
 // sets --explain's searches may examine in all
 const planExplainCap = 4000;  // PurchaseProblem.explain_cap
 // sets the two-turn look-ahead may examine over both turns
-const planHorizonWork = 3000;  // PurchaseProblem.horizon_work
+const planHorizonWork = 2000;  // PurchaseProblem.horizon_work
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
