@@ -431,10 +431,11 @@ class _TwoTurns:
         unproven = capped + self.next_stopped
         at_most = self._at_most(total, complete) if not unproven else None
         this_turn, next_turn = first.plan_dict(c1), p2.plan_dict(c2)
-        # a payment table stopped at its work limit: payments of whole sets, or a payment that may
-        # keep less (the pair is then the best found with them, its bound still the walk's)
+        # a payment table stopped at its work limit: a payment that may keep less leaves the least
+        # handed over, and so the walk's bound, proven; payments of whole sets leave budgets that
+        # may be short, so the walk's bounds prove nothing
         stops = self._payment_stopped()
-        if self.first.payments.PAYING in stops:  # budgets of whole sets only: the walk's bounds prove nothing
+        if self.first.payments.PAYING in stops:
             at_most = None
         return {
             "estimate": True,
