@@ -2050,8 +2050,8 @@ def _payment_stopped_lines(report: dict, label: str) -> list[str]:
         lines.append(f"{PAYING} stopped at its work limit ({limit:,} steps): payments turn in whole sets only; "
                      f"the best plan found with them (no plan gives more than {report['total_at_most']} {label})")
     if CHOOSING in stopped:
-        lines.append(f"{CHOOSING} stopped at its work limit ({limit:,} steps, or {choice:,} steps of {PAYING}): "
-                     "the payment hands over the least there is, but may keep less than the best one")
+        lines.append(f"{CHOOSING} stopped at its work limit ({PaymentTable.CHOICE_STOP:,} steps, or {choice:,} "
+                     f"steps of {PAYING}): the payment hands over the least there is, but may keep less than the best one")
     return lines
 
 
@@ -2124,8 +2124,10 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
                      f"({PurchaseProblem.single_use_work:,} units of credit-placement work in all): the best pair "
                      "found, with no bound")
     elif hz["stopped"]:
+        bound = (f" (no pair gives more than {hz['total_at_most']} {label})" if hz["total_at_most"] is not None
+                 else ", with no bound")
         lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
-                     f"the best pair found so far (no pair gives more than {hz['total_at_most']} {label})")
+                     f"the best pair found so far{bound}")
     return lines
 
 

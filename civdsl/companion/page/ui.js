@@ -957,9 +957,8 @@
     if (ans.payment_stopped && ans.payment_stopped.length) {
       // the payment table stopped at its work limit (planner._payment_stopped_lines)
       out.appendChild(el("p", {id: "plan-payment-stopped", cls: "incomplete", text: ans.payment_stopped.join(" and ") +
-        " stopped at its work limit (" + ans.payment_work_limit.toLocaleString("en-US") + " steps): the best plan found " +
-        "(no plan gives more than " + ans.total_at_most + " " + label + "); the payment hands over the least, but may " +
-        "keep less than the best one."}));
+        " stopped at a work limit of the payment table: the best plan found (no plan gives more than " +
+        ans.total_at_most + " " + label + "); the payment hands over the least, but may keep less than the best one."}));
     }
     if (best.payment) paymentNodes(out, best.payment);
     if (best.buy.length) {
