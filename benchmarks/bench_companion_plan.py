@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import civdsl  # noqa: E402
-from civdsl import planner  # noqa: E402
+from civdsl.plan import purchase as planner  # noqa: E402
 from civdsl.companion.jsgen import engine_script  # noqa: E402
 
 # Times each query in Node: a warm-up run (the cold time), then the least of `repeat` runs.

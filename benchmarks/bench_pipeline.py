@@ -13,12 +13,14 @@ the ratios (goal: at most 2x) against three bare parses, the first reported firs
 Run:  python benchmarks/bench_pipeline.py [ROUNDS]
 
 Each round times the bare parse and then the pipeline (CPU time, best of 3 each), so both meet
-the same load of a shared machine; the ratio reported is the median of the rounds' ratios.
-Nothing is kept from one pipeline run to the next: the syntax trees loader keeps for a build,
-the calamity functions civdsl.codegen generated and the code civdsl.bytecode compiled are all
-dropped before each (within a run, as within a build, a house rule shares its base's syntax trees,
-generated functions and compiled code). The bare parse runs with the collector on, as a plain Lark
-user's would.
+the same load of a shared machine; the ratio reported (and judged) is the median of the rounds'
+ratios, with the best-of ratio (least pipeline time against least parse time) beside it.
+Nothing is kept from one pipeline run to the next: what the front end keeps for the next check
+(civdsl.frontend.forget: the syntax trees, the index's statements, the author invariants found to
+hold, the clause lists read), the functions civdsl.codegen generated and the code civdsl.bytecode
+compiled are all dropped before each (within a run, as within a build, a house rule shares its
+base's syntax trees, invariants, clause list, generated functions and compiled code). The bare
+parse runs with the collector on, as a plain Lark user's would.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import lark  # noqa: E402
 
-from civdsl import bytecode, codegen, loader, parser  # noqa: E402
+from civdsl import bytecode, codegen, frontend, parser  # noqa: E402
 from civdsl.codegen import generate  # noqa: E402
 from civdsl.frontend import check_file  # noqa: E402
 from civdsl.resources import grammar_text, shipped_house_rules, shipped_rulebooks  # noqa: E402
@@ -75,7 +77,7 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
             lark_parser.parse(text)
 
     def pipeline():
-        loader._PARSED.clear()  # no syntax trees from an earlier run
+        frontend.forget()  # no syntax trees, invariants held or clause lists from an earlier run
         bytecode.forget()  # nor compiled functions (within a run, a house rule reuses its base's)
         codegen.forget_written()  # nor generated ones (likewise)
         for path in paths:
@@ -93,16 +95,17 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
     size = sum(len(t) for t in texts)
     print(f"{len(paths)} shipped rulebooks, {size:,} characters ({rounds} rounds, best of {repeat} each, CPU time)")
     print(f"full pipeline:  {statistics.median(pipes) * 1000:7.1f} ms (median; parse, syntax tree, resolve, "
-          "validate, generate + compile)")
+          f"validate, generate + compile), {min(pipes) * 1000:.1f} ms (best)")
     for k, (name, times) in enumerate(bares.items()):
         ratios = [p / b for p, b in zip(pipes, times)]
-        ratio = statistics.median(ratios)
+        ratio, best = statistics.median(ratios), min(pipes) / min(times)
         if k == 0:
-            print(f"goal: the pipeline at most 2x a plain LALR parse (Lark's default options): {ratio:.2f}x, "
-                  f"{'met' if ratio <= 2 else 'NOT met'}")
-        print(f"bare Lark LALR parse, {name}: {statistics.median(times) * 1000:.1f} ms (median)")
+            print(f"goal: the pipeline at most 2x a plain LALR parse (Lark's default options): {ratio:.2f}x "
+                  f"(median of the rounds; best-of {best:.2f}x), {'met' if ratio <= 2 else 'NOT met'}")
+        print(f"bare Lark LALR parse, {name}: {statistics.median(times) * 1000:.1f} ms (median), "
+              f"{min(times) * 1000:.1f} ms (best)")
         print(f"  ratios of the rounds: {' '.join(f'{r:.2f}' for r in ratios)}")
-        print(f"  ratio pipeline/parse = {ratio:.2f} (median; goal: at most 2)")
+        print(f"  ratio pipeline/parse = {ratio:.2f} (median; goal: at most 2), {best:.2f} best-of (least against least)")
 
 
 if __name__ == "__main__":

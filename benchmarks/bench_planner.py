@@ -4,10 +4,10 @@
 
 Each state holds 10-25 advances, 6-12 commodity cards (drawn so that sets form, as they do by
 trading) and 0-40 treasury, with 5-18 players; a random half has free credit points too. The
-time is that of one `civdsl.planner.plan` call (state checking, search, pricing of the plan
-with runtime.prices and the payment), the rulebook already loaded, on one core. `--check N`
+time is that of one `civdsl.plan.plan` call (state checking, search, pricing of the plan
+with pricing.prices and the payment), the rulebook already loaded, on one core. `--check N`
 also compares the first N plans with an exhaustive search (slow: it prices every set of
-advances whose effective prices fit the budget with runtime.prices).
+advances whose effective prices fit the budget with pricing.prices).
 
 `--stress --horizon [--baseline REV]` times the two-turn look-ahead (`--horizon 2`) on its stress
 states instead, before and after in one run (sets examined, whether it completed, the best total
@@ -52,7 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
-from civdsl import planner  # noqa: E402
+from civdsl.plan import purchase as planner  # noqa: E402
 
 
 def random_state(module, rng: random.Random) -> dict:
@@ -142,7 +142,7 @@ SINGLE_USE_STRESS = [
 # the five in a hundred that the look-ahead's limit of 3,000 turn-one sets stopped), then the 180-card
 # hand (its payment tables: a 180-card programme per hand limit, token value and card ability; last,
 # so that the growth series' index stays).
-# A strict-credit purchase whose credit placement stops at runtime.SINGLE_USE_PLACEMENT_CAP short of
+# A strict-credit purchase whose credit placement stops at pricing.SINGLE_USE_PLACEMENT_CAP short of
 # a proof (found among random_state's, seed 3): its price is the best placement found, 640, with
 # total_at_least 630 (the exhaustive placement's, in the tree before the cap: 640). Shared with the
 # tests (the flag, the CLI's line, both engines alike).
@@ -228,7 +228,7 @@ def _tree_planner(root: str):
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
-    from civdsl import planner as pl
+    from civdsl.plan import purchase as pl
 
     if not lib.__file__.startswith(str(Path(root).resolve())) and not lib.__file__.startswith(root):
         raise SystemExit(f"the baseline imported {lib.__file__}, not the tree under {root}")
@@ -257,7 +257,7 @@ def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = N
     if max_sets is None:
         hz = pl.plan(rb, state, horizon=2, **options)["horizon"]
     else:
-        from civdsl import plan_horizon
+        from civdsl.plan import horizon as plan_horizon
 
         obj = pl.objective(rb.module, options.get("objective_spec"))
         problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=options.get("among"))
@@ -330,7 +330,7 @@ def print_horizon(old_root: str | None, cap: float) -> None:
 
 # The strict single-use credit variant on ordinary states: the first STRICT_RANDOM random mid-game
 # states of random_state (seed 12) under strict_credits, each plan stopped at STRICT_RANDOM_CAP CPU
-# seconds (what costs there is the exact credit placement pricing one set, runtime.prices)
+# seconds (what costs there is the exact credit placement pricing one set, pricing.prices)
 STRICT_RANDOM, STRICT_RANDOM_CAP = 32, 8.0
 
 
@@ -592,7 +592,7 @@ def growth(rid: str = "megaciv", objective: str = "points", repeat: int = 2) -> 
     """Each series' CPU times of the dynamic programme alone (the bounded method: the branch and
     bound switched off), the widest signature it kept, the runs it made and the link width of
     its visiting order, with the fitted growth exponent."""
-    from civdsl import plan_search
+    from civdsl.plan import search as plan_search
 
     rb = civdsl.load(rid)
     saved = planner.PurchaseProblem.bb_cap
@@ -716,7 +716,7 @@ def _agrees(rb, st, cap: int = 200_000):
             if sum(problem.eff[n] for n in combo) > problem.budget_max:
                 continue
             passed = True
-            price = civdsl.runtime.prices(rb.module, ps.held, list(combo), ps.facts.get("credits"))["total"]
+            price = civdsl.pricing.prices(rb.module, ps.held, list(combo), ps.facts.get("credits"))["total"]
             spent = problem.payments.spent(price, problem.hand_limit(combo))
             if spent is None:
                 continue

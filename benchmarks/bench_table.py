@@ -7,7 +7,7 @@ Each table has 18 players with random holdings (5-20 advances), cities, tokens a
 and water borders, and 18 calamities drawn from the edition's deck (some traded), so that the
 limits discard some, the beneficiaries are ranked among the players and every calamity with
 secondary victims names them (by share or by count). The time is the CPU time of
-`table.load_table` (every player through the state loader) plus `table_phase.resolve_phase`,
+`table.load_table` (every player through the state loader) plus `table.resolve_phase`,
 the rulebook already loaded (start-up is the cost of `civdsl.load`, shown apart), on one core;
 the median and the worst of the runs are printed, with the ratio to the 50 ms target.
 """
@@ -24,9 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
-from civdsl import runtime  # noqa: E402
-from civdsl.table import Seat, load_table  # noqa: E402
-from civdsl.table_phase import resolve_phase  # noqa: E402
+from civdsl import sourcemap  # noqa: E402
+from civdsl.table import load_table  # noqa: E402
+from civdsl.table.tablefile import Seat  # noqa: E402
+from civdsl.table import resolve_phase  # noqa: E402
 
 TARGET_MS = 50.0
 PLAYERS = 18
@@ -95,7 +96,7 @@ def assign_secondaries(rb, data: dict, seed: int) -> None:
         excluded = part | {r.beneficiary.name if r.beneficiary else None, entry.get("traded_by"), entry["victim"]}
         others = [p["name"] for p in data["players"] if p["name"] not in excluded and p.get("cities", 0) > 0
                   and p["name"] in allowed
-                  and not runtime.resolve(rb.module, r.calamity, "secondary", table.fresh(p["name"])).excluded]
+                  and not sourcemap.resolve(rb.module, r.calamity, "secondary", table.fresh(p["name"])).excluded]
         if share is not None:
             most = effects[0][1].get("amount") if effects else share
             chosen, left = {}, share

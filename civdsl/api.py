@@ -16,7 +16,7 @@ import sys
 import types
 from pathlib import Path
 
-from . import cache, runtime
+from . import cache, handvalue, pricing, runtime, sourcemap, standing
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .state import (StateError, canonical_names, check_ast_facts, check_names, check_purchase_facts, check_state,
@@ -273,7 +273,7 @@ class Rulebook:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
         st = runtime.PlayerState(self.module, held, clean, options)
-        runtime.apply_start_credits(self.module, st)
+        pricing.apply_start_credits(self.module, st)
         return st
 
     def _by_own_names(self, facts: dict) -> dict:
@@ -327,7 +327,7 @@ class Rulebook:
         st = self.state(holds, state)
         if assigned is not None:
             st.assigned = _assigned(role, assigned)
-        return runtime.resolve(self.module, name, role, st)
+        return sourcemap.resolve(self.module, name, role, st)
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:
         st = self.state(holds, state)
@@ -335,10 +335,10 @@ class Rulebook:
         already = [b for b in buy if b in st.held_set]
         if already:
             raise StateError("--buy: already held: " + ", ".join(already))
-        with runtime.rules_of(self.module):
-            result = runtime.prices(self.module, st.held, list(buy), st.facts.get("credits"))
+        with sourcemap.rules_of(self.module):
+            result = pricing.prices(self.module, st.held, list(buy), st.facts.get("credits"))
         # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
-        result["illegal"] = runtime.purchase_problems(self.module, st.held, list(buy))
+        result["illegal"] = pricing.purchase_problems(self.module, st.held, list(buy))
         result["start_credits"] = st.start_credits
         result["notes"] = self._cost_notes(st)
         return result
@@ -359,8 +359,8 @@ class Rulebook:
     def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
         """The treasury price of trade cards bought from the stacks named (one entry per card)."""
         st = self.state(holds, state)
-        with runtime.rules_of(self.module):
-            return runtime.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
+        with sourcemap.rules_of(self.module):
+            return pricing.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         """Each track's epochs, or the one `--ast` names, else the one the state's `ast_track`
@@ -373,14 +373,14 @@ class Rulebook:
         out = []
         for t in tracks:
             st = self.state(holds, state)
-            with runtime.rules_of(self.module):
-                out.append(runtime.epochs(self.module, t, st))
+            with sourcemap.rules_of(self.module):
+                out.append(standing.epochs(self.module, t, st))
         return out
 
     def score(self, holds=(), state: dict | None = None) -> dict:
         st = self.state(holds, state)
-        with runtime.rules_of(self.module):
-            return runtime.score(self.module, st)
+        with sourcemap.rules_of(self.module):
+            return standing.score(self.module, st)
 
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block
@@ -397,5 +397,5 @@ class Rulebook:
         if state is not None:
             facts = dict(state)
             player = self.state(facts.pop("holds", []), facts)
-        with runtime.rules_of(self.module):
-            return runtime.hand_value(self.module, cards, player)
+        with sourcemap.rules_of(self.module):
+            return handvalue.hand_value(self.module, cards, player)

@@ -12,9 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import shutil
-import stat
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -22,6 +20,7 @@ from pathlib import Path
 from .codegen import CodegenError, generate_module
 from .frontend import Checked, check_file
 from .api import RulebookError
+from .atomicfile import atomic_write, create_temporary, encoded
 from .diagnostics import Diagnostics
 from .escape import shown_name
 from .laws import check_declared
@@ -30,75 +29,6 @@ from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
 TOOL_DEPENDENT_SUFFIXES = (".svg",)
-
-
-def atomic_write(path: Path, content: str | bytes) -> None:
-    """Write a file so that readers see the old or the new content, never a torn one.
-
-    A symlink stays a symlink (its target is rewritten), an existing file keeps its mode, and a
-    new file gets the user's umask, as an editor's save would. A file with other hard links keeps
-    them: it is rewritten in place (see _rewrite_in_place), since a rename would split it from them."""
-    path = Path(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    data = _encoded(content)
-    try:
-        st = os.stat(path)
-        mode = stat.S_IMODE(st.st_mode)
-    except FileNotFoundError:
-        st, mode = None, None
-    fd, tmp = _create_temporary(path.parent, f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if mode is not None:
-                os.fchmod(fh.fileno(), mode)
-        if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
-            os.unlink(tmp)  # written whole: the disk had room for the new text
-            _rewrite_in_place(path, data, st)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _rewrite_in_place(path: Path, data: bytes, st: os.stat_result) -> None:
-    """Write `data` over the file itself (its inode, so every hard link sees it): opened without
-    following a symlink and checked to be the same file, overwritten, cut to length and synced;
-    on a failure the old bytes are written back."""
-    fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "r+b") as fh:
-        now = os.fstat(fh.fileno())
-        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-            raise OSError(f"{path} changed while it was being written")
-        old = fh.read()
-        try:
-            fh.seek(0)
-            fh.write(data)
-            fh.truncate(len(data))
-            fh.flush()
-            os.fsync(fh.fileno())
-        except BaseException:
-            with contextlib.suppress(OSError):
-                fh.seek(0)
-                fh.write(old)
-                fh.truncate(len(old))
-                fh.flush()
-            raise
-
-
-def _create_temporary(folder: Path, prefix: str) -> tuple[int, str]:
-    """A new file in `folder` created with mode 0666 less the umask (mkstemp would make it 0600,
-    and the mode would survive the rename); never an existing file or a symlink."""
-    for _ in range(100):
-        name = os.path.join(folder, f"{prefix}{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666), name
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name in {folder}")
 
 
 @dataclass
@@ -432,15 +362,11 @@ def _recover(out_dir: Path) -> None:
 
 
 def _write_manifest(out_dir: Path, work: Path, manifest: dict) -> None:
-    fd, tmp = _create_temporary(work, "manifest.")
+    fd, tmp = create_temporary(work, "manifest.")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=1, sort_keys=True)
         fh.write("\n")
     os.replace(tmp, out_dir / MANIFEST_NAME)
-
-
-def _encoded(content: str | bytes) -> bytes:
-    return content.encode("utf-8") if isinstance(content, str) else content
 
 
 def _check_names(results: list[EditionOutputs], out_dir: Path, top: dict[str, str]) -> None:
@@ -500,17 +426,17 @@ class _Swap:
         for rel, content in sorted(res.files.items()):
             target = _safe_child(staging, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(_encoded(content))
+            target.write_bytes(encoded(content))
             self.step()
 
     def stage_top(self, rel: str, content: str | bytes) -> None:
         final = _safe_child(self.out_dir, rel)
         final.parent.mkdir(parents=True, exist_ok=True)
         # staged in the work folder (one filesystem, so the rename is atomic)
-        fd, tmp = _create_temporary(self.work, "top.")
+        fd, tmp = create_temporary(self.work, "top.")
         self.top_staged.append((final, Path(tmp)))
         with os.fdopen(fd, "wb") as fh:
-            fh.write(_encoded(content))
+            fh.write(encoded(content))
         self.step()
 
     def swap_in(self) -> None:
@@ -618,7 +544,7 @@ def _files_in(folder: Path) -> set[str]:
 def _differs(path: Path, content: str | bytes) -> bool:
     """Whether the file at PATH is not CONTENT. An output rendered by an external tool may differ
     with its version and is not compared: its DOT source is."""
-    return not path.name.endswith(TOOL_DEPENDENT_SUFFIXES) and path.read_bytes() != _encoded(content)
+    return not path.name.endswith(TOOL_DEPENDENT_SUFFIXES) and path.read_bytes() != encoded(content)
 
 
 def _undrawn(files: dict) -> list[tuple[str, str]]:
@@ -635,7 +561,7 @@ def _keep_drawings(results: list[EditionOutputs], out_dir: Path) -> None:
         folder = out_dir / res.id
         for dot, drawing in _undrawn(res.files):
             old_dot, old_drawing = folder / dot, folder / drawing
-            if old_drawing.is_file() and old_dot.is_file() and old_dot.read_bytes() == _encoded(res.files[dot]):
+            if old_drawing.is_file() and old_dot.is_file() and old_dot.read_bytes() == encoded(res.files[dot]):
                 res.files[drawing] = old_drawing.read_bytes()
                 res.messages.append(f"{res.id}/{drawing}: kept, drawn by an earlier build from the same {dot}")
 

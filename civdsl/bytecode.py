@@ -17,6 +17,7 @@ from __future__ import annotations
 import __future__
 import functools
 import operator
+import re
 from types import CodeType
 
 # (text of one top-level definition, future flags) -> its code, compiled at line 1
@@ -51,25 +52,30 @@ def compile_module(source: str, filename: str) -> CompiledModule:
             futures = parts[0].co_flags & _FUTURE_FLAGS if parts else 0
             parts.append(_compiled(text, first, filename, futures))
     except SyntaxError:
-        compile(source, filename, "exec", dont_inherit=True)  # raises, located in the whole module
-        raise
+        # raises, located in the whole module; a module that compiles whole but not cut into
+        # parts (a cut inside a statement) is kept whole
+        return CompiledModule((compile(source, filename, "exec", dont_inherit=True),))
     return CompiledModule(tuple(parts))
 
 
+# Where a part starts: a top-level `def`, or a top-level assignment to a module constant (the
+# data tables: a house rule restates most of its base's word for word, as it does its functions)
+_PART_START = re.compile(r"\n(?=def |[A-Z_][A-Z0-9_]* = )")
+
+
 def _definitions(source: str):
-    """(number of lines before it, text) for each run of lines from one top-level `def` (or the
-    module's start) to the next. Generated modules write one statement per line at the top level
-    and every function starts with `def` at column 0, so these are whole statements."""
+    """(number of lines before it, text) for each run of lines from one top-level `def` or
+    constant's assignment (or the module's start) to the next. Generated modules write every
+    function from `def` at column 0 and nothing else at column 0 inside a statement (a line
+    inside brackets is indented; the module's docstring says no `NAME = `), so these are whole
+    statements."""
     start, lines = 0, 0
-    while True:
-        end = source.find("\ndef ", start)
-        if end < 0:
-            yield lines, source[start:]
-            return
-        text = source[start:end]
+    for cut in _PART_START.finditer(source):
+        text = source[start:cut.start()]
         yield lines, text
         lines += text.count("\n") + 1
-        start = end + 1
+        start = cut.start() + 1
+    yield lines, source[start:]
 
 
 _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag

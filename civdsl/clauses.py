@@ -268,12 +268,32 @@ def read(path: Path, diags: Diagnostics) -> ClauseList | None:
         diags.error("CIV163", f"the clause list is {len(data):,} bytes; at most {MAX_BYTES:,} are read",
                     Span(str(path), 1, 1))
         return None
+    kept = _READ.get((str(path), data))
+    if kept is not None:
+        diags.add_source(str(path), kept[1])  # as parse() does
+        return kept[0]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         diags.error("CIV163", "the clause list is not UTF-8 text", Span(str(path), 1, 1))
         return None
-    return parse(text, str(path), diags)
+    before = len(diags.items)
+    listed = parse(text, str(path), diags)
+    if len(diags.items) == before:
+        if len(_READ) >= _READ_LIMIT:
+            _READ.pop(next(iter(_READ)))
+        _READ[str(path), data] = (listed, text)
+    return listed
+
+
+# Clause lists read without a diagnostic, by path and bytes: a build checks each house rule
+# against its base's list, which it read for the base already. Only read, never changed, once made.
+_READ: dict[tuple[str, bytes], tuple[ClauseList, str]] = {}
+_READ_LIMIT = 8
+
+
+def forget_read() -> None:
+    _READ.clear()
 
 
 def find(rulebook_paths: list[Path], editions: list[str]) -> Path | None:

@@ -4,7 +4,7 @@ Safety by construction: every value that comes from a rulebook is emitted with `
 an int), every identifier in the output is made here from a fixed prefix, a counter and an
 ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
 before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
-rule's function records which rulebook line it came from (`LINES`), so that `runtime.located`
+rule's function records which rulebook line it came from (`LINES`), so that `sourcemap.located`
 can report an error at the rulebook line.
 """
 
@@ -128,6 +128,7 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line(f"FACT_DEFAULTS = {({f.name: f.default for f in vocab.FACTS.values() if f.default is not None})!r}")
     w.line(f"LAST_EPOCH_FACTS = {tuple(f.name for f in vocab.FACTS.values() if f.last_epoch_only)!r}")
     w.line(f"CIVILIZATION_FACTS = {vocab.CIVILIZATION_FACTS!r}")
+    w.line(f"AST_COUNTED_FACTS = {vocab.AST_COUNTED_FACTS!r}")
     city = consts.get("city_points", vocab.ENGINE_NAMES["city_points"].default)
     token = consts.get("token_points", vocab.ENGINE_NAMES["token_points"].default)
     w.line(f"UNIT_POINTS = {{'token': {token!r}, 'city': {city!r}}}")
@@ -154,7 +155,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
 
 def _advance_record(a) -> dict:
     """An advance's data as the runtime reads it (ADVANCES)."""
-    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "credits": dict(a.credits),
+    return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "vp_when": tuple(a.vp_when), "credits": dict(a.credits),
             "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
             "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
             "line": a.span.line}
@@ -754,6 +755,7 @@ class _RoleWalk(NodeVisitor):
     PRESENT = "{} is not None"  # an effect of a branch was taken
     OR, THUNK = "_rt.or_", "lambda: "  # three-valued `or` of the immunity flags, its lazy operands
     PER = "({}) * ({})"  # a change's amount times its `per` expression
+    floored_inline = False  # a target that floors the effects' locals before the list sets it
 
     def __init__(self, cal: Calamity, role: str, effects: list, rules: _AmountRules, compile_expr):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
@@ -921,9 +923,10 @@ class _RoleWalk(NodeVisitor):
         self._resolution(immune)
 
     def _after(self) -> None:
-        """The runtime's passes over the finished effect list that this role needs, in order."""
+        """The runtime's passes over the finished effect list that this role needs, in order (the
+        floor is no pass where the target took it on the effects' locals: `floored_inline`)."""
         for name, applies in _AFTER:
-            if applies(self):
+            if applies(self) and not (name == "floor" and self.floored_inline):
                 self.line(getattr(self, f"_after_{name}")())
 
     def _resolution_args(self) -> tuple[str, str, str]:
@@ -1046,6 +1049,27 @@ class _RoleBody(_RoleWalk):
         line, path = self.rules.floor_at
         return f"_rt.floor_effects(effects, trace, {self.floor_kinds()!r}, {line!r}, {path!r})"
 
+    def _floors_inline(self, immune: bool) -> bool:
+        """Whether the edition's floor can be taken on the effects' locals just before the effect
+        list is made (the hot path of a resolution: no call, no loop, no mapping), with the same
+        values and trace as runtime.floor_effects over the list: every effect is in the list, none
+        is immune-wrapped, and none counts a prevented part apart (its `selected` reads the amount)."""
+        return (bool(self.floor_kinds()) and not immune and not self.unselecting
+                and not any(v.conditional for v in self.variables))
+
+    def _floor_locals(self, immune: bool) -> None:
+        """The floor on the effects' locals, where _floors_inline allows it (else after the list)."""
+        self.floored_inline = self._floors_inline(immune)
+        if self.floored_inline:
+            kinds, (line, path) = self.floor_kinds(), self.rules.floor_at
+            for v in self.variables:  # in the list's order, as floor_effects walks it
+                param = kinds.get(v.effect.kind)
+                if param is not None:
+                    var = v.var(param)
+                    self.line(f"if {var} is not None and type({var}) is not _U and {var} < 0:")
+                    self.line(f"    {var} = _rt.floor_step(trace, {v.effect.kind!r}, {param!r}, {var}, {line!r}, "
+                              f"{path!r})")
+
     def _after_bound(self) -> str:
         return f"_rt.bound_effects(s, effects, trace, BOUNDS, {self.cal.span.path!r}{self.rules.city_arg()})"
 
@@ -1146,11 +1170,11 @@ class _RoleBody(_RoleWalk):
             return  # the validator warned (CIV036): the calamity never causes this effect
         param, value = self._change(o)
         by = tuple(m.advances)
-        cond = self._tested(o, j)
-        if self._always_decided(m):
-            self.line(f"if {cond}:  # {self._where(o)}", o.span)
+        if self._always_decided(m):  # the condition tested once, in place
+            self.line(f"if {self.conds[j]}:  # {self._where(o)}", o.span)
             self._decided(value, o, by, targets, param)
             return
+        cond = self._tested(o, j)
         self._undecided(cond, value, o, by, targets, param)
         self.line(f"elif {cond}:  # {self._where(o)}", o.span)
         self._decided(value, o, by, targets, param)
@@ -1234,6 +1258,7 @@ class _RoleBody(_RoleWalk):
         return f"({v.effect.kind!r}, {{{', '.join(args)}}}, {v.effect.span.line!r})"
 
     def _effect_list(self, immune: bool) -> None:
+        self._floor_locals(immune)
         items = [(v, self._item(v, immune)) for v in self.variables]
         if not any(v.conditional for v in self.variables):
             self.line(f"effects = [{', '.join(item for _, item in items)}]")
@@ -1286,8 +1311,12 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
         return
     w.line(f"{name} = _rt.records((")
     for key, data in records:
-        w.line(f"    {json.dumps([key, data], ensure_ascii=False)!r},")
+        w.line(f"    {_json_text([key, data])!r},")
     w.line("))")
+
+
+# json.dumps(value, ensure_ascii=False), with one encoder made once rather than one per record
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _record_displays(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
@@ -1301,26 +1330,26 @@ def _record_displays(w: Writer, name: str, records: list[tuple[str, dict]]) -> N
 def _json_exact(value) -> bool:
     """JSON text read by `runtime.records` gives back exactly `value`: the same values of the
     same types (tuples, never lists; no Fraction, no infinity, no str or int subclass)."""
-    exact = _JSON_EXACT.get(type(value))
-    return exact is not None and exact(value)
-
-
-def _json_leaf(value) -> bool:
+    # one loop over a stack rather than a call per value: every record of every table is checked
+    stack = [value]
+    leaves, pop, push = _JSON_LEAVES, stack.pop, stack.extend
+    while stack:
+        v = pop()
+        t = type(v)
+        if t in leaves:
+            continue
+        if t is tuple:
+            push(v)
+        elif t is dict:
+            if not all(type(k) is str for k in v):
+                return False
+            push(v.values())
+        elif t is not float or not math.isfinite(v):
+            return False
     return True
 
 
-def _json_exact_tuple(value: tuple) -> bool:
-    return all(type(v) in _JSON_LEAVES or _json_exact(v) for v in value)
-
-
-def _json_exact_dict(value: dict) -> bool:
-    return all(type(k) is str and (type(v) in _JSON_LEAVES or _json_exact(v)) for k, v in value.items())
-
-
-_JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON: no call for most values
-# each type JSON carries exactly, by exact type (a subclass is not exact), and what else it needs
-_JSON_EXACT = {**{leaf: _json_leaf for leaf in _JSON_LEAVES},
-               float: math.isfinite, tuple: _json_exact_tuple, dict: _json_exact_dict}
+_JSON_LEAVES = frozenset({str, bool, int, type(None)})  # exact in JSON by exact type (a subclass is not)
 
 
 def _never_unknown(c: PythonCompiler, expr) -> bool:

@@ -5,7 +5,7 @@ Each node type has a renderer here; tests check that every vocabulary entry and 
 modifier operation has one, so a chart can never print a class name instead of a rule. The
 words (nouns with their plurals, templates) are declared in the vocabulary; the grammar that
 puts them together is in phrases.py. A number that depends on the situation is said in words
-("1 point of damage per city", "at least 2 cities, 1 with Wonder of the World"), never as an
+("1 point of damage per city", "at least 2 cities, 1 with Monument"), never as an
 expression; a clause whose number is zero disappears.
 """
 
@@ -443,7 +443,7 @@ def _threshold(d: list[Expr]):
 
 
 def _compact(ds: list[list[Expr]]) -> str | None:
-    """Alternatives that differ in one threshold: "at least 2 cities, 1 with Wonder of the World"."""
+    """Alternatives that differ in one threshold: "at least 2 cities, 1 with Monument"."""
     rows = [_threshold(d) for d in ds]
     if None in rows or len({(words, op) for (words, op, _), _ in rows}) != 1 or len(rows) < 2:
         return None

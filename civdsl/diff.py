@@ -731,6 +731,8 @@ _RULE_SETTINGS = (
     *((f"resolution {name}", methodcaller("resolution_setting", name), _joined, f"resolution {name}")
       for name in RESOLUTION_SETTINGS),
     ("vp tiers", attrgetter("vp_tiers"), _tiers, "vp tiers"),
+    ("vp tiers when", lambda ed: {o: t for o, (t, _, _) in ed.vp_tiers_when.items()},
+     lambda readings: "; ".join(f"{o} {_tiers(t)}" for o, t in readings.items()) or "none", "vp tiers when"),
     ("set_value", lambda ed: _u(ed.set_value), _or_none, "set_value"),
     ("credit variants", attrgetter("credit_variants"), _joined, "credit policy variants"),
     ("start credits", _start_credits, _start, "start credits"),

@@ -128,14 +128,18 @@ class Scope:
         self.model = model
         self.extra_names = set(extra_names)
         self.item_attrs = set(item_attrs)
+        self._names: frozenset[str] | None = None
 
-    def names(self) -> set[str]:
-        out = self.consts | self.options | self.extra_names | self.item_attrs
-        if self.player:
-            out |= set(vocab.FACTS) | set(vocab.DERIVED_NAMES)
-        if self.model:
-            out |= set(vocab.MODEL_COLLECTIONS)
-        return out
+    def names(self) -> frozenset[str]:
+        # made once: every name an expression reads is looked up in it
+        if self._names is None:
+            out = self.consts | self.options | self.extra_names | self.item_attrs
+            if self.player:
+                out |= set(vocab.FACTS) | set(vocab.DERIVED_NAMES)
+            if self.model:
+                out |= set(vocab.MODEL_COLLECTIONS)
+            self._names = frozenset(out)
+        return self._names
 
 
 def check(e: Expr, scope: Scope, diags: Diagnostics, item: str | None = None) -> None:

@@ -137,6 +137,17 @@ def _unpickled(data: bytes) -> tuple[bytes, list, list[LoadedFile]] | None:
 _INDEX_MEMO: dict = {}
 
 
+def forget() -> None:
+    """Forget what checking kept for the next check in this process (the syntax trees, the index's
+    statements, the invariants found to hold, the clause lists read): a benchmark's fresh run."""
+    from . import clauses, loader, validator
+
+    loader._PARSED.clear()
+    _INDEX_MEMO.clear()
+    validator.forget_held()
+    clauses.forget_read()
+
+
 # Errors after which the chain is not resolved: a file that cannot be read or parsed, a base that
 # cannot be found or followed. The model would be guesswork.
 STOP_CODES = frozenset({"CIV001", "CIV002", "CIV004", "CIV005", "CIV006", "CIV007", "CIV008"})

@@ -23,7 +23,7 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
-from . import runtime
+from . import pricing, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .model import Calamity, Edition
 from .serialize import _advance, _ast, _calamity, to_data
@@ -163,9 +163,9 @@ def _bound_facts(module, calamity: str) -> set[str]:
     """The holdings that bound the calamity's effects (`amounts { bound holdings }`), as an answer
     given no facts names them."""
     out = set()
-    with runtime.rules_of(module):
+    with sourcemap.rules_of(module):
         for role in ROLES:
-            r = runtime.resolve(module, calamity, role, runtime.PlayerState(module, [], {}, {}))
+            r = sourcemap.resolve(module, calamity, role, runtime.PlayerState(module, [], {}, {}))
             out.update(args["bound"] for _k, args, _l in r._effects if isinstance(args.get("bound"), str))
     return out
 
@@ -231,7 +231,7 @@ def _player(module, state: dict) -> runtime.PlayerState:
 
 def _calamity_answer(module, name: str, role: str, state: dict) -> tuple[bool, dict]:
     """(complete, {measured value: number}) of one victim's resolution."""
-    r = runtime.resolve(module, name, role, _player(module, state))
+    r = sourcemap.resolve(module, name, role, _player(module, state))
     if r.state.missing:
         return False, {}
     out = {"cancelled": int(r.is_cancelled), "immune": int(bool(r.immune))}
@@ -300,9 +300,9 @@ def _calamity_item(a, b, eda: Edition, edb: Edition, name: str, role: str, rng: 
     known: dict = {}
     situations = [s for s in situations if _possible((a, b), _situation_words(axes, s), known)]
     item.lines_a, item.lines_b = _changed_lines(ca, cb, role)
-    with runtime.rules_of(a):
+    with sourcemap.rules_of(a):
         answers_a = [_calamity_answer(a, name, role, _situation_words(axes, s)) for s in situations]
-    with runtime.rules_of(b):
+    with sourcemap.rules_of(b):
         answers_b = [_calamity_answer(b, name, role, _situation_words(axes, s)) for s in situations]
     _compare(item, situations, answers_a, answers_b, lambda s: _situation_words(axes, s))
     return item
@@ -344,7 +344,7 @@ def _creditors(ed: Edition, target: str) -> list[str]:
 
 
 def _price(module, held: list[str], buy: list[str]) -> int | None:
-    result = runtime.prices(module, held, buy, None)
+    result = pricing.prices(module, held, buy, None)
     return result["items"][0]["price"] if result["complete"] else None
 
 
@@ -381,7 +381,7 @@ def _price_item(a, b, eda: Edition, edb: Edition, name: str, rng: random.Random)
                     buys.append(buy)
     answers = []
     for module in (a, b):
-        with runtime.rules_of(module):
+        with sourcemap.rules_of(module):
             answers.append([_priced(module, [x for x, h in zip(creditors, s) if h], buy)
                             for s, buy in zip(situations, buys)])
     item.lines_a, item.lines_b = _advance_lines(eda, edb, [name, *creditors])
@@ -426,7 +426,7 @@ _ADVANCE_FIELD_SPANS = {"specific": "credit", "abilities": "ability"}
 # --- epochs ---------------------------------------------------------------------------------------
 
 def _epoch_answer(module, track: str, state: dict) -> tuple[bool, dict]:
-    e = runtime.epochs(module, track, _player(module, state))
+    e = standing.epochs(module, track, _player(module, state))
     # the epoch reached is incomplete only where the first epoch not surely met may be met; a fact
     # read elsewhere (the marker's position, for a step back) does not change it
     if next((x["met"] for x in e["epochs"] if x["met"] is not True), False) is None:
@@ -468,7 +468,7 @@ def _epoch_item(a, b, eda: Edition, edb: Edition, track: str, rng: random.Random
 
     answers = []
     for module in (a, b):
-        with runtime.rules_of(module):
+        with sourcemap.rules_of(module):
             answers.append([_epoch_answer(module, track, state(s)) for s in situations])
     if _stripped(_ast(ta)) != _stripped(_ast(tb)):
         item.lines_a, item.lines_b = [f"{ta.span.path}:{ta.span.line}"], [f"{tb.span.path}:{tb.span.line}"]

@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import runtime
+from . import pricing, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .charts.derive import held_advances, modifier_direction, more_is_better
 from .diagnostics import Diagnostics, Span, suggestion
@@ -131,7 +131,7 @@ def _holdings(c) -> set[str]:
 
 def _harm(module, calamity: str, role: str, state: dict):
     """The resolution and, per effect kind, how hard it hits (higher is harsher); None if incomplete."""
-    r = runtime.resolve(module, calamity, role, _player(module, state))
+    r = sourcemap.resolve(module, calamity, role, _player(module, state))
     if r.state.missing:
         return r, None
     harm = {}
@@ -156,7 +156,7 @@ def _bounded_broken(ctx: Context, item: Item, values: tuple) -> Breach | None:
     state, _ = _state(item, values)
     if not _possible((ctx.module,), state, ctx.known):
         return None
-    r = runtime.resolve(ctx.module, calamity, role, _player(ctx.module, state))
+    r = sourcemap.resolve(ctx.module, calamity, role, _player(ctx.module, state))
     for kind, args, _line in r._effects:
         bound, taken = vocab.bound_fact(kind, args.get("area")), args.get("taken", args.get("amount"))
         have = state.get(bound) if bound is not None else None
@@ -241,7 +241,7 @@ def _price_items(ctx: Context) -> list[Item]:
 
 
 def _price(module, state: dict, buy: str):
-    result = runtime.prices(module, state["holds"], [buy], None)
+    result = pricing.prices(module, state["holds"], [buy], None)
     return result if result["complete"] else None
 
 
@@ -250,7 +250,7 @@ def _credits_broken(ctx: Context, item: Item, values: tuple) -> Breach | None:
     state, extra = _state(item, values)
     if extra in state["holds"]:
         return None
-    with runtime.rules_of(ctx.module):
+    with sourcemap.rules_of(ctx.module):
         p0 = _price(ctx.module, state, target)
         p1 = _price(ctx.module, {**state, "holds": state["holds"] + [extra]}, target)
     if p0 is None or p1 is None:
@@ -280,8 +280,8 @@ def _epoch_items(ctx: Context, with_extra: bool) -> list[Item]:
 
 
 def _reached(module, track: str, state: dict) -> int | None:
-    with runtime.rules_of(module):
-        e = runtime.epochs(module, track, _player(module, state))
+    with sourcemap.rules_of(module):
+        e = standing.epochs(module, track, _player(module, state))
     if e["missing_facts"]:
         return None
     names = [x["epoch"] for x in e["epochs"]]
@@ -450,7 +450,7 @@ def search(module, ed: Edition, law: Law, prop: Property, budget: int = DEFAULT_
     tried = (f"every situation ({space})" if walked == len(items) else
              f"{walked} of {len(items)} parts walked whole, the others searched with {share} situations each "
              f"(seed {seed}), of {space} situations")
-    with runtime.rules_of(module):
+    with sourcemap.rules_of(module):
         for n, item in enumerate(items):
             hit = _walked(ctx, prop, item) if _size(item) <= share else _searched(ctx, prop, item, share, seed + n)
             if hit is not None:
@@ -462,7 +462,7 @@ def write_counterexample(verdict: Verdict, ed: Edition, folder: Path) -> Path:
     """The breach's situation as a state file (atomically), with the law and the commands in comments."""
     import json
 
-    from .build import atomic_write
+    from .atomicfile import atomic_write
 
     breach = verdict.breach
     path = folder / f"counterexample-{ed.id}-{verdict.law.name}.yaml"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Span
-from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Phase, Pool, Stat,  # noqa: F401
+from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Pool, RoundPhase, Stat,  # noqa: F401
                            Threshold, Track)
 from .syntax import Acknowledgement, Call, Expr, Op
 from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
@@ -50,6 +50,8 @@ class Advance:
     groups: list[str] = field(default_factory=list)
     vp: int | None = None
     vp_explicit: bool = False
+    # the victory points under each rule option whose `vp tiers when OPTION` gives another figure
+    vp_when: list[tuple[str, int]] = field(default_factory=list)
     credits: dict[str, int] = field(default_factory=dict)
     specific: list[SpecificCredit] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
@@ -398,6 +400,8 @@ class Edition:
     abilities: list[tuple[Ability, str | None]] = field(default_factory=list)  # every player's, with a doc
     vp_tiers: list[tuple[int | None, int]] = field(default_factory=list)
     vp_tiers_span: Span | None = None
+    # `vp tiers when OPTION { ... }`: option -> (its tiers, the statement's span, where the option is named)
+    vp_tiers_when: dict[str, tuple[list[tuple[int | None, int]], Span, Span]] = field(default_factory=dict)
     advances: dict[str, Advance] = field(default_factory=dict)
     calamities: dict[str, Calamity] = field(default_factory=dict)
     asts: dict[str, AstTrack] = field(default_factory=dict)
@@ -426,8 +430,8 @@ class Edition:
     tracks: dict[str, "Track"] = field(default_factory=dict)
     event_tables: dict[str, "EventTable"] = field(default_factory=dict)
     card_decks: dict[str, "CardDeck"] = field(default_factory=dict)
-    phases: dict[str, "Phase"] = field(default_factory=dict)
-    setup: "Phase | None" = None
+    phases: dict[str, "RoundPhase"] = field(default_factory=dict)
+    setup: "RoundPhase | None" = None
     ends: list["EndCondition"] = field(default_factory=list)
     # the printed clauses: which statements implement them (`cites`), and which none does (`clause`)
     citations: list["Citation"] = field(default_factory=list)
@@ -446,11 +450,13 @@ class Edition:
         return bool(self.stats or self.flags or self.phases or self.tracks or self.pools or self.event_tables
                     or self.card_decks or self.thresholds or self.choices or self.setup is not None)
 
-    def tier_vp(self, cost: int | None) -> int | None:
-        """Victory points the edition's tier rule gives an advance of this cost."""
-        if cost is None or not self.vp_tiers:
+    def tier_vp(self, cost: int | None, tiers: list | None = None) -> int | None:
+        """Victory points the edition's tier rule (or TIERS, a reading under an option) gives an
+        advance of this cost."""
+        tiers = self.vp_tiers if tiers is None else tiers
+        if cost is None or not tiers:
             return None
-        for below, vp in self.vp_tiers:
+        for below, vp in tiers:
             if below is None or cost < below:
                 return vp
         return None

@@ -152,6 +152,8 @@ class _FileIndexer:
         elif item.kind == "errata":
             target, _, span = item.value
             self.add("item", target, "ref", span, "errata", owner, label=target)
+        elif item.kind == "vp_tiers" and item.name is not None:  # `vp tiers when OPTION`
+            self.add("option", item.name, "ref", item.name_span, "vp tiers when", owner)
         return owner
 
     def _label(self, item: Item) -> str | None:

@@ -281,6 +281,11 @@ class _Applier(RoundsApplier):
             self.ed.start_credits = StartCredits(v["amount"], v["unless"], v["once"], v["doc"], item.span)
 
     def _item_vp_tiers(self, item: Item) -> None:
+        if item.name is not None:  # `vp tiers when OPTION`
+            if self._once("tiers", f"vp when {item.name}", item.span, f"vp tiers when {item.name}"):
+                self.ed.vp_tiers_when[item.name] = ([(below, vp) for below, vp, _ in item.value], item.span,
+                                                    item.name_span)
+            return
         if self._once("tiers", "vp", item.span, "vp tiers"):
             self.ed.vp_tiers = [(below, vp) for below, vp, _ in item.value]
             self.ed.vp_tiers_span = item.span

@@ -433,7 +433,7 @@ def _ask_table(rulebook, reading: Reading) -> tuple[dict, list[str]]:
 def table_phase(rulebook, reading: Reading):
     """The table the ruling describes, its calamity resolved by `civdsl table`'s engine."""
     from .table import load_table
-    from .table_phase import resolve_phase
+    from .table import resolve_phase
 
     players = [{"name": p["name"], "holds": p["holds"], **p["facts"]} for p in reading.players]
     entry = {"calamity": reading.subject[0], **reading.question_args}

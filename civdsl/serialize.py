@@ -130,6 +130,7 @@ def to_data(ed: Edition) -> dict:
         "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
         "start_credits": _start_credits(ed.start_credits),
         "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
+        "vp_tiers_when": {o: [{"below": b, "vp": v} for b, v in t] for o, (t, _, _) in ed.vp_tiers_when.items()},
         "groups": _plain(ed.groups.values(), "id", "name", "color", "symbol"),
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
         "tables": [{"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}

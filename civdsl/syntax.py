@@ -541,6 +541,10 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     @v_args(meta=True)
     def vp_tiers(self, meta, children):
         tiers = [c for c in children if isinstance(c, tuple)]
+        # `vp tiers when OPTION`: the item is named by the option its reading is under
+        option = self._tokens(children, "NAME")
+        if option:
+            return Item("vp_tiers", option[0].value, self._span(meta), value=tiers, name_span=span_of(self.file, option[0]))
         return Item("vp_tiers", None, self._span(meta), value=tiers)
 
     @v_args(meta=True)

@@ -7,6 +7,8 @@ them into notes; an errata line that excuses nothing is itself reported.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from typing import Any
 
 from . import vocabulary as vocab
@@ -110,13 +112,34 @@ class _Validator(NodeVisitor):
         new construct cannot be forgotten here."""
         if not self.ed.options:
             return
-        read = _names_read([v for k, v in vars(self.ed).items() if k != "options"], set(self.ed.options))
-        read |= {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
+        read = {o for scope in [self.ed, *self.ed.calamities.values()] for o in scope.amounts_when}
+        read |= set(self.ed.vp_tiers_when)
+        wanted = set(self.ed.options) - read
+        roots = [v for k, v in vars(self.ed).items() if k != "options"]
+        # the model's objects whose statements name a wanted option are walked first (last on the
+        # stack): the walk stops as soon as every option is found read
+        read |= _names_read(roots + self._likely_readers(wanted), wanted)
         for name, opt in self.ed.options.items():
             if name not in read:
                 self.d.warning("CIV081", f"option `{name}` is declared but no rule reads it", opt.span, item=name,
                                help="read it in a rule (`when " + name + " { ... }`, `if " + name + " { ... }`), "
                                     "or remove it: switching it would change nothing")
+
+    def _likely_readers(self, options: set[str]) -> list:
+        """The model's objects holding the statements that name the options (by the index of
+        references): an item of the advances, calamities or commodities, or the edition's
+        attribute named like the statement (a root of the walk). Only an order for the walk:
+        what it finds is what it would find anyway."""
+        collections = {"advance": self.ed.advances, "calamity": self.ed.calamities, "commodity": self.ed.commodities}
+        found = []
+        for option in options:
+            for ref in self.refs.uses("option", option):
+                kind, name = ref.owner
+                if kind in collections:
+                    found.append(collections[kind].get(name))
+                elif kind != "options":
+                    found.append(vars(self.ed).get(kind))  # one of the walk's roots, or nothing
+        return found
 
     # --- edition-wide
     def _resolution(self) -> None:
@@ -168,10 +191,15 @@ class _Validator(NodeVisitor):
                     self._whole_constant(f"`amounts {name}`", values[0], spans.get(name), item)
 
     def _vp_tiers(self) -> None:
-        tiers = self.ed.vp_tiers
-        bounds = [b for b, _ in tiers if b is not None]
-        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
-            self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", self.ed.vp_tiers_span)
+        readings = [(self.ed.vp_tiers, self.ed.vp_tiers_span)] + [(t, s) for t, s, _ in self.ed.vp_tiers_when.values()]
+        for tiers, span in readings:
+            bounds = [b for b, _ in tiers if b is not None]
+            if bounds != sorted(bounds) or len(set(bounds)) != len(bounds) or any(b is None for b, _ in tiers[:-1]):
+                self.d.error("CIV032", "vp tiers must rise in cost, with `else` last", span)
+        for option, (_tiers, _span, named) in self.ed.vp_tiers_when.items():
+            if option not in self.ed.options:
+                self.d.error("CIV013", f"unknown option `{option}` in `vp tiers when`", named,
+                             help=suggestion(option, list(self.ed.options)) or f"declare it: `option {option} \"why\" off`")
 
     def _consts_tables(self) -> None:
         declared: set[str] = set()
@@ -222,14 +250,7 @@ class _Validator(NodeVisitor):
 
     def _near_engine_name(self, name: str) -> vocab.EngineName | None:
         """The name the engine reads that `name` is a near miss of, or None."""
-        import difflib
-
-        # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
-        # arithmetic) go to difflib: most constants are far from every engine name
-        near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
-                                                / (len(n) + len(name)) >= self.NEAR_MISS],
-                                         n=1, cutoff=self.NEAR_MISS)
-        return vocab.ENGINE_NAMES[near[0]] if near else None
+        return _near_engine_name(name, self.NEAR_MISS)
 
     def _engine_name(self, e: vocab.EngineName, kind: str, span: Span) -> None:
         wanted = "a whole number" + (f" of at least {e.minimum}" if e.minimum else " (0 or more)")
@@ -336,6 +357,9 @@ class _Validator(NodeVisitor):
                              adv.field_spans["vp"], item=name)
         elif self.ed.vp_tiers:
             adv.vp = tier
+        if not adv.vp_explicit:  # a printed figure is the card's under every reading of the tiers
+            adv.vp_when = [(option, vp) for option, (tiers, _, _) in self.ed.vp_tiers_when.items()
+                           if (vp := self.ed.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
 
     def _prerequisite_cycles(self) -> None:
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
@@ -732,15 +756,23 @@ class _Validator(NodeVisitor):
 
     # --- author invariants
     def _asserts(self) -> None:
+        global _HELD_ASSERTS
         model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
                             groups=self.ed.groups,
                             player=False, model=True)
         evaluator = ModelEvaluator(self.ed)
+        held = _HeldAsserts(self.ed, evaluator, _HELD_ASSERTS)
         for a in self.ed.asserts:
-            before = len(self.d.errors)
+            key = held.key(a)
+            if held.holds(a, key):
+                continue
+            reported, before = len(self.d.items), len(self.d.errors)
             check(a.expr, model_scope, self.d, a.message)
             if len(self.d.errors) == before:
                 self._assertion(a, evaluator)
+            if len(self.d.items) == reported:
+                held.keep(a, key)
+        _HELD_ASSERTS = held
 
     def _assertion(self, a, evaluator: ModelEvaluator) -> None:
         """An author invariant that checks holds of the model (CIV042), or cannot be evaluated (CIV043)."""
@@ -758,6 +790,136 @@ class _Validator(NodeVisitor):
                     f"errata CIV042 {quote(a.message)} \"why\"")
         self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
                      notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
+
+
+# The author invariants found to hold, with everything their check and their evaluation read
+# (_HeldAsserts.key): a house rule's base's invariants hold again for the house rule where it
+# leaves what they read unchanged, so a build evaluates them once. Only clean outcomes are kept
+# (nothing to report again, so what only a report shows, such as a house rule's hint, is no part
+# of the key), and only for the invariants of the last validation, each under its last few inputs,
+# so that it never outgrows one chain.
+_HELD_ASSERTS: "_HeldAsserts | None" = None
+_TOKENS = itertools.count()  # never the same token for two collections
+_INPUTS_KEPT = 8  # an invariant's inputs kept (an editor's edits make new ones)
+_COLLECTIONS_KEPT = 16
+
+
+def forget_held() -> None:
+    """Forget the invariants found to hold and the near misses of engine names (frontend.forget)."""
+    global _HELD_ASSERTS
+    _HELD_ASSERTS = None
+    _near_engine_name.cache_clear()
+
+
+class _HeldAsserts:
+    """The invariants found to hold, by expression (the very object of the shared syntax tree,
+    kept here so its id names nothing else) and by their inputs: the collections they name (the
+    fields of each item they can read, as the model's views show them) and, for every other name
+    read and every function called, what it stands for (a constant's value, an option's setting,
+    a group, a table)."""
+
+    def __init__(self, ed: Edition, evaluator: "ModelEvaluator", before: "_HeldAsserts | None"):
+        self.ed, self.evaluator = ed, evaluator
+        self.before = before.held if before is not None else {}
+        # expression id -> (expression, (names read, functions called), [inputs under which it held])
+        self.held: dict[int, tuple] = {}
+        # a collection's items -> the token keys hold for it (compared once per validation, not per
+        # assert); the most recent ones carried over in the same dictionary (making another would
+        # hash every collection again)
+        self.tokens: dict[tuple, int] = before.tokens if before is not None else {}
+        while len(self.tokens) > _COLLECTIONS_KEPT:
+            del self.tokens[next(iter(self.tokens))]
+        self._collections: dict[tuple, int] = {}  # (collection, fields read) -> its token here
+
+    def holds(self, a, key: tuple | None) -> bool:
+        """Whether the invariant held under the same inputs before (what is known of it is kept)."""
+        known = self.before.get(id(a.expr))
+        if known is None or known[0] is not a.expr:
+            return False
+        self.held[id(a.expr)] = known
+        return key is not None and key in known[2]
+
+    def keep(self, a, key: tuple | None) -> None:
+        if key is not None:
+            inputs = self.held.setdefault(id(a.expr), (a.expr, self._read(a.expr), []))[2]
+            inputs.append(key)
+            del inputs[:-_INPUTS_KEPT]
+
+    def key(self, a) -> tuple | None:
+        """The invariant's inputs, or None where a value cannot be hashed (evaluated each time)."""
+        heads, calls = self._read(a.expr)
+        ed = self.ed
+        try:
+            key = (tuple(self._collection(h, heads) for h in heads if h in vocab.MODEL_COLLECTIONS),
+                   tuple((h in ed.consts, _typed(ed.consts[h].value) if h in ed.consts else None,
+                          h in ed.options, _typed(ed.options[h].on) if h in ed.options else None, h in ed.groups)
+                         for h in heads),
+                   tuple(c in ed.tables for c in calls))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _read(self, expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(the names read, the functions called) by an expression, each sorted."""
+        for memo in (self.held, self.before):
+            known = memo.get(id(expr))
+            if known is not None and known[0] is expr:
+                return known[1]
+        heads, calls = set(), set()
+        for node in walk(expr):
+            if isinstance(node, Name):
+                heads.add(node.parts[0])
+            elif isinstance(node, Call):
+                calls.add(node.name)
+        return tuple(sorted(heads)), tuple(sorted(calls))
+
+    def _collection(self, name: str, read: tuple[str, ...]) -> int:
+        """A token for the collection's items as far as the names `read` show them: equal items,
+        equal token (the most recent collections' tokens are carried over from one validation to
+        the next)."""
+        fields = _fields_read(name, read)
+        if (name, fields) not in self._collections:
+            items = (name, fields, tuple(self._items(name, fields)))
+            token = self.tokens.pop(items, None)
+            self.tokens[items] = token = next(_TOKENS) if token is None else token  # now the most recent
+            self._collections[name, fields] = token
+        return self._collections[name, fields]
+
+    def _items(self, name: str, fields: tuple[str, ...] | None):
+        """Each item's `fields` as ModelEvaluator's views of `name` show them; every field where
+        that is None (specific credits, whose items hold whole advances, read from the advances)."""
+        if fields is None:
+            return ((a.name, _typed(a.cost), _typed(a.vp), tuple(a.groups), _typed(a.supply),
+                     tuple((k, _typed(v)) for k, v in a.credits.items()),
+                     tuple((sc.target, _typed(sc.amount)) for sc in a.specific)) for a in self.ed.advances.values())
+        return (tuple(_typed(tuple(v) if type(v) is list else v) for v in map(view.get, fields))
+                for view in self.evaluator.collection(name, None))
+
+
+def _fields_read(name: str, read: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The attributes of `name`'s items (vocabulary.ITEM_ATTRIBUTES) an expression reading the
+    names `read` can see, and always the name; None (every field) where it reads specific credits."""
+    if name == "specific_credits" or "specific_credits" in read:
+        return None
+    return ("name", *(f for f in read if f != "name" and f in vocab.ITEM_ATTRIBUTES[name]))
+
+
+def _typed(value) -> tuple:
+    """A value with its type: 1, 1.0 and True are equal keys but not the same value to an assert."""
+    return (type(value), value)
+
+
+@functools.lru_cache(maxsize=1024)  # a house rule declares its base's names again
+def _near_engine_name(name: str, cutoff: float) -> vocab.EngineName | None:
+    import difflib
+
+    # only names whose lengths allow the ratio (difflib's real_quick_ratio, the same
+    # arithmetic) go to difflib: most constants are far from every engine name
+    near = difflib.get_close_matches(name, [n for n in vocab.ENGINE_NAMES if 2.0 * min(len(n), len(name))
+                                            / (len(n) + len(name)) >= cutoff],
+                                     n=1, cutoff=cutoff)
+    return vocab.ENGINE_NAMES[near[0]] if near else None
 
 
 def _misplaced_start(starts: list[int], epochs: list, spaces: int) -> tuple | None:
@@ -786,31 +948,56 @@ def _names_read(roots: list, wanted: set[str]) -> set[str]:
     unread = set(wanted)
     seen: set[int] = set()
     stack = list(roots)
+    kinds = _HELD_KINDS
     while stack and unread:
         x = stack.pop()
-        if x is None or isinstance(x, _LEAVES) or id(x) in seen:
+        kind = kinds.get(type(x)) or _held_kind(x)
+        if kind is _LEAF or id(x) in seen:
             continue
         seen.add(id(x))
-        if isinstance(x, Name):
+        if kind is _NAME:
             read.add(x.parts[0])
             unread.discard(x.parts[0])
         else:
-            stack.extend(_held(x))
+            stack.extend(kind(x))
     return read
 
 
-_LEAVES = (str, int, float, bool, Span)
+_LEAVES = (str, int, float, bool, Span, type(None))
 
 
-def _held(x) -> Any:
-    """The objects a model object holds: a container's items, an object's attribute values."""
-    if isinstance(x, dict):
-        return x.values()
-    if isinstance(x, (list, tuple, set, frozenset)):
-        return x
-    if hasattr(x, "__dict__"):
-        return vars(x).values()
-    return (getattr(x, a, None) for a in getattr(x, "__slots__", ()))
+# what the walk does with an object of a type: nothing (a leaf), note a name, or call the function
+# that gives the objects it holds (_held_kind), asked once per type, not once per object
+_LEAF, _NAME = object(), object()
+_HELD_KINDS: dict[type, Any] = {}
+
+
+def _held_kind(x) -> Any:
+    """How to find the objects `x` holds (a function of it), or _LEAF, or _NAME; kept by type."""
+    t = type(x)
+    if isinstance(x, _LEAVES):
+        kind = _LEAF
+    elif isinstance(x, Name):
+        kind = _NAME
+    elif isinstance(x, dict):
+        kind = dict.values
+    elif isinstance(x, (list, tuple, set, frozenset)):
+        kind = iter
+    elif hasattr(x, "__dict__"):
+        kind = _attribute_values
+    else:
+        slots = tuple(a for c in t.__mro__ for a in getattr(c, "__slots__", ()))
+        kind = functools.partial(_slot_values, slots)
+    _HELD_KINDS[t] = kind
+    return kind
+
+
+def _attribute_values(x) -> Any:
+    return vars(x).values()
+
+
+def _slot_values(slots: tuple, x) -> list:
+    return [getattr(x, a, None) for a in slots]
 
 
 def set_value(ed: Edition, n: int, face: int):

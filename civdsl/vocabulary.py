@@ -170,6 +170,9 @@ _ABILITIES = [
     Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
     Kind("city_defense_tokens", (Param("delta", "int", required=True),), "cities count {delta:+d} tokens in defence", "Changes a city's defence strength.", main="delta"),
     Kind("city_build_tokens", (Param("delta", "int", required=True),), "cities cost {delta:+d} tokens to build", "Changes tokens needed for a city.", main="delta"),
+    Kind("ast_cities", (Param("delta", "int", required=True),), "adds {delta} to the cities the A.S.T. requirements count",
+         "Read by `civdsl epoch`: added to the cities the epoch requirements count (AST_COUNTED_FACTS); a "
+         "backward rule still reads the cities on the board.", main="delta"),
 ]
 
 EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
@@ -272,7 +275,7 @@ RELATIONS = {
     "same_block": "the other players of this player's trade-card block (the `block` fact, else his civilization's)",
 }
 # Relations the table derives from a player fact, not from a `borders` list: relation -> fact.
-# Two players are related when both values are known and equal (runtime.player_block for `block`).
+# Two players are related when both values are known and equal (handvalue.player_block for `block`).
 FACT_RELATIONS = {"same_block": "block"}
 
 RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
@@ -561,6 +564,11 @@ def engine_names_markdown() -> str:
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
 # Facts that, when absent, are the player's civilization's declaration: fact -> the civilization's field.
 CIVILIZATION_FACTS = {"ast_rank": "rank"}
+
+# Facts the A.S.T. requirements count with what held advances add to them: fact -> the ability
+# kind whose `delta` each held advance adds (Mega Civilization's Wonder of the World is a city
+# during A.S.T. alteration). The epoch answer shows the count it used beside the given fact.
+AST_COUNTED_FACTS = {"cities": "ast_cities"}
 
 
 class Function(Record):

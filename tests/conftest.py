@@ -1,4 +1,6 @@
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -22,8 +24,6 @@ def root() -> Path:
 
 def _checkout_state() -> str | None:
     """What git says of the checkout's tracked and untracked files (None outside a git checkout)."""
-    import subprocess
-
     try:
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
                                 capture_output=True, text=True, timeout=60)
@@ -46,3 +46,90 @@ def pytest_sessionfinish(session, exitstatus):
         changed = sorted(set(after.splitlines()) - set(before.splitlines()))[:10]
         print("\nerror: the test run changed files in the checkout:\n  " + "\n  ".join(changed), file=sys.stderr)
         session.exitstatus = 1
+
+
+CLI = [sys.executable, str(ROOT / "cli.py")]  # this checkout's command line, as its own process
+
+
+def run_process(*args, cwd=None, env=None, input=None, timeout=300, preexec_fn=None) -> subprocess.CompletedProcess:
+    """`civdsl ARGS` in a Python process of its own, for the tests whose subject is the process: a
+    kernel limit (`preexec_fn`), a terminal, a crash as the shell sees it, concurrent runs, what a
+    fresh interpreter imports. `env` is added to this environment; text in and out."""
+    return subprocess.run(CLI + [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args],
+                          cwd=cwd, env=None if env is None else {**os.environ, **env}, input=input,
+                          capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
+
+
+class Ran:
+    """What one run of the command line gave back, named as subprocess.CompletedProcess names it."""
+
+    def __init__(self, args: list[str], returncode: int, stdout: str, stderr: str, output: str):
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+        self.output = output  # stdout and stderr interleaved, as a terminal shows them
+
+    @property
+    def exit_code(self) -> int:  # click's Result calls it so
+        return self.returncode
+
+    def __repr__(self) -> str:
+        return f"Ran({self.args!r}, returncode={self.returncode}, stderr={self.stderr[-2000:]!r})"
+
+
+class RanTooLong(BaseException):
+    """Raised into a command run in this process that outlives its `timeout` (a BaseException, so
+    that no handler of the command's own takes it for one of its errors)."""
+
+
+def run_cli(*args, cwd=None, env=None, input=None, timeout=None) -> Ran:
+    """`civdsl ARGS` run in this process: click's CliRunner on the real `civdsl.cli` group, stdout
+    and stderr kept apart, the exit code, `cwd` as the current folder and `env` over the environment
+    for this run only. A test whose subject is the process itself (the installed script, the shell's
+    view of a crash, start-up imports, signals, limits, concurrency) starts one instead.
+
+    An exception that escapes the command is raised here, with its traceback: run as a process it
+    would have printed one, which every test of a user error rules out. With `timeout` (seconds), a
+    command that runs longer is stopped by RanTooLong, as subprocess.run's timeout stops a process."""
+    from click.testing import CliRunner
+
+    from civdsl.cli import main
+    from civdsl.cli.terminal import ask_for_styles
+
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
+    before = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    if timeout is not None:
+        def stop(_signum, _frame):
+            raise RanTooLong(f"civdsl {' '.join(argv)[:200]} ran longer than {timeout} s")
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        result = CliRunner(catch_exceptions=False).invoke(main, argv, input=input, env=env, prog_name="civdsl")
+    finally:
+        if timeout is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        os.chdir(before)
+        # the one setting a run leaves in the command line's modules (`--color always`); its
+        # compile and load caches are keyed by file content, so a later run never gets a stale answer
+        ask_for_styles(False)
+    return Ran(argv, result.exit_code, result.stdout, result.stderr, result.output)
+
+
+@pytest.fixture(scope="session")
+def rendered():
+    """`rendered(path)`: (check_file(path), build.render of it), made once per session for every test
+    that asks for the same rulebook: the outputs are shared, so read them and never change them."""
+    from civdsl.build import render
+    from civdsl.frontend import check_file
+
+    made: dict[str, tuple] = {}
+
+    def get(path):
+        key = os.fspath(path)
+        if key not in made:
+            checked = check_file(path)
+            made[key] = (checked, render(checked) if checked.ok else None)
+        return made[key]
+
+    return get

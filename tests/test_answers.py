@@ -6,22 +6,17 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 
 import civdsl
-from civdsl.cli import main as cli_main  # the command group
 from civdsl.resources import shipped_rulebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
 
-def _run(*args):
-    return CliRunner().invoke(cli_main, list(args))
-
-
 def _json(*args) -> dict:
-    return json.loads(_run(*args, "--json").output)
+    return json.loads(run_cli(*args, "--json").output)
 
 
 # --- ties: each edition's own precedence paragraph ------------------------------------------------
@@ -75,7 +70,7 @@ def test_the_printed_editions_have_no_victims_choice_of_ties():
 def test_epoch_answers_only_for_the_track_the_state_says_is_in_play():
     data = _json("epoch", "megaciv", "--set", "ast_track=expert", "--set", "cities=3")
     assert [t["track"] for t in data["tracks"]] == ["expert"]
-    assert _run("epoch", "megaciv", "--set", "ast_track=expert", "--set", "cities=3").output.startswith(
+    assert run_cli("epoch", "megaciv", "--set", "ast_track=expert", "--set", "cities=3").output.startswith(
         "Expert A.S.T.: reached")
     # `--ast` still asks about another track on purpose
     data = _json("epoch", "megaciv", "--ast", "basic", "--set", "ast_track=expert", "--set", "cities=3")
@@ -91,18 +86,18 @@ def test_every_rulebook_epoch_answer_honours_ast_track(edition):
 
 
 def test_epoch_refuses_an_epoch_the_track_does_not_have():
-    out = _run("epoch", "expansion", "--set", "ast_position=5", "--set", "ast_epoch=Bronze Age")
+    out = run_cli("epoch", "expansion", "--set", "ast_position=5", "--set", "ast_epoch=Bronze Age")
     assert out.exit_code == 1
     assert "ast_epoch: `Bronze Age` is no epoch of A.S.T.; it has: Stone Age, Early Bronze Age" in out.output
 
 
 def test_epoch_text_says_when_the_step_back_is_not_known():
-    out = _run("epoch", "expansion", "--set", "ast_position=5", "--set", "cities=0")
+    out = run_cli("epoch", "expansion", "--set", "ast_position=5", "--set", "cities=0")
     assert out.exit_code == 1
     lines = out.output.splitlines()
     assert "  whether the marker moves back is not known" in lines
     assert lines[-1] == "  incomplete: the state does not give ast_epoch"
-    out = _run("epoch", "expansion", "--set", "ast_position=12", "--set", "cities=0")
+    out = run_cli("epoch", "expansion", "--set", "ast_position=12", "--set", "cities=0")
     assert out.exit_code == 0 and "  the marker moves back a step" in out.output.splitlines()
 
 
@@ -110,7 +105,7 @@ def test_epoch_text_says_when_the_step_back_is_not_known():
 
 def _table_phase(edition: str, data: dict):
     from civdsl.table import load_table
-    from civdsl.table_phase import resolve_phase
+    from civdsl.table import resolve_phase
 
     return resolve_phase(load_table(civdsl.load(edition), data=data))
 
@@ -147,7 +142,7 @@ def test_a_ranking_of_one_candidate_asks_no_facts():
 
 def test_a_1981_hand_may_hold_calamity_cards_worth_nothing_in_trade():
     # 16.6: calamity cards have a point value of 0 in trade
-    out = _run("hand", "civ1981", "--cards", "Grain x2, Civil War")
+    out = run_cli("hand", "civ1981", "--cards", "Grain x2, Civil War")
     assert out.exit_code == 0, out.output
     assert "  Civil War x1 (calamity card): 0  (worth nothing in trade)" in out.output.splitlines()
     data = _json("hand", "civ1981", "--cards", "Grain x2, civil war")
@@ -162,7 +157,7 @@ def test_every_edition_with_calamity_cards_in_the_trade_deck_values_them(edition
 
 
 def test_a_misspelt_card_is_still_refused():
-    out = _run("hand", "civ1981", "--cards", "Grain x2, Civil Wor")
+    out = run_cli("hand", "civ1981", "--cards", "Grain x2, Civil Wor")
     assert out.exit_code == 1 and "unknown commodity `Civil Wor`" in out.output
 
 
@@ -175,5 +170,5 @@ def test_the_card_games_tie_readings_cite_their_phase_or_say_they_are_readings()
 
 
 def test_a_hostile_ast_epoch_is_refused_in_a_message_of_bounded_length():
-    out = _run("epoch", "expansion", "--set", "ast_position=3", "--set", "ast_epoch=" + "x" * 100_000)
+    out = run_cli("epoch", "expansion", "--set", "ast_position=3", "--set", "ast_epoch=" + "x" * 100_000)
     assert out.exit_code == 1 and "x" * 77 + "..." in out.output and len(out.output) < 1000

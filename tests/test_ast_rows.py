@@ -9,11 +9,12 @@ import csv
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import runtime
+from civdsl import standing
 from civdsl.resources import shipped_rulebooks
 from civdsl.state import StateError
 
@@ -45,11 +46,11 @@ def test_position_to_epoch_on_every_row(rb, civ, track, row):
     """Space 0 (the arrow) and 1 are in the first epoch; each epoch starts on its declared space,
     the space before it is in the epoch before; the epoch never goes down along the row."""
     names = [name for name, _ in rb.module.AST[track]["epochs"]]
-    assert runtime.epoch_index(row, 0) == 0 and runtime.epoch_index(row, 1) == 0
+    assert standing.epoch_index(row, 0) == 0 and standing.epoch_index(row, 1) == 0
     for k, start in enumerate(row["starts"], start=1):
-        assert runtime.epoch_index(row, start) == k
-        assert runtime.epoch_index(row, start - 1) == k - 1
-    seen = [runtime.epoch_index(row, p) for p in range(row["spaces"] + 1)]
+        assert standing.epoch_index(row, start) == k
+        assert standing.epoch_index(row, start - 1) == k - 1
+    seen = [standing.epoch_index(row, p) for p in range(row["spaces"] + 1)]
     assert seen == sorted(seen)
     assert names[seen[-1]] == names[-1]  # the finish is in the last epoch
 
@@ -64,9 +65,9 @@ def test_marker_epoch_matches_the_row(data):
     names = [name for name, _ in rb.module.AST[track]["epochs"]]
     [t] = rb.epochs(track, [], {"civilization": civ, "ast_position": position, "cities": 9})
     m = t["marker"]
-    assert m["epoch"] == names[runtime.epoch_index(row, position)]
+    assert m["epoch"] == names[standing.epoch_index(row, position)]
     if position < row["spaces"]:
-        assert m["next_epoch"] == names[runtime.epoch_index(row, position + 1)]
+        assert m["next_epoch"] == names[standing.epoch_index(row, position + 1)]
     else:
         assert m["next_space"] is None and m["move"] == "finished"
 
@@ -92,9 +93,12 @@ def test_mega_rows_are_the_reference_table():
             assert t["marker"]["epoch"] == expected, (ref["civilization"], ref["track"], position)
 
 
+EITHER_OR = Path(__file__).resolve().parent / "fixtures" / "either_or.civ"
+
+
 def test_or_requirement_shows_the_count_of_every_alternative():
-    rb = civdsl.load("megaciv")
-    [t] = rb.epochs("basic", ["Wonder of the World"], {"civilization": "Hellas", "ast_position": 4, "cities": 1})
+    rb = civdsl.load(EITHER_OR)
+    [t] = rb.epochs("basic", ["Monument"], {"civilization": "Hellas", "ast_position": 4, "cities": 1})
     [req] = t["marker"]["needs"]
     assert req["met"] is True
     plain, wonder = req["alternatives"]
@@ -164,30 +168,57 @@ def test_expansion_points_per_step(expansion_rows):
 
 # --- the commands: `civdsl epoch` answers for the player's own marker; `score` shows its space --
 
-def _run(*args):
-    from click.testing import CliRunner
-
-    from civdsl.cli import main
-
-    return CliRunner().invoke(main, list(args))
-
-
 def test_epoch_command_answers_for_the_players_marker():
-    out = _run("epoch", "megaciv", "--ast", "basic", "--holds", "Wonder of the World",
+    out = run_cli("epoch", str(EITHER_OR), "--ast", "basic", "--holds", "Monument",
                "--set", "civilization=Hellas", "--set", "ast_position=4", "--set", "cities=1")
     assert out.exit_code == 0, out.output
     assert out.output.splitlines() == [
         "Basic A.S.T. (Hellas)",
-        "  your marker is on space 4 (Stone Age); to move to space 5 (Early Bronze Age) you need:",
-        "    ok  2 cities: either 1 city (at least 2 needed), or Wonder of the World: yes and 1 city (at least 1 needed)",
+        "  your marker is on space 4 (Stone Age); to move to space 5 (Bronze Age) you need:",
+        "    ok  2 cities: either 1 city (at least 2 needed), or Monument: yes and 1 city (at least 1 needed)",
         "  you meet it",
         "  the marker moves to space 5",
     ]
 
 
+def test_wonder_of_the_world_is_counted_as_a_city_and_the_answer_shows_the_count():
+    """004 ch 9 Wonder of the World "counts as a city during the A.S.T.-alteration phase" (its
+    ability ast_cities(1)); phase 13 basic: Early Bronze Age needs 2 cities, Late Iron Age 5. Hellas
+    on space 4 with 1 city and the Wonder counts 2 and moves to space 5; with 4 cities, Library,
+    Democracy and the Wonder (three advances of 200 or more) the Late Iron Age is reached."""
+    out = run_cli("epoch", "megaciv", "--ast", "basic", "--holds", "Wonder of the World",
+               "--set", "civilization=Hellas", "--set", "ast_position=4", "--set", "cities=1")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [
+        "Basic A.S.T. (Hellas)",
+        "  your marker is on space 4 (Stone Age); to move to space 5 (Early Bronze Age) you need:",
+        "    ok  2 cities: 2 (at least 2 needed)",
+        "  you meet it",
+        "  the marker moves to space 5",
+        "  counted for the A.S.T.: 2 cities (1 given + 1 for Wonder of the World)",
+    ]
+    rb = civdsl.load("megaciv")
+    [t] = rb.epochs("basic", ["Wonder of the World", "Library", "Democracy"], {"cities": 4})
+    assert t["reached"] == "Late Iron Age"
+    assert t["counted"] == [{"fact": "cities", "given": 4, "value": 5,
+                             "adds": [{"advance": "Wonder of the World", "delta": 1}]}]
+    [t] = rb.epochs("basic", ["Library", "Democracy", "Mining"], {"cities": 4})
+    assert t["reached"] == "Early Iron Age" and t["counted"] == []
+
+
+def test_wonder_of_the_world_does_not_prevent_the_backward_step_and_an_unknown_count_stays_missing():
+    """004 13a (expert): no cities on the board moves the marker back; the Wonder is no city on the
+    board. Without `cities` the counted figure is unknown and `cities` is the missing fact."""
+    rb = civdsl.load("megaciv")
+    [t] = rb.epochs("expert", ["Wonder of the World"], {"civilization": "Hellas", "ast_position": 7, "cities": 0})
+    assert t["moves_backward"] is True and t["counted"][0]["value"] == 1
+    [t] = rb.epochs("expert", ["Wonder of the World"], {"civilization": "Hellas", "ast_position": 4})
+    assert t["counted"][0]["value"] is None and t["missing_facts"] == ["cities"] and t["complete"] is False
+
+
 def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_falls_back():
     def lines(position, cities, track="basic"):
-        out = _run("epoch", "megaciv", "--ast", track, "--set", "civilization=Minoa",
+        out = run_cli("epoch", "megaciv", "--ast", track, "--set", "civilization=Minoa",
                    "--set", f"ast_position={position}", "--set", f"cities={cities}")
         assert out.exit_code == 0, out.output
         return out.output.splitlines()
@@ -199,7 +230,7 @@ def test_epoch_command_differs_by_position_and_says_why_the_marker_stays_or_fall
 
 
 def test_epoch_command_says_when_the_row_is_not_known():
-    out = _run("epoch", "civ1981", "--set", "civilization=Crete", "--set", "ast_position=5", "--set", "cities=2")
+    out = run_cli("epoch", "civ1981", "--set", "civilization=Crete", "--set", "ast_position=5", "--set", "cities=2")
     # where the marker goes depends on its epoch (the step inside one or into the Late Bronze Age),
     # which no row gives: the answer is incomplete and names the fact that would tell
     assert out.exit_code == 1, out.output
@@ -209,14 +240,14 @@ def test_epoch_command_says_when_the_row_is_not_known():
 
 
 def test_score_command_shows_the_space_and_its_points():
-    out = _run("score", "megaciv", "--set", "civilization=Hellas", "--set", "ast_position=10",
+    out = run_cli("score", "megaciv", "--set", "civilization=Hellas", "--set", "ast_position=10",
                "--set", "cities=5", "--set", "sole_leader=false", "--set", "tokens=20")
     assert out.exit_code == 0, out.output
     assert "A.S.T. position: space 10, 50 points" in out.output.splitlines()
 
 
 def test_explain_a_civilization_lists_the_spaces_of_each_epoch():
-    out = _run("explain", "megaciv", "Minoa")
+    out = run_cli("explain", "megaciv", "Minoa")
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     assert "A.S.T. ranking 1, block west" in lines
@@ -226,7 +257,7 @@ def test_explain_a_civilization_lists_the_spaces_of_each_epoch():
 def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
     path = tmp_path / "rows.civ"
     path.write_text(HOUSE, encoding="utf-8")
-    out = _run("diff", "expansion", str(path))
+    out = run_cli("diff", "expansion", str(path))
     assert out.exit_code == 0, out.output
     assert '  civilization "Crete": row on standard no row -> 3, 6, 9, 12' in out.output.splitlines()
 
@@ -235,8 +266,21 @@ def test_diff_shows_a_row_a_house_rule_adds(tmp_path):
 def test_epoch_answers_in_words_never_operators(edition):
     """Each requirement says what is needed in words ("at least 2 needed"), never `>= 2`."""
     where = ["--set", "ast_position=7"] if edition == "megaciv" else []   # megaciv's next step has counts
-    out = _run("epoch", edition, "--holds", "Pottery", "--set", "cities=3", *where)
+    out = run_cli("epoch", edition, "--holds", "Pottery", "--set", "cities=3", *where)
     assert out.exit_code in (0, 1), out.output
     assert "needed" in out.output
     for operator in (">=", "<=", "==", "!=", " > ", " < ", "(needs"):
         assert operator not in out.output, out.output
+
+
+def test_the_epochs_chart_says_what_wonder_of_the_world_adds_to_the_cities():
+    from civdsl.charts import builders
+    from civdsl.frontend import check_file
+    from civdsl.resources import shipped_rulebooks
+
+    ed = check_file(shipped_rulebooks()["megaciv"]).edition
+    [table] = [t for t in builders.epochs_chart(ed).tables if t.slug == "epochs"]
+    assert "Wonder of the World adds 1 to the cities the A.S.T. requirements count." in table.intro
+    ed = check_file(shipped_rulebooks()["civ1981"]).edition
+    [table] = [t for t in builders.epochs_chart(ed).tables if t.slug == "epochs"]
+    assert not any("adds" in line for line in table.intro)

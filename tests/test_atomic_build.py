@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import CLI, run_cli
 
 from civdsl import build
 from civdsl.build import EditionOutputs
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 MINI = ROOT / "tests" / "fixtures" / "mini.civ"
 
 
@@ -188,15 +187,13 @@ def test_a_build_with_errors_writes_nothing(tmp_path):
     bad = tmp_path / "bad.civ"
     bad.write_text(MINI.read_text().replace("cost 60", "cost sixty"))
     out = tmp_path / "out"
-    proc = subprocess.run(CLI + ["build", str(MINI), str(bad), "-o", str(out)], capture_output=True, text=True,
-                          timeout=120)
+    proc = run_cli("build", str(MINI), str(bad), "-o", str(out), timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "nothing was written" in proc.stderr
     assert not out.exists()
     out.mkdir()
     (out / "keep.txt").write_text("x")
-    proc = subprocess.run(CLI + ["build", str(MINI), str(bad), "-o", str(out)], capture_output=True, text=True,
-                          timeout=120)
+    proc = run_cli("build", str(MINI), str(bad), "-o", str(out), timeout=120)
     assert proc.returncode == 1
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
@@ -209,8 +206,7 @@ def test_two_concurrent_builds_end_with_a_fresh_tree(tmp_path):
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0 and "Traceback" not in err, err
-    proc = subprocess.run(CLI + ["build", "--check", *books, "-o", str(out)], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
+    proc = run_cli("build", "--check", *books, "-o", str(out), timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert not [p.name for p in out.iterdir() if ".staging-" in p.name or ".old-" in p.name or p.name.endswith(".tmp")]
 
@@ -272,6 +268,6 @@ def test_a_full_disk_keeps_an_output_folder_that_existed(tmp_path, monkeypatch):
 def test_building_into_a_symlinked_folder_says_it_is_a_symlink(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to("real")
-    proc = subprocess.run(CLI + ["build", str(MINI), "-o", str(tmp_path / "link")], capture_output=True, text=True)
+    proc = run_cli("build", str(MINI), "-o", str(tmp_path / "link"))
     assert proc.returncode == 1 and "is a symlink" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert list((tmp_path / "real").iterdir()) == []

@@ -8,11 +8,10 @@ from __future__ import annotations
 import random
 import re
 import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_process
 
 import civdsl
 from civdsl.rounds import runtime
@@ -21,7 +20,6 @@ from civdsl.frontend import check_file
 from civdsl.rounds.state import state_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 
 HEAD = 'language 1\nedition b "Bounds"\ncredit policy best_group\ngroup crafts "Crafts"\n'
 # One line per bounded field, `{n}` where the number goes; the first `{n}` is the one checked.
@@ -101,8 +99,7 @@ def _capped(memory_mb: int, cpu_seconds: int):
 def run_capped(*args, cwd=ROOT, memory_mb=1024, cpu_seconds=60):
     """The CLI in a subprocess that the kernel stops past `memory_mb` of address space or
     `cpu_seconds` of CPU: a hang or a blow-up shows as a signal or a MemoryError traceback."""
-    return subprocess.run(CLI + list(map(str, args)), capture_output=True, text=True, cwd=cwd,
-                          preexec_fn=_capped(memory_mb, cpu_seconds))
+    return run_process(*args, cwd=cwd, timeout=None, preexec_fn=_capped(memory_mb, cpu_seconds))
 
 
 def _clean_failure(proc, *texts):

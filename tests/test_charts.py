@@ -14,6 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from click.testing import CliRunner
+from conftest import run_cli
 
 from civdsl import describe
 from civdsl import vocabulary as vocab
@@ -287,20 +288,14 @@ def test_html_does_not_depend_on_graphviz(mini, monkeypatch):
 @pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed: nothing to hide")
 def test_build_check_passes_without_graphviz(tmp_path):
     """A build made where `dot` exists is up to date for `build --check` where it does not."""
-    import os
-    import subprocess
-    import sys
-
     out = tmp_path / "generated"
-    cli = [sys.executable, "-m", "civdsl.cli"]
-    made = subprocess.run(cli + ["build", "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    made = run_cli("build", "-o", str(out), cwd=ROOT)
     assert made.returncode == 0, made.stderr
     assert (out / "civ1981" / "charts" / "explorer.svg").is_file()
     empty = tmp_path / "bin"
     empty.mkdir()
-    env = {**os.environ, "PATH": str(empty)}
-    checked = subprocess.run(cli + ["build", "--check", "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
-                             env=env)
+    env = {"PATH": str(empty)}
+    checked = run_cli("build", "--check", "-o", str(out), cwd=ROOT, env=env)
     assert "graphviz `dot` not found" in checked.stderr
     assert checked.returncode == 0, checked.stderr
 
@@ -726,7 +721,7 @@ def _chart_prose(chart) -> list[str]:
 
 def _shipped():
     from civdsl.charts.compare import comparison
-    from civdsl.charts.tables import glance_chart, house_chart
+    from civdsl.charts.builders import glance_chart, house_chart
     from civdsl.charts import charts_for
 
     paths = sorted((ROOT / "rulebooks").glob("**/*.civ"))
@@ -917,7 +912,7 @@ def test_compare_page_names_each_editions_groups_and_only_editions_compared():
 
 def test_turn_sequence_is_rulebook_data(tmp_path):
     """`turn { step "..." "when" }` declares the sequence of play; the charts print it in order."""
-    from civdsl.charts.tables import turns_chart
+    from civdsl.charts.builders import turns_chart
 
     mega = load(ROOT / "rulebooks" / "megaciv.civ")
     assert [s.name for s in mega.turn][:3] == ["Tax collection", "Population expansion (and census)", "Movement"]
@@ -956,7 +951,7 @@ def _many_advances(tmp_path, count: int, policy: str):
 
 @pytest.mark.parametrize("policy", ["best_group", "per_card"])
 def test_large_credits_matrix_is_its_two_tables_and_says_every_cell(tmp_path, policy):
-    from civdsl.charts.tables import MATRIX_LIMIT
+    from civdsl.charts.builders import MATRIX_LIMIT
 
     ed = _many_advances(tmp_path, MATRIX_LIMIT + 1, policy)
     files, _ = render_all(ed)
@@ -989,17 +984,17 @@ def test_large_credits_matrix_is_its_two_tables_and_says_every_cell(tmp_path, po
 def test_credits_chart_follows_the_advances_declared(tmp_path):
     """Up to MATRIX_LIMIT advances the matrix is written cell by cell; past it the chart's cells
     grow with the advances, not with their square."""
-    from civdsl.charts import tables
+    from civdsl.charts import builders
 
     def cells(count):
-        chart = tables.credits_chart(_many_advances(tmp_path, count, "best_group"))
+        chart = builders.credits_chart(_many_advances(tmp_path, count, "best_group"))
         return sum(len(r.cells) for t in chart.tables for r in t.rows)
 
-    at_limit = tables.credits_chart(_many_advances(tmp_path, tables.MATRIX_LIMIT, "best_group"))
+    at_limit = builders.credits_chart(_many_advances(tmp_path, builders.MATRIX_LIMIT, "best_group"))
     assert any(t.slug == "credits-1" for t in at_limit.tables)
-    big, bigger = cells(tables.MATRIX_LIMIT + 1), cells(4 * (tables.MATRIX_LIMIT + 1))
+    big, bigger = cells(builders.MATRIX_LIMIT + 1), cells(4 * (builders.MATRIX_LIMIT + 1))
     assert bigger <= 4.5 * big
-    assert big < (tables.MATRIX_LIMIT + 1) ** 2
+    assert big < (builders.MATRIX_LIMIT + 1) ** 2
 
 
 def test_beneficiary_words_spell_out_the_editions_own_ranking(tmp_path):
@@ -1054,27 +1049,20 @@ def test_a_backslash_before_a_backtick_keeps_the_backtick_literal():
 def test_a_build_without_graphviz_keeps_the_drawings_and_check_fails_where_one_is_gone(tmp_path):
     """A build where `dot` is missing keeps the SVG an earlier build drew from the same DOT (the
     charts link it); where the SVG is gone, `build --check` says so instead of "up to date"."""
-    import os
-    import subprocess
-    import sys
-
     out = tmp_path / "generated"
-    cli = [sys.executable, "-m", "civdsl.cli"]
     rulebook = str(ROOT / "rulebooks" / "civ1981.civ")
-    made = subprocess.run(cli + ["build", rulebook, "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    made = run_cli("build", rulebook, "-o", str(out), cwd=ROOT)
     assert made.returncode == 0, made.stderr
     svg = out / "civ1981" / "charts" / "explorer.svg"
     drawn = svg.read_bytes()
     empty = tmp_path / "bin"
     empty.mkdir()
-    env = {**os.environ, "PATH": str(empty)}
-    again = subprocess.run(cli + ["build", rulebook, "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
-                           env=env)
+    env = {"PATH": str(empty)}
+    again = run_cli("build", rulebook, "-o", str(out), cwd=ROOT, env=env)
     assert again.returncode == 0, again.stderr
     assert svg.read_bytes() == drawn
     svg.unlink()
-    checked = subprocess.run(cli + ["build", rulebook, "--check", "-o", str(out)], cwd=ROOT, capture_output=True,
-                             text=True, env=env)
+    checked = run_cli("build", rulebook, "--check", "-o", str(out), cwd=ROOT, env=env)
     assert checked.returncode == 1
     assert "civ1981/charts/explorer.svg: missing" in checked.stdout + checked.stderr
 

@@ -6,11 +6,11 @@ Tests that read the seed texts skip when ../shared/seeds is absent (the texts ar
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl import api, clauses, coverage, frontend
 from civdsl.diagnostics import Diagnostics
@@ -204,16 +204,14 @@ def test_a_house_rule_reports_the_clauses_it_changes():
 
 
 def test_cover_command_json_and_exit_code(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cover", "civ1981", "--json"],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = run_cli("cover", "civ1981", "--json", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     rows = {c["id"]: c for c in data["clauses"]}
     assert rows["22.2.7.4"]["status"] == "implemented"
     assert any(i["statement"].startswith('when holds("Engineering")') for i in rows["22.2.7.4"]["implemented_by"])
     assert rows["15.1"]["status"] == "acknowledged" and rows["15.1"]["acknowledged"].startswith("out of scope (table)")
-    html = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cover", "megaciv", "--format", "html"],
-                          capture_output=True, text=True, cwd=ROOT).stdout
+    html = run_cli("cover", "megaciv", "--format", "html", cwd=ROOT).stdout
     assert "<table>" in html and "ch 8 / Famine" in html and "<script" not in html
 
 
@@ -237,7 +235,7 @@ def test_explain_lists_the_printed_clauses_of_an_item():
 
 
 def test_the_charts_cite_the_clause_beside_each_rule():
-    from civdsl.charts.tables import advances_chart, calamities_chart
+    from civdsl.charts.builders import advances_chart, calamities_chart
 
     ed = frontend.check_file(api.locate("civ1981")).edition
     detail = calamities_chart(ed).tables[1]

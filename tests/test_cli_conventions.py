@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 
 from civdsl.cli.main import COMMANDS, main
 
@@ -26,10 +26,6 @@ def _command(name: str) -> click.Command:
     return main.get_command(click.Context(main), name)
 
 
-def _run(args: list[str], **kw):
-    return CliRunner().invoke(main, args, **kw)
-
-
 def test_the_walk_covers_the_group():
     assert set(main.list_commands(click.Context(main))) == set(ALL)
     assert {"resolve", "plan", "check", "build", "chart", "step", "lsp"} <= set(ALL)
@@ -37,7 +33,7 @@ def test_the_walk_covers_the_group():
 
 @pytest.mark.parametrize("name", ALL)
 def test_dash_h_is_help(name):
-    short, long = _run([name, "-h"]), _run([name, "--help"])
+    short, long = run_cli(name, "-h"), run_cli(name, "--help")
     assert short.exit_code == 0 and long.exit_code == 0
     assert short.stdout == long.stdout
     assert short.stdout.startswith(f"Usage: main {name}") or short.stdout.startswith(f"Usage: civdsl {name}")
@@ -45,7 +41,7 @@ def test_dash_h_is_help(name):
 
 
 def test_dash_h_on_the_group():
-    res = _run(["-h"])
+    res = run_cli("-h")
     assert res.exit_code == 0 and "Commands:" in res.stdout
 
 
@@ -80,7 +76,7 @@ def test_shared_options_everywhere(name, command):
 
 @pytest.mark.parametrize("name", JSON_COMMANDS)
 def test_usage_error_in_json_mode_is_json_with_exit_2(name):
-    res = _run([name, "--no-such-option", "--json"])
+    res = run_cli(name, "--no-such-option", "--json")
     assert res.exit_code == 2
     data = json.loads(res.stdout)
     assert data["command"] == name and data["rulebook"] is None
@@ -88,9 +84,9 @@ def test_usage_error_in_json_mode_is_json_with_exit_2(name):
 
 
 def test_usage_error_in_text_mode_exits_2():
-    res = _run(["resolve", "megaciv"])
+    res = run_cli("resolve", "megaciv")
     assert res.exit_code == 2 and "Missing argument" in res.output
-    res = _run(["no-such-command", "--json"])
+    res = run_cli("no-such-command", "--json")
     assert res.exit_code == 2 and json.loads(res.stdout)["error"]["kind"] == "usage"
 
 
@@ -123,7 +119,7 @@ def test_every_json_command_has_a_user_error_case_or_none_possible():
 @pytest.mark.parametrize("name", sorted(USER_ERRORS))
 def test_user_error_in_json_mode_is_one_object_with_exit_1(name, tmp_path):
     args, rulebook, kind = USER_ERRORS[name]
-    res = _run([name, *[a.replace("{tmp}", str(tmp_path / "out")) for a in args], "--json"])
+    res = run_cli(name, *[a.replace("{tmp}", str(tmp_path / "out")) for a in args], "--json")
     assert res.exit_code == 1, res.output
     data = json.loads(res.stdout)
     assert list(data)[:2] == ["command", "rulebook"] and set(data) == {"command", "rulebook", "error"}
@@ -131,19 +127,19 @@ def test_user_error_in_json_mode_is_one_object_with_exit_1(name, tmp_path):
     assert data["error"]["kind"] == kind and data["error"]["message"]
     if kind == "rulebook":
         assert data["error"]["diagnostics"][0]["code"] == "CIV015"
-    res = _run([name, *[a.replace("{tmp}", str(tmp_path / "out2")) for a in args]])
+    res = run_cli(name, *[a.replace("{tmp}", str(tmp_path / "out2")) for a in args])
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert res.stdout == "" or name in ("step",), res.stdout  # text errors go to stderr
 
 
 def test_check_and_fmt_answer_their_findings_in_json(tmp_path):
-    res = _run(["check", "tests/ui/CIV015_unknown_effect.civ", "--json"])
+    res = run_cli("check", "tests/ui/CIV015_unknown_effect.civ", "--json")
     assert res.exit_code == 1
     data = json.loads(res.stdout)
     assert data["command"] == "check" and data["errors"] == 1 and data["diagnostics"][0]["code"] == "CIV015"
     bad = tmp_path / "bad.civ"
     bad.write_text("edition x {\n", encoding="utf-8")
-    res = _run(["fmt", str(bad), "--json"])
+    res = run_cli("fmt", str(bad), "--json")
     assert res.exit_code == 1
     data = json.loads(res.stdout)
     assert data["command"] == "fmt" and data["failed"][0]["path"].endswith("bad.civ")
@@ -168,7 +164,7 @@ ANSWERS = [
 
 @pytest.mark.parametrize("args, rulebook", ANSWERS, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
 def test_every_json_answer_is_an_object_naming_command_and_rulebook(args, rulebook):
-    res = _run([*args, "--json"])
+    res = run_cli(*args, "--json")
     data = json.loads(res.stdout[res.stdout.index("{"):])
     assert isinstance(data, dict)
     assert list(data)[:2] == ["command", "rulebook"]
@@ -178,25 +174,25 @@ def test_every_json_answer_is_an_object_naming_command_and_rulebook(args, rulebo
 
 
 def test_json_answers_over_several_rulebooks_name_them_all(tmp_path):
-    data = json.loads(_run(["diff", "civ1980", "civ1981", "--json"]).stdout)
+    data = json.loads(run_cli("diff", "civ1980", "civ1981", "--json").stdout)
     assert data["command"] == "diff" and data["rulebooks"] == ["civ1980", "civ1981"]
-    data = json.loads(_run(["check", "civ1981", "--json"]).stdout)
+    data = json.loads(run_cli("check", "civ1981", "--json").stdout)
     assert data["rulebooks"] == [str(Path("rulebooks/civ1981.civ"))] or data["rulebooks"][0].endswith("civ1981.civ")
-    data = json.loads(_run(["build", "civ1981", "-o", str(tmp_path / "g"), "--json"]).stdout)
+    data = json.loads(run_cli("build", "civ1981", "-o", str(tmp_path / "g"), "--json").stdout)
     assert data["command"] == "build" and data["rulebooks"] == ["civ1981"] and data["files"] > 0
 
 
 def test_exit_codes_answered_incomplete_and_differences():
-    assert _run(["resolve", "megaciv", "Famine"]).exit_code == 0
+    assert run_cli("resolve", "megaciv", "Famine").exit_code == 0
     # an incomplete answer (the rules need a fact the state does not give) exits 1, text or JSON
-    res = _run(["score", "megaciv"])
+    res = run_cli("score", "megaciv")
     assert res.exit_code == 1 and "incomplete" in res.stdout
-    res = _run(["score", "megaciv", "--json"])
+    res = run_cli("score", "megaciv", "--json")
     assert res.exit_code == 1 and json.loads(res.stdout)["missing_facts"]
     # diff: 0 whether or not they differ; --exit-code: 1 when they differ, 0 when they do not
-    assert _run(["diff", "civ1980", "civ1981"]).exit_code == 0
-    assert _run(["diff", "civ1980", "civ1981", "--exit-code"]).exit_code == 1
-    assert _run(["diff", "civ1981", "civ1981", "--exit-code"]).exit_code == 0
+    assert run_cli("diff", "civ1980", "civ1981").exit_code == 0
+    assert run_cli("diff", "civ1980", "civ1981", "--exit-code").exit_code == 1
+    assert run_cli("diff", "civ1981", "civ1981", "--exit-code").exit_code == 0
 
 
 def test_a_closed_pipe_is_not_an_error():
@@ -215,12 +211,12 @@ BAD = "tests/ui/CIV015_unknown_effect.civ"
 def test_colour_follows_the_option_the_terminal_and_no_color():
     ansi = re.compile("\x1b\\[")
     # CliRunner's streams are not terminals: auto gives no colour
-    assert not ansi.search(_run(["check", BAD]).output)
-    assert ansi.search(_run(["check", BAD, "--color", "always"]).output)
-    assert not ansi.search(_run(["check", BAD, "--color", "never"]).output)
-    assert not ansi.search(_run(["diff", "civ1980", "civ1981", "--color", "never"]).output)
-    assert ansi.search(_run(["diff", "civ1980", "civ1981", "--color", "always"]).output)
-    res = _run(["check", BAD, "--color", "bright"])
+    assert not ansi.search(run_cli("check", BAD).output)
+    assert ansi.search(run_cli("check", BAD, "--color", "always").output)
+    assert not ansi.search(run_cli("check", BAD, "--color", "never").output)
+    assert not ansi.search(run_cli("diff", "civ1980", "civ1981", "--color", "never").output)
+    assert ansi.search(run_cli("diff", "civ1980", "civ1981", "--color", "always").output)
+    res = run_cli("check", BAD, "--color", "bright")
     assert res.exit_code == 2
 
 
@@ -241,14 +237,14 @@ def test_no_color_turns_colour_off_on_a_terminal(monkeypatch):
 
 
 def test_nested_set_gives_one_entry_of_a_map():
-    res = _run(["plan", "megaciv", "--set", "players=5", "--set", "commodities.Grain=4", "--set", "commodities.Salt=2",
-                "--json"])
+    res = run_cli("plan", "megaciv", "--set", "players=5", "--set", "commodities.Grain=4", "--set", "commodities.Salt=2",
+                  "--json")
     data = json.loads(res.stdout)
     assert res.exit_code == 0
     assert {s["commodity"]: s["cards"] for s in data["budget"]["hand"]["sets"]} == {"Grain": 4, "Salt": 2}
-    res = _run(["resolve", "megaciv", "Famine", "--set", "commodities.Grian=2"])
+    res = run_cli("resolve", "megaciv", "Famine", "--set", "commodities.Grian=2")
     assert res.exit_code == 1 and "did you mean `Grain`" in res.output
-    res = _run(["resolve", "megaciv", "Famine", "--set", "players=5", "--set", "players.x=1"])
+    res = run_cli("resolve", "megaciv", "Famine", "--set", "players=5", "--set", "players.x=1")
     assert res.exit_code == 1 and "`players` is not a map" in res.output
 
 
@@ -258,7 +254,7 @@ def test_plan_save_writes_the_state_after_the_purchase(tmp_path):
     state = tmp_path / "state.yaml"
     state.write_text("holds: [Pottery]\ncommodities: {Grain: 4, Salt: 3, Ochre: 2}\ntreasury: 6\nplayers: 5\n",
                      encoding="utf-8")
-    res = _run(["plan", "megaciv", "--state", str(state), "--save", str(state), "--json"])
+    res = run_cli("plan", "megaciv", "--state", str(state), "--save", str(state), "--json")
     assert res.exit_code == 0, res.output
     best = json.loads(res.stdout)["plans"][0]
     after = yaml.safe_load(state.read_text(encoding="utf-8"))
@@ -267,30 +263,30 @@ def test_plan_save_writes_the_state_after_the_purchase(tmp_path):
     assert after["commodities"] == {k: v for k, v in best["payment"]["kept"].items() if v}
     assert after["players"] == 5
     # the saved state is a valid state: the next turn plans from it
-    again = _run(["plan", "megaciv", "--state", str(state), "--json"])
+    again = run_cli("plan", "megaciv", "--state", str(state), "--json")
     assert again.exit_code == 0
     assert not set(json.loads(again.stdout)["plans"][0]["buy"]) & set(after["holds"])
 
 
 def test_ast_lists_tracks_and_an_unknown_track_names_the_valid_ones():
-    res = _run(["epoch", "megaciv", "--ast"])
+    res = run_cli("epoch", "megaciv", "--ast")
     assert res.exit_code == 0
     assert re.search(r"^basic\s+Basic A\.S\.T\.$", res.stdout, re.M) and "expert" in res.stdout
-    res = _run(["epoch", "megaciv", "--ast", "bsic"])
+    res = run_cli("epoch", "megaciv", "--ast", "bsic")
     assert res.exit_code == 1
     assert "did you mean `basic`" in res.output and "`basic`, `expert`" in res.output
-    assert "lists the rulebook's tracks" in " ".join(_run(["epoch", "-h"]).stdout.split())
+    assert "lists the rulebook's tracks" in " ".join(run_cli("epoch", "-h").stdout.split())
 
 
 def test_help_of_the_group_lists_every_command():
-    res = _run(["--help"])
+    res = run_cli("--help")
     for name in ALL:
         assert re.search(rf"^  {name}\s", res.stdout, re.M), name
 
 
 def test_new_names_no_file_an_installed_user_lacks(tmp_path):
     out = tmp_path / "mine.civ"
-    res = _run(["new", "mine", "-o", str(out)])
+    res = run_cli("new", "mine", "-o", str(out))
     assert res.exit_code == 0, res.output
     text = out.read_text(encoding="utf-8") + res.output
     # an installed copy carries no docs/, tests/ or README file: the skeleton points at commands

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl import runtime
 from civdsl.codegen import generate
@@ -93,26 +94,22 @@ def test_state_schema_and_state_checker_agree():
     del jsonschema
 
 
-def _cli(*args, cwd=ROOT, env=None):
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=cwd, capture_output=True, text=True, env=env)
-
-
 def test_build_check_detects_drift_and_errors_write_nothing(tmp_path):
     out = tmp_path / "gen"
     fixture = str(FIXTURES / "semantics.civ")
-    assert _cli("build", fixture, "-o", str(out)).returncode == 0
+    assert run_cli("build", fixture, "-o", str(out), cwd=ROOT).returncode == 0
     assert (out / "semantics" / "effects.py").is_file() and (out / "semantics" / "model.json").is_file()
     first = {p.name: p.read_bytes() for p in (out / "semantics").rglob("*") if p.is_file()}
-    assert _cli("build", fixture, "-o", str(out)).returncode == 0
+    assert run_cli("build", fixture, "-o", str(out), cwd=ROOT).returncode == 0
     assert first == {p.name: p.read_bytes() for p in (out / "semantics").rglob("*") if p.is_file()}
-    assert _cli("build", fixture, "-o", str(out), "--check").returncode == 0
+    assert run_cli("build", fixture, "-o", str(out), "--check", cwd=ROOT).returncode == 0
     (out / "semantics" / "model.json").write_text("{}")
-    proc = _cli("build", fixture, "-o", str(out), "--check")
+    proc = run_cli("build", fixture, "-o", str(out), "--check", cwd=ROOT)
     assert proc.returncode == 1 and "semantics/model.json: differs from a fresh build" in proc.stderr
     broken = tmp_path / "broken.civ"
     broken.write_text((FIXTURES / "semantics.civ").read_text().replace('groups blue credits blue 10', 'groups bleu'))
     empty = tmp_path / "empty"
-    proc = _cli("build", fixture, str(broken), "-o", str(empty))
+    proc = run_cli("build", fixture, str(broken), "-o", str(empty), cwd=ROOT)
     assert proc.returncode == 1 and "nothing was written" in proc.stderr and "Traceback" not in proc.stderr
     assert not (empty / "semantics").exists()
 
@@ -140,30 +137,30 @@ def test_cache_notices_an_edited_rulebook(tmp_path):
 
 def test_cli_answers_in_text_and_json():
     fixture = str(FIXTURES / "semantics.civ")
-    proc = _cli("resolve", fixture, "Storm", "--holds", "Alpha,Beta", "--set", "cities=2", "--set", "treasury=0")
+    proc = run_cli("resolve", fixture, "Storm", "--holds", "Alpha,Beta", "--set", "cities=2", "--set", "treasury=0", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     # the damage prevented down to nothing is no clause; the trace says why
     assert "take 0 damage" not in proc.stdout and "+5 Alpha: points of damage 10 \u2192 15" in proc.stdout
     assert "semantics.civ:28]" in proc.stdout
-    data = json.loads(_cli("resolve", fixture, "Storm", "--role", "secondary", "--holds", "Beta", "--json",
-                           "--set", "cities=1", "--set", "treasury=0").stdout)
+    data = json.loads(run_cli("resolve", fixture, "Storm", "--role", "secondary", "--holds", "Beta", "--json",
+                           "--set", "cities=1", "--set", "treasury=0", cwd=ROOT).stdout)
     assert data["immune"] is True
-    proc = _cli("cost", fixture, "--holds", "Alpha", "--buy", "Gamma")
+    proc = run_cli("cost", fixture, "--holds", "Alpha", "--buy", "Gamma", cwd=ROOT)
     assert "Gamma: 130" in proc.stdout and "-10 Alpha" in proc.stdout
-    proc = _cli("epoch", fixture, "--holds", "Gamma", "--set", "cities=2")
+    proc = run_cli("epoch", fixture, "--holds", "Gamma", "--set", "cities=2", cwd=ROOT)
     assert "reached Second" in proc.stdout
-    proc = _cli("score", fixture, "--holds", "Gamma", "--set", "cities=2", "--set", "treasury=1")
+    proc = run_cli("score", fixture, "--holds", "Gamma", "--set", "cities=2", "--set", "treasury=1", cwd=ROOT)
     assert "total: 7" in proc.stdout
 
 
 def test_cli_reports_missing_facts_and_state_errors(tmp_path):
     fixture = str(FIXTURES / "semantics.civ")
-    proc = _cli("resolve", fixture, "Quake")
+    proc = run_cli("resolve", fixture, "Quake", cwd=ROOT)
     assert proc.returncode == 1 and "does not say how many cities touched by a volcano, cities" in proc.stdout \
         and "--set volcano_cities=N --set cities=N" in proc.stdout
     state = tmp_path / "state.yaml"
     state.write_text("citys: 3\ntreasury: -2\nholds: [Alfa]\n")
-    proc = _cli("resolve", fixture, "Storm", "--state", str(state))
+    proc = run_cli("resolve", fixture, "Storm", "--state", str(state), cwd=ROOT)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "unknown key `citys` (did you mean `cities`?)" in proc.stderr
     assert "`treasury` cannot be below 0" in proc.stderr

@@ -6,39 +6,32 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 import civdsl
-from civdsl.build import render
-from civdsl.frontend import check_file
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 from companion_harness import node_available, run_engine
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def _cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=cwd, capture_output=True, text=True)
-
-
 def test_build_writes_a_companion_page_checked_like_the_other_outputs(tmp_path):
     out = tmp_path / "gen"
     fixture = str(FIXTURES / "semantics.civ")
-    assert _cli("build", fixture, "-o", str(out)).returncode == 0
+    assert run_cli("build", fixture, "-o", str(out), cwd=ROOT).returncode == 0
     page = out / "semantics" / "companion.html"
     first = page.read_bytes()
     assert first.startswith(b"<!DOCTYPE html>") and b"Content-Security-Policy" in first
-    assert _cli("build", fixture, "-o", str(out)).returncode == 0
+    assert run_cli("build", fixture, "-o", str(out), cwd=ROOT).returncode == 0
     assert page.read_bytes() == first  # deterministic
-    assert _cli("build", fixture, "-o", str(out), "--check").returncode == 0
+    assert run_cli("build", fixture, "-o", str(out), "--check", cwd=ROOT).returncode == 0
     page.write_bytes(first.replace(b"</main>", b"<p>edited</p></main>"))
-    proc = _cli("build", fixture, "-o", str(out), "--check")
+    proc = run_cli("build", fixture, "-o", str(out), "--check", cwd=ROOT)
     assert proc.returncode == 1 and "semantics/companion.html: differs from a fresh build" in proc.stderr
 
 
@@ -51,7 +44,7 @@ def test_a_house_rule_gets_its_own_page_and_the_index_links_every_page(tmp_path)
     (work / "rulebooks" / "hard.civ").write_text(
         'language 1\nedition hard "Hard famine" extends "mini.civ"\n'
         'change calamity "Famine" { primary { damage(12) } }\n', encoding="utf-8")
-    proc = _cli("build", cwd=work)
+    proc = run_cli("build", cwd=work)
     assert proc.returncode == 0, proc.stderr
     index = (work / "generated" / "index.html").read_text(encoding="utf-8")
     links = re.findall(r'href="([^"]*companion\.html)"', index)
@@ -62,11 +55,11 @@ def test_a_house_rule_gets_its_own_page_and_the_index_links_every_page(tmp_path)
     assert "Hard famine" in house and "Hard famine" not in (work / "generated" / "mini" / "companion.html").read_text()
 
 
-def test_every_shipped_house_rule_renders_a_page():
+def test_every_shipped_house_rule_renders_a_page(rendered):
     for path in shipped_house_rules():
-        checked = check_file(path)
+        checked, out = rendered(path)
         assert checked.ok
-        html = render(checked).files["companion.html"]
+        html = out.files["companion.html"]
         assert checked.edition.name.split(" (")[0] in html
 
 
@@ -79,15 +72,15 @@ PAGE_WEIGHT_GOAL = 270_000
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()
                                       if Path(p).stem != "cardgame"], ids=lambda p: Path(p).stem)
-def test_every_shipped_page_weighs_under_its_goal(rulebook):
+def test_every_shipped_page_weighs_under_its_goal(rulebook, rendered):
     """The page exactly as `civdsl build` writes it (build.render), UTF-8 bytes."""
-    checked = check_file(rulebook)
+    checked, out = rendered(rulebook)
     assert checked.ok
-    weight = len(render(checked).files["companion.html"].encode("utf-8"))
+    weight = len(out.files["companion.html"].encode("utf-8"))
     assert weight < PAGE_WEIGHT_GOAL, f"{checked.edition.id}: {weight} bytes"
 
 
-def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path):
+def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path, rendered):
     """The card-and-dice game declares no advances, calamities, A.S.T. or score lines: the page
     would offer the board game's facts and a score of 0. The build writes no page for it and the
     index links none; every other shipped rulebook has its page."""
@@ -96,8 +89,7 @@ def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path):
 
     outputs = []
     for path in shipped_rulebooks().values():
-        checked = check_file(path)
-        out = render(checked)
+        checked, out = rendered(path)
         outputs.append(out)
         assert ("companion.html" in out.files) == page_answers(civdsl.load(path).module)
         assert ("companion.html" in out.files) == (checked.edition.id != "cardgame")
@@ -136,14 +128,14 @@ def test_score_of_a_rulebook_without_score_lines_says_so():
     """`civdsl score cardgame` (its round state or none) says the game has no score, how it ends and
     which commands play it, instead of a total of 0 or refusing the round state's keys."""
     for args in (["score", "cardgame", "--state", "examples/cardgame-state.yaml"], ["score", "cardgame"]):
-        proc = _cli(*args)
+        proc = run_cli(*args, cwd=ROOT)
         assert proc.returncode == 1
         assert proc.stderr.strip() == (
             "error: cardgame declares no score: a game ends when the civilization has collapsed; it is played in "
             "rounds: `civdsl step cardgame --state FILE` plays a round from a round state (round, stats, hand, ...), "
             "`civdsl simulate cardgame` whole games")
         assert "Traceback" not in proc.stderr and proc.stdout == ""
-    proc = _cli("score", "cardgame", "--json")
+    proc = run_cli("score", "cardgame", "--json", cwd=ROOT)
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["error"]["message"].startswith("cardgame declares no score: ")
-    assert _cli("score", "megaciv", "--state", "examples/state.yaml").returncode == 0
+    assert run_cli("score", "megaciv", "--state", "examples/state.yaml", cwd=ROOT).returncode == 0

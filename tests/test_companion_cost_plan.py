@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import civdsl
-from civdsl import runtime
+from civdsl import pricing, sourcemap
 
 from benchmark_modules import bench_planner
 from companion_harness import PYTHON_ANSWERS, state_and_holds, cli_answer, first_difference, js_answers, node_available
@@ -53,12 +53,12 @@ def _cost(rb, query: dict) -> dict:
 
 def _plan(rb, query: dict) -> dict:
     """cli/plan.plan: the planner's report (among is the Python API's, used by the property tests)."""
-    from civdsl.planner import plan
+    from civdsl.plan import plan
 
     options = query.get("options") or {}
     state, holds = state_and_holds(query)
     among = options.get("among")
-    with runtime.rules_of(rb.module):
+    with sourcemap.rules_of(rb.module):
         return plan(rb, dict(state), holds=holds, objective_spec=options.get("objective"),
                     want=_names(options.get("want")), avoid=_names(options.get("avoid")),
                     top=options.get("top", 1), explain=bool(options.get("explain")),
@@ -372,15 +372,17 @@ def test_every_rulebook_and_house_rule_is_asked():
 
 
 def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime():
-    """A guard: an ability kind the credit engine or the planner starts to read (vocabulary's
-    ABILITY_KINDS named in runtime.py, planner.py or plan_search.py) must be read by the JavaScript
-    runtime too, or the two engines would silently answer differently."""
+    """A guard: an ability kind the engines or the planner start to read (vocabulary's
+    ABILITY_KINDS named in runtime.py, pricing.py, handvalue.py, standing.py, plan/purchase.py or
+    plan/search.py) must be read by the JavaScript runtime too, or the two engines would silently
+    answer differently."""
     import re
 
     from civdsl import vocabulary
 
     python = "".join((ROOT / "civdsl" / f).read_text(encoding="utf-8")
-                     for f in ("runtime.py", "planner.py", "plan_search.py"))
+                     for f in ("runtime.py", "pricing.py", "handvalue.py", "standing.py", "plan/purchase.py",
+                               "plan/search.py"))
     js = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"))
     read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
     assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read
@@ -390,7 +392,7 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
 @pytest.mark.parametrize("js_file, js_name, owner, attribute", [
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
-    ("credits.js", "creditPlacementCap", "runtime", "SINGLE_USE_PLACEMENT_CAP"),
+    ("credits.js", "creditPlacementCap", "pricing", "SINGLE_USE_PLACEMENT_CAP"),
     ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
     ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
     ("plan.js", "planHorizonWork", "planner.PurchaseProblem", "horizon_work"),
@@ -402,11 +404,11 @@ def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, a
     stop at the same point only if they agree."""
     import re
 
-    from civdsl import planner
+    from civdsl.plan import purchase as planner
 
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
     assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
-    obj = {"runtime": runtime, "planner.PurchaseProblem": planner.PurchaseProblem,
+    obj = {"pricing": pricing, "planner.PurchaseProblem": planner.PurchaseProblem,
            "planner.PaymentTable": planner.PaymentTable}[owner]
     assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)

@@ -16,6 +16,7 @@ import yaml
 
 import civdsl
 from companion_harness import cli_answer, first_difference, js_answers, node_available
+from conftest import run_cli
 
 pytestmark = pytest.mark.skipif(not node_available(), reason="node is not installed (apt-get install nodejs)")
 
@@ -288,8 +289,6 @@ def _cli_args(query: dict) -> list[str]:
 def test_the_python_answers_are_what_the_command_line_prints(tmp_path):
     """cli_answer (in-process) gives exactly what `civdsl ... --state FILE --json` prints."""
     import json
-    import subprocess
-    import sys
 
     state = {"holds": ["Pottery", "Agriculture"], "cities": 4, "tokens": 12, "players": 6,
              "commodities": {"Grain": 2}, "civilization": "Egypt", "ast_position": 3}
@@ -305,8 +304,7 @@ def test_the_python_answers_are_what_the_command_line_prints(tmp_path):
     path = tmp_path / "state.yaml"
     for query in queries:
         path.write_text(json.dumps(query["state"]), encoding="utf-8")
-        done = subprocess.run([sys.executable, str(ROOT / "cli.py"), *_cli_args(query), "--state", str(path)],
-                              capture_output=True, text=True, cwd=ROOT)
+        done = run_cli(*_cli_args(query), "--state", str(path), cwd=ROOT)
         printed = json.loads(done.stdout)
         assert first_difference(printed, cli_answer("megaciv", query)) is None, _cli_args(query)
 

@@ -19,14 +19,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_cli
 
 import civdsl
 from civdsl.codegen import generate_module
@@ -40,7 +39,6 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = sorted(p for p in (ROOT / "tests" / "hostile").glob("codegen_*.civ"))
 PHONE = (390, 844)
 DESKTOP = (1400, 1000)
-CLI = [sys.executable, str(ROOT / "cli.py")]
 RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
 # The engine answers cost and plan once their runtime files (credits.js, plan.js) are part of it.
 COMMANDS = {"resolve", "epoch", "score"} | ({"cost"} if (RUNTIME / "credits.js").is_file() else set()) \
@@ -480,8 +478,7 @@ def test_export_is_the_state_file_the_command_line_reads(driver, pages, tmp_path
             time.sleep(0.05)
         (exported,) = done
         assert json.loads(exported.read_text(encoding="utf-8")) == state
-        run = subprocess.run(CLI + ["resolve", "megaciv", "Famine", "--state", str(exported), "--json"],
-                             capture_output=True, text=True, cwd=ROOT)
+        run = run_cli("resolve", "megaciv", "Famine", "--state", str(exported), "--json", cwd=ROOT)
         assert run.returncode == 0, run.stderr
         cli = json.loads(run.stdout)
         page = driver.execute_script("return civdsl.resolve(civdslPage.stateFile(), 'Famine', 'primary', {})")
@@ -723,7 +720,7 @@ def test_a_stopped_strict_credit_search_says_so(driver, pages):
     planner's search at its work limit: the page shows the plan found and the same stop line, with
     the same bound, as the command line."""
     import civdsl
-    from civdsl.planner import plan
+    from civdsl.plan import plan
 
     _open(driver, pages["strict_credits"])
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 3000, "players": 9}
@@ -960,8 +957,7 @@ def test_i_bought_these_pays_as_plan_save_does(driver, pages, tmp_path):
     advances held, the cards kept and the treasury left, so the next plan spends nothing twice."""
     example = ROOT / "examples" / "state.yaml"
     saved = tmp_path / "after.yaml"
-    run = subprocess.run(CLI + ["plan", "megaciv", "--state", str(example), "--save", str(saved)],
-                         capture_output=True, text=True, cwd=ROOT)
+    run = run_cli("plan", "megaciv", "--state", str(example), "--save", str(saved), cwd=ROOT)
     assert run.returncode == 0, run.stderr
     after = yaml.safe_load(saved.read_text(encoding="utf-8"))
     _resize(driver, PHONE, True)
@@ -1017,20 +1013,24 @@ def test_a_marker_whose_epoch_is_unknown_says_so(driver, pages, edition):
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_epoch_alternatives_keep_their_thresholds(driver, pages):
+EITHER_OR = ROOT / "tests" / "fixtures" / "either_or.civ"
+
+
+def test_epoch_alternatives_keep_their_thresholds(driver, tmp_path):
     """Each alternative of an "or" requirement shows the player's count and what it needs, as
     `civdsl epoch` prints it ("5 cities (at least 2 needed)", "or ... (at least 1 needed)")."""
     state = {"civilization": "Hellas", "ast_position": 4, "cities": 5}
-    run = subprocess.run(CLI + ["epoch", "megaciv", "--ast", "basic"] + [f"--set={k}={v}" for k, v in state.items()],
-                         capture_output=True, text=True, cwd=ROOT)
+    run = run_cli("epoch", str(EITHER_OR), "--ast", "basic", *[f"--set={k}={v}" for k, v in state.items()], cwd=ROOT)
     assert run.returncode == 0, run.stderr
     cli_line = next(line for line in run.stdout.splitlines() if "either" in line)
+    page = tmp_path / "either_or.html"
+    page.write_text(page_html(EITHER_OR)[0], encoding="utf-8")
     _resize(driver, PHONE, True)
     try:
-        _open(driver, pages["megaciv"])
+        _open(driver, page)
         driver.execute_script("civdslPage.importState(arguments[0])", {**state, "ast_track": "basic"})
         alts = driver.execute_script("return Array.from(document.querySelectorAll('#epoch-body li.alt')).map(l => l.textContent)")
-        assert alts == ["5 cities (at least 2 needed)", "or Wonder of the World: no and 5 cities (at least 1 needed)"]
+        assert alts == ["5 cities (at least 2 needed)", "or Monument: no and 5 cities (at least 1 needed)"]
         assert cli_line.endswith("either " + alts[0] + ", " + alts[1])
         assert _console_errors(driver) == []
     finally:
@@ -1075,6 +1075,45 @@ def test_a_state_file_of_many_mistakes_is_read_within_bounds(driver, pages, tmp_
         assert len(driver.find_elements("css selector", "[role=tab]")) == 20
         assert driver.execute_script("return Array.from(document.querySelectorAll('#store-notice li')).map(l => l.textContent)") == \
             ["10 players after the first 20"]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_epoch_answer_shows_wonder_of_the_world_counted_as_a_city(driver, pages):
+    """004 ch 9: Wonder of the World "counts as a city during the A.S.T.-alteration phase": the
+    page says which count the requirements used, in `civdsl epoch`'s words."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["megaciv"])
+        driver.execute_script("civdslPage.importState(arguments[0])", {
+            "civilization": "Hellas", "ast_position": 4, "cities": 1, "ast_track": "basic", "holds": ["Wonder of the World"]})
+        assert _text(driver, "#epoch-body p.counted") == \
+            "Counted for the A.S.T.: 2 cities (1 given + 1 for Wonder of the World)."
+        assert "The marker moves to space 5." in _text(driver, "#epoch-body")
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_vp_band_option_switches_the_score_and_the_advances_victory_points(driver, tmp_path):
+    """13d's band boundary as the option vp_cost_200_is_3: Library at 200 (a test rulebook) is
+    6 VP by default and 3 with the option ticked, in the score and in the advance's row."""
+    page = tmp_path / "vp_band_200.html"
+    page.write_text(page_html(ROOT / "tests" / "fixtures" / "vp_band_200.civ")[0], encoding="utf-8")
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, page)
+        driver.execute_script("civdslPage.importState(arguments[0])", {"holds": ["Library"], "cities": 0, "ast_position": 0})
+        library = _adv(driver, "Library")
+        assert _score_line(driver, "Civilization advances") == "6"
+        assert driver.execute_script("return document.querySelector(arguments[0]).closest('.adv').querySelector('.vp').textContent",
+                                     library) == " \u00b7 6 VP"
+        _click(driver, "#opt-vp_cost_200_is_3")
+        assert _score_line(driver, "Civilization advances") == "3"
+        assert driver.execute_script("return document.querySelector(arguments[0]).closest('.adv').querySelector('.vp').textContent",
+                                     library) == " \u00b7 3 VP"
+        assert driver.execute_script("return civdslPage.stateFile()")["options"] == {"vp_cost_200_is_3": True}
         assert _console_errors(driver) == []
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -131,7 +131,7 @@ def test_every_source_file_of_the_compiler_is_in_the_fingerprint(tmp_path):
     before = cache.fingerprint_of(package, grammar)
     assert before == cache.fingerprint_of(package, grammar)
     changed = []
-    for name in ("loader.py", "parser.py", "model.py", "syntax.py", "charts/tables.py"):
+    for name in ("loader.py", "parser.py", "model.py", "syntax.py", "charts/builders.py"):
         path = package / name
         original = path.read_bytes()
         path.write_bytes(original + b"\n# changed\n")

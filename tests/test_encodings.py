@@ -8,11 +8,10 @@ before counting. A file that is not UTF-8 is refused with CIV004 at the first ba
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl.frontend import check_file
 
@@ -118,8 +117,7 @@ def test_cli_prints_exact_positions_without_a_traceback(tmp_path):
     latin.write_bytes(b"language 1\r\nedition e \"\xe9\"\r\n")
     tabs = tmp_path / "tabs.civ"
     tabs.write_bytes(GOOD.encode() + b"\tnote\t\"x\"\t\t1\n")
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "check", str(crlf), str(latin), str(tabs)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_cli("check", str(crlf), str(latin), str(tabs), timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"{crlf}:4:3: error[CIV001]" in proc.stderr
     assert f"{latin}:2:12: error[CIV004]" in proc.stderr

@@ -13,29 +13,31 @@ from __future__ import annotations
 import os
 import resource
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli, run_process
 
-from civdsl import build, loader
+from civdsl import atomicfile, build, loader
 from civdsl.build import BuildError, EditionOutputs
 from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 MINI = ROOT / "tests" / "fixtures" / "mini.civ"
 
 
-def run(*args, cwd=ROOT, umask=None, memory_mb=None, timeout=300):
-    def setup():
-        if umask is not None:
-            os.umask(umask)
-        if memory_mb is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-    return subprocess.run(CLI + list(map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          preexec_fn=setup)
+def run_with_umask(umask: int, *args):
+    """The command run in process under `umask` (which belongs to the process, so is put back)."""
+    old = os.umask(umask)
+    try:
+        return run_cli(*args, cwd=ROOT)
+    finally:
+        os.umask(old)
+
+
+def limit_memory(memory_mb: int):
+    """For run_process: the command's process stopped past `memory_mb` of address space."""
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
 
 
 def mode(path: Path) -> int:
@@ -52,7 +54,7 @@ def test_a_users_folder_named_like_an_edition_is_refused_not_deleted(tmp_path):
     out = tmp_path / "out"
     (out / "mini").mkdir(parents=True)
     (out / "mini" / "thesis.tex").write_text("three years of work")
-    proc = run("build", MINI, "-o", out)
+    proc = run_cli("build", MINI, "-o", out, cwd=ROOT)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "refusing to overwrite" in proc.stderr and "mini" in proc.stderr and "not written by civdsl" in proc.stderr
     assert (out / "mini" / "thesis.tex").read_text() == "three years of work"
@@ -106,12 +108,12 @@ def test_an_output_folder_of_an_older_civdsl_is_adopted(tmp_path):
 
 def test_build_output_has_ordinary_permissions_and_no_lock_file(tmp_path):
     out = tmp_path / "out"
-    proc = run("build", MINI, "-o", out, umask=0o022)
+    proc = run_with_umask(0o022, "build", MINI, "-o", out)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in out.iterdir()) == [build.MANIFEST_NAME, "mini"]
     for p in [out / "mini", *(out / "mini").rglob("*")]:
         assert mode(p) == (0o755 if p.is_dir() else 0o644), (p, oct(mode(p)))
-    proc = run("build", MINI, "-o", tmp_path / "strict", umask=0o077)
+    proc = run_with_umask(0o077, "build", MINI, "-o", tmp_path / "strict")
     assert mode(tmp_path / "strict" / "mini") == 0o700 and mode(tmp_path / "strict" / "mini" / "effects.py") == 0o600
 
 
@@ -136,7 +138,7 @@ def test_fmt_writes_through_a_symlink_and_keeps_the_mode(tmp_path):
     real.chmod(0o640)
     link = tmp_path / "house.civ"
     link.symlink_to(real)
-    proc = run("fmt", link)
+    proc = run_cli("fmt", link, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert real.read_text() == 'language 1\nedition f "F"\nnote "x"\n'
@@ -151,7 +153,7 @@ def test_fmt_keeps_a_hard_link(tmp_path):
     other = tmp_path / "also.civ"
     os.link(path, other)
     inode = path.stat().st_ino
-    proc = run("fmt", path)
+    proc = run_cli("fmt", path, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert path.stat().st_ino == inode and other.stat().st_ino == inode and path.stat().st_nlink == 2
     assert other.read_text() == 'language 1\nedition f "F"\nnote "x"\n'
@@ -159,7 +161,7 @@ def test_fmt_keeps_a_hard_link(tmp_path):
 
 
 def test_a_hard_link_rewritten_in_place_is_restored_when_the_write_fails(tmp_path, monkeypatch):
-    from civdsl import build
+    from civdsl import atomicfile
 
     path = tmp_path / "house.civ"
     path.write_bytes(b"old text\n")
@@ -168,9 +170,9 @@ def test_a_hard_link_rewritten_in_place_is_restored_when_the_write_fails(tmp_pat
     def fail(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(build.os, "fsync", fail)
+    monkeypatch.setattr(atomicfile.os, "fsync", fail)
     with pytest.raises(OSError):
-        build.atomic_write(path, "a much longer new text\n")
+        atomicfile.atomic_write(path, "a much longer new text\n")
     assert (tmp_path / "also.civ").read_bytes() == b"old text\n"
 
 
@@ -178,7 +180,7 @@ def test_new_files_get_the_umask(tmp_path):
     target = tmp_path / "new.txt"
     old = os.umask(0o027)
     try:
-        build.atomic_write(target, "x")
+        atomicfile.atomic_write(target, "x")
     finally:
         os.umask(old)
     assert mode(target) == 0o640
@@ -187,7 +189,7 @@ def test_new_files_get_the_umask(tmp_path):
 def test_fmt_refuses_a_fifo_at_once(tmp_path):
     fifo = tmp_path / "pipe.civ"
     os.mkfifo(fifo)
-    proc = run("fmt", fifo, timeout=120)  # the old fmt blocked here until killed
+    proc = run_cli("fmt", fifo, timeout=120, cwd=ROOT)  # the old fmt blocked here until killed
     assert proc.returncode == 1 and "not a regular file" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -195,9 +197,9 @@ def test_fmt_reads_no_more_than_the_size_limit(tmp_path):
     big = tmp_path / "big.civ"
     with open(big, "wb") as fh:
         fh.truncate(3_000_000_000)  # sparse: 3 GB that costs no disk
-    proc = run("fmt", big, memory_mb=600)
+    proc = run_process("fmt", big, cwd=ROOT, preexec_fn=limit_memory(600))
     assert proc.returncode == 1 and "error[CIV005]" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    proc = run("fmt", "/dev/zero", memory_mb=600)
+    proc = run_process("fmt", "/dev/zero", cwd=ROOT, preexec_fn=limit_memory(600))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
 
 
@@ -232,8 +234,8 @@ def test_a_base_swapped_for_a_symlink_after_its_check_is_refused(tmp_path, monke
 def test_an_edition_id_means_the_shipped_rulebook_for_every_command(tmp_path):
     (tmp_path / "civ1981").write_text("this is not a rulebook\n")
     for args in (["check", "civ1981"], ["resolve", "civ1981", "Famine"], ["build", "--check", "civ1981"]):
-        proc = run(*args, cwd=tmp_path)
+        proc = run_cli(*args, cwd=tmp_path)
         assert "not a rulebook" not in proc.stderr + proc.stdout, (args, proc.stderr)
         assert "error[" not in proc.stderr, (args, proc.stderr)
-    proc = run("check", "./civ1981", cwd=tmp_path)  # the local file, written as a path
+    proc = run_cli("check", "./civ1981", cwd=tmp_path)  # the local file, written as a path
     assert proc.returncode == 1 and "civ1981:1:1: error[CIV001]" in proc.stderr

@@ -5,71 +5,61 @@ time travel, JSON, the one-turn questions on a game file, the schema, and hostil
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl.ledger import gamefile
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, str(ROOT / "cli.py")]
 HOSTILE = sorted((ROOT / "tests" / "hostile").glob("game_*.yaml"))
 GAMES = sorted((ROOT / "tests" / "games").glob("*.yaml"))
 
 
-def civdsl(*args, cwd=None):
-    proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "NO_COLOR": "1"}, timeout=120)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
-
-
 def test_a_short_game_from_new_to_undo(tmp_path):
     game = tmp_path / "g.yaml"
-    made = civdsl("game", "new", "megaciv", "--players", "anna:Egypt,bruno:Assyria,chloe:Minoa,dario:Hellas,eva:Hatti",
+    made = run_cli("game", "new", "megaciv", "--players", "anna:Egypt,bruno:Assyria,chloe:Minoa,dario:Hellas,eva:Hatti",
                   "--ast", "basic", "-o", game)
     assert made.returncode == 0, made.stderr
     assert "start credits: 10 in every group" in made.stdout  # chapter 4, five players
-    added = civdsl("game", "add", game, "census", "anna", "cities=2", "tokens=8", "/", "next")
+    added = run_cli("game", "add", game, "census", "anna", "cities=2", "tokens=8", "/", "next")
     assert added.returncode == 0, added.stderr
     assert "anna: census: cities 0 -> 2, tokens 0 -> 8  [rulebooks/megaciv.civ:" in added.stdout
-    shown = civdsl("game", "show", game, "--player", "anna")
+    shown = run_cli("game", "show", game, "--player", "anna")
     assert "anna (Egypt): 2 cities, 8 tokens (47 in stock)" in shown.stdout
     assert "next: census" in shown.stdout  # Movement takes map outcomes too
-    data = json.loads(civdsl("game", "show", game, "--json").stdout)
+    data = json.loads(run_cli("game", "show", game, "--json").stdout)
     assert (data["turn"], data["step"], data["step_name"]) == (1, 3, "Movement")
-    assert civdsl("game", "show", game, "--event", "1", "--json").returncode == 0
-    before = json.loads(civdsl("game", "show", game, "--event", "0", "--json").stdout)
+    assert run_cli("game", "show", game, "--event", "1", "--json").returncode == 0
+    before = json.loads(run_cli("game", "show", game, "--event", "0", "--json").stdout)
     assert before["players"][0]["cities"] == 0
-    assert civdsl("game", "undo", game).returncode == 0
+    assert run_cli("game", "undo", game).returncode == 0
     assert len(gamefile.read(game).events) == 1
-    assert civdsl("game", "new", "megaciv", "--players", "anna", "-o", game).returncode == 2  # never overwrites
+    assert run_cli("game", "new", "megaciv", "--players", "anna", "-o", game).returncode == 2  # never overwrites
 
 
 def test_game_new_needs_a_track_where_the_edition_has_several(tmp_path):
-    proc = civdsl("game", "new", "megaciv", "--players", "anna:Egypt", "-o", tmp_path / "g.yaml")
+    proc = run_cli("game", "new", "megaciv", "--players", "anna:Egypt", "-o", tmp_path / "g.yaml")
     assert proc.returncode == 2 and "--ast" in proc.stderr
 
 
 def test_the_time_travel_of_show_by_turn():
     path = next(p for p in GAMES if p.stem == "megaciv-5")
-    data = json.loads(civdsl("game", "show", path, "--turn", "3", "--json").stdout)
+    data = json.loads(run_cli("game", "show", path, "--turn", "3", "--json").stdout)
     assert data["turn"] == 4 and data["step"] <= 2
 
 
 @pytest.mark.parametrize("command", ["score", "epoch", "plan"])
 def test_the_one_turn_questions_read_a_player_of_a_game_file(command):
     path = next(p for p in GAMES if p.stem == "megaciv-5")
-    proc = civdsl(command, "megaciv", "--state", path, "--player", "anna", "--json")
+    proc = run_cli(command, "megaciv", "--state", path, "--player", "anna", "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    shown = json.loads(civdsl("game", "show", path, "--json").stdout)
+    shown = json.loads(run_cli("game", "show", path, "--json").stdout)
     anna = next(p for p in shown["players"] if p["name"] == "anna")
     if command == "score":
         assert json.loads(proc.stdout)["points"][0]["points"] == anna["cities"]
-    wrong = civdsl(command, "megaciv", "--state", path, "--player", "zed")
+    wrong = run_cli(command, "megaciv", "--state", path, "--player", "zed")
     assert wrong.returncode == 1 and "no player `zed`" in wrong.stderr
 
 
@@ -88,7 +78,7 @@ def test_a_hostile_game_file_gets_a_clear_error(path):
     expect = path.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].removeprefix("# expect: ")
     for command in (["game", "show", path], ["game", "add", path, "next"]):
         before = path.read_bytes()
-        proc = civdsl(*command)
+        proc = run_cli(*command)
         assert proc.returncode == 1, (command, proc.stdout, proc.stderr)
         assert expect in proc.stderr
         assert path.read_bytes() == before
@@ -98,13 +88,13 @@ def test_a_game_file_over_the_size_limit_is_refused_unread(tmp_path):
     path = tmp_path / "huge.yaml"
     head = "civdsl_game: 1\nedition: megaciv\nplayers:\n- {name: anna, civilization: Egypt}\nevents:\n"
     path.write_text(head + '  - {"turn": 1, "step": 2, "do": "next"}\n' * 40_000, encoding="utf-8")
-    proc = civdsl("game", "show", path)
+    proc = run_cli("game", "show", path)
     assert proc.returncode == 1 and "larger than" in proc.stderr
 
 
 def test_an_error_in_json_mode_is_one_object_with_its_diagnostic():
     path = ROOT / "tests" / "hostile" / "game_unknown_player.yaml"
-    proc = civdsl("game", "show", path, "--json")
+    proc = run_cli("game", "show", path, "--json")
     assert proc.returncode == 1 and proc.stderr == ""
     data = json.loads(proc.stdout)
     assert data["error"]["diagnostics"][0]["code"] == "CIV142"
@@ -126,6 +116,5 @@ def test_the_readme_game_runs_as_written(tmp_path):
     for command, expected in steps:
         args = shlex.split(command)
         assert args[0] == "civdsl"
-        proc = subprocess.run([*CLI, *args[1:]], capture_output=True, text=True, cwd=tmp_path,
-                              env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+        proc = run_cli(*args[1:], cwd=tmp_path, env={"NO_COLOR": "1"})
         assert (proc.stdout + proc.stderr).rstrip("\n") == "\n".join(expected), command

@@ -27,10 +27,10 @@ import sys
 import tokenize
 import unicodedata
 from xml.etree import ElementTree
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl.build import compile_all
 from civdsl.codegen import generate
@@ -39,9 +39,6 @@ from civdsl.diagnostics import Diagnostics
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "hostile"
-CLI = [sys.executable, str(ROOT / "cli.py")]
-
-
 def expectation(path: Path) -> str:
     first = path.read_bytes().split(b"\n", 1)[0].decode("ascii")
     assert first.startswith("# expect: "), f"{path.name}: the first line must be `# expect: ...`"
@@ -284,8 +281,7 @@ def test_hostile_rulebook_is_rejected_with_a_located_diagnostic(path):
 
 
 def test_cli_reports_every_rejected_file_without_a_traceback():
-    proc = subprocess.run(CLI + ["check"] + [str(p.relative_to(ROOT)) for p in REJECT_CASES],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = run_cli("check", *[str(p.relative_to(ROOT)) for p in REJECT_CASES], timeout=120, cwd=ROOT)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr + proc.stdout
     for path in REJECT_CASES:
@@ -299,12 +295,8 @@ def test_cli_reports_every_rejected_file_without_a_traceback():
 
 @pytest.fixture(scope="module")
 def state_runs():
-    def run(path: Path):
-        return path, subprocess.run(CLI + ["resolve", "civ1981", "Famine", "--state", str(path.relative_to(ROOT))],
-                                    capture_output=True, text=True, timeout=120, cwd=ROOT)
-    subprocess.run(CLI + ["resolve", "civ1981", "Famine"], capture_output=True, timeout=120, cwd=ROOT)  # warm the cache
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return {p.name: proc for p, proc in pool.map(run, STATE_CASES)}
+    return {p.name: run_cli("resolve", "civ1981", "Famine", "--state", str(p.relative_to(ROOT)), timeout=120, cwd=ROOT)
+            for p in STATE_CASES}
 
 
 @pytest.mark.parametrize("path", STATE_CASES, ids=lambda p: p.stem)
@@ -350,7 +342,7 @@ def test_an_uncompilable_rule_is_a_diagnostic_in_build(tmp_path):
 def test_an_uncompilable_rule_is_a_diagnostic_in_resolve(tmp_path):
     path = tmp_path / "table.civ"
     path.write_text(MINI.replace("{ 2..4: 8, 5..: 9 }", "{ 2..4: cities, 5..: 9 }"), encoding="utf-8")
-    proc = subprocess.run(CLI + ["resolve", str(path), "Famine"], capture_output=True, text=True, timeout=120)
+    proc = run_cli("resolve", str(path), "Famine", timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-1500:]
     assert f"{path}:16:71: error[CIV043]" in proc.stderr
 
@@ -364,7 +356,7 @@ def test_an_uncompilable_rule_is_a_diagnostic_in_resolve(tmp_path):
 def test_a_long_unknown_option_or_value_is_echoed_cut_short(args):
     """Values are cut short in messages (docs/security.md): an unknown option name or a bad value
     of 100,000 characters gives a message of a few lines, not 100 KB."""
-    proc = subprocess.run(CLI + args, capture_output=True, text=True)
+    proc = run_cli(*args)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert len(proc.stdout) + len(proc.stderr) < 1_000, (len(proc.stdout), len(proc.stderr))
     assert "..." in proc.stdout + proc.stderr

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 import yaml
 
 import civdsl
@@ -88,8 +87,7 @@ def test_the_counterexample_is_a_state_file_the_commands_reproduce(tmp_path):
     with_it = rb.resolve("Famine", "primary", state["holds"] + [extra], facts).taken("damage")
     assert with_it > without
     # the command line reads the file as written
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "resolve", str(path), "Famine", "--state", str(written),
-                           "--holds", extra, "--json"], capture_output=True, text=True)
+    proc = run_cli("resolve", str(path), "Famine", "--state", str(written), "--holds", extra, "--json")
     assert json.loads(proc.stdout)["effects"][0]["taken"] == with_it
 
 

@@ -48,7 +48,7 @@ ENGINE_FILES = sorted(p for p in PACKAGE.rglob("*.py") if "cli" not in p.relativ
 
 def test_the_walk_sees_the_engines():
     names = {_module_name(p) for p in ENGINE_FILES}
-    assert {"civdsl.planner", "civdsl.rounds.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
+    assert {"civdsl.plan.purchase", "civdsl.rounds.simulate", "civdsl.lsp", "civdsl.fmt", "civdsl.charts"} <= names
     assert "civdsl.cli.main" not in names
 
 
@@ -59,13 +59,161 @@ def test_engines_never_import_the_command_line(path):
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}: commands belong in civdsl/cli/"
 
 
-# The passes in order (docs/architecture.md) and what sits on top of them: the front end that runs
-# them in one call, the caches, and the tools. A pass never imports anything on top.
-PASSES = ("loader", "parser", "syntax", "references", "resolver", "validator", "citations", "clauses", "segment",
-          "codegen", "runtime", "model",
-          "vocabulary", "fields")
-ON_TOP = ("frontend", "api", "build", "highlight", "lsp", "diff", "itemexplain", "planner", "plan_search", "fmt",
-          "scaffold", "charts", "coverage", "rulings", "impact", "laws")
+# The layers of docs/architecture.md ("Layers"), bottom up: a module imports only modules of its
+# own layer or a lower one (every import, inside functions too). A package stands in one layer as a
+# whole, except the round rules' modules, which stand each with the stage it serves.
+LAYERS = {
+    "foundations": ("errors", "records", "escape", "codes", "bounds", "fields", "resources", "gcpause", "pysource",
+                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile"),
+    "runtime": ("pricing", "handvalue", "standing", "runtime", "sourcemap", "vocabulary", "state", "phrases",
+                "rounds.runtime", "rounds.state", "rounds.simulate"),
+    "passes": ("parser", "syntax", "loader", "references", "expressions", "model", "resolver", "validator", "clauses",
+               "citations", "segment", "describe", "codegen", "serialize", "rounds.syntax", "rounds.model",
+               "rounds.resolve", "rounds.checks", "rounds.codegen", "rounds.serialize", "rounds.diff"),
+    "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
+              "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
+              "companion", "rounds.reference", "rounds.event_plot"),
+    "command line": ("cli",),
+}
+# The passes in the order of the document's table ("The passes"): a pass never imports a later one.
+PASSES = ("parser", "syntax", "loader", "resolver", "validator", "citations", "codegen")
+# The import cycle the document names as not yet untied ("Layers"); any other cycle fails.
+NAMED_CYCLES = ({"civdsl.ledger.calamities", "civdsl.ledger.ending", "civdsl.ledger.events", "civdsl.ledger.play"},)
+
+
+def _unit(module: str) -> str | None:
+    """The name under which LAYERS lists a module (`civdsl.plan.search` -> `plan`)."""
+    rest = module.removeprefix("civdsl.")
+    if module == "civdsl" or rest == module:
+        return None  # the package's face (load, Rulebook on first use) and modules outside civdsl
+    listed = {name for names in LAYERS.values() for name in names}
+    if any(name.startswith(rest + ".") for name in listed):
+        return None  # a package whose modules stand each in their own layer: its face (`rounds`)
+    parts = rest.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in listed:
+            return ".".join(parts[:n])
+    return rest
+
+
+_LAYER_OF = {name: i for i, names in enumerate(LAYERS.values()) for name in names}
+ALL_FILES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_stands_in_one_layer():
+    listed = [name for names in LAYERS.values() for name in names]
+    assert len(listed) == len(set(listed))
+    units = {_unit(_module_name(p)) for p in ALL_FILES} - {None}
+    assert sorted(units - set(listed)) == [], "a new module: give it its layer here and in docs/architecture.md"
+    assert sorted(set(listed) - units) == []
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_module_never_imports_a_higher_layer(path):
+    own = _unit(_module_name(path))
+    if own is None:
+        return
+    higher = sorted({m for m in _imports(path) if (u := _unit(m)) in _LAYER_OF and _LAYER_OF[u] > _LAYER_OF[own]})
+    assert not higher, (f"{path.relative_to(ROOT)} ({list(LAYERS)[_LAYER_OF[own]]}) imports {higher}: "
+                        "a lower layer never imports a higher one")
+
+
+@pytest.mark.parametrize("index", range(len(PASSES)), ids=lambda i: PASSES[i])
+def test_a_pass_never_imports_a_later_one(index):
+    later = PASSES[index + 1:]
+    bad = sorted(m for m in _imports(PACKAGE / f"{PASSES[index]}.py") if _unit(m) in later)
+    assert not bad, f"civdsl/{PASSES[index]}.py imports {bad}: a pass never imports a later one"
+
+
+def _import_graph() -> dict[str, set[str]]:
+    names = {_module_name(p) for p in ALL_FILES}
+    graph = {}
+    for path in ALL_FILES:
+        name = _module_name(path)
+        targets = set()
+        for m in _imports(path):
+            parts = m.split(".")
+            while parts and ".".join(parts) not in names:
+                parts.pop()  # `from .x import NAME` names NAME too: the module is what stands
+            target = ".".join(parts)
+            # a package's module that imports its own package (`from . import sibling`) loads the
+            # package first, which is no cycle of theirs
+            if target and target != name and not name.startswith(target + "."):
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(component)
+    return found
+
+
+def test_the_cycle_search_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_but_those_the_document_names():
+    cycles = _cycles(_import_graph())
+    assert [c for c in cycles if c not in NAMED_CYCLES] == []
+
+
+def _section(title: str) -> str:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else len(text)]
+
+
+def test_the_document_states_these_layers_and_passes():
+    """docs/architecture.md says what this file checks: its layer table lists the same modules in
+    the same layers, its pass table the same passes in the same order."""
+    import re
+
+    rows = [line.split("|") for line in _section("Layers").splitlines() if line.startswith("| ")]
+    documented = {cells[1].strip(): tuple(name.replace("/", ".") for name in re.findall(r"`([\w./]+?)(?:\.py|/)?`", cells[2]))
+                  for cells in rows[1:]}
+    assert documented == LAYERS
+    passes = [line.split("|")[2] for line in _section("The passes").splitlines() if re.match(r"\| \d", line)]
+    assert tuple(re.search(r"`(\w+)\.py`", cell)[1] for cell in passes) == PASSES
 
 
 def test_modules_are_named_for_their_job():
@@ -77,8 +225,8 @@ def test_modules_are_named_for_their_job():
 
 @pytest.mark.parametrize("name", PASSES)
 def test_a_pass_never_imports_what_sits_on_top(name):
-    imports = _imports(PACKAGE / f"{name}.py")
-    bad = sorted(m for m in imports for top in ON_TOP if m == f"civdsl.{top}" or m.startswith(f"civdsl.{top}."))
+    on_top = LAYERS["tools"] + LAYERS["command line"]
+    bad = sorted(m for m in _imports(PACKAGE / f"{name}.py") if _unit(m) in on_top)
     assert not bad, f"civdsl/{name}.py imports {bad}: a pass never imports the front end or a tool"
 
 
@@ -190,16 +338,17 @@ def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
 # division) is imported where that path starts.
 QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
                  "civdsl.cli.terminal", "civdsl.errors", "civdsl.gcpause", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
+                 "civdsl.unknown", "civdsl.pricing", "civdsl.handvalue", "civdsl.standing", "civdsl.sourcemap",
                  "civdsl.records", "civdsl.state", "civdsl.vocabulary"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.planner", "civdsl.plan_search"}),
+              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.purchase", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
-                                                        "civdsl.table_phase"})]
+                                                        "civdsl.table.tablefile", "civdsl.table.calamity_phase"})]
 
 
 @pytest.mark.parametrize("args, own", QUESTIONS, ids=lambda a: a[0] if isinstance(a, list) else "")
@@ -209,7 +358,7 @@ def test_each_question_loads_only_its_path(args, own):
     assert code in (0, 1)
     ours = {m for m in modules if m.startswith("civdsl") and not m.startswith("civdsl_compiled_")}
     assert ours - QUESTION_PATH - own == set(), f"`civdsl {args[0]}` imported more than its path"
-    assert "civdsl.planner" not in modules or args[0] == "plan"
+    assert "civdsl.plan" not in modules or args[0] == "plan"
     # the standard library's heavier modules that answering does not use (fractions: only a
     # division, an objective expression or a bound with a remainder makes a Fraction;
     # difflib/did-you-mean: only a mistake; dataclasses: the tables on this path are

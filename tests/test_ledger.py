@@ -341,3 +341,17 @@ def test_every_board_edition_declares_the_whole_turns_bookkeeping(edition):
     kinds = {k for step in load(edition).module.TURN for k, _, _ in step["actions"]}
     assert kinds >= {"census", "collect_tax", "draw_trade_cards", "buy_trade_cards", "trade", "resolve_calamities",
                      "buy_advances", "hand_limit", "alter_ast", "end_game"}
+
+
+def test_wonder_of_the_world_counts_as_a_city_when_the_markers_move():
+    """004 ch 9: Wonder of the World counts as a city during the A.S.T.-alteration phase. Egypt on
+    space 4 (the Stone Age's last) needs 2 cities for Early Bronze (basic, space 5): 1 city and the
+    Wonder move it, 1 city alone does not."""
+    for advances, expected in ((["Wonder of the World"], 5), ([], 4)):
+        game = new_game()
+        census(game, anna=(1, 10))
+        game.players["anna"].ast_position = 4
+        game.players["anna"].advances = list(advances)
+        step_named(game, "A.S.T. alteration")
+        game.apply({"do": "next"})
+        assert game.players["anna"].ast_position == expected, advances

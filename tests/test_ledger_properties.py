@@ -4,11 +4,10 @@ the game and the file exactly as they were."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,8 +94,7 @@ def test_a_refused_event_leaves_the_game_file_byte_identical(tmp_path):
     for words in (["census", "anna", "cities=10"], ["buy", "anna", "Pottery"], ["trade", "anna", "Ochre", "for",
                   "zed", "Salt"], ["draw", "anna", "Gold"], ["frobnicate"], ["census", "anna", "cities=2", "/",
                   "census", "anna", "cities=99"]):
-        proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "game", "add", str(game), *words],
-                              capture_output=True, text=True)
+        proc = run_cli("game", "add", str(game), *words)
         assert proc.returncode == 1, proc.stderr
         assert "Traceback" not in proc.stderr and "error[CIV14" in proc.stderr
         assert game.read_bytes() == before

@@ -78,11 +78,11 @@ def test_an_edition_without_set_ups_checks_none():
 
 
 def test_game_new_refuses_a_mixed_set_up_and_writes_nothing(tmp_path):
-    from tests.test_game_cli import civdsl
+    from conftest import run_cli
 
     out = tmp_path / "g.yaml"
-    proc = civdsl("game", "new", "megaciv", "--players", "a:Minoa,b:Saba,c:Hatti,d:Hellas,e:Egypt", "--ast",
-                  "basic", "-o", out)
+    proc = run_cli("game", "new", "megaciv", "--players", "a:Minoa,b:Saba,c:Hatti,d:Hellas,e:Egypt", "--ast",
+                   "basic", "-o", out)
     assert proc.returncode == 1 and not out.exists()
     assert "error[CIV145]" in proc.stderr and "set-up 5 West: Minoa, Assyria, Hatti, Hellas, Egypt" in proc.stderr
 

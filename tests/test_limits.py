@@ -18,19 +18,20 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_process
 
 from civdsl import parser
 from civdsl.codegen import generate
 from civdsl.frontend import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 HEAD = 'language 1\nedition big "Big"\n'  # the first two lines of every generated file
 
 
-def run_cli(*args, timeout=120):
+def run_timed(*args, timeout=120):
+    """The command in its own process (a stuck run is stopped by the timeout, not the suite), and its time."""
     start = time.monotonic()
-    proc = subprocess.run(CLI + list(map(str, args)), capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    proc = run_process(*args, timeout=timeout, cwd=ROOT)
     return proc, time.monotonic() - start
 
 
@@ -90,7 +91,7 @@ def test_huge_file_is_refused_without_reading_it_all(tmp_path):
         for _ in range(10_000_000 // len(line) + 1):
             fh.write(line)
     assert path.stat().st_size > 10_000_000
-    proc, elapsed = run_cli("check", path, timeout=60)
+    proc, elapsed = run_timed("check", path, timeout=60)
     print(f"\n10 MB file: {elapsed:.2f} s")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"{path}:1:1: error[CIV005]" in proc.stderr
@@ -196,7 +197,7 @@ def test_twenty_thousand_term_chains_on_many_lines(tmp_path):
         path = tmp_path / f"chain-{name}.civ"
         path.write_text(HEAD + prefix + "\n", encoding="utf-8")
         paths.append(path)
-    proc, elapsed = run_cli("check", *paths, timeout=180)
+    proc, elapsed = run_timed("check", *paths, timeout=180)
     print(f"\n{len(paths)} chains of 20,000 terms: {elapsed:.1f} s")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr

@@ -10,6 +10,7 @@ import json
 import os
 
 import pytest
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -63,14 +64,6 @@ def test_an_empty_state_never_cancels_a_calamity(edition):
         assert out["cancelled"] is False, (calamity, out.get("cancel_reason"))
 
 
-def _cli(*args):
-    from click.testing import CliRunner
-
-    from civdsl.cli import main
-
-    return CliRunner().invoke(main, list(args))
-
-
 @pytest.mark.parametrize("question, complete", [
     (["resolve", "megaciv", "Piracy"], ["--set", "coastal_cities=0"]),
     (["score", "megaciv"], ["--set", "cities=2", "--set", "ast_position=3", "--set", "sole_leader=false",
@@ -79,7 +72,7 @@ def _cli(*args):
 ])
 @pytest.mark.parametrize("fmt", [[], ["--json"]])
 def test_every_question_exits_1_in_every_format_when_a_fact_is_missing(question, complete, fmt):
-    incomplete = _cli(*question, *fmt)
+    incomplete = run_cli(*question, *fmt)
     assert incomplete.exit_code == 1, incomplete.output
     if fmt:
         data = json.loads(incomplete.output)
@@ -88,12 +81,12 @@ def test_every_question_exits_1_in_every_format_when_a_fact_is_missing(question,
         assert data["complete"] is False and data["missing_facts"]
     else:
         assert "incomplete: the state does not" in incomplete.output
-    done = _cli(*question, *complete, *fmt)
+    done = run_cli(*question, *complete, *fmt)
     assert done.exit_code == 0, done.output
 
 
 def test_resolve_text_shows_what_is_undecided_and_never_calls_it_cancelled():
-    out = _cli("resolve", "megaciv", "Piracy").output
+    out = run_cli("resolve", "megaciv", "Piracy").output
     assert "cancelled" not in out.split("undecided")[0]
     assert "undecided: whether the calamity is cancelled depends on the coastal cities" in out
     assert "--set coastal_cities=N" in out

@@ -4,21 +4,14 @@ option no rule reads is a warning (CIV081), and 1981's optional calamity floor (
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 
 import civdsl
-from civdsl.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _cli(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 @pytest.mark.parametrize("question", [
@@ -31,19 +24,19 @@ def _cli(*args):
     ["table", "civ1981", "examples/table-1981.yaml"],
 ])
 def test_every_question_command_takes_an_option_and_refuses_an_unknown_one(question):
-    ok = _cli(*question, "--option", "calamity_floor=on")
+    ok = run_cli(*question, "--option", "calamity_floor=on")
     assert "unknown option" not in ok.output and "No such option" not in ok.output, ok.output
-    bad = _cli(*question, "--option", "calamity_flor=on")
+    bad = run_cli(*question, "--option", "calamity_flor=on")
     assert bad.exit_code == 1 and "unknown option `calamity_flor` (did you mean `calamity_floor`?)" in bad.output
-    wrong = _cli(*question, "--option", "calamity_floor=maybe")
+    wrong = run_cli(*question, "--option", "calamity_floor=maybe")
     assert wrong.exit_code == 1 and "write NAME=on or NAME=off" in wrong.output
 
 
 def test_the_1981_calamity_floor_caps_losses_at_the_unit_points_above_15():
-    on = json.loads(_cli("resolve", "civ1981", "Flood", "--set", "unit_points=18", "--set", "flood_plain_units=9",
+    on = json.loads(run_cli("resolve", "civ1981", "Flood", "--set", "unit_points=18", "--set", "flood_plain_units=9",
                          "--option", "calamity_floor=on", "--json").output)
     assert on["effects"][0]["taken"] == 3  # 17 demanded, capped at 18 - 15, then bounded by the 9 on the plain
-    off = json.loads(_cli("resolve", "civ1981", "Flood", "--set", "unit_points=18", "--set", "flood_plain_units=9",
+    off = json.loads(run_cli("resolve", "civ1981", "Flood", "--set", "unit_points=18", "--set", "flood_plain_units=9",
                           "--json").output)
     assert off["effects"][0]["taken"] == 9
 
@@ -51,7 +44,7 @@ def test_the_1981_calamity_floor_caps_losses_at_the_unit_points_above_15():
 def test_options_in_a_state_file(tmp_path):
     state = tmp_path / "s.yaml"
     state.write_text("unit_points: 17\noptions: {calamity_floor: on}\n")
-    out = json.loads(_cli("resolve", "civ1981", "Epidemic", "--state", str(state), "--json").output)
+    out = json.loads(run_cli("resolve", "civ1981", "Epidemic", "--state", str(state), "--json").output)
     assert out["effects"][0]["amount"] == 2
 
 
@@ -76,20 +69,20 @@ def test_a_calamity_by_its_aka_name_in_any_case():
 
 
 def test_advances_and_commodities_by_aka_in_every_command():
-    out = _cli("cost", "civ1981", "--buy", "drama & poetry", "--holds", "MYSTICISM", "--json")
+    out = run_cli("cost", "civ1981", "--buy", "drama & poetry", "--holds", "MYSTICISM", "--json")
     assert json.loads(out.output)["items"][0]["advance"] == "Drama and Poetry"
-    hand = json.loads(_cli("hand", "civ1981", "--cards", "spices x2", "--json").output)
+    hand = json.loads(run_cli("hand", "civ1981", "--cards", "spices x2", "--json").output)
     assert [s["commodity"] for s in hand["sets"]] == ["Spice"]
     state = civdsl.load("civ1981").state(["drama & poetry"], {"holds": ["pottery"], "commodities": {"SPICES": 2}})
     assert state.held == ("Drama and Poetry", "Pottery") and state.facts["commodities"] == {"Spice": 2}
 
 
 def test_did_you_mean_considers_aka_names_and_whole_words():
-    volcano = _cli("resolve", "megaciv", "Volcano")
+    volcano = run_cli("resolve", "megaciv", "Volcano")
     assert volcano.exit_code == 1 and "did you mean `Volcanic Eruption or Earthquake`?" in volcano.output
-    heresy = _cli("resolve", "civ1981", "Iconoclasm & Heresi")
+    heresy = run_cli("resolve", "civ1981", "Iconoclasm & Heresi")
     assert "did you mean `Iconoclasm & Heresy`, that is `Iconoclasm and Heresy`?" in heresy.output
-    spice = _cli("hand", "civ1980", "--cards", "Spise x2")
+    spice = run_cli("hand", "civ1980", "--cards", "Spise x2")
     assert spice.exit_code == 1 and "did you mean `Spice" in spice.output
 
 
@@ -111,15 +104,15 @@ option start_bonus "house rule: every player starts with credits" off
 start credits start_credits_by_players(players) unless not start_bonus
 ''', encoding="utf-8")
     base = ["plan", str(path), "--set", "players=5", "--set", "treasury=60", "--json"]
-    off = json.loads(_cli(*base).output)
-    on = json.loads(_cli(*base, "--option", "start_bonus=on").output)
+    off = json.loads(run_cli(*base).output)
+    on = json.loads(run_cli(*base, "--option", "start_bonus=on").output)
     assert on["plans"][0] != off["plans"][0]
-    bad = _cli(*base, "--option", "start_bonus=maybe")
+    bad = run_cli(*base, "--option", "start_bonus=maybe")
     assert bad.exit_code == 1
-    unknown = _cli(*base, "--option", "start_bonsu=on")
+    unknown = run_cli(*base, "--option", "start_bonsu=on")
     assert unknown.exit_code == 1 and "did you mean `start_bonus`?" in unknown.output
     # the start credits a switched option grants count in `cost` as well (the option reaches the rule)
-    cost = json.loads(_cli("cost", str(path), "--buy", "Cloth Making", "--set", "players=5", "--option",
+    cost = json.loads(run_cli("cost", str(path), "--buy", "Cloth Making", "--set", "players=5", "--option",
                            "start_bonus=on", "--json").output)
     assert cost["items"][0]["price"] == 40
 
@@ -155,9 +148,7 @@ def test_states_and_arguments_name_an_item_in_nfc_or_nfd_alike(accented, tmp_pat
     assert rb.cost([spelling], ["Agriculture"])["items"][0]["price"] < rb.cost([], ["Agriculture"])["items"][0]["price"]
     state = tmp_path / "state.yaml"
     state.write_text(f'holds: ["{spelling}"]\n', encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cost", str(accented), "--buy", spelling,
-                           "--state", str(state)], capture_output=True, text=True)
+    proc = run_cli("cost", str(accented), "--buy", spelling, "--state", str(state))
     assert "Traceback" not in proc.stderr and "unknown advance" not in proc.stderr, proc.stderr
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cost", str(accented), "--buy", "Agriculture",
-                           "--holds", spelling], capture_output=True, text=True)
+    proc = run_cli("cost", str(accented), "--buy", "Agriculture", "--holds", spelling)
     assert proc.returncode == 0, proc.stderr

@@ -10,11 +10,10 @@ with CIV006 at the path string; what does not exist or is not a regular file is 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl import build
 from civdsl.build import BuildError, EditionOutputs
@@ -22,7 +21,6 @@ from civdsl.frontend import check_file
 from civdsl.resources import rulebooks_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 MINI = (ROOT / "tests" / "fixtures" / "mini.civ").read_text(encoding="utf-8")
 COLUMN = len('edition h "H" extends ') + 1  # where the path string starts on line 2
 
@@ -139,8 +137,7 @@ def test_special_files_never_hang(tree):
     fifo = tree / "tree" / "fifo.civ"
     os.mkfifo(fifo)
     via_extends = house(tree / "tree", "fifo.civ")
-    proc = subprocess.run(CLI + ["check", str(fifo), "/dev/zero", str(via_extends)],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_cli("check", str(fifo), "/dev/zero", str(via_extends), timeout=60)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"cannot read {fifo}: not a regular file" in proc.stderr
     assert "cannot read /dev/zero: not a regular file" in proc.stderr
@@ -181,8 +178,8 @@ def test_cli_build_writes_only_inside_the_output_folder(tmp_path):
     parent = tmp_path / "parent"
     parent.mkdir()
     (parent / "neighbour.txt").write_text("keep")
-    proc = subprocess.run(CLI + ["build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(parent / "out")],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    proc = run_cli("build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(parent / "out"), timeout=120,
+                   cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in parent.iterdir()) == ["neighbour.txt", "out"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["parent"]
@@ -252,13 +249,11 @@ def test_top_level_files_are_not_written_through_symlinked_folders(tmp_path):
 def test_output_folder_under_a_file_is_a_one_line_error(tmp_path):
     target = tmp_path / "file"
     target.write_text("not a folder")
-    proc = subprocess.run(CLI + ["build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target / "out")],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_cli("build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target / "out"), timeout=120)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("error: cannot write"), proc.stderr
     assert target.read_text() == "not a folder"
     # an output "folder" that is a file is refused by the option parser itself (usage error, exit 2)
-    proc = subprocess.run(CLI + ["build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_cli("build", str(ROOT / "tests" / "fixtures" / "mini.civ"), "-o", str(target), timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "is a file" in proc.stderr
     assert target.read_text() == "not a folder"

@@ -1,7 +1,7 @@
 """The purchase planner (civdsl plan, civdsl hand).
 
 The planner is checked against brute force: every subset of a handful of candidate advances,
-priced with runtime.prices, paid by trying every subset of the hand's cards and every treasury
+priced with pricing.prices, paid by trying every subset of the hand's cards and every treasury
 amount the rules allow. Seed examples come from tests/scenarios/*.yaml (the purchase examples
 of Mega Civilization phase 12, Expansion 32.59 and Avalon Hill 1981 17.5).
 """
@@ -20,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import plan_horizon, planner, runtime
+from civdsl import pricing, runtime
+from civdsl.plan import horizon as plan_horizon
+from civdsl.plan import purchase as planner
 from civdsl.cli import main
 from civdsl.state import StateError
 
@@ -195,7 +197,7 @@ def brute_force(rb, state, among, values, want=(), avoid=(), top=1):
             if card_limit is not None and len(combo) > max(0, card_limit - len(holds)):
                 continue
             buys = sorted(combo, key=order.get)
-            price = runtime.prices(module, holds, buys, credits)["total"]
+            price = pricing.prices(module, holds, buys, credits)["total"]
             limit = limit0 + sum(a["delta"] for h in list(holds) + buys for k, a in module.ADVANCES[h]["abilities"]
                                  if k == "hand_limit")
             spent = spent_of(price, limit)
@@ -288,7 +290,7 @@ def test_plan_matches_brute_force(rid, data):
 @PROPERTY
 @given(data=st.data())
 def test_same_turn_prices_match_runtime(rid, data):
-    """The search's own pricing of a set equals runtime.prices for any set of candidates."""
+    """The search's own pricing of a set equals pricing.prices for any set of candidates."""
     rb = _book(rid)
     module = rb.module
     state, among = random_instance(data, module, max_candidates=10)
@@ -296,7 +298,7 @@ def test_same_turn_prices_match_runtime(rid, data):
     problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
     buys = data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys") if problem.candidates else []
     order = {n: i for i, n in enumerate(module.ADVANCES)}
-    expected = runtime.prices(module, ps.held, sorted(buys, key=order.get), ps.facts.get("credits"))["total"]
+    expected = pricing.prices(module, ps.held, sorted(buys, key=order.get), ps.facts.get("credits"))["total"]
     assert problem.exact_price(buys) == expected
 
 
@@ -949,8 +951,8 @@ def test_dynamic_programme_on_the_fixture_rulebook(fixture_book, data):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_same_turn_machine_prices_like_the_runtime(rid, data):
-    """Visiting a set from the dearest down, the machine's price is runtime.prices' total."""
-    from civdsl import plan_search
+    """Visiting a set from the dearest down, the machine's price is pricing.prices' total."""
+    from civdsl.plan import search as plan_search
 
     rb = _book(rid)
     module = rb.module
@@ -966,7 +968,7 @@ def test_same_turn_machine_prices_like_the_runtime(rid, data):
         ms, delta = machine.step(ms, name)
         price += delta
     price += machine.finish(ms)
-    expected = runtime.prices(module, ps.held, sorted(buys, key=problem.order.get), ps.facts.get("credits"))["total"]
+    expected = pricing.prices(module, ps.held, sorted(buys, key=problem.order.get), ps.facts.get("credits"))["total"]
     assert price == expected
     assert isinstance(plan_search.SameTurnMachine, type)
 
@@ -976,8 +978,8 @@ def test_same_turn_machine_prices_like_the_runtime(rid, data):
 @given(data=st.data())
 def test_target_assignments_partition_purchases_and_price_them(rid, data):
     """Every purchase meets exactly one assignment of the same-turn abilities' targets, and the
-    prices that assignment leaves add up to runtime.prices' total."""
-    from civdsl import plan_search
+    prices that assignment leaves add up to pricing.prices' total."""
+    from civdsl.plan import search as plan_search
 
     rb = _book(rid)
     module = rb.module
@@ -993,7 +995,7 @@ def test_target_assignments_partition_purchases_and_price_them(rid, data):
            if must <= buys and not (out & buys)]
     assert len(met) == 1
     must, prices = met[0]
-    expected = runtime.prices(module, ps.held, sorted(buys, key=problem.order.get), ps.facts.get("credits"))["total"]
+    expected = pricing.prices(module, ps.held, sorted(buys, key=problem.order.get), ps.facts.get("credits"))["total"]
     assert sum(prices.get(n, machine.base[n]) for n in buys) == expected
 
 
@@ -1002,7 +1004,7 @@ BENCH = bench_planner()
 
 @pytest.mark.parametrize("case", BENCH.STRESS, ids=[c[0] for c in BENCH.STRESS])
 def test_stress_states_structure(case):
-    """The benchmark's stress states: the plan is affordable, paid legally, priced as runtime.prices
+    """The benchmark's stress states: the plan is affordable, paid legally, priced as pricing.prices
     prices it, maximal (no advance worth something left out still fits), and the branch and
     bound (when it finishes) and the dynamic programme agree."""
     name, rid, state, options = case
@@ -1015,7 +1017,7 @@ def test_stress_states_structure(case):
     assert [summary(p) for p in report["plans"]] == [summary(p) for p in alone["plans"]]
     p = report["plans"][0]
     ps = rb.state((), state)
-    priced = runtime.prices(module, ps.held, p["buy"], ps.facts.get("credits"))
+    priced = pricing.prices(module, ps.held, p["buy"], ps.facts.get("credits"))
     assert priced["total"] == p["total"]
     pay = p["payment"]
     assert pay["paid"] == p["spent"] >= p["total"]

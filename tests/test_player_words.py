@@ -1,6 +1,7 @@
 """No internal name reaches a player: every player's command (resolve, cost, plan, epoch, score,
 hand, table, step, simulate) over every shipped rulebook, in text, and the companion page's own
-words, carry no snake_case identifier, None, null, True or False. What the player types (a
+words, carry no snake_case identifier, None, null, True or False; the pages' rendered text in a
+browser neither, nor undefined or NaN. What the player types (a
 `--set NAME=N` hint, an `--option`), file paths and quoted rulebook text are not prose."""
 
 from __future__ import annotations
@@ -9,16 +10,16 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 
-from civdsl.cli.main import main
+from test_companion_page import driver, pages  # noqa: F401 (the browser and the pages, as fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 BOARD = ("civ1980", "civ1981", "expansion", "megaciv")
 
 # what a player must never read
-LEAK = re.compile(r"\b(?:[a-z][a-z0-9]*_[a-z0-9_]+|[a-z]\w*\.\w+\.\w+|None|null|True|False)\b")
+LEAK = re.compile(r"\b(?:[a-z][a-z0-9]*_[a-z0-9_]+|[a-z]\w*\.\w+\.\w+|None|null|undefined|NaN|True|False)\b")
 # what is not prose: a path, a command-line switch with its value, the rulebook's own quoted words
 NOT_PROSE = re.compile(r"\S+\.(?:civ|ya?ml|json|html|svg|py)\b|--\w[\w-]*(?:[ =]\S+)?|\"[^\"]*\"|“[^”]*”|`[^`]*`")
 
@@ -34,7 +35,7 @@ def leaks(text: str) -> list[str]:
 
 
 def _run(args: list[str]) -> str:
-    res = CliRunner().invoke(main, args)
+    res = run_cli(*args)
     assert res.exit_code in (0, 1), (args, res.output)
     return res.output
 
@@ -80,7 +81,7 @@ def test_the_card_game_speaks_a_players_words():
 
 def test_the_scanner_finds_each_kind_of_leak():
     for text in ("assigns to None other players", "hand_limit_by_players(9)", "drought = False",
-                 "depends on the players.P2.cities in stock", "null", "True"):
+                 "depends on the players.P2.cities in stock", "null", "True", "space undefined", "Total NaN"):
         assert leaks(text), text
     assert leaks("pass --set flood_plain_units=N, or a --state file [rulebooks/house/kind_famine.civ:3]") == []
 
@@ -155,3 +156,96 @@ def test_resolve_says_when_the_modifiers_bring_a_loss_to_zero_and_shows_the_floo
 def test_resolve_names_an_unknown_number_of_other_players_in_words():
     out = _run(["resolve", "megaciv", "Flood"])
     assert "assigns to other players (how many is not known yet)" in out
+
+
+# --- the page as a player sees it: its rendered text in a real browser, at phone width ---------
+
+# Every section's text as rendered (innerText: what is displayed, not hidden nodes or scripts),
+# with each closed <details> opened first so that what a tap reveals is read too, then what a
+# pointer or a screen reader reads of each element (its title, label and placeholder).
+RENDERED = """
+for (const d of document.querySelectorAll('details')) d.open = true;
+const said = [];
+for (const e of document.body.querySelectorAll('[title], [aria-label], [placeholder]'))
+  for (const a of ['title', 'aria-label', 'placeholder']) if (e.getAttribute(a)) said.push(e.getAttribute(a));
+return [document.body.innerText].concat(said).join(String.fromCharCode(10));
+"""
+
+
+def _situations(edition: str) -> list[dict]:
+    """States that bring out every answer of the page: none; a whole state of this edition's own
+    names (the plan, the basket, the epoch on the player's row, the score, every calamity); the
+    same player without cities nor a known space (the missing facts named)."""
+    from civdsl import load
+
+    module = load(_loadable(edition)).module
+    advances = [n for n, a in module.ADVANCES.items() if a["cost"] is not None]
+    full = {"holds": advances[:3], "cities": 5, "coastal_cities": 2, "cities_adjacent_open_sea": 2,
+            "volcano_cities": 0, "flood_plain_units": 6, "tokens": 18, "cities_in_stock": 4,
+            "tokens_in_stock": 20, "treasury": 12, "ships": 2, "ast_position": 7, "players": 9,
+            "commodities": {name: 2 for name in list(module.COMMODITIES)[:2]}}
+    civs = getattr(module, "CIVILIZATIONS", {})
+    if civs:
+        full["civilization"] = next(iter(civs))
+    last = {"holds": advances, "cities": 0, "tokens": 0, "treasury": 0}  # every advance, nothing on the board
+    tracks = getattr(module, "AST", {})
+    if tracks:  # the last track's finish (the end of the game), or its last space where no row is given
+        track = list(tracks)[-1]
+        last.update(ast_track=track, ast_position=tracks[track]["spaces"] or len(tracks[track]["epochs"]))
+    return [{}, full, {"holds": advances[3:6], "treasury": 40}, last]
+
+
+def _page_editions() -> list[str]:
+    """The shipped editions with a page: the board games and every shipped house rule."""
+    from civdsl.frontend import check_file
+    from civdsl.resources import shipped_house_rules
+
+    return [*BOARD, *(check_file(path).edition.id for path in shipped_house_rules())]
+
+
+def _loadable(edition: str):
+    """An edition id as `civdsl.load` takes it: a shipped rulebook's id, a house rule's path."""
+    from civdsl.frontend import check_file
+    from civdsl.resources import shipped_house_rules
+
+    return next((path for path in shipped_house_rules() if check_file(path).edition.id == edition), edition)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("edition", _page_editions())
+def test_the_rendered_page_speaks_a_players_words(driver, pages, edition):
+    """Each shipped edition's page at phone width, in Chromium: for each situation the answers
+    (calamities, the purchase basket and the best plan, the epoch, the score) with every rule
+    option switched on and off and a second player at the table; the visible text is scanned."""
+    from test_companion_page import PHONE, _console_errors, _open, _resize, _settle
+
+    _resize(driver, PHONE, True)
+    found = []
+    try:
+        _open(driver, pages[edition])
+        for i, state in enumerate(_situations(edition)):
+            driver.execute_script("civdslPage.importState(arguments[0])", state)
+            _settle(driver)
+            text = driver.execute_script(RENDERED)
+            # the scan reads the answers themselves, not an empty page
+            assert "Score by line" in text and "As primary victim" in text and "Epoch" in text, text[:2000]
+            found += [f"situation {i}: {leak}" for leak in leaks(text)]
+            # the basket: the first advance not held, bought
+            driver.execute_script("""
+              const row = Array.from(document.querySelectorAll('.adv')).find(r => !r.querySelector('input').checked);
+              if (row) row.querySelector('button.buy').click();""")
+            _settle(driver)
+            found += [f"situation {i}, basket: {leak}" for leak in leaks(driver.execute_script(RENDERED))]
+            for option in driver.execute_script("return Array.from(document.querySelectorAll('fieldset.options input')).map(c => c.id)"):
+                driver.execute_script("document.getElementById(arguments[0]).click()", option)
+                _settle(driver)
+                found += [f"situation {i}, {option} switched: {leak}" for leak in leaks(driver.execute_script(RENDERED))]
+                driver.execute_script("document.getElementById(arguments[0]).click()", option)
+        # a second player at the table: the tabs and the new player's empty answers
+        driver.execute_script("const add = document.querySelector('#add-player'); if (add) add.click();")
+        _settle(driver)
+        found += [f"second player: {leak}" for leak in leaks(driver.execute_script(RENDERED))]
+        assert _console_errors(driver) == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert found == []

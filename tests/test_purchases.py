@@ -5,14 +5,13 @@ import itertools
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import civdsl
-from civdsl import runtime
-from civdsl.cli import main
-from civdsl.planner import plan
+from civdsl import pricing
+from civdsl.plan import plan
 from civdsl.state import StateError
 
 from benchmark_modules import bench_planner
@@ -24,10 +23,6 @@ HOUSE = ROOT / "rulebooks" / "house"
 @pytest.fixture(scope="module")
 def mega():
     return civdsl.load("megaciv")
-
-
-def _run(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 # --- start credits (Mega Civilization, chapter 4) ------------------------------------------------
@@ -95,7 +90,7 @@ def test_expansion_anatomy_acquires_every_science_card_under_100():
     result = rb.cost([], ["Anatomy"], {})
     assert [(r["advance"], r["price"]) for r in result["acquired"]] == [
         ("Empiricism", 0), ("Astronomy", 0), ("Coinage", 0), ("Written Record", 0)]
-    out = _run("cost", "expansion", "--buy", "Anatomy")
+    out = run_cli("cost", "expansion", "--buy", "Anatomy")
     assert out.exit_code == 0
     assert "Written Record: 0  (printed 60; Anatomy (acquired automatically))" in out.stdout
 
@@ -103,11 +98,11 @@ def test_expansion_anatomy_acquires_every_science_card_under_100():
 # --- legality in `cost` -------------------------------------------------------------------------------
 
 def test_cost_reports_an_illegal_purchase_and_exits_1():
-    out = _run("cost", "civ1981", "--buy", "Law,Democracy")
+    out = run_cli("cost", "civ1981", "--buy", "Law,Democracy")
     assert out.exit_code == 1
     assert out.stderr.strip() == ("illegal purchase: Democracy: needs Law held before this turn "
                                   "(bought in the same turn does not count)")
-    assert _run("cost", "civ1981", "--holds", "Law", "--buy", "Democracy").exit_code == 0
+    assert run_cli("cost", "civ1981", "--holds", "Law", "--buy", "Democracy").exit_code == 0
 
 
 def test_cost_checks_the_card_limit():
@@ -124,7 +119,7 @@ def test_cost_checks_the_card_limit():
 def test_a_hand_cannot_hold_more_cards_than_the_deck(mega):
     with pytest.raises(StateError, match="--cards: 6 Gold cards, but the deck holds 5"):
         mega.hand({"Gold": 6})
-    out = _run("hand", "megaciv", "--cards", "Salt x99")
+    out = run_cli("hand", "megaciv", "--cards", "Salt x99")
     assert out.exit_code == 1 and "99 Salt cards, but the deck holds 9" in out.stderr
     for ask in (lambda s: mega.resolve("Famine", state=s), lambda s: plan(mega, s), lambda s: mega.cost([], [], s)):
         with pytest.raises(StateError, match="`commodities`: 6 Gold cards, but the deck holds 5"):
@@ -201,7 +196,7 @@ def test_scoring_counts_sets_at_their_native_value(expansion):
 # --- Trade Routes and Trade Empire in a hand ---------------------------------------------------------
 
 def test_trade_routes_shows_each_set_as_treasury(mega):
-    out = _run("hand", "megaciv", "--cards", "Salt x2, Grain", "--holds", "Trade Routes")
+    out = run_cli("hand", "megaciv", "--cards", "Salt x2, Grain", "--holds", "Trade Routes")
     assert out.exit_code == 0, out.output
     assert "  as treasury (Trade Routes): Salt x2 -> 12 tokens" in out.stdout.splitlines()
 
@@ -217,7 +212,7 @@ def test_trade_empire_completes_one_incomplete_set(mega):
 # --- trade cards bought for treasury -----------------------------------------------------------------
 
 def test_trade_cards_bought_for_treasury():
-    assert _run("cost", "megaciv", "--trade-cards", "9x2").stdout.splitlines()[-1] == "total: 30 treasury"
+    assert run_cli("cost", "megaciv", "--trade-cards", "9x2").stdout.splitlines()[-1] == "total: 30 treasury"
     rb = civdsl.load("expansion")
     result = rb.trade_cards([3, 9], ["Rhetoric"], {"treasury": 30})
     assert [(r["stack"], r["price"], r["from"]) for r in result["items"]] == [
@@ -227,7 +222,7 @@ def test_trade_cards_bought_for_treasury():
         "3 trade cards, but at most 2 may be bought a turn (27.51: never more than 2 trade cards bought a turn, "
         "whatever the advances held)"]
     assert rb.trade_cards([4], [], {})["illegal"][0]["why"].startswith("no rule sells cards from stack 4")
-    out = _run("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
+    out = run_cli("cost", "civ1981", "--trade-cards", "9x2", "--set", "treasury=20")
     assert out.exit_code == 1 and "illegal purchase: 36 treasury needed, 20 held" in out.stderr
 
 
@@ -256,7 +251,7 @@ def _strict_optimum(module, holds, among, treasury):
     best = 0
     for r in range(len(among) + 1):
         for subset in itertools.combinations(among, r):
-            priced = runtime.prices(module, holds, list(subset), {})
+            priced = pricing.prices(module, holds, list(subset), {})
             if priced["total"] <= treasury * priced["treasury_value"]:  # Mining: a token pays 2
                 best = max(best, sum(module.ADVANCES[n]["vp"] for n in subset))
     return best
@@ -276,7 +271,7 @@ def test_plan_says_when_the_block_is_needed(expansion):
 def test_a_stopped_strict_credit_search_is_bounded_by_brute_force(data, cap):
     """Stopped at a small work limit (set on the class for one call), the plan found is never above
     the optimum and total_at_most is at least the optimum; complete, it is the optimum."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict, holds, among, treasury = _strict_instance(data)
     limit, PurchaseProblem.single_use_cap = PurchaseProblem.single_use_cap, cap
@@ -306,7 +301,7 @@ def test_the_strict_credit_search_stops_at_its_work_limit_and_says_so(tmp_path):
     assert plan(civdsl.load("megaciv"), state)["complete"] is True  # the other searches always finish
     path = tmp_path / "state.yaml"
     path.write_text(yaml.safe_dump(state))
-    out = _run("plan", str(HOUSE / "strict_credits.civ"), "--state", str(path))
+    out = run_cli("plan", str(HOUSE / "strict_credits.civ"), "--state", str(path))
     assert out.exit_code == 0, out.output
     assert (f"the search stopped after 3,000 sets of advances: the best plan found so far (no plan gives more "
             f"than {report['total_at_most']} VP)") in out.stdout.splitlines()
@@ -316,8 +311,8 @@ def test_a_strict_credit_look_ahead_shares_one_work_limit_with_its_next_turns():
     """--horizon 2 under the strict variant with a treasury of 1,000: every next turn's search counts
     its placements in the answer's one work count, so the walk stops once that count passes the
     limit (each next turn with a fresh count never answered), and the answer says it is not proven."""
-    from civdsl import plan_horizon
-    from civdsl.planner import PurchaseProblem, objective
+    from civdsl.plan import horizon as plan_horizon
+    from civdsl.plan.purchase import PurchaseProblem, objective
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
@@ -341,15 +336,15 @@ def test_the_strict_credit_greedy_placement_counts_in_the_work():
     holds = ["Pottery", "Masonry", "Mysticism", "Music", "Metalworking", "Agriculture"]
     buys = ["Mythology", "Drama and Poetry", "Mathematics"]
     work = [0]
-    total, complete, _ = runtime.purchase_total(strict.module, holds, buys, {}, work)
-    assert complete and total == runtime.prices(strict.module, holds, buys)["total"]
+    total, complete, _ = pricing.purchase_total(strict.module, holds, buys, {}, work)
+    assert complete and total == pricing.prices(strict.module, holds, buys)["total"]
     assert work[0] >= len(buys) * len(holds)
 
 
 def test_an_explanation_whose_searches_stopped_is_not_proven():
     """--explain under the strict variant: a search for an advance left out that stops at the shared
     work limit leaves the explanation unproven, as the plan's own stop does."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": ["Pottery", "Music"], "commodities": {"Grain": 3, "Salt": 2}, "treasury": 300, "players": 9}
@@ -401,7 +396,7 @@ def test_the_single_use_placement_saves_what_brute_force_does(data):
     """The placement's saving is the largest of every way to place the credits, and it is complete."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+    rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
     assert gap is None     # never capped here
     assert sum(c["amount"] for r in rows for c in r["credits"]) == _best_saving(strict.module, holds, buys, extra)
 
@@ -413,11 +408,11 @@ def test_a_capped_single_use_placement_encloses_the_best_price(data, cap):
     and total_at_least is never above the best price; complete only where the two meet."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        rows, gap = runtime._single_use_rows(strict.module, holds, buys, extra)
+        rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     printed = sum(strict.module.ADVANCES[b]["cost"] for b in buys)
     found = sum(r["price"] for r in rows)
     best = printed - _best_saving(strict.module, holds, buys, extra)
@@ -436,12 +431,12 @@ def test_a_capped_price_with_a_same_turn_ability_stays_a_bound(data, cap, abilit
     if ability in holds:
         holds.remove(ability)
     buys = [b for b in buys if b != ability] + [ability]
-    exact = runtime.prices(strict.module, holds, buys, extra)
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, cap
+    exact = pricing.prices(strict.module, holds, buys, extra)
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        capped = runtime.prices(strict.module, holds, buys, extra)
+        capped = pricing.prices(strict.module, holds, buys, extra)
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     assert exact["complete"] is True and exact["total_at_least"] == exact["total"]
     assert capped["total_at_least"] <= exact["total"]
     if capped["complete"]:
@@ -466,18 +461,18 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
         c["amount"] for r in result["items"] for c in r["credits"])     # a real placement
     args = ("cost", str(HOUSE / "strict_credits.civ"), "--holds", ", ".join(capped["holds"]),
             "--buy", ", ".join(capped["buy"]))
-    out = _run(*args)
+    out = run_cli(*args)
     assert out.exit_code == 0, out.output
     assert ("the best placement of the credits found, maybe not the least (the placement search stopped at its "
             "limit): no placement pays less than 630") in out.stdout.splitlines()
-    data = json.loads(_run(*args, "--json").stdout)
+    data = json.loads(run_cli(*args, "--json").stdout)
     assert (data["complete"], data["total_at_least"]) == (False, 630)
     assert _complete_under_the_usual_reading(capped)
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     report = plan(strict, state, among=capped["buy"])
     assert report["complete"] is False and report["stopped"] is False and report["prices_capped"] >= 1
     assert report["total_at_most"] >= report["plans"][0]["objective"]
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     assert any(line.endswith(f"the best plan found (no plan gives more than {report['total_at_most']} VP)")
                and line.startswith(f"{report['prices_capped']} sets of advances priced by the best placement")
@@ -499,7 +494,7 @@ def test_a_two_turn_plan_over_capped_prices_claims_no_bound(monkeypatch):
     hz = plan(strict, state, among=capped["buy"], horizon=2)["horizon"]
     assert hz["prices_capped"] >= 1 and hz["complete"] is False and hz["stopped"] is False
     assert hz["total_at_most"] is None
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     text = render(plan(strict, state, among=capped["buy"], horizon=2))
     assert (f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits found "
@@ -516,7 +511,7 @@ def test_an_explanation_over_capped_prices_is_not_proven():
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     strict = plan(civdsl.load(HOUSE / "strict_credits.civ"), state, among=capped["buy"], explain=True)
     assert strict["explain"]["complete"] is False
-    from civdsl.planner import render
+    from civdsl.plan.purchase import render
 
     assert ("  (not proven: the search stopped at its limit or priced some sets by the best placement of the "
             "credits found within its limit)") in render(strict).splitlines()
@@ -550,19 +545,19 @@ def test_a_free_advance_after_a_capped_placement_is_allowed_for():
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds = ["Medicine", "Cartography", "Naval Warfare", "Theology", "Monument"]
     buys = ["Wonder of the World", "Rhetoric", "Written Record", "Anatomy"]
-    exact = runtime.prices(strict.module, holds, buys, {})
-    limit, runtime.SINGLE_USE_PLACEMENT_CAP = runtime.SINGLE_USE_PLACEMENT_CAP, 1
+    exact = pricing.prices(strict.module, holds, buys, {})
+    limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, 1
     try:
-        capped = runtime.prices(strict.module, holds, buys, {})
-        gap = runtime._single_use_rows(strict.module, holds, buys, {})[1]
+        capped = pricing.prices(strict.module, holds, buys, {})
+        gap = pricing._single_use_rows(strict.module, holds, buys, {})[1]
     finally:
-        runtime.SINGLE_USE_PLACEMENT_CAP = limit
+        pricing.SINGLE_USE_PLACEMENT_CAP = limit
     assert (exact["total"], capped["total"], gap) == (615, 625, 5)
     assert capped["complete"] is False and capped["total_at_least"] <= 615
 
 
 def test_the_planners_total_is_the_price_total(monkeypatch):
-    """runtime.purchase_total skips the placement's search where a greedy placement provably saves
+    """pricing.purchase_total skips the placement's search where a greedy placement provably saves
     the most: on mid-game purchases of 1-7 of the 16 cheapest advances (the benchmark's random
     states), it gives the total, completeness and least price prices() gives."""
     import random
@@ -571,7 +566,7 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
     module = civdsl.load(HOUSE / "strict_credits.civ").module
     rng = random.Random(5)
     searches = [0]
-    search = runtime._place_single_use_credits
+    search = pricing._place_single_use_credits
 
     def counted(*args, **kwargs):
         searches[0] += 1
@@ -582,11 +577,11 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
         state = bench.random_state(module, rng)
         cheap = sorted((a for a in module.ADVANCES if a not in state["holds"]), key=lambda a: module.ADVANCES[a]["cost"])
         buys = rng.sample(cheap[:16], rng.randint(1, 7))
-        priced = runtime.prices(module, state["holds"], buys, state.get("credits"))
+        priced = pricing.prices(module, state["holds"], buys, state.get("credits"))
         before = searches[0]
-        monkeypatch.setattr(runtime, "_place_single_use_credits", counted)
-        got = runtime.purchase_total(module, state["holds"], buys, state.get("credits"), [0])
-        monkeypatch.setattr(runtime, "_place_single_use_credits", search)
+        monkeypatch.setattr(pricing, "_place_single_use_credits", counted)
+        got = pricing.purchase_total(module, state["holds"], buys, state.get("credits"), [0])
+        monkeypatch.setattr(pricing, "_place_single_use_credits", search)
         assert got == (priced["total"], priced["complete"], priced["total_at_least"]), buys
         skipped += searches[0] == before
     assert skipped >= 10      # the shortcut is taken (no placement search)

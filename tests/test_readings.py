@@ -1,6 +1,8 @@
 """Every recorded reading of an ambiguous text is a declared rule option: the default reading is
 the rulebook's, the other one answers when the option is switched on, each with a worked number."""
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -8,6 +10,7 @@ import civdsl
 from civdsl.cli.main import main
 from civdsl.frontend import check_file
 
+ROOT = Path(__file__).resolve().parents[1]
 CYCLONE_HOLDS = ["Masonry", "Calendar", "Trade Empire"]
 
 
@@ -41,7 +44,7 @@ def test_expansion_prevent_floor_add_order_reduces_a_city_where_additions_and_pr
 
 def _civil_war_at_table(options: dict):
     from civdsl.table import load_table
-    from civdsl.table_phase import resolve_phase
+    from civdsl.table import resolve_phase
 
     rb = civdsl.load("expansion")
     data = {"players": [{"name": "victim", "unit_points": 60, "cities_in_stock": 4, "tokens_in_stock": 0},
@@ -112,11 +115,11 @@ def test_resolve_switches_a_reading_per_question_with_option():
 
 
 def test_the_calamities_chart_lists_every_rule_option_with_its_default_and_switch():
-    from civdsl.charts import tables
+    from civdsl.charts import builders
     from civdsl.resources import rulebooks_dir
 
     ed = check_file(rulebooks_dir() / "expansion.civ").edition
-    options, = [t for t in tables.calamities_chart(ed).tables if t.slug == "options"]
+    options, = [t for t in builders.calamities_chart(ed).tables if t.slug == "options"]
     rows = [[c.plain() for c in r.cells] for r in options.rows]
     assert len(rows) == len(ed.options)
     assert ["--option cyclone_prevention_on_amount=on", "off"] == rows[1][:2]
@@ -155,3 +158,102 @@ def test_a_commodity_block_under_an_undeclared_option_is_an_error(tmp_path):
                          'commodity "Wool" { value 4 count 7 stack 4 block west block shared when other_blok }\n')
     errors = [d for d in diags if d.code == "CIV013"]
     assert len(errors) == 1 and "other_blok" in errors[0].message and "other_block" in (errors[0].help or "")
+
+
+# --- Mega Civilization 13d: the victory point band of a card costing exactly 200 -----------------
+
+VP_BAND_200 = ROOT / "tests" / "fixtures" / "vp_band_200.civ"  # Library at 200 (printed 220)
+
+
+def test_megaciv_13d_cost_200_scores_6_by_default_and_3_as_the_option():
+    """13d: 3 VP for a cost "between 100 and 200", 6 VP for "more than 200"; the tiers read 200 as
+    6 VP (the default), word for word it is 3 (option vp_cost_200_is_3). Library at 200 scores 6
+    or 3; the tie-breaks count it among the 6-VP or the 3-VP advances; 220 scores 6 either way."""
+    rb = civdsl.load(VP_BAND_200)
+    state = {"cities": 0, "ast_position": 0}
+
+    def score(holds, options):
+        r = rb.score(holds, dict(state, options=options))
+        lines = {p["label"]: p["points"] for p in r["points"]}
+        ties = {t["label"]: t["value"] for t in r["tiebreaks"]}
+        return lines["Civilization advances"], ties["Advances worth 6 VP"], ties["Advances worth 3 VP"]
+
+    assert score(["Library"], {}) == (6, 1, 0)
+    assert score(["Library"], {"vp_cost_200_is_3": "on"}) == (3, 0, 1)
+    assert score(["Library", "Pottery"], {"vp_cost_200_is_3": "on"}) == (4, 0, 1)
+    printed = civdsl.load("megaciv")  # Library at its printed 220: no reading changes it
+    assert printed.score(["Library"], dict(state, options={"vp_cost_200_is_3": "on"}))["total"] == 6
+
+
+def test_the_vp_band_option_switches_the_expert_epochs_victory_point_requirement():
+    """Expert Middle Bronze Age: "5 Victory Points in Civilization Advances" (phase 13). Library at
+    200 alone counts 6 by default (met) and 3 as the option (not met)."""
+    rb = civdsl.load(VP_BAND_200)
+    facts = {"cities": 3}
+    [t] = rb.epochs("expert", ["Library"], facts)
+    assert t["reached"] == "Middle Bronze Age"
+    [t] = rb.epochs("expert", ["Library"], dict(facts, options={"vp_cost_200_is_3": "on"}))
+    assert t["reached"] == "Early Bronze Age"
+
+
+def test_score_and_plan_switch_the_vp_band_per_question_with_option():
+    base = ["score", str(VP_BAND_200), "--holds", "Library", "--set", "cities=0", "--set", "ast_position=0"]
+    assert "Civilization advances: 6" in CliRunner().invoke(main, base).stdout
+    assert "Civilization advances: 3" in CliRunner().invoke(main, base + ["--option", "vp_cost_200_is_3=on"]).stdout
+    plan = ["plan", str(VP_BAND_200), "--set", "treasury=200", "--set", "players=6", "--objective", "vp"]
+    assert "buy Cloth Making, Library: 7 VP" in CliRunner().invoke(main, plan).stdout
+    other = CliRunner().invoke(main, plan + ["--option", "vp_cost_200_is_3=on"]).stdout
+    assert "Library" not in other.split("plan:")[1].splitlines()[1] and ": 5 VP" in other
+
+
+def test_the_page_engine_scores_the_vp_band_as_the_python_engine():
+    from companion_harness import cli_answer, first_difference, js_answers, node_available
+
+    if not node_available():
+        pytest.skip("Node.js is not installed")
+    queries = [{"command": "score", "state": {"cities": 0, "ast_position": 0}, "options": {"holds": ["Library"],
+                                                                                              "option": option}}
+               for option in ({}, {"vp_cost_200_is_3": True})]
+    got = js_answers(str(VP_BAND_200), queries)
+    assert [g["total"] for g in got] == [6, 3]
+    for query, answer in zip(queries, got):
+        assert first_difference(cli_answer(str(VP_BAND_200), query), answer) is None
+    # the plan's vp objective: Python's planner and plan.js choose alike under each reading
+    from civdsl.plan import plan
+
+    plans = [{"command": "plan", "state": {"treasury": 200, "players": 6}, "options": {"objective": "vp", "option": o}}
+             for o in ({}, {"vp_cost_200_is_3": True})]
+    for query, answer in zip(plans, js_answers(str(VP_BAND_200), plans)):
+        python = plan(str(VP_BAND_200), dict(query["state"], options=query["options"]["option"]),
+                      objective_spec="vp")
+        assert answer["plans"][0]["buy"] == python["plans"][0]["buy"]
+        assert answer["plans"][0]["objective"] == python["plans"][0]["objective"] == (7 if not query["options"]["option"] else 5)
+
+
+def test_the_advances_and_calamities_charts_list_the_vp_band_option():
+    from civdsl.charts import builders
+    from civdsl.resources import rulebooks_dir
+
+    ed = check_file(rulebooks_dir() / "megaciv.civ").edition
+    for chart in (builders.advances_chart(ed), builders.calamities_chart(ed)):
+        options, = [t for t in chart.tables if t.slug == "options"]
+        rows = {r.cells[0].plain(): [c.plain() for c in r.cells] for r in options.rows}
+        row = rows["--option vp_cost_200_is_3=on"]
+        assert row[1] == "off" and row[3] == "vp tiers below 100: 1, below 201: 3, else: 6"
+
+
+def test_vp_tiers_under_an_undeclared_option_is_an_error_with_did_you_mean(tmp_path):
+    diags = _diagnostics(tmp_path, 'language 1\nedition t "T"\noption vp_cost_200_is_3 "the other reading" off\n'
+                         'vp tiers { below 100: 1, below 200: 3, else: 6 }\n'
+                         'vp tiers when vp_cost_200_is3 { below 100: 1, below 201: 3, else: 6 }\n')
+    errors = [d for d in diags if d.code == "CIV013"]
+    assert len(errors) == 1 and "vp_cost_200_is3" in errors[0].message and "vp_cost_200_is_3" in (errors[0].help or "")
+
+
+def test_a_house_rule_that_moves_a_vp_band_under_the_option_shows_in_the_diff(tmp_path):
+    path = tmp_path / "bands.civ"
+    path.write_text('language 1\nedition bands "Bands" extends megaciv\n'
+                    "vp tiers when vp_cost_200_is_3 { below 100: 1, below 250: 3, else: 6 }\n", encoding="utf-8")
+    out = CliRunner().invoke(main, ["diff", "megaciv", str(path)]).stdout
+    assert ("vp tiers when vp_cost_200_is_3 { below 100: 1, below 201: 3, else: 6 } -> "
+            "vp_cost_200_is_3 { below 100: 1, below 250: 3, else: 6 }") in out

@@ -5,11 +5,10 @@ are the ones CI runs, in a virtual environment as a user would."""
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -68,8 +67,7 @@ def test_first_example_prints_what_the_readme_shows(checkout_copy):
     block = re.search(r"```\n\$ (civdsl [^\n]+)\n(.*?)```", README, re.S)
     command, shown = block.group(1), block.group(2)
     args = re.findall(r'"[^"]*"|\S+', command)[1:]
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *[a.strip('"') for a in args]], cwd=checkout_copy,
-                          capture_output=True, text=True)
+    proc = run_cli(*[a.strip('"') for a in args], cwd=checkout_copy)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == shown
 
@@ -85,8 +83,7 @@ def test_the_examples_are_found():
 def test_every_example_command_runs_as_written(command, checkout_copy):
     command, _, comment = command.partition("  #")
     args = shlex.split(command)[1:]
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], cwd=checkout_copy, capture_output=True,
-                          text=True)
+    proc = run_cli(*args, cwd=checkout_copy)
     expected = 1 if "(exit 1)" in comment else 0
     assert proc.returncode == expected, f"{command}\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}"
     assert "Traceback" not in proc.stderr
@@ -109,6 +106,8 @@ def test_ci_runs_the_readme_commands_in_a_venv():
     assert re.search(r"python3 -m venv \S+", ci)
     assert re.search(r"pip install .*-e '\.\[test", ci)
     assert re.search(r"^python -m pytest", ci, re.M)  # the README's test command, in the venv
+    command = re.search(r"Run the tests.*?```\n(python -m pytest[^\n]*)\n```", README, re.S).group(1)
+    assert re.search(rf"^{re.escape(command)}(\s|$)", ci, re.M), command
 
 
 def test_readme_names_the_system_packages_and_what_they_are_for():

@@ -226,3 +226,13 @@ def test_a_house_rule_replacing_a_round_declaration_takes_its_uses_out_of_force(
     reads = [r for r in index.uses("stat", "unrest") if r.owner == ("threshold", "lose_action")]
     assert [(r.file, index.in_force(r)) for r in reads] == [(0, False), (1, True)]
     assert [r.file for r in index.declarations("threshold", "lose_action")] == [1, 0]
+
+
+def test_a_vp_tiers_reading_is_a_use_of_its_option():
+    """`vp tiers when vp_cost_200_is_3 { ... }` reads the option: references and rename find it."""
+    chain, index = _index(MEGACIV)
+    lines = chain[-1].text.split("\n")
+    [use] = [r for r in index.uses("option", "vp_cost_200_is_3") if r.via == "vp tiers when"]
+    s = use.span
+    assert lines[s.line - 1].startswith("vp tiers when ")
+    assert lines[s.line - 1][s.column - 1:s.end_column - 1] == "vp_cost_200_is_3"

@@ -177,16 +177,16 @@ def test_explain_lists_the_items_rulings():
 
 
 def test_the_calamities_and_advances_charts_list_rulings_under_their_items():
-    from civdsl.charts import tables
+    from civdsl.charts import builders
 
     ed = check_file(ROOT / "rulebooks" / "megaciv.civ").edition
-    [cal] = [t for t in tables.calamities_chart(ed).tables if t.slug == "calamity-rulings"]
+    [cal] = [t for t in builders.calamities_chart(ed).tables if t.slug == "calamity-rulings"]
     about = [r.cells[0] for r in cal.rows]
     assert len(about) == len([1 for n in ed.calamities for _ in rulings.rulings_of(ed, n)])
-    [adv] = [t for t in tables.advances_chart(ed).tables if t.slug == "advance-rulings"]
+    [adv] = [t for t in builders.advances_chart(ed).tables if t.slug == "advance-rulings"]
     assert len(adv.rows) == len([1 for n in ed.advances for _ in rulings.rulings_of(ed, n)])
     cardgame = check_file(ROOT / "rulebooks" / "cardgame.civ").edition
-    assert not [t for t in tables.calamities_chart(cardgame).tables if t.slug == "calamity-rulings"]
+    assert not [t for t in builders.calamities_chart(cardgame).tables if t.slug == "calamity-rulings"]
 
 
 def test_hover_on_an_item_lists_its_rulings():

@@ -5,16 +5,15 @@ line prints a diagnostic, never a traceback."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 import civdsl
 from civdsl.errors import RulebookRuntimeError
 from civdsl.rounds import runtime as rounds_runtime
-from civdsl.runtime import source_entries
+from civdsl.sourcemap import source_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,8 +64,7 @@ def test_the_source_map_records_the_file_of_every_rule_line(house):
 
 
 def test_resolve_prints_a_diagnostic_at_the_base_not_a_traceback(house):
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "resolve", "house.civ", "Quake", "--set", "cities=0"],
-                          cwd=house.parent, capture_output=True, text=True)
+    proc = run_cli("resolve", "house.civ", "Quake", "--set", "cities=0", cwd=house.parent)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.splitlines()
@@ -121,8 +119,7 @@ def test_a_round_rule_failing_its_own_check_names_the_base(round_house):
 
 
 def test_step_prints_a_diagnostic_for_a_failing_round_rule(round_house, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "step", "roundhouse.civ", "--phase", "share"],
-                          cwd=tmp_path, capture_output=True, text=True)
+    proc = run_cli("step", "roundhouse.civ", "--phase", "share", cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("roundbase.civ:10:3: error[CIV130]: this rule failed while running")
 
@@ -151,15 +148,14 @@ def test_score_prints_a_diagnostic_for_a_failing_score_line(tmp_path):
     with pytest.raises(RulebookRuntimeError) as caught:
         civdsl.load(tmp_path / "scored.civ").score([], {"cities": 0})
     assert (Path(caught.value.path).name, caught.value.line, caught.value.column) == ("scored.civ", 6, 3)
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "score", "scored.civ", "--set", "cities=0"],
-                          cwd=tmp_path, capture_output=True, text=True)
+    proc = run_cli("score", "scored.civ", "--set", "cities=0", cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     first = proc.stderr.splitlines()[0]
     assert first.endswith("scored.civ:6:3: error[CIV130]: this rule failed while running: a division by zero")
 
 
 def test_errors_not_raised_by_a_rule_pass_unchanged(house):
-    from civdsl.runtime import rules_of
+    from civdsl.sourcemap import rules_of
 
     module = civdsl.load(house).module
     with pytest.raises(KeyError):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import civdsl
-from civdsl.runtime import RulebookRuntimeError
+from civdsl.errors import RulebookRuntimeError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "semantics.civ"
 
@@ -160,9 +160,9 @@ def test_runtime_error_points_at_rulebook_line(rb):
         rb.resolve("Quake", "primary", [], {"volcano_cities": 0, "cities": -1})
     state = rb.state([], {})
     state.facts.update(volcano_cities=0, cities=-1)
-    from civdsl import runtime
+    from civdsl import sourcemap
     with pytest.raises(RulebookRuntimeError, match=r"semantics\.civ:42: ValueError"):
-        runtime.resolve(rb.module, "Quake", "primary", state)
+        sourcemap.resolve(rb.module, "Quake", "primary", state)
 
 
 def test_best_group_credits_dual_group_takes_larger_group(rb):

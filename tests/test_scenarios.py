@@ -33,7 +33,7 @@ def _at_table(rb, sc: dict) -> dict:
     """The primary victim ("victim", with the scenario's holds and state) at a table of the other
     players the scenario lists, resolved by `civdsl table`'s engine."""
     from civdsl.table import load_table
-    from civdsl.table_phase import resolve_phase
+    from civdsl.table import resolve_phase
 
     t = sc["table"]
     victim = {"name": "victim", "holds": sc.get("holds") or [], **(sc.get("state") or {})}
@@ -125,6 +125,8 @@ def test_scenario(rulebook, sc):
             assert track["moves_backward"] is expect["moves_backward"]
         if "reached" in expect:
             assert track["reached"] == expect["reached"]
+        if "counted" in expect:  # {fact: the count the requirements read} where held advances add to it
+            assert {c["fact"]: c["value"] for c in track["counted"]} == expect["counted"]
         if "marker" in expect:  # the player's own marker: space, epoch, next space and the verdict
             got = {k: track["marker"].get(k) for k in expect["marker"]}
             if "lacks" in expect["marker"]:

@@ -253,6 +253,7 @@ def test_a_house_rule_compiles_only_what_differs_from_its_base(monkeypatch):
     house = check_file(next(p for p in shipped_house_rules() if p.stem == "strict_credits"))
     base_source = generate(base.edition, {f.display: f.text for f in base.chain})
     house_source = generate(house.edition, {f.display: f.text for f in house.chain})
+    bytecode.forget()  # generate() compiled both
     bytecode.compile_module(base_source, "base.py")
     compiled: list[str] = []
 
@@ -263,8 +264,11 @@ def test_a_house_rule_compiles_only_what_differs_from_its_base(monkeypatch):
     monkeypatch.setattr(bytecode, "compile", counting, raising=False)
     module = bytecode.compile_module(house_source, "house.py")
     definitions = house_source.count("\ndef ")
-    # the header (its own edition, paths and hashes) and the tables after the last function differ
-    assert len(compiled) <= 2 < definitions
+    # only its own statements: the edition, its files and their hashes, the credit variant, the
+    # lines map; every function and every data table is its base's
+    assert 2 < len(compiled) < 12 < definitions
+    assert all(len(text) < 2000 or text.startswith("LINE") for text in compiled), compiled
+    assert not [text for text in compiled if text.startswith(("ADVANCES", "CALAMITIES", "def "))]
     assert all(p.co_filename == "house.py" for p in module.parts)
     bytecode.forget()
     assert len(bytecode.compile_module(house_source, "house.py").parts) == len(module.parts)
@@ -361,3 +365,27 @@ def test_a_constant_equal_only_in_python_gets_its_own_function(tmp_path):
     alone = source(chains[1])
     assert after_base == alone
     assert "e0_amount = True" in alone
+
+
+def test_the_floor_is_taken_on_the_locals_where_every_effect_is_in_the_list():
+    """Famine's secondary victim with Pottery and Calendar: 5 damage, 10 prevented, floored to 0
+    and traced at the calamity's line, without the runtime's pass over the effect list."""
+    import civdsl
+
+    rb = civdsl.load("megaciv")
+    source = generate(check_file(shipped_rulebooks()["megaciv"]).edition, {})
+    famine = source[source.index("def calamity_10_famine"):source.index("\ndef ", source.index("def calamity_10_famine"))]
+    assert "floor_effects" not in famine and "< 0:" in famine
+    answer = rb.resolve("Famine", "secondary", ["Pottery", "Calendar"])
+    assert answer.amount("damage") == 0
+    line = rb.module.CALAMITIES["Famine"]["line"]
+    assert [t for t in answer.trace if t["op"] == "floor"] == [
+        {"op": "floor", "kind": "damage", "param": "amount", "value": 0, "before": -5, "after": 0, "by": [],
+         "path": "rulebooks/megaciv.civ", "line": line}]
+
+
+def test_effects_a_branch_may_leave_out_are_floored_over_the_list():
+    """Where an effect is conditional (or immune-wrapped, or counts a prevention apart) the floor
+    stays the runtime's pass over the list the resolution gives."""
+    source = generate(check_file(shipped_rulebooks()["expansion"]).edition, {})
+    assert "_rt.floor_effects(" in source

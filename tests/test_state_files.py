@@ -8,25 +8,15 @@ this file covers the command-line options, unreadable files and the checker's ru
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl import state as st
 from civdsl.state import StateError, check_names, check_state, parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
-
-
-def cli_many(arg_lists: list[list[str]]) -> list[subprocess.CompletedProcess]:
-    subprocess.run(CLI + ["resolve", "civ1981", "Famine"], capture_output=True, timeout=120, cwd=ROOT)  # warm cache
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda args: subprocess.run(CLI + args, capture_output=True, text=True, timeout=120,
-                                                           cwd=ROOT), arg_lists))
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +49,7 @@ def test_command_line_mistakes(files):
         (["score", "civ1981", "--set", "ast_positon=3"], ["unknown key `ast_positon` (did you mean `ast_position`?)"]),
         (["epoch", "civ1981", "--holds", "Pottery", "--set", "cities=x"], ["`cities` must be a whole number"]),
     ]
-    procs = cli_many([args for args, _ in cases])
+    procs = [run_cli(*args, timeout=120, cwd=ROOT) for args, _ in cases]
     for (args, texts), proc in zip(cases, procs):
         assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr, (args, proc.stderr)
@@ -69,13 +59,13 @@ def test_command_line_mistakes(files):
 
 
 def test_a_good_state_file_works(files):
-    proc = cli_many([["resolve", "civ1981", "Famine", "--state", str(files / "good.yaml")]])[0]
+    proc = run_cli("resolve", "civ1981", "Famine", "--state", str(files / "good.yaml"), timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "Pottery" in proc.stdout
 
 
 def test_a_directory_is_not_a_state_file(files):
-    proc = cli_many([["resolve", "civ1981", "Famine", "--state", str(files / "folder.yaml")]])[0]
+    proc = run_cli("resolve", "civ1981", "Famine", "--state", str(files / "folder.yaml"), timeout=120, cwd=ROOT)
     assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr  # click may refuse it first (usage: 2)
 
 

@@ -15,7 +15,7 @@ import civdsl
 from civdsl.cli import main
 from civdsl.errors import StateError
 from civdsl.table import load_table, table_schema
-from civdsl.table_phase import resolve_phase
+from civdsl.table import resolve_phase
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "table.yaml"
@@ -683,7 +683,7 @@ def test_the_victims_missing_facts_are_named_as_every_other_players():
 def _discards_by_list(module, rules, held, rng):
     """The discards as taking one card at a time from a list would make them (the reference the
     O(n log n) discards must equal): max() or a random index, then list.remove."""
-    from civdsl.table_phase import _is_major
+    from civdsl.table.calamity_phase import _is_major
 
     out, left = [], list(held)
     for limit, chosen in ((rules["major_limit"], lambda c: _is_major(module, c["calamity"])),
@@ -707,7 +707,7 @@ def test_large_hands_are_discarded_as_one_card_at_a_time_would(edition):
     same order, as max()/randrange and list.remove one card at a time (with the same seed)."""
     import random
 
-    from civdsl.table_phase import _over_limits
+    from civdsl.table.calamity_phase import _over_limits
 
     module = civdsl.load(edition).module
     names = list(module.CALAMITIES)
@@ -726,7 +726,7 @@ def test_discarding_from_a_huge_hand_reads_each_card_a_bounded_number_of_times()
     each card's stack a few times, not once per card discarded (quadratic: 40 s before)."""
     import types
 
-    from civdsl.table_phase import _over_limits
+    from civdsl.table.calamity_phase import _over_limits
 
     module = civdsl.load("civ1980").module
     reads = [0]

@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import CLI, run_cli, run_process
 
 from civdsl.cli.terminal import escape_controls
 from civdsl.rounds.simulate import MAX_ROUNDS_PLAYED
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, str(ROOT / "cli.py")]
 ESC = "\x1b"
 CLEAR, TITLE, C1_CSI = "\x1b[2J", "\x1b]0;pwned\x07", "\x9b2J"
 
@@ -107,18 +107,17 @@ def test_progress_bars_still_draw_on_a_terminal():
 def test_state_text_and_file_names_in_a_pipe(tmp_path):
     state = tmp_path / "s.yaml"
     state.write_text('holds: ["Pottery\\e]0;pwned\\a"]\n')
-    proc = subprocess.run(CLI + ["resolve", "megaciv", "Famine", "--state", str(state)], capture_output=True, text=True)
+    proc = run_cli("resolve", "megaciv", "Famine", "--state", str(state))
     assert proc.returncode == 1 and "Pottery\\x1b]0;pwned\\x07" in proc.stderr and ESC not in proc.stderr
     odd = tmp_path / os.fsdecode(b"rules\x1b]0;t\x07\xff.civ")
     odd.write_text("language 1\nedition x \"X\"\ncredit policy nope\n")
-    proc = subprocess.run(CLI + ["check", str(odd)], capture_output=True, text=True, errors="replace")
+    proc = run_cli("check", str(odd))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert ESC not in proc.stderr and "rules\\u001b]0;t\\u0007\\udcff.civ\":3:15: error[CIV019]" in proc.stderr
 
 
 def test_json_output_stays_valid_with_the_same_values(hostile_book):
-    proc = subprocess.run(CLI + ["resolve", str(hostile_book), f"Flood{CLEAR}{TITLE}{C1_CSI}", "--json"],
-                          capture_output=True, text=True)
+    proc = run_cli("resolve", str(hostile_book), f"Flood{CLEAR}{TITLE}{C1_CSI}", "--json")
     assert proc.returncode in (0, 1) and proc.stdout, proc.stderr  # 1: the answer names a missing fact
     assert "\x9b" not in proc.stdout and ESC not in proc.stdout
     assert json.loads(proc.stdout)["calamity"] == f"Flood{CLEAR}{TITLE}{C1_CSI}"
@@ -131,7 +130,7 @@ def test_json_output_stays_valid_with_the_same_values(hostile_book):
                                   ["chart", "megaciv", "-o", "file.txt/x.html"]])
 def test_writing_into_a_missing_folder_is_one_line(tmp_path, args):
     (tmp_path / "file.txt").write_text("a file, not a folder")
-    proc = subprocess.run(CLI + args, capture_output=True, text=True, cwd=tmp_path)
+    proc = run_cli(*args, cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("error: cannot write "), proc.stderr
 
@@ -156,8 +155,7 @@ def test_simulate_refuses_more_rounds_than_its_bound():
 
     def cap():  # a simulation that starts playing 10^10 rounds is stopped by the kernel, not a timer
         resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-    proc = subprocess.run(CLI + ["simulate", "cardgame", "--rounds", "10000", "--runs", "1000000"],
-                          capture_output=True, text=True, preexec_fn=cap)
+    proc = run_process("simulate", "cardgame", "--rounds", "10000", "--runs", "1000000", timeout=None, preexec_fn=cap)
     assert proc.returncode == 1 and f"at most {MAX_ROUNDS_PLAYED:,}" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -182,15 +180,14 @@ def test_file_names_are_quoted_as_git_quotes_them(tmp_path):
     right-to-left override would turn the name around: such names are C-quoted."""
     odd = tmp_path / "two\nlines\u202e.civ"
     odd.write_text("language 1\nedition x \"X\"\ncredit policy nope\n")
-    proc = subprocess.run(CLI + ["check", odd.name], capture_output=True, text=True, cwd=tmp_path)
+    proc = run_cli("check", odd.name, cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert '"two\\nlines\\u202e.civ":3:15: error[CIV019]' in proc.stderr, proc.stderr
     state = tmp_path / "s\n.yaml"
     state.write_text("- not a mapping\n")
-    proc = subprocess.run(CLI + ["resolve", "megaciv", "Famine", "--state", state.name], capture_output=True,
-                          text=True, cwd=tmp_path)
+    proc = run_cli("resolve", "megaciv", "Famine", "--state", state.name, cwd=tmp_path)
     assert proc.returncode == 1 and proc.stderr.startswith('error: "s\\n.yaml": '), proc.stderr
     plain = tmp_path / "plain.civ"
     plain.write_text("language 1\nedition x \"X\"\ncredit policy nope\n")
-    proc = subprocess.run(CLI + ["check", "plain.civ"], capture_output=True, text=True, cwd=tmp_path)
+    proc = run_cli("check", "plain.civ", cwd=tmp_path)
     assert "plain.civ:3:15: error[CIV019]" in proc.stderr and '"plain.civ"' not in proc.stderr

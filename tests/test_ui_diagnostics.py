@@ -5,11 +5,10 @@ Re-bless after an intended change with:  CIVDSL_BLESS=1 python -m pytest tests/t
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from civdsl.codes import CODES
 from civdsl.frontend import check_file
@@ -26,9 +25,7 @@ def _report(name: str) -> str:
     if args.exists():
         import shlex
 
-        proc = subprocess.run([sys.executable, str(UI.parent.parent / "cli.py"), *shlex.split(args.read_text())],
-                              capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
-        assert "Traceback" not in proc.stderr, proc.stderr
+        proc = run_cli(*shlex.split(args.read_text()), env={"NO_COLOR": "1"})
         # warnings alone go to stdout, with the line that the rulebook is fine
         return proc.stderr or proc.stdout
     checked = check_file(Path(name))
@@ -74,8 +71,7 @@ def test_all_errors_are_reported_in_one_run(monkeypatch):
 
 
 def test_cli_check_exit_code_and_format(root):
-    proc = subprocess.run([sys.executable, str(root / "cli.py"), "check", "tests/ui/CIV010_unknown_advance.civ"],
-                          cwd=root, capture_output=True, text=True)
+    proc = run_cli("check", "tests/ui/CIV010_unknown_advance.civ", cwd=root)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     first = proc.stderr.splitlines()[0]
@@ -87,8 +83,7 @@ def test_cli_check_exit_code_and_format(root):
 def test_cli_check_json_format(root):
     import json
 
-    proc = subprocess.run([sys.executable, str(root / "cli.py"), "check", "--json",
-                           "tests/ui/CIV015_unknown_effect.civ"], cwd=root, capture_output=True, text=True)
+    proc = run_cli("check", "--json", "tests/ui/CIV015_unknown_effect.civ", cwd=root)
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
     assert data["command"] == "check" and data["rulebooks"] == ["tests/ui/CIV015_unknown_effect.civ"]
@@ -98,8 +93,8 @@ def test_cli_check_json_format(root):
 
 
 def test_explain_prints_wrong_and_right_examples(root):
-    proc = subprocess.run([sys.executable, str(root / "cli.py"), "explain", "CIV012"], cwd=root, capture_output=True, text=True)
+    proc = run_cli("explain", "CIV012", cwd=root)
     assert proc.returncode == 0
     assert "Wrong:" in proc.stdout and "Right:" in proc.stdout and "groups craft" in proc.stdout
-    bad = subprocess.run([sys.executable, str(root / "cli.py"), "explain", "CIV999"], cwd=root, capture_output=True, text=True)
+    bad = run_cli("explain", "CIV999", cwd=root)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr

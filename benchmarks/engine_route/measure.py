@@ -1,5 +1,5 @@
 """The measurements of docs/engine-route.md: the prototype translator (py2es_prototype.py) run over
-the real planner source (civdsl/plan_search.py): which functions its subset takes and why it
+the real planner source (civdsl/plan/search.py): which functions its subset takes and why it
 refuses the others; then two translated functions checked against Python on random inputs
 (seeded) and timed in node against the hand-written page engine's twin (plan.js `leastPrice`).
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from py2es_prototype import PRELUDE, Refused, translate  # noqa: E402
 
-from civdsl import plan_search  # noqa: E402
+from civdsl.plan import search as plan_search  # noqa: E402
 
 # plan.js's leastPrice (a closure over `whole` there), as written, for the comparison
 HAND_WRITTEN = """
@@ -77,7 +77,7 @@ console.log(JSON.stringify({gen, hand, sorted, typedSame, ns_generated: timed(_l
 
 
 def coverage() -> None:
-    source = (ROOT / "civdsl" / "plan_search.py").read_text(encoding="utf-8")
+    source = (ROOT / "civdsl" / "plan" / "search.py").read_text(encoding="utf-8")
     functions = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
     taken, reasons = 0, collections.Counter()
     for fn in functions:
@@ -86,7 +86,7 @@ def coverage() -> None:
             taken += 1
         except Refused as exc:
             reasons[str(exc).split(": ", 1)[1]] += 1
-    print(f"plan_search.py: {len(functions)} functions, {taken} inside the prototype's subset; first refusal of the rest:")
+    print(f"plan/search.py: {len(functions)} functions, {taken} inside the prototype's subset; first refusal of the rest:")
     for why, count in reasons.most_common():
         print(f"  {count:3d}  {why}")
 
@@ -108,7 +108,7 @@ def differential() -> None:
         for r, n, p in small:
             plan_search._least_price(r, n, p)
     ns_python = (time.perf_counter() - t) / (20 * len(small)) * 1e9
-    generated = "".join(translate(ast.unparse(next(n for n in ast.parse((ROOT / "civdsl" / "plan_search.py")
+    generated = "".join(translate(ast.unparse(next(n for n in ast.parse((ROOT / "civdsl" / "plan" / "search.py")
                                                      .read_text(encoding="utf-8")).body
                                                      if isinstance(n, ast.FunctionDef) and n.name == name)))
                         for name in ("_least_price", "_by_price"))

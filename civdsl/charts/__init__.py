@@ -13,7 +13,7 @@ import yaml
 
 from ..model import Edition
 from ..serialize import to_data
-from . import tables
+from . import builders
 from .cells import Link, chips_for
 from .diff import Diff, compute
 from .explorer import to_dot, to_svg
@@ -30,7 +30,7 @@ def charts_for(edition: Edition, base: Edition | None = None, only_content: bool
     """(charts by kind, diff or None): the format-neutral charts of one edition (with ONLY_CONTENT,
     only the kinds the edition declares items for)."""
     diff = compute(base, edition) if base is not None else None
-    return tables.build(edition, diff, only_content), diff
+    return builders.build(edition, diff, only_content), diff
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
@@ -66,7 +66,7 @@ def _readme(ed: Edition, charts, diff: Diff | None, base: Edition | None, files:
     if legend:
         out += [legend, ""]
     if not charts:
-        out += [md_escape(tables.nothing_chart(ed).intro[0]), ""]
+        out += [md_escape(builders.nothing_chart(ed).intro[0]), ""]
     out += [_readme_line(kind, chart, files) for kind, chart in charts.items()]
     if "charts/reference.md" in files:
         out.append("- [the round reference](reference.md) (printable: [reference.html](reference.html))")
@@ -113,7 +113,7 @@ def _chart_files(name: str, chart, edition_name: str) -> dict[str, str]:
 def _explorer_files(edition: Edition, diff: Diff | None, files: dict) -> list[str]:
     """Add the strategy explorer's Graphviz source to FILES, and its drawing where Graphviz is
     installed; the message saying why it could not be drawn, if any."""
-    dot = to_dot(edition, tables.marks_for(diff, "advances"))
+    dot = to_dot(edition, builders.marks_for(diff, "advances"))
     files["charts/explorer.dot"] = dot
     svg, problem = to_svg(dot)
     if svg is not None:
@@ -139,11 +139,11 @@ def _pages(edition: Edition, base: Edition | None, charts: dict, diff: Diff | No
     """The printable page of every chart; for a house rule also its summary, first on the page and
     on a page (and in Markdown and CSV) of its own."""
     chips = chips_for(edition)
-    page_charts = list(charts.values()) or [tables.nothing_chart(edition)]
+    page_charts = list(charts.values()) or [builders.nothing_chart(edition)]
     files = {}
     subtitle = ""
     if diff is not None:
-        house = tables.house_chart(edition, base, diff)
+        house = builders.house_chart(edition, base, diff)
         files.update(_chart_files("house-summary", house, edition.name))
         files["charts/house-summary.html"] = edition_page(edition, [house], chips, house=True,
                                                           subtitle=f"A house rule on {base.name}.")

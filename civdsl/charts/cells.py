@@ -1,6 +1,6 @@
 """The format-neutral shape of a chart: tables of cells made of typed parts.
 
-Chart builders (`tables.py`) say *what* a cell holds (plain text, a group badge, a sign, a
+Chart builders (`builders.py`) say *what* a cell holds (plain text, a group badge, a sign, a
 rulebook summary shown as such); each renderer (Markdown, HTML, CSV) says how to print it and
 escapes every piece of text for its own format. Nothing here knows a file format.
 """

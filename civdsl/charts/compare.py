@@ -15,7 +15,7 @@ from . import derive
 from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, Table, cell, chips_for, joined, lines, number
 from .html import chart_html, chip_html, esc, page, table_html
 from .markdown import md_chart, md_escape
-from .tables import CLASS_TEXT, advance_order, calamity_order
+from .builders import CLASS_TEXT, advance_order, calamity_order
 
 DIFFERS = "\u2260"
 

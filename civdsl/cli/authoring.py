@@ -306,7 +306,7 @@ class _FmtRun:
     def _changed(self, path, name: str, res) -> None:
         import difflib
 
-        from ..build import atomic_write
+        from ..atomicfile import atomic_write
 
         self.changed.append(name)
         if self.show_diff:
@@ -377,7 +377,7 @@ def _write_new(out: Path, text: str) -> None:
     """Never overwrite: create the file exclusively, then fill it atomically."""
     import os
 
-    from ..build import atomic_write
+    from ..atomicfile import atomic_write
 
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

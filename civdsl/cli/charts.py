@@ -114,7 +114,7 @@ def _chosen_charts(edition, base, kinds: list[str]) -> tuple[list, object, str |
     text or None). `all` is every chart the edition has items for; a chart asked for by name is
     drawn even when empty."""
     from ..charts import charts_for
-    from ..charts.tables import glance_chart, house_chart, marks_for
+    from ..charts.builders import glance_chart, house_chart, marks_for
 
     every = kinds == ["all"]
     charts, diff = charts_for(edition, base, only_content=every)

@@ -259,7 +259,7 @@ def write_output(path, content: str | bytes) -> None:
     user's umask, and a missing folder or a refused write as a one-line error, exit 1."""
     from pathlib import Path
 
-    from ..build import atomic_write
+    from ..atomicfile import atomic_write
 
     path = Path(path)
     try:

@@ -1,4 +1,4 @@
-"""`civdsl plan`: the advances to buy this turn (civdsl.planner does the search)."""
+"""`civdsl plan`: the advances to buy this turn (civdsl.plan does the search)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ from .common import PLAYER_HELP, SET_HELP, command, emit_json, facts, open_ruleb
 def plan(rulebook, state_file, holds, sets, player, objective_spec, want, avoid, top, explain, horizon, hand_limit, save,
          options, as_json):
     """The advances to buy this turn that maximise an objective, their prices and the payment."""
-    from ..planner import plan as make_plan
-    from ..planner import render
-    from ..runtime import rules_of
+    from ..plan import plan as make_plan
+    from ..plan import render
+    from ..sourcemap import rules_of
     from ..state import split_names
 
     rb = open_rulebook(rulebook)

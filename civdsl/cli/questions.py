@@ -402,8 +402,21 @@ def _track_answer(t: dict) -> None:
         _marker(t, m)
     else:
         _epochs_reached(t, m)
+    for c in t.get("counted", ()):
+        click.echo(f"  {counted_text(c)}")
     if t["missing_facts"]:
         click.echo(f"  incomplete: the state does not give {', '.join(t['missing_facts'])}")
+
+
+def counted_text(c: dict) -> str:
+    """A fact the requirements counted with what held advances add ("counted for the A.S.T.: 2
+    cities (1 given + 1 for Wonder of the World)"); the companion page says the same."""
+    from ..phrases import fact_words, noun
+
+    words = fact_words(c["fact"]) or (c["fact"], c["fact"])
+    adds = "".join(f" + {a['delta']} for {a['advance']}" for a in c["adds"])
+    return (f"counted for the A.S.T.: {_value(c['value'])} {noun(c['value'], words)} "
+            f"({_value(c['given'])} given{adds})")
 
 
 # whether the marker moves back a step (None: it depends on facts not given; no line when it stays)
@@ -603,7 +616,7 @@ def _require_score(rb) -> None:
 def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
-    from ..planner import hand_report, parse_cards, render_hand
+    from ..plan import hand_report, parse_cards, render_hand
     from ..state import StateError, hand_limits, split_names
 
     rb = _open(rulebook)
@@ -615,7 +628,7 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     player = None
     if holds or state_file or sets or options:
         player = rb.state(split_names(holds), _facts(state_file, sets, options))
-    from ..runtime import rules_of
+    from ..sourcemap import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
         report = hand_report(rb.module, parsed, player, calamities)

@@ -1,6 +1,6 @@
 """`civdsl table`: the calamity phase for every player at once (issue 13 §3). Opens the compiled
 rulebook, loads the table file (each player through the state loader), resolves the phase with
-the edition's declared rules (civdsl/table_phase.py) and prints each calamity with its trace and
+the edition's declared rules (civdsl/table/calamity_phase.py) and prints each calamity with its trace and
 each player's outcome, or the same as JSON."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def table(rulebook, table_file, calamity, seed, options, as_json):
     """Resolve the calamity phase of a whole TABLE: beneficiaries, limits, order, secondary victims."""
     from ..errors import StateError
     from ..table import load_table
-    from ..table_phase import resolve_phase
+    from ..table import resolve_phase
 
     rb = _open(rulebook)
     only = rb.calamity_name(calamity) if calamity else None

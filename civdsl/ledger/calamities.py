@@ -1,4 +1,4 @@
-"""The calamity step of a game: the table phase (table_phase.py) built from the players' states,
+"""The calamity step of a game: the calamity phase (table/calamity_phase.py) built from the players' states,
 each calamity resolved against the states the calamities before it left.
 
 Which calamities strike: every calamity card in a hand, except, where the edition's
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import random
 
-from .. import runtime
-from ..table import Table
-from ..table_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
+from .. import sourcemap
+from ..table.tablefile import Table
+from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
 from .play import CHOICE, ILLEGAL, Game, Refused
 
 CITY_FACTS = ("cities", "coastal_cities", "volcano_cities", "cities_adjacent_open_sea")
@@ -69,7 +69,7 @@ def resolve_step(game: Game, args: dict) -> None:
     # how many calamities of each name each player has suffered this step: a second one of a name
     # (where the edition lets it strike) has its own choices, `choose ... occurrence=2`
     suffered: dict[tuple[str, str], int] = {}
-    with runtime.rules_of(game.module):
+    with sourcemap.rules_of(game.module):
         for c in order(table, kept, []):
             c["occurrence"] = suffered.get((c["calamity"], c["victim"]), 0) + 1
             c.update(_chosen(game, c["calamity"], c["victim"], c["occurrence"]))

@@ -35,18 +35,18 @@ def _is_last_end_step(game: Game) -> bool:
 def _reached(game: Game, p, track: str, reach: str) -> bool:
     """Whether the player's marker is on the last space or in the last epoch of his row (no row:
     not known, so not reached)."""
-    from .. import runtime
+    from .. import standing
 
     try:
-        rows = runtime.ast_rows(game.module, track, p.civilization)
-    except runtime.AstRowUnknown:
+        rows = standing.ast_rows(game.module, track, p.civilization)
+    except standing.AstRowUnknown:
         rows = []
     row = rows[0] if len(rows) == 1 else None
     if row is None:  # no row tells the epochs: the last space is the track's
         return reach == "last_space" and p.ast_position >= game.module.AST[track]["spaces"]
     if reach == "last_space":
         return p.ast_position >= row["spaces"]
-    return runtime.epoch_index(row, p.ast_position) == len(game.module.AST[track]["epochs"]) - 1
+    return standing.epoch_index(row, p.ast_position) == len(game.module.AST[track]["epochs"]) - 1
 
 
 def _finish(game: Game, why: str, line: int | None) -> None:

@@ -4,7 +4,7 @@ all the same), and logs each change with the rulebook line of the action behind 
 
 from __future__ import annotations
 
-from .. import runtime
+from .. import handvalue, pricing, sourcemap
 from ..errors import StateError
 from . import steps as turn_steps
 from .play import CHOICE, ILLEGAL, Game, Refused
@@ -214,7 +214,7 @@ def _block(game: Game, p, cards: list[str]) -> None:
     least = game.module.TABLE_RULES.get("separate_blocks")
     if least is None or len(game.seated()) < least:
         return
-    mine = runtime.player_block(game.module, game.state(p))
+    mine = handvalue.player_block(game.module, game.state(p))
     for c in cards:
         block = game.module.COMMODITIES.get(c, {}).get("block")
         if block and mine and block != mine:
@@ -226,8 +226,8 @@ def buy_cards(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     cards = _card_names(game, event.get("cards"))
     _once(game, "buy-cards", p.name)
-    with runtime.rules_of(game.module):
-        answer = runtime.trade_card_prices(game.module, p.advances, [_stack(game, c) or 0 for c in cards], p.treasury)
+    with sourcemap.rules_of(game.module):
+        answer = pricing.trade_card_prices(game.module, p.advances, [_stack(game, c) or 0 for c in cards], p.treasury)
     if answer["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="cards")
     p.treasury -= answer["total"]
@@ -369,7 +369,7 @@ def choose(game: Game, event: dict) -> None:
         key = (name, p.name, occurrence)
         game.choices[key] = {**game.choices.get(key, {}), **chosen}
     borders = event.get("borders") or {}
-    from ..table import RELATIONS
+    from ..table.tablefile import RELATIONS
 
     if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
         raise Refused(ILLEGAL, f"`borders` maps a relation ({', '.join(RELATIONS)}) to the players that border "

@@ -281,7 +281,7 @@ def text(gf: GameFile) -> str:
 
 
 def write(path: Path, gf: GameFile) -> None:
-    from ..build import atomic_write
+    from ..atomicfile import atomic_write
 
     atomic_write(Path(path), text(gf))
 

@@ -115,27 +115,29 @@ class Game:
     def state(self, player: Player, **extra):
         """The player's state for a rule, built without the checks a state file needs: the
         ledger's facts are already the rulebook's own names and whole numbers."""
-        from .. import runtime
+        from .. import pricing, runtime
 
         facts = self.facts(player, **extra)
         held = facts.pop("holds")
         options = facts.pop("options", {})
         st = runtime.PlayerState(self.module, held, facts, options)
-        runtime.apply_start_credits(self.module, st)
+        pricing.apply_start_credits(self.module, st)
         return st
 
     def marker(self, player: Player, track: str) -> dict:
         """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
         and whether it moves), evaluating the requirements of the next space's epoch only."""
-        from .. import runtime
+        from .. import sourcemap, standing
 
         t = self.module.AST[track]
         st = self.state(player)
-        with runtime.rules_of(self.module):
+        with sourcemap.rules_of(self.module):
             backward = [b(st) for b in t["backward"]]
-            # what runtime.epochs does before it places the marker, without every epoch's requirements
-            goes_back = runtime._goes_back(self.module, track, st, st.fact("ast_position"), backward)
-            return runtime.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], st), backward, goes_back)
+            # what standing.epochs does before it places the marker, without every epoch's requirements
+            goes_back = standing._goes_back(self.module, track, st, st.fact("ast_position"), backward)
+            # the requirements count what held advances add (standing.ast_counted), the backward rule does not
+            counted, _ = standing.ast_counted(self.module, st)
+            return standing.marker(self.module, track, st, _EpochsOnDemand(t["epochs"], counted), backward, goes_back)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))

@@ -60,7 +60,7 @@ def plot_svg(result: dict) -> str:
 def write_plot(result: dict, path: Path) -> None:
     suffix = path.suffix.lower()
     if suffix == ".svg":
-        from ..build import atomic_write
+        from ..atomicfile import atomic_write
 
         atomic_write(path, plot_svg(result))
         return

@@ -182,7 +182,7 @@ class CardDeck:
 
 
 @dataclass
-class Phase:
+class RoundPhase:
     id: str
     name: str
     body: list

@@ -12,7 +12,7 @@ Markdown escaping (civdsl/escape.py).
 from __future__ import annotations
 
 from ..escape import markdown as md
-from ..runtime import number
+from ..unknown import number
 from ..syntax import BinOp, Bool, Call, Name, Neg, NodeVisitor, Not, Num, Str, Unknown
 from .syntax import (AddStmt, DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, MoveStmt, NoteStmt, ResetStmt,
                      RollStmt, RuleStmt, SetStmt, ShuffleStmt, StatementVisitor)

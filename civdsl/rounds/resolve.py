@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..expressions import EvalError, evaluate
 from ..syntax import Field, Item
-from .model import (CardDeck, CardRank, CardSuit, Choice, EndCondition, EventRow, EventTable, Flag, Phase, Pool,
+from .model import (CardDeck, CardRank, CardSuit, Choice, EndCondition, EventRow, EventTable, Flag, Pool, RoundPhase,
                     PoolTerm, Stat, Threshold, Track, TrackMark, TrackStage)
 
 
@@ -160,8 +160,8 @@ class RoundsApplier:
 
     def _item_phase(self, item: Item) -> None:
         if self._once("phase", item.name, item.span, f"phase `{item.name}`"):
-            self.ed.phases[item.name] = Phase(item.name, item.value["title"], item.value["body"], item.span)
+            self.ed.phases[item.name] = RoundPhase(item.name, item.value["title"], item.value["body"], item.span)
 
     def _item_setup(self, item: Item) -> None:
         if self._once("setup", "", item.span, "setup"):
-            self.ed.setup = Phase("setup", "Setup", item.value["body"], item.span)
+            self.ed.setup = RoundPhase("setup", "Setup", item.value["body"], item.span)

@@ -14,7 +14,10 @@ from fractions import Fraction
 
 from ..bounds import FIELDS
 # lookup and number are re-exported: scripts and tests of round rules read them here too
-from ..runtime import RulebookRuntimeError, floordiv, located, lookup, number, source_entries, source_of  # noqa: F401
+from ..errors import RulebookRuntimeError  # noqa: F401
+from ..runtime import floordiv, lookup  # noqa: F401
+from ..sourcemap import located, source_entries, source_of
+from ..unknown import number  # noqa: F401
 
 
 class GameState:

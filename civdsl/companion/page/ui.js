@@ -576,9 +576,7 @@
       const box = el("fieldset", {cls: "options"}, el("legend", {text: "Rule options"}));
       for (const name of names) {
         const id = "opt-" + name.replace(/[^A-Za-z0-9_-]/g, "_");
-        const given = has(s, "options") && has(s.options, name) && typeof s.options[name] === "boolean" ? s.options[name] : null;
-        const on = given === null ? !!OPTIONS[name] : given;
-        const cb = el("input", {type: "checkbox", id: id, checked: on, on: {change: () => {
+        const cb = el("input", {type: "checkbox", id: id, checked: optionOn(s, name), on: {change: () => {
           s.options = copyOf(s.options);
           if (cb.checked === !!OPTIONS[name]) delete s.options[name];
           else s.options[name] = cb.checked;
@@ -681,7 +679,6 @@
     const cb = el("input", {type: "checkbox", id: id, checked: isHeld, on: {change: () => toggleHeld(a, cb.checked)}});
     const facts = [];
     if (adv.cost !== undefined && adv.cost !== null) facts.push(String(adv.cost));
-    if (HAS_VP) facts.push(adv.vp + " VP");
     const chips = el("span", {cls: "chips", "aria-hidden": "true"});
     for (const g of adv.groups || []) {
       const chip = el("span", {cls: "chip", title: (GROUPS[g] && GROUPS[g].name) || g});
@@ -689,12 +686,13 @@
       chips.appendChild(chip);
     }
     const price = el("span", {cls: "price", id: id + "-price"});
+    const vp = el("span", {cls: "muted vp"});  // under the rule options in play (renderPrices)
     const buy = el("button", {type: "button", cls: "buy", "aria-pressed": "false", "aria-label": "buy " + a,
       "aria-describedby": id + "-price", text: "buy", on: {click: () => toggleBasket(a)}});
     const row = el("div", {cls: "adv", "data-name": a},
-      cb, el("label", {for: id}, chips, el("span", {cls: "name", text: a}), el("span", {cls: "muted", text: " " + facts.join(" \u00b7 ")})),
-      price, buy);
-    rows.set(a, {row: row, cb: cb, price: price, buy: buy});
+      cb, el("label", {for: id}, chips, el("span", {cls: "name", text: a}), el("span", {cls: "muted", text: " " + facts.join(" \u00b7 ")}),
+        vp), price, buy);
+    rows.set(a, {row: row, cb: cb, price: price, buy: buy, vp: vp});
     return row;
   }
 
@@ -736,6 +734,20 @@
     changed();
   }
 
+  // An advance's victory points under the state's rule options (runtime.PlayerState.advance_vp):
+  // the first `vp tiers when OPTION` reading switched on that gives another figure.
+  function advanceVp(a, st) {
+    for (const [option, vp] of ADVANCES[a].vp_when || []) if (optionOn(st, option)) return vp;
+    return ADVANCES[a].vp;
+  }
+
+  // whether a rule option is on in state S: as the state switches it, else the rulebook's default
+  function optionOn(s, name) {
+    const given = has(s, "options") && s.options && has(s.options, name) && typeof s.options[name] === "boolean"
+      ? s.options[name] : null;
+    return given === null ? !!OPTIONS[name] : given;
+  }
+
   function renderPrices(st) {
     const held = new Set(st.holds || []);
     const basket = new Set(player().basket);
@@ -743,6 +755,8 @@
       const r = rows.get(a);
       if (!r) continue;
       r.cb.checked = held.has(a);
+      if (HAS_VP) r.vp.textContent = (ADVANCES[a].cost !== undefined && ADVANCES[a].cost !== null ? " \u00b7 " : " ") +
+        advanceVp(a, st) + " VP";
       r.buy.hidden = held.has(a);
       r.buy.setAttribute("aria-pressed", basket.has(a) ? "true" : "false");
       r.buy.textContent = basket.has(a) ? "in basket" : "buy";
@@ -997,6 +1011,14 @@
     return r.requirement + ": " + known(r.value) + " (" + needed(r) + ")";
   }
 
+  // a fact counted with what held advances add (cli/questions.py counted_text)
+  function countedText(c) {
+    const nouns = has(FACTS, c.fact) && FACTS[c.fact].words ? FACTS[c.fact].words : [c.fact, c.fact];
+    const adds = c.adds.map((a) => " + " + a.delta + " for " + a.advance).join("");
+    return "Counted for the A.S.T.: " + known(c.value) + " " + words(c.value, nouns) + " (" + known(c.given) + " given" +
+      adds + ").";
+  }
+
   function requirementNodes(req) {
     const mark = req.met === true ? "ok" : req.met === false ? "missing" : "?";
     const li = el("li", {cls: "req " + (req.met === true ? "met" : req.met === false ? "unmet" : "unknown")},
@@ -1030,6 +1052,7 @@
     if (!t) return null;
     const m = t.marker;
     const summary = m && m.epoch !== null && m.epoch !== undefined ? markerAnswer(out, t, m, track) : epochsReached(out, t, m, track);
+    for (const c of t.counted || []) out.appendChild(el("p", {cls: "counted", text: countedText(c)}));
     const problem = answerProblem(t);
     if (problem) out.appendChild(problem);
     return summary;

@@ -669,6 +669,13 @@ class PlayerState {
     return get(hand, name, 0);
   }
 
+  // runtime.PlayerState.advance_vp: the victory points under the question's rule options
+  advanceVp(name) {
+    const adv = MODEL.ADVANCES[name];
+    for (const [option, vp] of adv.vp_when || []) if (this.option(option)) return vp;
+    return adv.vp;
+  }
+
   count_advances(kw) {
     let n = 0;
     const at = get(kw, "cost_at_least", null), below = get(kw, "cost_below", null);
@@ -678,7 +685,7 @@ class PlayerState {
       const cost = adv.cost;
       if (at !== null && (cost === null || truthy(lt(cost, at)))) continue;
       if (below !== null && (cost === null || truthy(ge(cost, below)))) continue;
-      if (vp !== null && !pyEqual(adv.vp, vp)) continue;
+      if (vp !== null && !pyEqual(this.advanceVp(name), vp)) continue;
       if (group !== null && adv.groups.indexOf(group) < 0) continue;
       n += 1;
     }
@@ -689,7 +696,7 @@ class PlayerState {
     const advs = this.held.map(function (n) { return MODEL.ADVANCES[n]; });
     switch (name) {
       case "advances": return advs.length;
-      case "advance_vp": return advs.reduce(function (t, a) { return t + (a.vp || 0); }, 0);
+      case "advance_vp": return this.held.reduce((t, n) => t + (this.advanceVp(n) || 0), 0);
       case "advance_points": return advs.reduce(function (t, a) { return t + (a.cost || 0); }, 0);
       case "groups_held": {
         const groups = new Set();

@@ -38,10 +38,11 @@ function requirementAny(text, alternatives, line, eachStep) {
 
 function epochsOf(track, state) {
   const t = MODEL.AST[track], rules = RULES.ast.get(track);
+  const [countedState, counted] = astCounted(state);
   const out = [];
   let reached = null, still = true;
   for (const [name, fn] of rules.epochs) {
-    const reqs = fn(state);
+    const reqs = fn(countedState);
     const m = allMet(reqs.map(function (r) { return r.met; }));
     still = still && m === true;
     if (still) reached = name;
@@ -50,13 +51,37 @@ function epochsOf(track, state) {
   const backward = rules.backward.map(function (b) { return b(state); });
   const position = own(state.facts, "ast_position") ? state.fact("ast_position") : new Unknown(["ast_position"]);
   const result = {track: track, name: t.name, epochs: out, reached: reached,
-    moves_backward: goesBack(track, state, position, backward), backward_rules: backward};
+    moves_backward: goesBack(track, state, position, backward), backward_rules: backward, counted: counted};
   if (MARKER_FACTS.some(function (n) { return own(state.facts, n); })) {
     result.marker = marker(track, state, out, backward, result.moves_backward);
   }
   result.missing_facts = state.missing.slice();
   result.complete = state.complete;
   return result;
+}
+
+// runtime.ast_counted: [the state the epoch requirements read, how each counted fact was counted]
+function astCounted(state) {
+  let counted = state;
+  const shown = [];
+  for (const fact of Object.keys(MODEL.AST_COUNTED_FACTS || {})) {
+    const kind = MODEL.AST_COUNTED_FACTS[fact], adds = [];
+    for (const name of state.held) {
+      for (const args of abilityArgs(name, kind)) adds.push({advance: name, delta: args.delta});
+    }
+    if (!adds.length) continue;
+    const given = state.fact(fact);
+    const value = adds.reduce(function (t, a) { return add(t, a.delta); }, given);
+    shown.push({fact: fact, given: number(given), value: number(value), adds: adds});
+    if (!(value instanceof Unknown)) {
+      if (counted === state) {  // shares missing and undecided with STATE
+        counted = Object.assign(Object.create(Object.getPrototypeOf(state)), state);
+        counted.facts = Object.assign({}, state.facts);
+      }
+      counted.facts[fact] = value;
+    }
+  }
+  return [counted, shown];
 }
 
 // the facts that place the marker on a track: with any of them the answer is about the player's marker

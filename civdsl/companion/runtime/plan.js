@@ -1,5 +1,5 @@
 // plan.js: the purchase planner, `planAnswer` being `civdsl plan --json`. The JavaScript twin of
-// civdsl/planner.py and civdsl/plan_search.py, step for step: the same candidates, the same
+// civdsl/plan/purchase.py and civdsl/plan/search.py, step for step: the same candidates, the same
 // branch and bound (visited in the same order, so `sets_examined` agrees), the same hand-over to
 // the dynamic programme over price, the same payment table, the same explanation and two-turn
 // look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
@@ -19,7 +19,7 @@ const planStop = {stopped: true};  // thrown to stop a search (planner._SearchSt
 
 const planAttributes = ["cost", "vp", "group_count", "credit_total", "specific_total", "supply"];
 
-function planObjective(M, spec) {
+function planObjective(M, spec, st) {
   const advances = M.ADVANCES;
   const names = Object.keys(advances);
   if (spec === null || spec === undefined || String(spec).trim() === "") {
@@ -34,7 +34,7 @@ function planObjective(M, spec) {
       throw creditUserError("--objective vp: " + M.EDITION.name + " gives no victory points to advances (e.g. "
         + missing[0] + "); use --objective points (printed cost) or cards");
     }
-    for (const n of names) values[n] = advances[n].vp || 0;
+    for (const n of names) values[n] = (st ? st.advanceVp(n) : advances[n].vp) || 0;
     return planObjectiveOf("vp", "VP", values, 1);
   }
   if (spec === "points") {
@@ -2704,7 +2704,7 @@ function planAnswer(M, state, options) {
   const st = makePlayerState(state, {holds: options.holds, option: options.option});
   const held = st.held;
   const facts = st.facts;
-  const obj = planObjective(M, planOption(options, ["objective", "objectiveSpec", "objective_spec"], null));
+  const obj = planObjective(M, planOption(options, ["objective", "objectiveSpec", "objective_spec"], null), st);
   const horizon = planOption(options, ["horizon"], 1);
   if (horizon !== 1 && horizon !== 2) {
     throw creditUserError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)");

@@ -1,22 +1,22 @@
 """The purchase planner's exact search: a dynamic programme over price.
 
 Why a dynamic programme is exact here. Credits come only from advances held before this turn
-(runtime.prices), so every advance bought has a price after credits (its *base price*) that
+(pricing.prices), so every advance bought has a price after credits (its *base price*) that
 does not depend on what else is bought, and a set's price is the sum of its base prices.
 Three things break that sum, and each is carried in the programme's state:
 
 - **same-turn abilities** (`discount`, `free_advance`: Library, Anatomy) of advances bought in
   the same purchase take something off the dearest eligible *other* advance, one ability after
-  another in rulebook order (runtime.prices). Which advances carry them is enumerated (the
+  another in rulebook order (pricing.prices). Which advances carry them is enumerated (the
   subsets T of the few candidates with such an ability), and for a fixed T the advances are
   visited from the dearest down, so that the advance each ability lands on is known as soon as
   it is chosen: `SameTurnMachine` below follows the runtime's rule step by step and keeps only
   what is still undecided (an ability waiting behind an earlier one, an advance whose price an
   earlier ability lowered and that a later one may still pick);
 - **advances acquired automatically** (`acquire_all`) with an advance of T cost nothing in that
-  run (their base price is 0, as runtime.prices applies this first). The strict single-use
+  run (their base price is 0, as pricing.prices applies this first). The strict single-use
   credit variant, where advances bought together share credits, is not additive at all and is
-  not searched here (planner.PurchaseProblem.search leaves it to its branch and bound);
+  not searched here (purchase.PurchaseProblem.search leaves it to its branch and bound);
 - **the hand limit**: the payment depends on the price *and* on the hand-limit abilities of
   the advances bought (the sum of their changes is in the state);
 - **the card limit** (1981 17.7): the number of advances bought is in the state where the
@@ -67,7 +67,7 @@ a link of 1 credit each way per edge: the credit of a purchase is then its cut),
 rulebook's own links are what keep w small. `--explain` is at most n such searches, `--want`
 forces advances (fewer cells), `--avoid` removes candidates, an objective expression only
 changes the entries' values, and the payment is a table bounded separately
-(planner.PaymentTable). The branch and bound that runs first stops after a fixed number of
+(purchase.PaymentTable). The branch and bound that runs first stops after a fixed number of
 sets. What is outside this bound: the strict single-use credit variant (left to the branch and
 bound: pricing one purchase is bin covering there, see docs/planner.md) and the two-turn
 look-ahead (its own capped walk).
@@ -83,9 +83,9 @@ from typing import Any, Callable, Iterable
 
 
 class SameTurnMachine:
-    """runtime.prices' same-turn rule, followed advance by advance from the dearest down.
+    """pricing.prices' same-turn rule, followed advance by advance from the dearest down.
 
-    `abilities` lists (card, kind, amount, eligible) in the order runtime.prices applies them:
+    `abilities` lists (card, kind, amount, eligible) in the order pricing.prices applies them:
     advances in rulebook order, each one's discounts then its free advances. An ability lands
     on the dearest eligible other advance of the purchase with a price above 0 (by price, then
     name), after the abilities before it changed prices. Visiting advances by (base price, name)
@@ -332,7 +332,7 @@ def _priced(c: Candidate, base) -> Candidate:
 
 def targets(machine: SameTurnMachine, pool: set, forced) -> Iterable[tuple[frozenset, frozenset, dict]]:
     """Every assignment of the machine's abilities to the advance each lands on, as
-    (advances bought, advances not bought, prices they leave): runtime.prices' rule read the
+    (advances bought, advances not bought, prices they leave): pricing.prices' rule read the
     other way round. Ability j lands on the dearest eligible advance x of the purchase whose
     current price is above 0 (by price, then name), or on none; so choosing x means buying it
     and buying no eligible advance that ranks above it at its current price, and choosing none

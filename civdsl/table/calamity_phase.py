@@ -22,10 +22,11 @@ A fact the answer needs and the table does not give is named, never guessed.
 from __future__ import annotations
 
 import random
-from . import runtime
-from .errors import StateError
-from .records import Record
-from .table import Seat, Table
+from .. import runtime, sourcemap
+from ..errors import StateError
+from ..records import Record
+from ..unknown import Unknown
+from .tablefile import Seat, Table
 
 
 class Discard(Record, frozen=False):
@@ -55,7 +56,7 @@ class Resolved(Record, frozen=False):
     missing: list[str]
 
 
-class Phase(Record, frozen=False):
+class CalamityPhase(Record, frozen=False):
     table: Table
     discarded: list[Discard]
     resolved: list[Resolved]
@@ -291,7 +292,7 @@ def _unranked_ties(table: Table, keyed: list[tuple]) -> list[str]:
 
 def _value(table: Table, name: str, fact: str):
     st = table.fresh(name)
-    from . import vocabulary as vocab
+    from .. import vocabulary as vocab
 
     v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
     return v
@@ -316,7 +317,7 @@ def _fact_values(table: Table, names: list[str], fact: str, missing: list[str]) 
     """Each player's value of FACT, and the players whose value the table does not give (what
     it lacks for them recorded in MISSING)."""
     values = {n: _value(table, n, fact) for n in names}
-    unknown = [n for n, v in values.items() if v.__class__ is runtime.Unknown]
+    unknown = [n for n, v in values.items() if v.__class__ is Unknown]
     _add_missing(missing, [f"players.{n}.{f}" for n in unknown for f in values[n].facts])
     return values, unknown
 
@@ -468,7 +469,7 @@ def _tie_chosen(c: dict, left: list[str], why: str, candidates: list[str], missi
 
 # --- 4. the phase ------------------------------------------------------------------------------
 
-def resolve_phase(table: Table, seed: int | None = None) -> Phase:
+def resolve_phase(table: Table, seed: int | None = None) -> CalamityPhase:
     module = table.module
     rng = random.Random(seed if seed is not None else 0)
     notes: list[str] = []
@@ -478,12 +479,12 @@ def resolve_phase(table: Table, seed: int | None = None) -> Phase:
                      "draw, or leave the discarded card out of the table)")
     resolved = []
     taken = _primary_victims_by_name(module, kept)
-    with runtime.rules_of(module):
+    with sourcemap.rules_of(module):
         for c in order(table, kept, notes):
             r = _resolve_one(table, c, taken)
             resolved.append(r)
             _took_part(taken, r)
-    return Phase(table, discarded, resolved, seed, notes)
+    return CalamityPhase(table, discarded, resolved, seed, notes)
 
 
 def _primary_victims_by_name(module, kept: list[dict]) -> dict[str, set] | None:
@@ -515,7 +516,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     ben_missing: list[str] = []
     ben = _checked_beneficiary(table, c, ben_missing)
     roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
-    primary = runtime.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
+    primary = sourcemap.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
     if primary.is_cancelled:
         ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
     else:
@@ -569,7 +570,7 @@ class _SecondaryVictims:
         st.seat = Seat(self.table, name, self.roles)
         st.assigned = amount
         try:
-            return runtime.resolve(self.table.module, self.c["calamity"], "secondary", st)
+            return sourcemap.resolve(self.table.module, self.c["calamity"], "secondary", st)
         except StateError as exc:
             raise StateError(f"{self.where}: `secondary.{name}`: {exc}") from None
 
@@ -639,7 +640,7 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
 def _none_to_assign(count, share) -> bool:
     """No secondary victim to name: none assigned, or how many depends on a missing fact (already
     named by the primary's answer)."""
-    return count.__class__ is runtime.Unknown or share.__class__ is runtime.Unknown or count == 0 or share == 0
+    return count.__class__ is Unknown or share.__class__ is Unknown or count == 0 or share == 0
 
 
 def _default_assignment(names: list[str], count: int | None, share: int | None, per_player) -> list:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import vocabulary as vocab
-from .errors import StateError
-from .state import _first, _hint, _key, _short, _value, parse_yaml, whole_number
+from .. import vocabulary as vocab
+from ..errors import StateError
+from ..state import _first, _hint, _key, _short, _value, parse_yaml, whole_number
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
@@ -88,7 +88,7 @@ class Seat:
     def _fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact, None when not known (the block falls back
         on the civilization's, as in one-player answers)."""
-        from .runtime import player_block
+        from ..handvalue import player_block
 
         state = self.table.players[name]
         return player_block(self.table.module, state) if fact == "block" else (state.facts.get(fact) or None)
@@ -120,7 +120,7 @@ class Table:
     def fresh(self, name: str, seat: Seat | None = None):
         """A copy of a player's state for one question: missing facts and undecided rules are
         recorded per answer, never carried from one answer into the next."""
-        from .runtime import PlayerState
+        from ..runtime import PlayerState
 
         base = self.players[name]
         st = PlayerState(base.module, base.held, base.facts, base.options)
@@ -170,7 +170,7 @@ def _table_options(rulebook, given, switched, source: str, problems: list) -> di
     """The rule switches of the whole table: the file's `options`, overridden by the command
     line's `--option` ones (SWITCHED), checked against the rulebook's declared options."""
     if switched:
-        from .state import facts_from
+        from ..state import facts_from
 
         given = {**(given if isinstance(given, dict) else {}), **facts_from(None, (), switched)["options"]}
     try:
@@ -396,7 +396,7 @@ def _secondary_problem(name, amount, players: list, victim, where: str) -> str |
 def table_schema() -> dict:
     """JSON Schema of a table file: a player is a player state (schemas/state.schema.json, derived
     from vocabulary.FACTS) with a name and an A.S.T. rank."""
-    from .state import state_schema
+    from ..state import state_schema
 
     player = state_schema()
     props = {"name": {"type": "string", "minLength": 1, "description": PLAYER_KEYS["name"]},

@@ -1,7 +1,7 @@
 """The two-turn look-ahead of the purchase planner (`civdsl plan --horizon 2`): the best pair of
 purchases over this turn and the next, the hand and treasury assumed to be the same next turn.
 
-It works on a planner.PurchaseProblem it is given (this turn's) and the ones that problem makes for
+It works on a purchase.PurchaseProblem it is given (this turn's) and the ones that problem makes for
 next turn (`PurchaseProblem.after`); it never imports the planner, which imports it only when a
 look-ahead is asked for (so `civdsl plan` without one does not load it). Method and bound:
 docs/planner.md, "Two turns".
@@ -13,8 +13,9 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from . import runtime
-from .plan_search import stopped_bound
+from .. import pricing
+from ..unknown import number
+from .search import stopped_bound
 
 
 _ASSUMES = ("next turn's commodity cards and treasury are the same as now, and credit points of "
@@ -37,7 +38,7 @@ def two_turns(first: "PurchaseProblem", max_sets: int = 3000, one: list | None =
     best pair found (next turn an advance's price falls at most by the credits this turn's
     purchases give it: each new card's best group credit towards it plus its specific credit,
     true of both credit policies). Only sets that survive are priced for the next turn, with
-    runtime.prices and the one-turn search. `one`: this turn's best set, when the caller has
+    pricing.prices and the one-turn search. `one`: this turn's best set, when the caller has
     searched for it already (the work limit of the strict single-use variant is then not spent
     twice); a search that stopped before it found any set leaves no pair, said so."""
     return _TwoTurns(first, max_sets).run(one)
@@ -78,7 +79,7 @@ class _TwoTurns:
 
     def _treasury_value(self, h: str):
         """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
-        return max([a["value"] for a in runtime.ability(self.module, h, "treasury_value")] or [0])
+        return max([a["value"] for a in pricing.ability(self.module, h, "treasury_value")] or [0])
 
     def _prices_now(self) -> tuple[list, dict]:
         """The advances not held that may be bought this turn or next, and this turn's price of
@@ -87,7 +88,7 @@ class _TwoTurns:
         unheld = [n for n in module.ADVANCES if self._for_sale(n)]
         price1 = {n: first.base[n] for n in unheld if n in first.base}
         for n in [n for n in unheld if n not in price1]:
-            price1[n] = max(0, runtime.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+            price1[n] = max(0, pricing.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
         return unheld, price1
 
     def _for_sale(self, name: str) -> bool:
@@ -107,10 +108,10 @@ class _TwoTurns:
 
     def _specific(self, h: str, i: str):
         """A turn-one advance h's own credit to a next-turn advance i: its specific credit, and all
-        of i's cost where h's acquire_all covers i (held, h makes i free: runtime.prices)."""
+        of i's cost where h's acquire_all covers i (held, h makes i free: pricing.prices)."""
         advances = self.module.ADVANCES
         acquires = h != i and any(a["group"] in advances[i]["groups"] and advances[i]["cost"] < a["cost_below"]
-                                  for a in runtime.ability(self.module, h, "acquire_all"))
+                                  for a in pricing.ability(self.module, h, "acquire_all"))
         return advances[h]["specific"].get(i, 0) + (advances[i]["cost"] if acquires else 0)
 
     def _reduction(self, n: str, unheld: list, price1: dict):
@@ -123,9 +124,9 @@ class _TwoTurns:
             return [price1[c] for c in unheld if c != n and a["group"] in advances[c]["groups"]
                     and advances[c]["cost"] < a["cost_below"]]
 
-        r = sum(a["amount"] for a in runtime.ability(self.module, n, "discount"))
-        r += sum(max(eligible(a), default=0) for a in runtime.ability(self.module, n, "free_advance"))
-        return r + sum(sum(eligible(a)) for a in runtime.ability(self.module, n, "acquire_all"))
+        r = sum(a["amount"] for a in pricing.ability(self.module, n, "discount"))
+        r += sum(max(eligible(a), default=0) for a in pricing.ability(self.module, n, "free_advance"))
+        return r + sum(sum(eligible(a)) for a in pricing.ability(self.module, n, "acquire_all"))
 
     def _card_value(self):
         """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
@@ -134,8 +135,8 @@ class _TwoTurns:
         first, module = self.first, self.module
         card_value = first.payments.most_turned_in()
         either = list(first.holds) + list(first.candidates)
-        rate = max([a["rate"] for h in either for a in runtime.ability(module, h, "card_treasury")] or [0])
-        substitute = any(runtime.ability(module, h, "substitute_card") for h in either)
+        rate = max([a["rate"] for h in either for a in pricing.ability(module, h, "card_treasury")] or [0])
+        substitute = any(pricing.ability(module, h, "substitute_card") for h in either)
         if rate or substitute:
             tv_max = max([first.treasury_value] + list(self.tv_of.values()))
             wide = first.payments.cards_only(tv_max, rate, substitute)
@@ -373,7 +374,7 @@ class _TwoTurns:
         return {
             "estimate": True, "assumes": _ASSUMES, "this_turn": None, "next_turn": None, "total": None,
             "total_at_most": None, "one_turn_best": list(one[0].buys) if one else None,
-            "one_turn_best_objective": runtime.number(one[0].objective) if one else None,
+            "one_turn_best_objective": number(one[0].objective) if one else None,
             "complete": False, "stopped": True, "prices_capped": self.capped + len(self.first.capped_least),
             "payment_stopped": self._payment_stopped(),
             "next_turn_stopped": self.next_stopped, "turn_one_sets": self.examined[0] + (1 if one else 0),
@@ -442,10 +443,10 @@ class _TwoTurns:
             "assumes": _ASSUMES,
             "this_turn": this_turn,
             "next_turn": next_turn,
-            "total": runtime.number(total),
-            "total_at_most": runtime.number(at_most) if at_most is not None else None,
+            "total": number(total),
+            "total_at_most": number(at_most) if at_most is not None else None,
             "one_turn_best": list(one[0].buys),
-            "one_turn_best_objective": runtime.number(one[0].objective),
+            "one_turn_best_objective": number(one[0].objective),
             "complete": complete and not unproven and not stops,
             "stopped": not complete or self.next_stopped > 0,
             "payment_stopped": stops,

@@ -2,13 +2,13 @@
 
 `civdsl plan` searches every set of advances a player may buy this turn for the one that
 maximises an objective (victory points by default), prices it with the rulebook's own credit
-engine (`runtime.prices`, so credits, one-time discounts and free advances are the rulebook's,
+engine (`pricing.prices`, so credits, one-time discounts and free advances are the rulebook's,
 never re-derived here) and works out the payment: which commodity cards and how many treasury
 tokens to turn in so that the overpayment is as small as the rules allow. `civdsl hand` values
 a hand of commodity cards.
 
 Rules the planner applies, and where they come from:
-- prices: `runtime.prices` under the rulebook's declared credit policy; credits only from
+- prices: `pricing.prices` under the rulebook's declared credit policy; credits only from
   advances held before this turn; one copy of each advance; advances of `cost unknown` are
   never bought (they are listed as such);
 - prerequisites (`requires`) must be held before this turn (1981 22.3.15 "Law must be acquired
@@ -28,9 +28,9 @@ The search is exact. A depth-first branch and bound over the candidate advances,
 order of objective per effective price (price after credits less the most its own same-turn
 ability could take off the others), answers most states after a few dozen sets; it stops after
 `PurchaseProblem.bb_cap` sets and hands over to the dynamic programme over price of
-plan_search, which never enumerates sets (its bound: docs/planner.md). The payment table is a
+plan.search, which never enumerates sets (its bound: docs/planner.md). The payment table is a
 dynamic programme over commodities with back-pointers, bounded by the hand limit. The plans
-reported are priced again by runtime.prices.
+reported are priced again by pricing.prices.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ import math
 import re
 from typing import Any, Iterable
 
-from . import runtime
-from .records import Record
-from .state import StateError, canonical_names, split_names
+from .. import handvalue, pricing, runtime
+from ..records import Record
+from ..state import StateError, canonical_names, split_names
+from ..unknown import number
 
 SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
@@ -73,7 +74,7 @@ ATTRIBUTES = {
 }
 
 
-def objective(module, spec: str | None = None) -> Objective:
+def objective(module, spec: str | None = None, state=None) -> Objective:
     """`vp`, `points` (printed cost), `cards` (one per advance) or an expression per advance.
 
     Without a spec: victory points where the edition gives every advance some, else points
@@ -82,7 +83,7 @@ def objective(module, spec: str | None = None) -> Objective:
     spec = (spec or "").strip() or _default_objective(module)
     named = _NAMED_OBJECTIVES.get(spec.lower())
     if named is not None:
-        return named(module)
+        return _vp_objective(module, state) if named is _vp_objective else named(module)
     return _expression_objective(module, spec)
 
 
@@ -92,13 +93,14 @@ def _default_objective(module) -> str:
     return "vp" if all(a["vp"] is not None for a in known) else "points"
 
 
-def _vp_objective(module) -> Objective:
+def _vp_objective(module, state=None) -> Objective:
+    """Each advance's victory points, under STATE's rule options where given (`vp tiers when`)."""
     advances = module.ADVANCES
     missing = [n for n, a in advances.items() if a["vp"] is None and a["cost"] is not None]
     if missing:
         raise StateError(f"--objective vp: {module.EDITION['name']} gives no victory points to advances "
                          f"(e.g. {missing[0]}); use --objective points (printed cost) or cards")
-    return Objective("vp", "VP", {n: a["vp"] or 0 for n, a in advances.items()})
+    return Objective("vp", "VP", {n: (a["vp"] if state is None else state.advance_vp(n)) or 0 for n, a in advances.items()})
 
 
 def _points_objective(module) -> Objective:
@@ -129,9 +131,9 @@ def _parse_expression(text: str):
     """Parse one expression with the rulebook grammar (no code is generated from it)."""
     if not re.fullmatch(_ONE_LINE, text):
         raise StateError("--objective: an expression is one line of at most 500 characters")
-    from .diagnostics import Diagnostics
-    from .parser import parse
-    from .syntax import to_syntax
+    from ..diagnostics import Diagnostics
+    from ..parser import parse
+    from ..syntax import to_syntax
 
     diags = Diagnostics()
     source = f'language 1\nedition objective "objective"\nconst objective = {text}\n'
@@ -147,7 +149,7 @@ def _parse_expression(text: str):
 def _evaluate_for(module, expr, name: str, text: str):
     from fractions import Fraction  # here, not at the top: only an objective or a division makes one (start-up)
 
-    from .expressions import EvalError, evaluate
+    from ..expressions import EvalError, evaluate
 
     adv = module.ADVANCES[name]
     values = {
@@ -177,7 +179,7 @@ def _evaluate_for(module, expr, name: str, text: str):
         raise StateError(f"--objective {text!r}: {exc}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise StateError(f"--objective {text!r}: gives {value!r} for {name}, not a number")
-    return runtime.number(value)
+    return number(value)
 
 
 # --- the hand and the payment ---------------------------------------------------------------
@@ -235,10 +237,10 @@ class Payment(Record):
     substitute: dict | None  # {"set": X, "card": Y}: one Y card completes X's set (`substitute_card`)
 
     def to_dict(self) -> dict:
-        return {"price": self.price, "cards": dict(self.cards), "card_value": runtime.number(self.card_value),
-                "treasury": self.treasury, "treasury_value": self.treasury_value, "paid": runtime.number(self.paid),
-                "overpayment": runtime.number(self.overpayment), "kept": dict(self.kept),
-                "kept_value": runtime.number(self.kept_value), "kept_cards": self.kept_cards,
+        return {"price": self.price, "cards": dict(self.cards), "card_value": number(self.card_value),
+                "treasury": self.treasury, "treasury_value": self.treasury_value, "paid": number(self.paid),
+                "overpayment": number(self.overpayment), "kept": dict(self.kept),
+                "kept_value": number(self.kept_value), "kept_cards": self.kept_cards,
                 "hand_limit": self.hand_limit, "treasury_left": self.treasury_left,
                 "converted": dict(self.converted), "converted_treasury": self.converted_treasury,
                 "substitute": dict(self.substitute) if self.substitute else None}
@@ -387,11 +389,11 @@ class PaymentTable:
     def _set_values(self, name: str, n: int, face: int) -> list:
         """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
         makes a set one larger)."""
-        # a set redeemed outside its native trade block may be worth more (runtime.off_block)
+        # a set redeemed outside its native trade block may be worth more (handvalue.off_block)
         module = self.module
-        value = module.OFF_BLOCK["value"] if runtime.off_block(module, name, self.state) else module.set_value
+        value = module.OFF_BLOCK["value"] if handvalue.off_block(module, name, self.state) else module.set_value
         top = n + 1 if self.substitute else n
-        return [0] + [runtime.number(value(k, face)) for k in range(1, top + 1)]
+        return [0] + [number(value(k, face)) for k in range(1, top + 1)]
 
     def _moves_keeping(self, i: int, flag, room: int) -> list[tuple]:
         """The moves of commodity i from a state with substitution flag `flag` that keep at most
@@ -949,7 +951,7 @@ def hand_report(module, cards: dict[str, int], state=None, calamities: dict[str,
     """Each set's value (set_value of its cards; outside its trade block, given a state, the
     off-block value), zero-value cards, and the total; calamity cards held (CALAMITIES) at the
     edition's `calamity_card_value` each."""
-    value = runtime.hand_value(module, {n: k for n, k in cards.items() if k}, state)
+    value = handvalue.hand_value(module, {n: k for n, k in cards.items() if k}, state)
     for s in value["sets"]:
         s["zero_value"] = s["face"] == 0
     value["cards"] = sum(cards.values())
@@ -1062,7 +1064,7 @@ class PurchaseProblem:
     # is the whole search: past it the plan is the best found so far, with complete = False and
     # the most any set left unexamined could reach (the two-turn look-ahead's contract).
     single_use_cap = 3000
-    # ... and the states its credit placements (runtime.prices) may make in all: pricing one set is
+    # ... and the states its credit placements (pricing.prices) may make in all: pricing one set is
     # itself a search there, so the number of sets alone bounds neither time nor memory
     single_use_work = 120_000
     # Sets of advances the two-turn look-ahead may examine over both turns (its walk's, and those
@@ -1085,13 +1087,13 @@ class PurchaseProblem:
         self.order = {n: i for i, n in enumerate(module.ADVANCES)}
         self._machines: dict[tuple, Any] = {}  # machine_for's, by the same-turn advances bought
         self._credit_parts: dict[str, tuple] = {}  # credit's, by advance
-        # single_use: the sets priced by a placement that stopped at runtime.SINGLE_USE_PLACEMENT_CAP
+        # single_use: the sets priced by a placement that stopped at pricing.SINGLE_USE_PLACEMENT_CAP
         # short of a proof -> the least price it proves; the best objective of those its least
         # price would make affordable (None: none)
         self.capped_least: dict[tuple, Any] = {}
         self.unsure = None
         self.stopped = False  # the single-use branch and bound stopped at single_use_cap or _work
-        # the work of the single-use credit placements (runtime.purchase_total counts it): one count
+        # the work of the single-use credit placements (pricing.purchase_total counts it): one count
         # shared by every problem an answer makes (the look-ahead's next turns, --explain's), so that
         # single_use_work bounds the whole answer
         self.work = [0] if work is None else work
@@ -1159,16 +1161,16 @@ class PurchaseProblem:
         return None
 
     def _price_candidates(self) -> None:
-        """Prices before same-turn abilities: runtime.prices on every candidate that carries no
+        """Prices before same-turn abilities: pricing.prices on every candidate that carries no
         same-turn ability (those rows are untouched by it), and on each one that does, alone.
         Under the strict `single_use` credit variant advances bought together share the credits,
-        so no price is known alone: every set is priced by runtime.prices (each advance's price
+        so no price is known alone: every set is priced by pricing.prices (each advance's price
         alone stays a lower bound, since together it can only get fewer credits)."""
         module, cands = self.module, self.candidates
         self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
         special_turn = [n for n in cands if self.single_use or self._has_same_turn_ability(n)]
         self.base = self._base_prices(special_turn)
-        self.treasury_value = runtime.prices(module, self.holds, [], self.extra)["treasury_value"]
+        self.treasury_value = pricing.prices(module, self.holds, [], self.extra)["treasury_value"]
         self.same_turn = frozenset(special_turn)
         self.discounts = {n: [a["amount"] for a in _abilities(module, n, "discount")] for n in special_turn}
         self.frees = self._group_abilities(special_turn, "free_advance")
@@ -1183,9 +1185,9 @@ class PurchaseProblem:
         module, holds, extra = self.module, self.holds, self.extra
         plain = [n for n in self.candidates if n not in special_turn]
         base: dict[str, Any] = {row["advance"]: max(0, row["price"])
-                                for row in runtime.prices(module, holds, plain, extra)["items"]}
+                                for row in pricing.prices(module, holds, plain, extra)["items"]}
         for n in special_turn:
-            priced = runtime.prices(module, holds, [n], extra)
+            priced = pricing.prices(module, holds, [n], extra)
             # a lower bound, as the search needs (a placement stopped at its cap proves one)
             base[n] = max(0, priced["items"][0]["price"] if priced["complete"] else priced["total_at_least"])
         return base
@@ -1214,11 +1216,11 @@ class PurchaseProblem:
 
     def exact_price(self, names) -> Any:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
-        runtime.prices applies them (SameTurnMachine: visited from the dearest down), or under
-        the strict single-use credit variant runtime.prices itself."""
+        pricing.prices applies them (SameTurnMachine: visited from the dearest down), or under
+        the strict single-use credit variant pricing.prices itself."""
         names = sorted(names, key=self.order.get)
         if self.single_use:
-            total, complete, least = runtime.purchase_total(self.module, self.holds, names, self.extra, self.work)
+            total, complete, least = pricing.purchase_total(self.module, self.holds, names, self.extra, self.work)
             if not complete:
                 self.capped_least[tuple(names)] = least
             return total
@@ -1462,15 +1464,15 @@ class PurchaseProblem:
 
     def search(self, top: int = 1) -> list[Choice]:
         """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook
-        order): the dynamic programme over price of plan_search (exact, no enumeration of sets)."""
-        from . import plan_search
+        order): the dynamic programme over price of plan.search (exact, no enumeration of sets)."""
+        from . import search as plan_search
 
         top = max(1, int(top))
         self.complete, self.total_at_most = True, None
         if self.single_use:
             # under the strict single-use credit variant advances bought together share the
             # credits, so prices do not add up: the branch and bound prices every set it keeps
-            # with runtime.prices, and stops after `single_use_cap` sets (no exact method is
+            # with pricing.prices, and stops after `single_use_cap` sets (no exact method is
             # pseudo-polynomial here; see docs/planner.md) with the best found so far
             self.method = "branch and bound"
             found = self._branch_and_bound(top, self.single_use_cap)[0]
@@ -1498,7 +1500,7 @@ class PurchaseProblem:
         """The candidates as the dynamic programme reads them: base price, objective, credit for
         later turns, hand-limit change, and the specific-credit links between candidates (a
         specific credit to an advance bought in the same purchase no longer counts)."""
-        from .plan_search import Candidate
+        from .search import Candidate
 
         got = getattr(self, "_search_candidates", None)
         if got is None:
@@ -1518,13 +1520,13 @@ class PurchaseProblem:
         return links
 
     def machine_for(self, bought: tuple):
-        """runtime.prices' same-turn rule for a purchase that includes exactly the same-turn
+        """pricing.prices' same-turn rule for a purchase that includes exactly the same-turn
         advances `bought` (rulebook order): advances they acquire automatically cost nothing
         (its `base`), then a discount lands on any other advance, a free advance on one of its
         group below its cost limit. One machine per `bought`, kept with what it has learnt."""
         got = self._machines.get(bought)
         if got is None:
-            from .plan_search import SameTurnMachine
+            from .search import SameTurnMachine
 
             pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
             abilities = [a for card in bought for a in self._same_turn_abilities(card, pool)]
@@ -1533,7 +1535,7 @@ class PurchaseProblem:
 
     def _acquired(self, bought: tuple, pool: list[str]) -> dict:
         """The base prices once the advances of `pool` that an advance bought acquires
-        automatically (acquire_all) cost nothing: runtime.prices applies that first, so the other
+        automatically (acquire_all) cost nothing: pricing.prices applies that first, so the other
         abilities never land on them."""
         base = dict(self.base)
         for card in bought:
@@ -1622,7 +1624,7 @@ class PurchaseProblem:
         """The branch and bound stopped after EXAMINED sets (single_use): the best found so far
         stand, and no set it left unexamined reaches more than the bound of the branch each level
         of the walk was in (a whole number above it, so that both engines print it alike)."""
-        from .plan_search import stopped_bound
+        from .search import stopped_bound
 
         self.visited, self.complete, self.stopped = examined, False, True
         self.total_at_most = stopped_bound(max([e[0][0] for e in heap], default=0), self.open)
@@ -1662,19 +1664,19 @@ class PurchaseProblem:
     # -- reporting one plan ------------------------------------------------------------------
 
     def plan_dict(self, choice: Choice, rank: int | None = None) -> dict:
-        priced = runtime.prices(self.module, self.holds, list(choice.buys), self.extra)
+        priced = pricing.prices(self.module, self.holds, list(choice.buys), self.extra)
         if priced["total"] != choice.price:  # the search prices sets itself; it must agree
             raise RuntimeError(f"planner bug: {', '.join(choice.buys)} priced {choice.price} by the search "
-                               f"but {priced['total']} by runtime.prices")
+                               f"but {priced['total']} by pricing.prices")
         payment = self.payments.best(choice.price, choice.hand_limit)
         out = {
             "buy": list(choice.buys),
-            "objective": runtime.number(choice.objective),
-            "items": [{**row, "objective": runtime.number(self.objective.values[row["advance"]])} for row in priced["items"]],
+            "objective": number(choice.objective),
+            "items": [{**row, "objective": number(self.objective.values[row["advance"]])} for row in priced["items"]],
             "total": choice.price,
-            "spent": runtime.number(choice.spent),
+            "spent": number(choice.spent),
             "payment": payment.to_dict() if payment else None,
-            "credit_gained": {**self._credit_gained(choice.buys), "total": runtime.number(choice.credit)},
+            "credit_gained": {**self._credit_gained(choice.buys), "total": number(choice.credit)},
             "hand_limit": choice.hand_limit,
         }
         return out if rank is None else {"rank": rank, **out}
@@ -1740,7 +1742,7 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
     """What the plan could not count for want of a fact: start credits without the player count,
     the trade-block value of a set without the player's block."""
     notes = []
-    start = runtime.start_credits(module, runtime.PlayerState(module, held, facts))
+    start = pricing.start_credits(module, runtime.PlayerState(module, held, facts))
     if start is not None and start["per_group"] is None:
         notes.append("start credits are not counted: they depend on "
                      + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))
@@ -1748,11 +1750,6 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
         notes.append("sets are valued in their native trade block: the state does not give `block` "
                      "(or `civilization`)")
     return notes
-
-
-def _facts(rb, state: dict | None, holds=()):
-    st = rb.state(holds, dict(state or {}))
-    return st.held, st.facts
 
 
 def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str | None = None, want=(), avoid=(),
@@ -1763,12 +1760,13 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     file (holds, credits, commodities, treasury, players, ...).
     """
     if not hasattr(rulebook, "module"):
-        from .api import load
+        from ..api import load
 
         rulebook = load(rulebook)
     module = rulebook.module
-    held, facts = _facts(rulebook, state, holds)
-    obj = objective(module, objective_spec)
+    st = rulebook.state(holds, dict(state or {}))
+    held, facts = st.held, st.facts
+    obj = objective(module, objective_spec, st)
     if horizon not in (1, 2):
         raise StateError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)")
     problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
@@ -1784,7 +1782,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
             "hand": hand,
             "treasury": problem.treasury,
             "treasury_value": problem.treasury_value,
-            "total": runtime.number(problem.payments.budget(problem.limit_max)),
+            "total": number(problem.payments.budget(problem.limit_max)),
         },
         "hand_limit": {"limit": problem.limit0, "from": problem.limit_source,
                        "note": "after this turn's purchases; advances bought with a hand_limit ability change it"},
@@ -1811,11 +1809,11 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         raise StateError(f"--want: {', '.join(problem.want)} cost {need} together after credits; "
                          f"the hand and treasury pay at most {report['budget']['total']}")
     report["plans"] = [problem.plan_dict(c, i + 1) for i, c in enumerate(choices[:max(1, int(top))])]
-    report["total_at_most"] = runtime.number(choices[0].objective if problem.complete else problem.total_at_most)
+    report["total_at_most"] = number(choices[0].objective if problem.complete else problem.total_at_most)
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
-        from .plan_horizon import two_turns
+        from .horizon import two_turns
 
         report["horizon"] = two_turns(problem, one=choices[:1])
     _payment_limit(report, problem)
@@ -1837,14 +1835,14 @@ def _payment_limit(report: dict, problem: PurchaseProblem) -> None:
     report["complete"] = False
     if PAYING in pay.stopped:
         most = pay.most_payable()
-        report["total_at_most"] = runtime.number(max(report["total_at_most"], problem.root_bound(most)))
+        report["total_at_most"] = number(max(report["total_at_most"], problem.root_bound(most)))
 
 
 # --- explaining -----------------------------------------------------------------------------
 
 def _compare(best: Choice, other: Choice, label: str) -> str:
     """Why `best` ranks above `other`, naming the first criterion that separates them."""
-    n = runtime.number
+    n = number
     if other.objective != best.objective:
         return f"{n(other.objective)} {label} against {n(best.objective)}"
     same = f"the same {n(best.objective)} {label}"
@@ -1863,8 +1861,8 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     purchase that includes it (or why none fits)."""
     best = choices[0]
     label = problem.objective.label
-    runners = [{"buy": list(c.buys), "objective": runtime.number(c.objective), "spent": runtime.number(c.spent),
-                "credit": runtime.number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
+    runners = [{"buy": list(c.buys), "objective": number(c.objective), "spent": number(c.spent),
+                "credit": number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
     left_out = [name for name in problem.candidates if name not in best.buys]
     # the searches to make: for advances in no listed plan, where the card limit leaves room
     room = problem.max_new is None or len(problem.want) < problem.max_new
@@ -1896,15 +1894,15 @@ def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
 def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> dict:
     """An advance the plan leaves out: the best purchase that includes it and why the plan beats
     it (with its ranking key, for the order), or why no purchase with it fits."""
-    entry = {"advance": name, "objective": runtime.number(problem.objective.values[name]),
+    entry = {"advance": name, "objective": number(problem.objective.values[name]),
              "price": problem.base[name]}
     got = _best_with(problem, choices, name)
     if got is _UNSEARCHED:
         limit = f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances)"
         bound, best = problem.with_want(name).root_bound(), choices[0].objective
         if bound < best:  # the knapsack bound of every purchase with it proves it out
-            entry["why_not"] = (f"no purchase with it gives more than {runtime.number(bound)} "
-                                f"{problem.objective.label} against {runtime.number(best)} ({limit})")
+            entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
+                                f"{problem.objective.label} against {number(best)} ({limit})")
         else:
             problem.explain_unsearched += 1
             entry["why_not"] = f"not worked out: {limit}"
@@ -1952,7 +1950,7 @@ _UNSEARCHED = object()
 
 def _unaffordable(problem: PurchaseProblem, name: str) -> str:
     """Why no purchase that includes `name` fits."""
-    budget = runtime.number(problem.budget_max)
+    budget = number(problem.budget_max)
     if problem.eff[name] > problem.budget_max:
         return f"costs {problem.base[name]} after credits; the budget is {budget}"
     return (f"costs {problem.base[name]} after credits; no purchase that includes it "

@@ -193,13 +193,16 @@ def options_table(ed: Edition) -> Table:
     """The rule options: each reading the rulebook records, its default and how a question switches it."""
     table = Table("options", "Rule options",
                   [Column("Switch", 2.2), Column("Default", 0.7), Column("What it switches", 5.0),
-                   Column("Amounts settings", 2.4)], [],
+                   Column("Settings", 2.4)], [],
                   intro=["Where the printed rules can be read two ways, the rulebook follows one reading and "
                          "declares the other as an option: switch it for one question with --option NAME=on "
                          "(or options: in a state file), or with the companion page's rule options."])
     for name, opt in ed.options.items():
         settings = [f"{k} {', '.join(v)}".replace("_", " ") + (f" ({c.name})" if c is not ed else "")
                     for c in (ed, *ed.calamities.values()) for k, v in c.amounts_when.get(name, {}).items()]
+        if name in ed.vp_tiers_when:  # `vp tiers when OPTION`: the bands it reads, in the rulebook's words
+            settings.append("vp tiers " + ", ".join(f"below {below}: {vp}" if below is not None else f"else: {vp}"
+                                                    for below, vp in ed.vp_tiers_when[name][0]))
         # the switch is what the player types; the option's text is the rulebook's, quoted
         table.rows.append(Row([cell(Strong(f"--option {name}=on")), cell("on" if opt.on else "off"),
                                cell(Quote(opt.doc or "")), cell("; ".join(settings) or "\u2014")]))
@@ -260,7 +263,9 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     flat.listed = False
     flat.rows = [Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)])
                  for n in order for i in inter.get(n, [])]
-    return Chart("advances", "Advances", [t, flat, *_rulings_table(ed, "advance-rulings", order)])
+    # the options that change an advance's victory points are listed beside the advances too
+    options = [options_table(ed)] if ed.vp_tiers_when else []
+    return Chart("advances", "Advances", [t, flat, *options, *_rulings_table(ed, "advance-rulings", order)])
 
 
 def _advance_fields(chips: dict, inter: dict) -> list[_Field]:
@@ -513,12 +518,20 @@ def epochs_chart(ed: Edition, marks=None) -> Chart:
     table = Table("epochs", "Epochs side by side",
                   _mark_column(marks) + [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks],
                   [], intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
-                             "listed for it holds."])
+                             "listed for it holds."] + _counted_by_advances(ed))
     table.rows = [_epoch_row(tracks, i, marks) for i in range(depth)]
     table.rows += _backward_rows(tracks, marks)
     # the rulebook's notes on the tracks, then on the civilizations' rows
     notes = [(x.name, n) for x in [*tracks, *ed.civilizations.values()] for n in x.notes]
     return Chart("epochs", "Epochs (A.S.T.)", [table, _civilization_rows(ed, tracks)], notes=notes)
+
+
+def _counted_by_advances(ed: Edition) -> list[str]:
+    """What held advances add to the facts the requirements count (vocabulary.AST_COUNTED_FACTS):
+    "Wonder of the World adds 1 to the cities the A.S.T. requirements count."."""
+    kinds = set(vocab.AST_COUNTED_FACTS.values())
+    return [sentence(f"{a.name} {describe.ability(ab.kind, ab.args)}") for a in ed.advances.values()
+            for ab in a.abilities if ab.kind in kinds]
 
 
 def _epoch_key(t, e) -> str:

@@ -1,0 +1,572 @@
+"""The credit and price engine: what each advance of a purchase costs a player under the
+rulebook's declared credit policy and variants (group credits, single-use placement, one-time
+discounts, free advances, advances acquired automatically), trade-card prices, and the credits a
+player starts with.
+
+Every rule comes from the compiled module (`CREDIT_POLICY`, `CREDIT_VARIANTS`, the advances'
+credits and abilities, `START_CREDITS`); the player state is the runtime's `PlayerState`, read
+through its facts. It imports only `unknown`, so the runtime's player state can derive facts
+from it (`credit_total`), and the planner, the ledger and the questions call it directly.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .unknown import number, sum_if_known
+
+
+def group_credits(module, holds, extra: dict | None = None) -> dict[str, int]:
+    credits: dict[str, int] = {g: 0 for g in module.GROUPS}
+    for name in holds:
+        for g, amount in module.ADVANCES[name]["credits"].items():
+            credits[g] = credits.get(g, 0) + amount
+    for g, amount in (extra or {}).items():
+        credits[g] = credits.get(g, 0) + int(amount)
+    return credits
+
+
+def ability(module, name: str, kind: str) -> list[dict]:
+    return [args for k, args in module.ADVANCES[name]["abilities"] if k == kind]
+
+
+def prices(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> dict:
+    """Price of each advance bought this turn after credits, with a breakdown.
+
+    Credits come only from `holds` (advances held before this turn); the policy is the
+    rulebook's declared one. One-time discounts and free advances carried by an advance bought
+    this turn apply to one other advance of the same purchase: the dearest eligible one. WORK,
+    if given ([n]), counts the states the single-use placement makes (the planner's budget).
+    """
+    policy = module.CREDIT_POLICY
+    holds = list(holds)
+    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
+    if single_use:
+        rows, gap = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
+    else:
+        rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), None
+    # after the credits, before what follows (only a capped placement's least price reads it)
+    placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
+    # what follows may take more off another placement than off the one found (it lands on the
+    # dearest advance): where the placement stopped at its cap, the least price allows for it
+    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
+                                              holds, list(buys))
+    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
+    # a one-time discount of the same purchase goes to an advance that is still paid for
+    _acquired_automatically(module, rows, holds + list(buys))
+    _same_turn_abilities(module, rows)
+    for row in rows:
+        if row["price"] is not None:
+            row["price"] = max(0, row["price"])
+    total = sum_if_known(r["price"] for r in rows)
+    return {
+        "policy": policy,
+        "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
+        "items": rows,
+        "acquired": acquired_with(module, holds, buys),
+        "total": total,
+        # False where the single-use placement stopped at SINGLE_USE_PLACEMENT_CAP short of a
+        # proof: the prices are a real placement's (payable), and no placement pays less than
+        # total_at_least, the total less what the best placement could save more (gap) and,
+        # where same-turn abilities or advances acquired automatically follow, less the most
+        # they could take off any placement.
+        "complete": gap is None or (gap == 0 and not taken),
+        "total_at_least": _least_total(total, placed, gap, taken),
+        "unknown": [r["advance"] for r in rows if r["price"] is None],
+        "treasury_value": _treasury_value(module, holds),
+    }
+
+
+def _least_total(total: int | None, placed: int | None, gap: int | None, taken: int) -> int | None:
+    """The least any placement of the credits pays (prices' total_at_least): the TOTAL where the
+    placement is the full search's (GAP None); else the total less GAP, the most the best
+    placement could save more; where steps after the credits could take up to TAKEN off another
+    placement, the total after the credits (PLACED) less both."""
+    if gap is None or total is None:
+        return total
+    return max(0, placed - gap - taken if taken else total - gap)
+
+
+def _most_taken(module, priced: list, holds: list, buys: list) -> int:
+    """The most that advances acquired automatically (a held or bought card's `acquire_all`), the
+    one-time discounts and the free advances of the advances bought could take off the prices of
+    PRICED under any placement of the credits: each covered advance's printed cost, each
+    discount, the dearest printed cost a free advance covers."""
+    taken = 0
+    for source in holds + buys:
+        for kind, args in module.ADVANCES[source]["abilities"]:
+            if kind == "discount" and source in buys:
+                taken += args["amount"]
+            elif kind == "acquire_all" or (kind == "free_advance" and source in buys):
+                costs = [module.ADVANCES[n]["cost"] for n in priced if n != source and _covered(module.ADVANCES[n], args)]
+                taken += sum(costs) if kind == "acquire_all" else max(costs, default=0)
+    return taken
+
+
+def _treasury_value(module, holds: list) -> int:
+    """What one treasury token pays toward advances: 1, or more by a held `treasury_value` ability."""
+    return max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
+
+
+def _price_row(name: str, adv: dict, credits: list[dict]) -> dict:
+    """One advance's row: its printed cost, the credits it takes and the price left."""
+    if adv["cost"] is None:
+        return {"advance": name, "printed": None, "credits": [], "price": None,
+                "note": "the printed cost is unknown in this rulebook"}
+    return {"advance": name, "printed": adv["cost"], "credits": credits,
+            "price": adv["cost"] - sum(c["amount"] for c in credits)}
+
+
+def _best_group_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[dict]:
+    """`best_group`: the group credit tokens of the advance's best group, plus each held card's
+    specific credit toward it."""
+    out = []
+    if adv["groups"]:
+        best = max(adv["groups"], key=lambda g: (pool.get(g, 0), -adv["groups"].index(g)))
+        if pool.get(best, 0):
+            out.append({"from": f"{best} credits", "amount": pool[best]})
+    for held in holds:
+        amount = module.ADVANCES[held]["specific"].get(name, 0)
+        if amount:
+            out.append({"from": held, "amount": amount})
+    return out
+
+
+def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[dict]:
+    """`per_card`: each held card's larger credit (group or specific), plus the free credit tokens
+    of the advance's groups."""
+    out = []
+    for held in holds:
+        h = module.ADVANCES[held]
+        group_part = max([h["credits"].get(g, 0) for g in adv["groups"]] or [0])
+        special = h["specific"].get(name, 0)
+        amount = max(group_part, special)
+        if amount:
+            kind = "special credit" if special >= group_part else "group credit"
+            out.append({"from": f"{held} ({kind})", "amount": amount})
+    for g, amount in pool.items():
+        if g in adv["groups"] and amount:
+            out.append({"from": f"{g} credits", "amount": int(amount)})
+    return out
+
+
+# each credit policy: how an advance's credits are found, and the credit pool it reads
+_POLICY_CREDITS = {
+    "best_group": (_best_group_credits, lambda module, holds, extra: group_credits(module, holds, extra)),
+    "per_card": (_per_card_credits, lambda module, holds, extra: extra or {}),
+}
+
+
+def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[dict]:
+    """The rows of the usual reading: every credit counts toward every advance of the turn."""
+    policy = module.CREDIT_POLICY
+    credits_of, pool_of = _POLICY_CREDITS.get(policy, (None, None))
+    pool = pool_of(module, holds, extra_credits) if pool_of else None
+    rows = []
+    for name in buys:
+        adv = module.ADVANCES[name]
+        if adv["cost"] is not None and credits_of is None:
+            raise ValueError(f"unknown credit policy {policy!r}")
+        rows.append(_price_row(name, adv, credits_of(module, holds, name, adv, pool) if adv["cost"] is not None else []))
+    return rows
+
+
+def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
+    """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
+    acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
+    for row in rows:
+        adv = module.ADVANCES[row["advance"]]
+        for source, args in acquirers:
+            if source != row["advance"] and row["price"] and _covered(adv, args):
+                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
+                row["price"] = 0
+
+
+def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | None = None) -> tuple[list[dict], int]:
+    """The strict reading (variant `single_use`): each held card's credit, and each group's free
+    credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
+    advance its credit in the group the advance is discounted by (a dual-group advance is
+    discounted by one of its groups, the same for every credit it takes) plus its specific credit;
+    under `per_card` the larger of the two. A credit larger than what is left of a price saves
+    only the rest.
+
+    The player places each credit where it serves best, so the answer is the placement with the
+    largest total saving: an exact search, not a greedy placement (which is not always best and
+    depended on the order the purchases were listed in). Purchases are taken in rulebook order,
+    so the answer never depends on how the buys were listed. Also returns how much more than the
+    placement found the best one could save (None: the search never reached its cap)."""
+    sources, priced = _single_use_sources(module, holds, buys, extra)
+    given, gap = _place_single_use_credits(module, sources, priced, work)
+    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap
+
+
+def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[list, list]:
+    """The credit sources (each held card, then each group's free tokens) and the advances of BUYS
+    with a price, in rulebook order."""
+    sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
+    sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
+    order = {name: i for i, name in enumerate(module.ADVANCES)}
+    return sources, sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
+
+
+def purchase_total(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> tuple:
+    """(total, complete, total_at_least) of `prices`, which the planner needs for thousands of
+    sets. Under `single_use`, where a greedy placement already saves all the credits can give (or
+    the whole price) and nothing after the credits depends on where they went, that saving is the
+    best placement's, so the total is known without the placement's search: the total prices()
+    gives, with none of its work (credits.js creditPurchaseTotal)."""
+    holds, buys = list(holds), list(buys)
+    if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
+            and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
+        sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
+        start = _placement_start(module, priced)
+        useful = _useful_sources(module, sources, priced)
+        _count_greedy_work(work, sources, useful, priced)
+        left = sum(_greedy_placement(start, useful)[-1][0])
+        _, most = _within_reach(start, useful, 0)
+        if sum(start[0]) - left == most(-1, start):  # the greedy saving is the most any placement saves
+            return left, True, left
+    got = prices(module, holds, buys, extra_credits, work)
+    return got["total"], got["complete"], got["total_at_least"]
+
+
+# The most partial placements the single-use credit placement keeps after each source (credits.js
+# creditPlacementCap mirrors it). Placing credits so is strongly NP-hard (bin covering), so the
+# exact search can meet exponentially many states; past the cap it keeps the greedy placement's
+# state and those that saved most so far, which bounds its time and memory (at most this many
+# states per source) and still ends in a real placement, with a proven bound on the best.
+SINGLE_USE_PLACEMENT_CAP = 1000
+
+
+def _place_single_use_credits(module, sources: list, priced: list,
+                              work: list | None = None) -> tuple[dict[str, list], int]:
+    """The placement of credits with the largest total saving, each source's credit going to at
+    most one of `priced`, and how much more the best placement could save than it (None: the
+    search never reached its cap, so it is the full search's). A state is the prices still to
+    pay and, under `best_group`, the group each advance is being discounted by (None until its
+    first group credit). Equal states merge, so the work follows the number of distinct states,
+    not the number of placements.
+
+    A state that cannot reach a greedy placement's saving is dropped (_within_reach): every
+    state it leads to falls short too, so neither the best final state nor a back-pointer on its
+    path changes -- the answer is the one the full search gives. Past SINGLE_USE_PLACEMENT_CAP
+    states after a source, the search keeps the greedy placement's state and those that saved
+    most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
+    start = _placement_start(module, priced)
+    useful = _useful_sources(module, sources, priced)
+    _count_greedy_work(work, sources, useful, priced)
+    greedy = _greedy_placement(start, useful)
+    reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
+    layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
+    states, beyond = {start: None}, None
+    for k, (name, options, _) in enumerate(useful):
+        step = _after_source(states, options)
+        if work is not None:
+            work[0] += len(step)
+        states = {s: back for s, back in step.items() if reach(k, s)}
+        if len(states) > SINGLE_USE_PLACEMENT_CAP:
+            states, dropped = _keep_within_cap(states, greedy[k + 1])
+            beyond = max([most(k, s) for s in dropped] + ([] if beyond is None else [beyond]))
+        layers.append((name, states))
+    best = min(states, key=lambda s: (sum(s[0]), s[0]))
+    gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
+    return _placement(layers, best, priced), gap
+
+
+def _count_greedy_work(work: list | None, sources: list, useful: list, priced: list) -> None:
+    """Count in WORK (the planner's shared count of placement work) what finding the useful sources
+    and the greedy placements weighs: every (source, advance) pair once, every (useful source,
+    advance) pair four times (two orders, each replayed). A purchase of many advances with many
+    held cards weighs thousands of pairs before its search makes any state, so the limit that
+    bounds a question's time counts them too (credits.js creditGreedyWork)."""
+    if work is not None:
+        work[0] += len(priced) * (len(sources) + 4 * len(useful))
+
+
+def _placement_start(module, priced: list) -> tuple:
+    """The placement's first state: every advance's printed cost still to pay, no group chosen."""
+    return tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced)
+
+
+def _keep_within_cap(states: dict, greedy: tuple) -> tuple[dict, list]:
+    """The SINGLE_USE_PLACEMENT_CAP states to go on with (in the order found) and the dropped
+    ones: the greedy placement's state first (so the answer is never worse than it), then those
+    with the least left to pay, then the first found."""
+    listed = list(states.items())
+    ranked = sorted(range(len(listed)), key=lambda i: (listed[i][0] != greedy, sum(listed[i][0][0]), i))
+    kept = sorted(ranked[:SINGLE_USE_PLACEMENT_CAP])
+    return dict(listed[i] for i in kept), [listed[i][0] for i in ranked[SINGLE_USE_PLACEMENT_CAP:]]
+
+
+def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
+    """(name, options, the most it gives one advance) for each source that can discount one of
+    PRICED, in the sources' order; options[i](chosen) is (credit, group it fixes) for each way the
+    source can discount advance i."""
+    per_card = module.CREDIT_POLICY == "per_card"
+    useful = []
+    for name, gcred, spec in sources:
+        options = [functools.partial(_credit_options, per_card, tuple(module.ADVANCES[b]["groups"]), gcred,
+                                     spec.get(b, 0)) for b in priced]
+        most = max((c for option in options for c, _ in option(None)), default=0)
+        if most > 0:
+            useful.append((name, options, most))
+    return useful
+
+
+def _greedy_placement(start: tuple, useful: list) -> list[tuple]:
+    """The states of the better of two greedy placements (the first of equals): the sources chosen
+    in their order, or largest credit first (_greedy_path)."""
+    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
+    return max((_greedy_path(start, useful, order) for order in (range(len(useful)), by_credit)),
+               key=lambda path: -sum(path[-1][0]))
+
+
+def _greedy_path(start: tuple, useful: list, order) -> list[tuple]:
+    """The states of one placement the search can reach (START, then the state after each source):
+    each source, taken in ORDER (indices of USEFUL), goes to the advance it saves most on; then
+    the sources are placed so in their own order, as the search places them (which group an
+    advance is discounted by depends on that order). A placement, so never saving more than the
+    best one."""
+    target: list = [None] * len(useful)     # the advance each source went to in ORDER
+    for sequence in (order, range(len(useful))):
+        left, chosen = list(start[0]), list(start[1])
+        path = [start]
+        for j in sequence:
+            advances = range(len(left)) if target[j] is None else (target[j],)
+            gain, i, group = max(((min(c, left[i]), i, g) for i in advances
+                                  for c, g in useful[j][1][i](chosen[i])), key=lambda o: o[0])
+            if gain > 0:
+                left[i] -= gain
+                chosen[i] = group
+                target[j] = i
+            path.append((tuple(left), tuple(chosen)))
+    return path
+
+
+def _within_reach(start: tuple, useful: list, greedy: int):
+    """reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much
+    as a greedy placement does (GREEDY: the better of the sources chosen in their order and
+    largest credit first); and most(k, state), the most any placement through it saves. The most
+    a state can still save is what is left to pay, and at most the sum of the largest credit each
+    remaining source gives; a source's credit never grows once an advance's group is fixed."""
+    rest = [0] * (len(useful) + 1)      # rest[k]: the most sources k, k + 1, ... can give together
+    for k in range(len(useful) - 1, -1, -1):
+        rest[k] = rest[k + 1] + useful[k][2]
+    total = sum(start[0])
+
+    def most(k: int, state: tuple) -> int:
+        to_pay = sum(state[0])
+        return total - to_pay + min(to_pay, rest[k + 1])
+    return (lambda k, state: most(k, state) >= greedy), most
+
+
+def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, chosen) -> list[tuple[int, object]]:
+    """(credit, group it fixes) for each way a source (group credits GCRED, SPECIFIC credit toward
+    the advance) can discount an advance of GROUPS already discounted by the group CHOSEN (None:
+    not yet). Under `per_card` the larger of its group and specific credit, no group fixed."""
+    if per_card:
+        return [(max(max([gcred.get(g, 0) for g in groups] or [0]), specific), None)]
+    if chosen is not None:
+        return [(gcred.get(chosen, 0) + specific, chosen)]
+    found = [(gcred[g] + specific, g) for g in groups if gcred.get(g, 0)]
+    return found or [(specific, None)]
+
+
+def _after_source(states: dict, options: list) -> dict:
+    """Every state one source leads to, its credit placed on one advance still to pay or on none:
+    state -> (the state before, index of the advance or None). Equal states merge."""
+    step: dict = {}
+    ways: dict = {}     # (advance, its group so far) -> the source's options: few, asked per state
+    for state in states:
+        left, chosen = state
+        step.setdefault(state, (state, None))
+        for i, option in enumerate(options):
+            if left[i] <= 0:
+                continue
+            found = ways.get((i, chosen[i]))
+            if found is None:
+                found = ways[i, chosen[i]] = option(chosen[i])
+            for credit, group in found:
+                if credit > 0:
+                    after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
+                             chosen[:i] + (group,) + chosen[i + 1:])
+                    step.setdefault(after, (state, i))
+    return step
+
+
+def _placement(layers: list, state: tuple, priced: list) -> dict[str, list]:
+    """The credits each advance of PRICED takes, read back from the final STATE through the
+    LAYERS (each source's step), in the order of the sources."""
+    given: dict[str, list] = {b: [] for b in priced}
+    for name, step in reversed(layers):
+        previous, i = step[state]
+        if i is not None:
+            given[priced[i]].append({"from": f"{name} (single use)", "amount": previous[0][i] - state[0][i]})
+        state = previous
+    for credits in given.values():
+        credits.reverse()
+    return given
+
+
+def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
+    """Trade cards bought for treasury, one row per card asked for: the cheapest offer among the
+    rulebook's own (`ability trade_card_purchase(...)` outside an advance) and the advances held.
+    A stack nobody sells from, more cards than `trade_card_purchase_limit` allows, or more
+    treasury than the state holds makes the purchase illegal."""
+    offers, limits = _trade_card_offers(module, holds)
+    rows = []
+    for stack in stacks:
+        price, seller = min(offers.get(stack, []), default=(None, None))
+        rows.append({"stack": stack, "price": price, "from": seller})
+    total = sum_if_known(r["price"] for r in rows)
+    return {"items": rows, "total": total, "illegal": _trade_card_problems(offers, limits, rows, total, treasury),
+            "offers": {s: sorted(o) for s, o in sorted(offers.items())}}
+
+
+def _trade_card_problems(offers: dict, limits: list, rows: list[dict], total, treasury) -> list[dict]:
+    """Why a purchase of trade cards is illegal: a stack nobody sells from, more cards than a limit
+    allows, more treasury than the state holds."""
+    sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
+    illegal = [{"stack": r["stack"], "why": f"no rule sells cards from stack {r['stack']} to this player "
+                                            f"(stacks on sale: {sellers})"} for r in rows if r["from"] is None]
+    illegal += [{"stack": None, "why": f"{len(rows)} trade cards, but at most {cards} may be bought a turn ({doc})"}
+                for cards, doc in limits if len(rows) > cards]
+    if treasury is not None and total is not None and total > treasury:
+        illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
+    return illegal
+
+
+def _trade_card_offers(module, holds) -> tuple[dict[int, list], list]:
+    """({stack: [(price, who sells)]}, [(most cards a turn, why)]): the rulebook's own offers and
+    limits, then those of the advances held."""
+    offers: dict[int, list] = {}
+    limits = []
+    for kind, args, doc in getattr(module, "ABILITIES", ()):
+        if kind == "trade_card_purchase":
+            offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
+        elif kind == "trade_card_purchase_limit":
+            limits.append((args["cards"], doc or "the rulebook"))
+    for name in holds:
+        for args in ability(module, name, "trade_card_purchase"):
+            offers.setdefault(args["stack"], []).append((args["price"], name))
+    return offers, limits
+
+
+def purchase_problems(module, holds, buys) -> list[dict]:
+    """Why a purchase is not allowed, advance by advance: the checks `plan` applies to its
+    candidates. Prerequisites must be held before this turn: all advances of a turn are bought
+    together (1981 17.10), so one bought alongside does not count; a `card_limit` constant caps
+    the advances held."""
+    held = set(holds)
+    out, seen = [], set()
+    for name in buys:
+        why = _purchase_problem(module, name, held, seen, buys)
+        if why is not None:
+            out.append({"advance": name, "why": why})
+        seen.add(name)
+    limit = module.CONSTS.get("card_limit")
+    if limit is not None and len(held | seen) > limit:
+        out.append({"advance": None, "why": f"{len(held | seen)} advances held after the purchase, but the card "
+                                            f"limit is {limit}"})
+    return out
+
+
+def _purchase_problem(module, name: str, held: set, seen: set, buys) -> str | None:
+    """Why one advance of a purchase may not be bought: held already, named before in the same
+    purchase (SEEN), or a prerequisite not held before this turn; None when it may."""
+    if name in held:
+        return "already held"
+    if name in seen:
+        return "named twice: one copy of each advance"
+    missing = [r for r in module.ADVANCES[name]["requires"] if r not in held]
+    if not missing:
+        return None
+    alongside = any(r in buys for r in missing)
+    return f"needs {', '.join(missing)} held before this turn" + (
+        " (bought in the same turn does not count)" if alongside else "")
+
+
+def acquired_with(module, holds, buys) -> list[dict]:
+    """Advances gained at no cost by buying an advance with `acquire_all` (the Expansion Project's
+    Anatomy, 33.0681): every one of its group under its cost bound that the player lacks."""
+    owned = set(holds) | set(buys)
+    out = []
+    for source in buys:  # a held source acquired its cards already; a state lacking them prices them at 0
+        for args in ability(module, source, "acquire_all"):
+            for name, adv in module.ADVANCES.items():
+                if name not in owned and _covered(adv, args):
+                    owned.add(name)
+                    out.append({"advance": name, "printed": adv["cost"], "price": 0,
+                                "credits": [{"from": f"{source} (acquired automatically)", "amount": adv["cost"]}]})
+    return out
+
+
+def _same_turn_abilities(module, rows: list[dict]) -> None:
+    """The one-time discounts and free advances an advance bought this turn gives another
+    advance of the same purchase: the dearest one still paid for (and eligible)."""
+    for row in rows:
+        name = row["advance"]
+        for args in ability(module, name, "discount"):
+            target = _dearest_other(module, rows, name)
+            if target is not None:
+                target["credits"].append({"from": f"{name} (one-time discount)", "amount": args["amount"]})
+                target["price"] -= args["amount"]
+        for args in ability(module, name, "free_advance"):
+            target = _dearest_other(module, rows, name, args)
+            if target is not None:
+                target["credits"].append({"from": f"{name} (free advance)", "amount": target["price"]})
+                target["price"] = 0
+
+
+def _dearest_other(module, rows: list[dict], name: str, free: dict | None = None) -> dict | None:
+    """The row, other than NAME's, with the highest price still to pay (then the last name), of an
+    advance a `free_advance` ability's FREE arguments cover when given; None when there is none."""
+    others = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0
+              and (free is None or _covered(module.ADVANCES[r["advance"]], free))]
+    return max(others, key=lambda r: (r["price"], r["advance"])) if others else None
+
+
+def _covered(adv: dict, args: dict) -> bool:
+    """An advance of the group that an `acquire_all` or `free_advance` ability names, under its cost bound."""
+    return args["group"] in adv["groups"] and adv["cost"] is not None and adv["cost"] < args["cost_below"]
+
+
+def start_credits(module, state: PlayerState) -> dict | None:
+    """The credit points of each group the player started with, from the rulebook's `start credits`
+    (e.g. Mega Civilization's table by number of players, none in The Short Game). Facts it needs
+    and lacks are listed under `missing` (not in the state's own list: a calamity never needs them)."""
+    sc = getattr(module, "START_CREDITS", None)
+    if sc is None:
+        return None
+    probe = type(state)(module, state.held, state.facts, state.options)  # the rule switches set for the question
+    amount, waived, problem = _start_credit_amount(sc, probe)
+    used = list(state.facts.get("start_credits_used") or [])
+    groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
+    return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
+            "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
+            "line": sc["line"]}
+
+
+def _start_credit_amount(sc: dict, probe: PlayerState) -> tuple:
+    """(credits per group or None when not known, whether the rule's `unless` waives them, the
+    problem that left the amount unknown)."""
+    waived = False
+    try:
+        waived = sc["unless"] is not None and bool(sc["unless"](probe))
+        amount = 0 if waived else number(sc["amount"](probe))
+    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
+        return None, waived, str(exc)
+    return (None if probe.missing else amount), waived, None
+
+
+def apply_start_credits(module, state: PlayerState) -> None:
+    """Start credit tokens are credit tokens the player holds: they join the freely allocated
+    `credits`, so prices, plans and the credit tie-breakers all count them."""
+    info = start_credits(module, state)
+    state.start_credits = info
+    if info and info["groups"]:
+        credits = dict(state.facts.get("credits") or {})
+        for g, amount in info["groups"].items():
+            if amount:
+                credits[g] = credits.get(g, 0) + amount
+        state.facts["credits"] = credits

@@ -1,0 +1,13 @@
+"""Every player at one table, for the calamity phase (`civdsl table`, the game ledger's
+calamity step).
+
+- `tablefile.py`: the table file (YAML: the players, who borders whom, this turn's calamities)
+  read and checked by hand, with its schema;
+- `calamity_phase.py`: the calamity phase of that table, resolved by the rulebook's declared
+  limits, order and beneficiary rules.
+"""
+
+from .calamity_phase import resolve_phase
+from .tablefile import load_table, table_schema
+
+__all__ = ["load_table", "resolve_phase", "table_schema"]
