@@ -484,7 +484,7 @@ def test_a_two_turn_plan_over_capped_prices_claims_no_bound(monkeypatch):
     may be affordable at its least price, so no pair is proven out of reach: the pair found, not
     complete, no total_at_most, and the text says so (the work limits raised so that the walk
     finishes: only the capped prices leave it unproven)."""
-    from civdsl.planner import PurchaseProblem
+    from civdsl.plan.purchase import PurchaseProblem
 
     monkeypatch.setattr(PurchaseProblem, "single_use_work", 1_000_000)
     monkeypatch.setattr(PurchaseProblem, "horizon_work", 100_000)
