@@ -183,6 +183,15 @@ BOUND_STRESS = [
      {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 178, "treasury": 20, "players": 9}, {}),
     ("296 cards, Trade Routes + Trade Empire", "megaciv",
      {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 296, "treasury": 20, "players": 9}, {}),
+    ("296 cards, Trade Empire", "megaciv",
+     {"holds": ["Pottery", "Trade Empire"], "hand": 296, "treasury": 20, "players": 9}, {}),
+    ("296 cards, Trade Routes", "megaciv",
+     {"holds": ["Pottery", "Trade Routes"], "hand": 296, "treasury": 20, "players": 9}, {}),
+    ("296 cards, no card ability", "megaciv",
+     {"holds": ["Pottery"], "hand": 296, "treasury": 20, "players": 9}, {}),
+    ("296 cards, Trade Routes + Trade Empire, --explain", "megaciv",
+     {"holds": ["Pottery", "Trade Routes", "Trade Empire"], "hand": 296, "treasury": 20, "players": 9},
+     {"explain": True}),
     ("--top 5, treasury 1000", "megaciv",
      {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"top": 5}),
     ("--explain --objective points", "megaciv",
@@ -253,6 +262,7 @@ def _horizon_answer(pl, rb, state: dict, options: dict, max_sets: int | None = N
         obj = pl.objective(rb.module, options.get("objective_spec"))
         problem = pl.PurchaseProblem(rb.module, ps.held, ps.facts, obj, among=options.get("among"))
         problem.search()
+        problem.horizon_work = max_sets * 1000  # the walk unstopped: no limit on both turns' sets either
         hz = plan_horizon.two_turns(problem, max_sets=max_sets)
     return {"cpu": time.process_time() - t0, "complete": hz["complete"], "sets": hz["turn_one_sets"],
             "total": str(hz["total"]), "at_most": str(hz.get("total_at_most", "?"))}
@@ -451,7 +461,8 @@ def _bounded_case(index: int, cap: float) -> None:
     signal.setitimer(signal.ITIMER_PROF, 0)
     parts = [report] + [report[k] for k in ("explain", "horizon") if k in report]
     print(json.dumps({"cpu": cpu, "complete": all(p["complete"] for p in parts),
-                      "stopped": any(p.get("stopped") for p in parts)}))
+                      "stopped": any(p.get("stopped") or p.get("payment_stopped") or p.get("not_worked_out")
+                                     for p in parts)}))
 
 
 def bound_cases() -> list:

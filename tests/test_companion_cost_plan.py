@@ -282,6 +282,12 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
         state = bench.stress_state(civdsl.load(rid).module, state)
         flags = {_FLAGS[k]: v for k, v in options.items()}
         out.append((rid, f"stress: {name}", {"command": "plan", "state": state, "options": flags}))
+    # the payment table stopped at its work limit (what the hand can pay, choosing the payment)
+    for name, rid, state, options in bench.BOUND_STRESS:
+        if name.startswith(("296 cards", "90 cards")):
+            state = bench.stress_state(civdsl.load(rid).module, state)
+            flags = {_FLAGS[k]: v for k, v in options.items()}
+            out.append((rid, f"stress: {name}", {"command": "plan", "state": state, "options": flags}))
     # the dynamic programme's other paths: several plans, and plans that must include an advance
     # with a same-turn ability
     dense = {"holds": ["Pottery"], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 600, "players": 9}
@@ -387,6 +393,11 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
     ("credits.js", "creditPlacementCap", "pricing", "SINGLE_USE_PLACEMENT_CAP"),
+    ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
+    ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
+    ("plan.js", "planHorizonWork", "planner.PurchaseProblem", "horizon_work"),
+    ("plan.js", "planPaymentChoiceWork", "planner.PaymentTable", "CHOICE_WORK"),
+    ("plan.js", "planPaymentChoiceStop", "planner.PaymentTable", "CHOICE_STOP"),
 ])
 def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, attribute):
     """Each JavaScript work limit is its Python one (the comment beside it names it): the engines
@@ -398,5 +409,6 @@ def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, a
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
     assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
-    obj = {"pricing": pricing, "planner.PurchaseProblem": planner.PurchaseProblem}[owner]
+    obj = {"pricing": pricing, "planner.PurchaseProblem": planner.PurchaseProblem,
+           "planner.PaymentTable": planner.PaymentTable}[owner]
     assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)

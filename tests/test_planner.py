@@ -399,7 +399,8 @@ def test_chosen_payment_keeps_the_whole_programmes_choice(rid, data):
     table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     table.SMALL_PROGRAMME = 0  # the floors even where the whole programme is small
     whole = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
-    whole._chosen_layers = lambda limit, price, least, clamp: whole._layers(limit, cap=least, keep=True, clamp=clamp)
+    whole._chosen_layers = lambda limit, price, least, clamp, work: whole._layers(limit, cap=least, keep=True,
+                                                                                clamp=clamp, work=work)
     price = data.draw(st.integers(0, int(table.budget(limit)) + 3))
     got, expected = table.best(price, limit), whole.best(price, limit)
     assert (got and got.to_dict()) == (expected and expected.to_dict())
@@ -805,6 +806,22 @@ def test_a_stopped_look_ahead_bounds_the_pairs_it_left(books):
     assert f"no pair gives more than {stopped['total_at_most']} VP" in text
 
 
+def test_the_look_ahead_stops_at_its_work_over_both_turns(books, monkeypatch):
+    """The sets of advances examined over both turns (the walk's and each next turn's search's)
+    have a declared limit: past it the look-ahead answers the best pair found, not complete,
+    with the bound of what it left."""
+    rb = books["megaciv"]
+    state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
+    full = planner.plan(rb, state, horizon=2)["horizon"]
+    monkeypatch.setattr(planner.PurchaseProblem, "horizon_work", 12)
+    report = planner.plan(rb, state, horizon=2)
+    stopped = report["horizon"]
+    assert full["complete"] is True and stopped["complete"] is False and stopped["stopped"] is True
+    assert stopped["turn_one_sets"] < full["turn_one_sets"]
+    assert stopped["total"] <= full["total"] <= stopped["total_at_most"]
+    assert "the look-ahead stopped after" in planner.render(report)
+
+
 STRICT = Path(__file__).resolve().parent.parent / "rulebooks" / "house" / "strict_credits.civ"
 MID_GAME = {"players": 6, "treasury": 300, "holds": ["Music", "Medicine", "Monument", "Politics", "Law"]}
 
@@ -1152,3 +1169,123 @@ def test_a_tie_on_objective_and_spend_in_a_later_assignment_run_is_decided_by_cr
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
     assert got["plans"][2]["buy"] == ["Masonry", "Astronavigation", "Engineering", "Enlightenment",
                                       "Universal Doctrine", "Anatomy"]
+
+
+# --- the declared work limits of the payment table and of --explain ---------------------------
+
+def _assert_legal(module, cards: dict, treasury: int, tv: int, rate: int, got, price, limit: int) -> None:
+    """A payment the table names can be made: every card accounted for, the sets valued by
+    set_value, the tokens converted and spent within what there is, the hand limit kept."""
+    sub = got.substitute
+    for c in cards:
+        used = got.cards.get(c, 0) + got.converted.get(c, 0) + got.kept.get(c, 0) + (1 if sub and sub["card"] == c else 0)
+        assert used == cards[c]
+    face = {c: module.COMMODITIES[c]["value"] for c in cards}
+    assert got.converted_treasury == sum(rate * face[c] * k for c, k in got.converted.items())
+    value = sum(module.set_value(k + (1 if sub and sub["set"] == c else 0), face[c]) for c, k in got.cards.items())
+    assert got.card_value == value
+    assert got.kept_cards == sum(got.kept.values()) <= limit
+    assert got.treasury <= treasury + got.converted_treasury
+    assert got.card_value + got.treasury * tv == got.paid >= price
+
+
+@pytest.mark.parametrize("rid", ["megaciv", "expansion"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, data):
+    """Past its work limit what the hand can pay is worked out for whole sets only, and the
+    payment is chosen among what-can-be-paid's own payments: every payment named is still legal,
+    never claims less than the least there is, and the table says what stopped it."""
+    module = _book(rid).module
+    commodities = [n for n in module.COMMODITIES if module.COMMODITIES[n]["value"] > 0]
+    cards = data.draw(st.dictionaries(st.sampled_from(commodities), st.integers(1, 4), min_size=1, max_size=5))
+    treasury = data.draw(st.sampled_from([0, 5, 20]))
+    tv = data.draw(st.sampled_from([1, 2]))
+    rate = data.draw(st.sampled_from([0, 2]))
+    substitute = data.draw(st.booleans())
+    limit = data.draw(st.integers(0, sum(cards.values()) + 1))
+    exact = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    table.WORK = data.draw(st.integers(0, 300))
+    table.CHOICE_WORK = data.draw(st.integers(0, 300))
+    table.CHOICE_STOP = data.draw(st.sampled_from([0, 50, 500, 5_000_000]))
+    price = data.draw(st.integers(0, int(exact.budget(limit)) + 3))
+    least, got = table.spent(price, limit), table.best(price, limit)
+    if least is None:
+        assert got is None
+    else:
+        assert exact.spent(price, limit) <= least == got.paid
+        _assert_legal(module, cards, treasury, tv, rate, got, price, limit)
+    assert exact.stopped == [] and set(table.stopped) <= {planner.PAYING, planner.CHOOSING}
+    if planner.PAYING in table.stopped:
+        assert table.paying[0] > table.WORK  # the moves it counted passed the limit
+        assert table.budget(limit) <= exact.budget(limit) <= table.most_payable()
+    else:
+        assert least == exact.spent(price, limit) and table.levels(limit) == exact.levels(limit)
+        if got is not None:
+            best = exact.best(price, limit)
+            assert got.kept_value + got.treasury_left * tv <= best.kept_value + best.treasury_left * tv
+
+
+def test_the_whole_deck_with_trade_routes_and_trade_empire_answers_within_the_payment_limit():
+    """The 296-card hand (every commodity card of the box) holding Trade Routes and Trade Empire:
+    what the hand can pay passes the table's work limit (counted in moves tried), so the plan is
+    the best found paying with whole sets, said so in the text and the JSON, with a bound."""
+    rb = _book("megaciv")
+    state = bench_planner().stress_state(rb.module, {"holds": ["Pottery", "Trade Routes", "Trade Empire"],
+                                                     "hand": 296, "treasury": 20, "players": 9})
+    assert sum(state["commodities"].values()) == 296
+    table = planner.PaymentTable(rb.module, state["commodities"], 20, 1, None, 2, True)
+    table.levels(9)
+    assert table.stopped == [planner.PAYING] and table.paying[0] > planner.PaymentTable.WORK
+    report = planner.plan(rb, state)
+    assert report["payment_stopped"] == [planner.PAYING] and report["complete"] is False
+    assert report["payment_work_limit"] == planner.PaymentTable.WORK
+    best = report["plans"][0]
+    assert best["objective"] <= report["total_at_most"]
+    pay = planner.Payment(**best["payment"])
+    _assert_legal(rb.module, state["commodities"], 20, 1, 2, pay, best["total"], best["hand_limit"])
+    text = planner.render(report)
+    assert (f"working out what the hand can pay stopped at its work limit ({planner.PaymentTable.WORK:,} steps)"
+            in text and f"no plan gives more than {report['total_at_most']} VP" in text)
+
+
+def test_a_payment_chosen_past_its_limit_hands_over_the_least_and_says_so():
+    """The 180-card hand (no card ability): what the hand can pay takes more than the choice's
+    limit, so the payment is what-can-be-paid's own: the least handed over, the ranking proven."""
+    rb = _book("megaciv")
+    state = bench_planner().stress_state(rb.module, {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0,
+                                                     "players": 9})
+    report = planner.plan(rb, state)
+    assert report["payment_stopped"] == [planner.CHOOSING] and report["complete"] is False
+    best = report["plans"][0]
+    assert best["payment"]["paid"] == best["spent"] and report["total_at_most"] == best["objective"]
+    assert "choosing the payment stopped at its work limit" in planner.render(report)
+
+
+def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(monkeypatch):
+    """--explain's searches share a declared number of sets: past it an advance left out is
+    proven out by the bound of every purchase with it, or said not to be worked out."""
+    rb = _book("megaciv")
+    state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 6}
+    full = planner.plan(rb, state, explain=True)["explain"]
+    assert full["complete"] is True and full["not_worked_out"] == 0 and full["sets_examined"] > 0
+    monkeypatch.setattr(planner.PurchaseProblem, "explain_cap", 0)
+    report = planner.plan(rb, state, explain=True)
+    ex = report["explain"]
+    assert ex["sets_examined"] == 0 and ex["work_limit"] == 0
+    limited = [e for e in ex["advances_not_bought"] if "work limit" in e["why_not"]]
+    assert limited and ex["complete"] is (ex["not_worked_out"] == 0)
+    for e in limited:
+        if e["why_not"].startswith("no purchase with it gives more than"):
+            assert int(e["why_not"].split()[7]) < report["plans"][0]["objective"]
+        else:
+            assert e["why_not"].startswith("not worked out")
+    assert len([e for e in limited if e["why_not"].startswith("not worked out")]) == ex["not_worked_out"]
+
+
+def test_the_planners_work_limits_are_documented():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
+    for number in (planner.PaymentTable.WORK, planner.PaymentTable.CHOICE_WORK, planner.PaymentTable.CHOICE_STOP,
+                   planner.PurchaseProblem.explain_cap, planner.PurchaseProblem.horizon_work):
+        assert f"{number:,}" in text

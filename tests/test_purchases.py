@@ -479,10 +479,15 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
                for line in render(report).splitlines())
 
 
-def test_a_two_turn_plan_over_capped_prices_claims_no_bound():
+def test_a_two_turn_plan_over_capped_prices_claims_no_bound(monkeypatch):
     """The look-ahead prices this turn's and next turn's sets; a set priced by a capped placement
     may be affordable at its least price, so no pair is proven out of reach: the pair found, not
-    complete, no total_at_most, and the text says so."""
+    complete, no total_at_most, and the text says so (the work limits raised so that the walk
+    finishes: only the capped prices leave it unproven)."""
+    from civdsl.plan.purchase import PurchaseProblem
+
+    monkeypatch.setattr(PurchaseProblem, "single_use_work", 1_000_000)
+    monkeypatch.setattr(PurchaseProblem, "horizon_work", 100_000)
     capped = _capped()
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}

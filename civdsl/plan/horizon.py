@@ -54,6 +54,9 @@ class _TwoTurns:
 
     def __init__(self, first: "PurchaseProblem", max_sets: int):
         self.first, self.max_sets = first, max_sets
+        # the sets of advances examined over both turns: the walk's, and those of next turn's
+        # searches (each at least 1), against first.horizon_work
+        self.work = 0
         module, obj = first.module, first.objective
         self.module, self.obj = module, obj
         self.payments: dict = {}
@@ -189,6 +192,7 @@ class _TwoTurns:
         self.examined[1] += 1
         p2 = self.first.after(c1.buys, self.payments)
         got = p2.search(top=1)
+        self.work += max(1, p2.visited)
         self.capped += len(p2.capped_least)
         self.next_stopped += p2.stopped
         if not got:
@@ -204,7 +208,8 @@ class _TwoTurns:
         cannot beat the best pair."""
         pp = self.pp
         self.examined[0] += 1
-        if self.examined[0] > self.max_sets:
+        self.work += 1
+        if self.examined[0] > self.max_sets or self.work > self.first.horizon_work:
             raise _SearchStopped
         if pp.single_use and pp.work[0] > pp.single_use_work:
             raise _SearchStopped  # the work limit every search of the answer shares
@@ -371,9 +376,18 @@ class _TwoTurns:
             "total_at_most": None, "one_turn_best": list(one[0].buys) if one else None,
             "one_turn_best_objective": number(one[0].objective) if one else None,
             "complete": False, "stopped": True, "prices_capped": self.capped + len(self.first.capped_least),
+            "payment_stopped": self._payment_stopped(),
             "next_turn_stopped": self.next_stopped, "turn_one_sets": self.examined[0] + (1 if one else 0),
             "turn_one_sets_priced_for_next_turn": self.examined[1],
         }
+
+    def _payment_stopped(self) -> list:
+        """What the payment tables of both turns stopped at their work limit (planner.PAYING,
+        planner.CHOOSING), each once, in the order met."""
+        stops: list = []
+        for table in [self.first.payments, *self.payments.values()]:
+            stops += [s for s in table.stopped if s not in stops]
+        return stops
 
     def _free_now(self) -> list:
         """The advances best bought now: free this turn (price 0 after credits), worth something
@@ -417,17 +431,25 @@ class _TwoTurns:
         capped = self.capped + len(first.capped_least)
         unproven = capped + self.next_stopped
         at_most = self._at_most(total, complete) if not unproven else None
+        this_turn, next_turn = first.plan_dict(c1), p2.plan_dict(c2)
+        # a payment table stopped at its work limit: a payment that may keep less leaves the least
+        # handed over, and so the walk's bound, proven; payments of whole sets leave budgets that
+        # may be short, so the walk's bounds prove nothing
+        stops = self._payment_stopped()
+        if self.first.payments.PAYING in stops:
+            at_most = None
         return {
             "estimate": True,
             "assumes": _ASSUMES,
-            "this_turn": first.plan_dict(c1),
-            "next_turn": p2.plan_dict(c2),
+            "this_turn": this_turn,
+            "next_turn": next_turn,
             "total": number(total),
             "total_at_most": number(at_most) if at_most is not None else None,
             "one_turn_best": list(one[0].buys),
             "one_turn_best_objective": number(one[0].objective),
-            "complete": complete and not unproven,
+            "complete": complete and not unproven and not stops,
             "stopped": not complete or self.next_stopped > 0,
+            "payment_stopped": stops,
             "prices_capped": capped,
             "next_turn_stopped": self.next_stopped,
             "turn_one_sets": self.examined[0] + 1,

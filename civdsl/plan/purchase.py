@@ -276,14 +276,27 @@ def _fewest_kept(layer: dict) -> dict:
     cards and has at least as many tokens (the entry's first slot): every completion of the
     first is one of the second, turning in the same value with at least its tokens, so the
     values payable and their most tokens (`PaymentTable._final`) stay the same."""
+    by_kept: dict = {}
+    for key in layer:  # fewest cards kept first, in the layer's order between equals
+        by_kept.setdefault(key[2], []).append(key)
     most: dict = {}
     out = {}
-    for key in sorted(layer, key=lambda key: key[2]):  # fewest cards kept first
-        group, tokens = (key[0], key[3]), layer[key][0]
-        if group not in most or tokens > most[group]:
-            most[group] = tokens
-            out[key] = layer[key]
+    for kept in sorted(by_kept):
+        for key in by_kept[kept]:
+            group, entry = (key[0], key[3]), layer[key]
+            if group not in most or entry[0] > most[group]:
+                most[group] = entry[0]
+                out[key] = entry
     return out
+
+
+class _PaymentStopped(Exception):
+    """A programme of the payment table reached its work limit (PaymentTable.WORK)."""
+
+
+# what stopped, in the player's words (the answer's `payment_stopped`)
+PAYING = "working out what the hand can pay"
+CHOOSING = "choosing the payment"
 
 
 class PaymentTable:
@@ -313,9 +326,24 @@ class PaymentTable:
     # a chosen payment without converted tokens and with fewer (value, cards kept) pairs than this
     # runs the whole programme (PaymentTable._floors_pay)
     SMALL_PROGRAMME = 20_000
+    PAYING, CHOOSING = PAYING, CHOOSING
+    # The work limit of what the hand can pay (its programmes under every hand limit asked, in
+    # all) and of the choice of one payment. A unit is one move of one commodity tried from one
+    # state (every loop of the table counts its steps in these units). Past it, what the hand can
+    # pay is worked out for whole sets only (`_whole_sets`) and the payment chosen among
+    # what-can-be-paid's own payments (`_paid_choice`).
+    WORK = 300_000
+    # the chosen payment's programme runs only where what the hand can pay took at most this much
+    # work (its work grows with that programme's and more: the tokens kept); else the payment is
+    # the best of what-can-be-paid's own payments of the least (`_paid_choice`)
+    CHOICE_WORK = 30_000
+    # ... and stops (the same `_paid_choice`) past this much of its own work: far above what the
+    # hands CHOICE_WORK lets through need, since the page runs the whole programme where Python
+    # runs the floors' passes (a 19-card hand under the cut: 419,294 units in the whole programme)
+    CHOICE_STOP = 5_000_000
 
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
-                 rate: int = 0, substitute: bool = False):
+                 rate: int = 0, substitute: bool = False, paying: list | None = None):
         self.module = module
         self.treasury = int(treasury)
         self.tv = int(treasury_value)
@@ -334,6 +362,16 @@ class PaymentTable:
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
         self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
+        # what-can-be-paid's programme per hand limit: its layers (with back-pointers) and its work,
+        # or, stopped at WORK, the whole-set payments that replace it
+        self._paid: dict[int, list] = {}
+        self._paid_work: dict[int, int] = {}
+        self._whole: dict[int, list] = {}
+        # the work of what-can-be-paid's programmes so far, every hand limit's: one count [units] for
+        # every table of an answer (the look-ahead's next turns have tables of their own)
+        self.paying = [0] if paying is None else paying
+        self.stopped: list[str] = []  # what reached the work limit (PAYING, CHOOSING), in order
+        self.work = 0  # every programme's work, in WORK's units
         # the search asks the same (price, limit) many times; every state of a commodity's layer
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
@@ -391,7 +429,7 @@ class PaymentTable:
         and a face, and stays within the deck's count of the commodity (an incomplete set)."""
         return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
 
-    def _layers(self, limit: int, cap=math.inf, keep: bool = False, clamp=None) -> list[dict]:
+    def _layers(self, limit: int, cap=math.inf, keep: bool = False, clamp=None, work=None) -> list[dict]:
         """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
         substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
         the previous state and this commodity's move); with `keep` the value kept counts the
@@ -399,14 +437,48 @@ class PaymentTable:
         `clamp`. Without `keep` (what can be paid) the
         key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
         are counted only while the limit can bind (else 0); values above `cap` are dropped
-        (values only grow)."""
+        (values only grow). `work` ([units]) counts the moves tried; past WORK the programme stops
+        (_PaymentStopped) as soon as a state's moves take it there."""
         binds = limit < self.total_cards
-        add = functools.partial(self._kept_layer, clamp) if keep else self._paid_layer
         prune = self._prune(keep, binds)
+        work = [0] if work is None else work
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            layers.append(prune(add(i, self._transitions(layers[-1], p, i, limit, binds, cap))))
+            if keep:
+                layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap,
+                                                                                  work))))
+                self._check(work)
+            else:  # values only grow: what can be paid needs no cap
+                layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
         return layers
+
+    def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
+        """The next layer of what can be paid: only the most tokens matter (the tokens a later
+        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
+        held in the entry's first slot (the token dimension drops out), with a back-pointer to the
+        state and move that first gave it (`_paid_choice`). One loop (`_transitions` inlined: this
+        programme is the table's largest), counting the moves tried per state."""
+        per_card, new, most = self.rate * self.faces[i], {}, self.WORK
+        get, moves_for = new.get, self._moves
+        for key, entry in self._open_states(layer, p):
+            moves = moves_for(i, key[3], limit - key[2])
+            work[0] += len(moves)
+            if work[0] > most:
+                raise _PaymentStopped
+            v0, kc0, tokens0 = key[0], key[2], entry[0]
+            for move in moves:
+                nkey = (v0 + move[3], 0, kc0 + move[5] if binds else 0, move[4])
+                tokens = tokens0 + move[1] * per_card
+                got = get(nkey)
+                if got is None or tokens > got[0]:
+                    new[nkey] = (tokens, 0, (key, (move[0], move[1], move[2], move[5])))
+        return new
+
+    def _check(self, work: list) -> None:
+        """Stop a chosen payment's programme whose work passed its limit (what can be paid stops in
+        `_paid_step`, at WORK)."""
+        if work[0] > self.CHOICE_STOP:
+            raise _PaymentStopped
 
     def _prune(self, keep: bool, binds: bool):
         """How a layer drops the states no completion needs: the chosen payment's by `_pareto`
@@ -416,13 +488,17 @@ class PaymentTable:
             return self._pareto if self.rate else _unchanged
         return _fewest_kept if binds else _unchanged
 
-    def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap) -> Iterable[tuple]:
+    def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap, work: list) -> Iterable[tuple]:
         """Every move of commodity i (at position p of `order`) from every state of `layer` that
         keeps at most `limit` cards (counted only when the limit `binds`, else 0) and turns in
         at most `cap`: (state, entry, move, value turned in, cards kept). A state's cards kept
         are 0 unless the limit binds, so its room is the whole limit, never below a hand's cards."""
         for key, entry in self._open_states(layer, p):
-            for move in self._moves(i, key[3], limit - key[2]):
+            moves = self._moves(i, key[3], limit - key[2])
+            work[0] += len(moves)
+            if work[0] > self.CHOICE_STOP:  # checked per state: a layer never runs far past the limit
+                raise _PaymentStopped
+            for move in moves:
                 v = key[0] + move[3]
                 if v <= cap:
                     yield key, entry, move, v, key[2] + move[5] if binds else 0
@@ -434,20 +510,6 @@ class PaymentTable:
         if not self.substitute or p == 0 or faces[order[p]] == faces[order[p - 1]]:
             return layer.items()
         return [(key, entry) for key, entry in layer.items() if key[3] is not _GAVE]
-
-    def _paid_layer(self, i: int, transitions: Iterable[tuple]) -> dict:
-        """The next layer of what can be paid: only the most tokens matter (the tokens a later
-        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
-        held in the entry's first slot (the token dimension drops out)."""
-        per_card = self.rate * self.faces[i]
-        new: dict = {}
-        for key, entry, move, v, kc in transitions:
-            nkey = (v, 0, kc, move[4])
-            tokens = entry[0] + move[1] * per_card
-            got = new.get(nkey)
-            if got is None or tokens > got[0]:
-                new[nkey] = (tokens, 0, None)
-        return new
 
     def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
         """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
@@ -496,15 +558,60 @@ class PaymentTable:
         (`card_treasury`) every card not turned in may be converted, which only adds tokens: the
         most tokens for a value keep no card, so the table is the same under every hand limit and
         needs only the moves that keep none (those of a limit of 0)."""
-        limit = 0 if self.rate else max(0, limit)
+        limit = self._paid_limit(limit)
         got = self._conv.get(limit)
         if got is None:
+            # one count for every hand limit asked (the hand-limit abilities bought make several)
+            before = self.paying[0]
+            try:
+                layers = self._layers(limit, work=self.paying) if before <= self.WORK else None
+            except _PaymentStopped:
+                layers = None
+            self.work += self.paying[0] - before
+            self._paid_work[limit] = self.paying[0] - before
             got = {}
-            for (v, _, _, flag), (conv, _, _) in self._layers(limit)[-1].items():
-                if _complete(flag):
+            if layers is None:
+                self._stop(PAYING)
+                self._whole[limit] = self._whole_sets(limit)
+                for v, conv, _ in self._whole[limit]:
                     got[v] = max(got.get(v, 0), conv)
+            else:
+                self._paid[limit] = layers
+                for (v, _, _, flag), (conv, _, _) in layers[-1].items():
+                    if _complete(flag):
+                        got[v] = max(got.get(v, 0), conv)
             self._conv[limit] = got
         return got
+
+    def _paid_limit(self, limit: int) -> int:
+        """The hand limit what-can-be-paid's programme runs under (0 with card_treasury: `_final`)."""
+        return 0 if self.rate else max(0, limit)
+
+    def _stop(self, what: str) -> None:
+        if what not in self.stopped:
+            self.stopped.append(what)
+
+    def _whole_sets(self, limit: int) -> list[tuple]:
+        """The payments that replace what-can-be-paid's programme where it stopped at its work
+        limit: each commodity turned in whole as a set or not at all (then converted with
+        card_treasury, else kept), the sets turned in being the first j commodities by the value
+        of the whole set, most first, then least first (j = 0 .. all): (value turned in, tokens
+        converted, moves) of those that keep at most `limit` cards. Real payments, so every plan
+        and payment found with them can be made; they miss the partial sets and substitutes."""
+        m = len(self.names)
+        worth = [self.values[i][n] for i, n in enumerate(self.counts)]
+        by_worth = sorted(range(m), key=lambda i: (-worth[i], self.names[i]))
+        out = []
+        for order in (by_worth, by_worth[::-1]):
+            for j in range(m + 1):
+                given = set(order[:j])
+                moves = tuple((n, 0, None, 0) if i in given else (0, n, None, 0) if self.rate else (0, 0, None, n)
+                              for i, n in enumerate(self.counts))
+                if sum(mv[3] for mv in moves) <= limit:
+                    conv = sum(mv[1] * self.rate * self.faces[i] for i, mv in enumerate(moves))
+                    out.append((sum(worth[i] for i in given), conv, moves))
+        self.work += 2 * (m + 1) * max(1, m)
+        return out
 
     def levels(self, limit: int) -> list:
         """Sorted card values payable while keeping at most `limit` cards."""
@@ -533,6 +640,11 @@ class PaymentTable:
             self._budgets[limit] = got
         return got
 
+    def most_payable(self):
+        """The most the hand and treasury could pay, the hand limit aside (an upper bound of
+        `budget` under every limit, cheap where what-can-be-paid's programme is not)."""
+        return self._unbound_most(self.tv) + self.treasury * self.tv
+
     def most_turned_in(self):
         """The largest card value payable where the hand limit does not bind (`levels`' last)."""
         return self._unbound_most(0)
@@ -546,7 +658,9 @@ class PaymentTable:
         for p, i in enumerate(self.order):
             per_card, new = self.rate * self.faces[i] * token_value, {}
             for key, paid in self._open_states(layer, p):
-                for move in self._moves(i, key[3], self.total_cards):
+                moves = self._moves(i, key[3], self.total_cards)
+                self.work += len(moves)  # at most 4 states a layer: never near the limit
+                for move in moves:
                     nkey, x = (0, 0, 0, move[4]), paid + move[3] + move[1] * per_card
                     if nkey not in new or x > new[nkey]:
                         new[nkey] = x
@@ -598,10 +712,52 @@ class PaymentTable:
         least = self.spent(price, limit)
         if least is None:
             return None
+        paid = self._paid_limit(limit)
+        if paid in self._whole:  # what can be paid stopped: its whole-set payments are all there is
+            return self._payment(price, limit, self._pick(price, least, self._whole[paid], None))
+        if self._paid_work[paid] > self.CHOICE_WORK:
+            return self._paid_choice(price, limit, least)
         # no payment needs more converted tokens than the price in tokens less the treasury
         clamp = max(0, self.tokens_for(price, 0) - self.treasury)
-        layers = self._chosen_layers(limit, price, least, clamp)
-        _, value, t, wealth, moves = self._choose(layers, price, least)
+        work = [0]
+        try:
+            layers = self._chosen_layers(limit, price, least, clamp, work)
+        except _PaymentStopped:
+            self.work += work[0]
+            return self._paid_choice(price, limit, least)
+        self.work += work[0]
+        return self._payment(price, limit, self._choose(layers, price, least))
+
+    def _paid_choice(self, price, limit: int, least) -> Payment:
+        """The payment chosen without its own programme (past CHOICE_WORK or WORK): the best, by
+        `best`'s order, of what-can-be-paid's own payments (each value turned in with the most
+        tokens, along its back-pointers) that hand over exactly `least`. It hands over the least
+        there is; it may keep less than the best payment (it converts every card it can)."""
+        self._stop(CHOOSING)
+        paid = self._paid_limit(limit)
+        layers = self._paid[paid]
+        rows = [(key[0], entry[0], key) for key, entry in layers[-1].items() if _complete(key[3])]
+        return self._payment(price, limit, self._pick(price, least, rows, layers))
+
+    def _pick(self, price, least, rows: list, layers) -> tuple:
+        """Of `rows` (value turned in, tokens converted, moves; or with `layers` a final state of
+        them to follow back), the best payment of exactly `least`, as `_choose` ranks it."""
+        choice = None
+        for value, conv, ref in rows:
+            t = self.tokens_for(price, value)
+            if t > self.treasury + conv or value + t * self.tv != least:
+                continue
+            moves = ref if layers is None else self._turned_in(layers, ref)
+            self.work += len(moves)
+            wealth = sum(self.values[i][m[3]] for i, m in enumerate(moves)) + conv * self.tv
+            rank = (-(wealth + (self.treasury - t) * self.tv), -sum(m[3] for m in moves)) + _tie_break(moves)
+            if choice is None or rank < choice[0]:
+                choice = (rank, value, t, wealth, moves)
+        return choice
+
+    def _payment(self, price, limit: int, choice: tuple) -> Payment:
+        """The Payment of a choice (rank, value turned in, tokens, wealth kept, moves by name)."""
+        _, value, t, wealth, moves = choice
         conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
         left = self._per_commodity(moves, 3)
@@ -612,7 +768,7 @@ class PaymentTable:
                        converted=self._per_commodity(moves, 1), converted_treasury=conv,
                        substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
 
-    def _chosen_layers(self, limit: int, price, least, clamp) -> list[dict]:
+    def _chosen_layers(self, limit: int, price, least, clamp, work: list) -> list[dict]:
         """The chosen payment's layers (`_layers` with `keep`), restricted to the states that can
         still lead to the payment `_choose` picks, found in the same order as the whole programme
         finds them, so with the same back-pointers.
@@ -634,13 +790,13 @@ class PaymentTable:
         order follows from the groups alone, which `_group_order` computes without entries, and
         the kept states are put in it."""
         if self._floors_pay(limit, least):
-            gains, groups = self._gains(), None
-            for floor in self._floors(gains[0][None], lambda: self._floor(limit, price, least, clamp)):
-                groups = groups or self._group_order(limit, least, limit < self.total_cards)
-                layers = self._floored_layers(limit, least, clamp, floor, gains, groups)
+            gains, groups = self._gains(work), None
+            for floor in self._floors(gains[0][None], lambda: self._floor(limit, price, least, clamp, work)):
+                groups = groups or self._group_order(limit, least, limit < self.total_cards, work)
+                layers = self._floored_layers(limit, least, clamp, floor, gains, groups, work)
                 if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
                     return layers
-        return self._layers(limit, cap=least, keep=True, clamp=clamp)
+        return self._layers(limit, cap=least, keep=True, clamp=clamp, work=work)
 
     def _floors_pay(self, limit: int, least) -> bool:
         """Whether the floors are worth trying: with converted tokens in the key (many states per
@@ -665,7 +821,7 @@ class PaymentTable:
             yield most - gap
             gap = gap * 2 + 1
 
-    def _floored_layers(self, limit: int, cap, clamp, floor, gains: list, groups: list) -> list[dict]:
+    def _floored_layers(self, limit: int, cap, clamp, floor, gains: list, groups: list, work: list) -> list[dict]:
         """The chosen payment's programme keeping the states that can reach `floor` (wealth kept
         plus value turned in), each layer in the whole programme's order (`_chosen_layers`)."""
         binds = limit < self.total_cards
@@ -673,7 +829,8 @@ class PaymentTable:
         prune = self._prune(True, binds)
         layers = [{(0, 0, 0, None): (0, 0, None)}]
         for p, i in enumerate(self.order):
-            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap)))
+            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
+            self._check(work)
             rank, rest = groups[p + 1], gains[p + 1]
             live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
             live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + _FLAG_INDEX[item[0][3]]],
@@ -681,7 +838,7 @@ class PaymentTable:
             layers.append(dict(live))
         return layers
 
-    def _gains(self) -> list[dict]:
+    def _gains(self, work: list) -> list[dict]:
         """Per position p of `order` and substitution flag: the most wealth kept plus value turned
         in that the commodities from p on can add to a state with that flag (-inf where none
         completes the substitution), the hand limit and the price left aside."""
@@ -691,6 +848,7 @@ class PaymentTable:
         for p in range(len(self.order) - 1, -1, -1):
             i = self.order[p]
             worth, per_card = self.values[i], self.rate * self.faces[i] * self.tv
+            work[0] += 4 * len(self._all_moves(i, None))
             here = {flag: max((m[3] + worth[m[5]] + m[1] * per_card + after[m[4]] for m in self._all_moves(i, flag)),
                               default=-math.inf) for flag in flags}
             if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
@@ -699,19 +857,20 @@ class PaymentTable:
             after = here
         return suffix[::-1]
 
-    def _floor(self, limit: int, price, least, clamp, width: int = 48):
+    def _floor(self, limit: int, price, least, clamp, work: list, width: int = 48):
         """Wealth kept plus value turned in of one payment handing over exactly `least`, found by
         the chosen payment's programme keeping only the `width` states of most wealth and value
         per layer; None when that finds none (the chosen payment then runs in full)."""
         binds = limit < self.total_cards
         layer = {(0, 0, 0, None): (0, 0, None)}
         for p, i in enumerate(self.order):
-            new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least))
+            new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least, work))
+            self._check(work)
             layer = dict(heapq.nlargest(width, new.items(), key=lambda item: item[1][0] + item[0][0]))
         return max((entry[0] + key[0] for key, entry in layer.items()
                     if self._tokens_paying(key, price, least) is not None), default=None)
 
-    def _group_order(self, limit: int, cap, binds: bool) -> list[dict]:
+    def _group_order(self, limit: int, cap, binds: bool, work: list) -> list[dict]:
         """Per layer of the chosen payment's programme: its groups (value turned in, cards kept,
         flag; coded as one number) -> their place in the order the whole programme meets them.
         A group first appears where the previous layer's earliest group first reaches it (its
@@ -728,6 +887,8 @@ class PaymentTable:
                 codes = [g for g in codes if g % 4 != _FLAG_INDEX[_GAVE]]
             # a group this far below the top cannot step past the cap: its moves need no test
             safe, width = top - max(max(s, default=0) for s in steps), span * 4
+            work[0] += len(codes) * max(map(len, steps))  # at most this many moves of groups
+            self._check(work)
             codes = list(dict.fromkeys(g + d for g in codes for d in (
                 steps[g % width] if g <= safe else [d for d in steps[g % width] if g + d <= top])))
             orders.append(dict(zip(codes, range(len(codes)))))
@@ -905,10 +1066,17 @@ class PurchaseProblem:
     single_use_cap = 3000
     # ... and the states its credit placements (pricing.prices) may make in all: pricing one set is
     # itself a search there, so the number of sets alone bounds neither time nor memory
-    single_use_work = 1_000_000
+    single_use_work = 120_000
+    # Sets of advances the two-turn look-ahead may examine over both turns (its walk's, and those
+    # each next-turn search examines): past it, the best pair found and the bound of what is left
+    horizon_work = 2000
+    # Sets of advances --explain's searches (one per advance left out that no listed plan includes,
+    # each a branch and bound) may examine in all: past it the advances still to explain say so
+    explain_cap = 4000
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
-                 hand_limit: int | None = None, payments: dict | None = None, work: list | None = None):
+                 hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,
+                 paying: list | None = None):
         self.module = module
         self.options = {"want": tuple(want), "avoid": tuple(avoid), "among": among, "hand_limit": hand_limit}
         self.holds = tuple(holds)
@@ -929,7 +1097,12 @@ class PurchaseProblem:
         # shared by every problem an answer makes (the look-ahead's next turns, --explain's), so that
         # single_use_work bounds the whole answer
         self.work = [0] if work is None else work
+        # what-can-be-paid's work in every payment table of the answer (PaymentTable.WORK bounds it)
+        self.paying = [0] if paying is None else paying
         self.explain_stopped = 0  # --explain's searches stopped at that shared limit
+        self.explain_sets = 0  # sets --explain's searches examined, against explain_cap
+        self.explain_unsearched = 0  # advances left out that explain_cap left unexplained (and unbounded)
+        self.explain_pending = 0  # searches --explain has still to make
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -1035,7 +1208,8 @@ class PurchaseProblem:
         key = (self.treasury_value, rate, substitute)
         if key not in payments:
             payments[key] = PaymentTable(module, self.cards, self.treasury, self.treasury_value,
-                                         runtime.PlayerState(module, self.holds, self.facts), rate, substitute)
+                                         runtime.PlayerState(module, self.holds, self.facts), rate, substitute,
+                                         self.paying)
         return payments[key]
 
     # -- exact prices ------------------------------------------------------------------------
@@ -1112,7 +1286,7 @@ class PurchaseProblem:
         """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
         the same hand and treasury (`payments` shares payment tables between such problems)."""
         return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
-                               work=self.work, **dict(self.options, want=()))
+                               work=self.work, paying=self.paying, **dict(self.options, want=()))
 
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
@@ -1480,10 +1654,11 @@ class PurchaseProblem:
         out.sort(key=lambda c: c.key, reverse=True)
         return out
 
-    def root_bound(self):
-        """An upper bound of the objective any purchase this turn can reach."""
+    def root_bound(self, budget=None):
+        """An upper bound of the objective any purchase this turn can reach (within `budget`, by
+        default the search's)."""
         w_b, w_e, w_o, *_ = self.start
-        cap = self.budget_max - (w_e - self.neg_suf[0])
+        cap = (self.budget_max if budget is None else budget) - (w_e - self.neg_suf[0])
         return w_o + self._ratio_bound(0, cap) if cap >= 0 else w_o
 
     # -- reporting one plan ------------------------------------------------------------------
@@ -1641,7 +1816,26 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
         from .horizon import two_turns
 
         report["horizon"] = two_turns(problem, one=choices[:1])
+    _payment_limit(report, problem)
     return report
+
+
+def _payment_limit(report: dict, problem: PurchaseProblem) -> None:
+    """The payment table's work limit, and what it stopped (the plans' payments are worked out by
+    now): stopped working out what the hand can pay, the plans are the best found with whole sets
+    (`complete` false; no plan gives more than the objective bound of all the hand and treasury
+    could pay, the hand limit aside); stopped choosing the payment, the ranking is proven but the
+    payment named may keep less than the best one."""
+    pay = problem.payments
+    report["payment_work_limit"] = PaymentTable.WORK
+    report["payment_choice_limit"] = PaymentTable.CHOICE_WORK
+    report["payment_stopped"] = list(pay.stopped)
+    if not pay.stopped:
+        return
+    report["complete"] = False
+    if PAYING in pay.stopped:
+        most = pay.most_payable()
+        report["total_at_most"] = number(max(report["total_at_most"], problem.root_bound(most)))
 
 
 # --- explaining -----------------------------------------------------------------------------
@@ -1669,11 +1863,18 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     label = problem.objective.label
     runners = [{"buy": list(c.buys), "objective": number(c.objective), "spent": number(c.spent),
                 "credit": number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
-    others = [_not_bought(problem, choices, name) for name in problem.candidates if name not in best.buys]
+    left_out = [name for name in problem.candidates if name not in best.buys]
+    # the searches to make: for advances in no listed plan, where the card limit leaves room
+    room = problem.max_new is None or len(problem.want) < problem.max_new
+    problem.explain_pending = sum(1 for n in left_out if room and not any(n in c.buys for c in choices))
+    others = [_not_bought(problem, choices, name) for name in left_out]
     # the comparisons are proven only when the ranking is and no search here (the purchases with an
     # advance left out share the problem's prices) priced a set by a capped placement (single_use)
     return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
-            "complete": problem.complete and not problem.capped_least and not problem.explain_stopped}
+            "complete": (problem.complete and not problem.capped_least and not problem.explain_stopped
+                         and not problem.explain_unsearched),
+            "work_limit": problem.explain_cap, "sets_examined": problem.explain_sets,
+            "not_worked_out": problem.explain_unsearched}
 
 
 def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
@@ -1696,6 +1897,16 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
     entry = {"advance": name, "objective": number(problem.objective.values[name]),
              "price": problem.base[name]}
     got = _best_with(problem, choices, name)
+    if got is _UNSEARCHED:
+        limit = f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances)"
+        bound, best = problem.with_want(name).root_bound(), choices[0].objective
+        if bound < best:  # the knapsack bound of every purchase with it proves it out
+            entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
+                                f"{problem.objective.label} against {number(best)} ({limit})")
+        else:
+            problem.explain_unsearched += 1
+            entry["why_not"] = f"not worked out: {limit}"
+        return entry
     if got is None:
         entry["why_not"] = _unaffordable(problem, name)
         return entry
@@ -1715,10 +1926,26 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Ch
         return listed
     if problem.max_new is not None and len(problem.want) >= problem.max_new:
         return None
+    # a branch and bound within an even share of the sets left (the plan's own search is not rerun
+    # in full: no dynamic programme per advance); under single-use credits it stops with the best
+    # found
+    share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
+    problem.explain_pending -= 1
+    if share <= 0:
+        return _UNSEARCHED
     clone = problem.with_want(name)
-    got = clone.search(top=1)
+    clone.complete, clone.stopped = True, False
+    got, _ = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
+    if got is None:
+        problem.explain_sets += share
+        return _UNSEARCHED
+    problem.explain_sets += clone.visited
     problem.explain_stopped += clone.stopped
     return got[0] if got else None
+
+
+# --explain's answer for an advance its work limit left unexplained
+_UNSEARCHED = object()
 
 
 def _unaffordable(problem: PurchaseProblem, name: str) -> str:
@@ -1801,6 +2028,7 @@ def render(report: dict) -> str:
     if report["stopped"]:
         lines.append(f"the search stopped after {report['sets_examined']:,} sets of advances: the best plan "
                      f"found so far (no plan gives more than {report['total_at_most']} {label})")
+    lines.extend(_payment_stopped_lines(report, label))
     if report["prices_capped"]:
         lines.append(f"{report['prices_capped']:,} sets of advances priced by the best placement of the credits "
                      f"found, maybe not the least (the placement search stopped at its limit): the best plan "
@@ -1809,6 +2037,20 @@ def render(report: dict) -> str:
     lines.extend(_explain_lines(report.get("explain"), label))
     lines.extend(_horizon_lines(report.get("horizon"), label))
     return "\n".join(lines)
+
+
+def _payment_stopped_lines(report: dict, label: str) -> list[str]:
+    """What the payment table's work limit stopped, in the player's words."""
+    stopped, limit = report.get("payment_stopped") or [], report.get("payment_work_limit")
+    choice = report.get("payment_choice_limit")
+    lines = []
+    if PAYING in stopped:
+        lines.append(f"{PAYING} stopped at its work limit ({limit:,} steps): payments turn in whole sets only; "
+                     f"the best plan found with them (no plan gives more than {report['total_at_most']} {label})")
+    if CHOOSING in stopped:
+        lines.append(f"{CHOOSING} stopped at its work limit ({PaymentTable.CHOICE_STOP:,} steps, or {choice:,} "
+                     f"steps of {PAYING}): the payment hands over the least there is, but may keep less than the best one")
+    return lines
 
 
 def _budget_lines(report: dict) -> list[str]:
@@ -1837,6 +2079,9 @@ def _explain_lines(ex: dict | None, label: str) -> list[str]:
     if not ex["complete"]:
         lines.append("  (not proven: the search stopped at its limit or priced some sets by the best placement "
                      "of the credits found within its limit)")
+    if ex.get("not_worked_out"):
+        lines.append(f"  ({ex['not_worked_out']} advances left out not worked out: the explanation's searches "
+                     f"reached their work limit of {ex['work_limit']:,} sets of advances)")
     for r in ex["runners_up"]:
         lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
     return lines + _not_bought_lines(ex, label)
@@ -1865,6 +2110,10 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
     lines.extend(_plan_lines(hz["next_turn"], label, "    "))
     lines.append(f"  total over two turns: {hz['total']} {label} (the one-turn plan "
                  f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
+    if hz.get("payment_stopped"):
+        lines.append(f"  {' and '.join(hz['payment_stopped'])} stopped at the work limit of the payment table "
+                     f"({PaymentTable.WORK:,} steps): the best pair found"
+                     + (", with no bound" if PAYING in hz["payment_stopped"] else ""))
     if hz["prices_capped"]:
         lines.append(f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits "
                      "found within its limit (their least price is not proven): the best pair found, with no bound")
@@ -1873,8 +2122,10 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
                      f"({PurchaseProblem.single_use_work:,} units of credit-placement work in all): the best pair "
                      "found, with no bound")
     elif hz["stopped"]:
+        bound = (f" (no pair gives more than {hz['total_at_most']} {label})" if hz["total_at_most"] is not None
+                 else ", with no bound")
         lines.append(f"  the look-ahead stopped after {hz['turn_one_sets']:,} sets of this turn's advances: "
-                     f"the best pair found so far (no pair gives more than {hz['total_at_most']} {label})")
+                     f"the best pair found so far{bound}")
     return lines
 
 

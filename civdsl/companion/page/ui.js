@@ -968,6 +968,12 @@
         "search stopped at its limit): the best plan found (no plan gives more than " + ans.total_at_most + " " +
         label + ")."}));
     }
+    if (ans.payment_stopped && ans.payment_stopped.length) {
+      // the payment table stopped at its work limit (planner._payment_stopped_lines)
+      out.appendChild(el("p", {id: "plan-payment-stopped", cls: "incomplete", text: ans.payment_stopped.join(" and ") +
+        " stopped at a work limit of the payment table: the best plan found (no plan gives more than " +
+        ans.total_at_most + " " + label + "); the payment hands over the least, but may keep less than the best one."}));
+    }
     if (best.payment) paymentNodes(out, best.payment);
     if (best.buy.length) {
       out.appendChild(el("button", {type: "button", text: "Put this plan in the basket", on: {click: () => {

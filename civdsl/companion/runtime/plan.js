@@ -9,7 +9,11 @@
 const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
 const planBbCap = 3000;
 const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
-const planSingleUseWork = 1000000;  // PurchaseProblem.single_use_work
+const planSingleUseWork = 120000;  // PurchaseProblem.single_use_work
+// sets --explain's searches may examine in all
+const planExplainCap = 4000;  // PurchaseProblem.explain_cap
+// sets the two-turn look-ahead may examine over both turns
+const planHorizonWork = 2000;  // PurchaseProblem.horizon_work
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
 
 // --- objectives -------------------------------------------------------------------------------
@@ -341,8 +345,17 @@ function planTruth(v) {
 const planOwe = "owe";
 const planGave = "gave";
 const planDone = "done";
+// the work limit of one programme of the payment table, in moves tried from a state
+const planPaymentWork = 300000;  // planner.PaymentTable.WORK
+// the chosen payment's programme runs only where what the hand can pay took at most this much
+const planPaymentChoiceWork = 30000;  // planner.PaymentTable.CHOICE_WORK
+// ... and its programme stops past this much of its own work
+const planPaymentChoiceStop = 5000000;  // planner.PaymentTable.CHOICE_STOP
+// what stopped, in the player's words (planner.PAYING, planner.CHOOSING)
+const planPaying = "working out what the hand can pay";
+const planChoosing = "choosing the payment";
 
-function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute) {
+function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute, paying) {
   this.M = M;
   this.treasury = Math.trunc(treasury);
   this.tv = Math.trunc(treasuryValue);
@@ -374,7 +387,24 @@ function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substi
   this._levels = new Map();
   this._conv = new Map();
   this._spent = new Map();
+  this._budgets = new Map();
+  // what-can-be-paid's programme per hand limit: its layers and work, or its whole-set payments
+  this._paid = new Map();
+  this._paidWork = new Map();
+  this._whole = new Map();
+  // what-can-be-paid's work, one count for every table of the answer (planner.PaymentTable.paying)
+  this.paying = paying || [0];
+  this.stopped = [];
 }
+
+planPaymentTable.prototype.stop = function (what) {
+  if (!this.stopped.includes(what)) this.stopped.push(what);
+};
+
+// what-can-be-paid's hand limit (planner.PaymentTable._paid_limit)
+planPaymentTable.prototype.paidLimit = function (limit) {
+  return this.rate ? 0 : Math.max(0, limit);
+};
 
 // (cards turned in as a set, cards converted, role, set value, new flag) for commodity i
 planPaymentTable.prototype.moves = function (i, flag) {
@@ -408,7 +438,8 @@ function planFlagIndex(flag) {
   return flag === null ? 0 : (flag === "owe" ? 1 : (flag === "gave" ? 2 : 3));
 }
 
-planPaymentTable.prototype.layers = function (limit, cap, keep, clamp) {
+// null once the work passes planPaymentWork (planner.PaymentTable._layers, _check)
+planPaymentTable.prototype.layers = function (limit, cap, keep, clamp, work) {
   const binds = limit < this.totalCards;
   let tokensMax = 0;
   for (let i = 0; i < this.names.length; i++) tokensMax += this.rate * this.faces[i] * this.counts[i];
@@ -427,6 +458,7 @@ planPaymentTable.prototype.layers = function (limit, cap, keep, clamp) {
     let layer = new Map();
     const movesBy = new Map();
     for (const entry of layers[layers.length - 1].values()) {
+      if (work.n > (keep ? planPaymentChoiceStop : planPaymentWork)) return null;  // checked per state
       const value = entry.v;
       const keptCards = entry.kc;
       const flag = entry.flag;
@@ -446,14 +478,19 @@ planPaymentTable.prototype.layers = function (limit, cap, keep, clamp) {
         const j = n - k - c - (role === "donor" ? 1 : 0);
         const kc = binds ? keptCards + j : 0;
         if (kc > limit) continue;
+        work.n += 1;
         const v = value + mv[3];
         if (cap !== null && v > cap) continue;
         const tokens = conv + c * perCard;
         if (!keep) {
           const sk = (v * L + kc) * 4 + planFlagIndex(nflag);
           const got = layer.get(sk);
-          if (got === undefined) layer.set(sk, {v: v, t: 0, kc: kc, flag: nflag, a: tokens, b: 0, back: null, move: null});
-          else if (tokens > got.a) got.a = tokens;
+          if (got === undefined) layer.set(sk, {v: v, t: 0, kc: kc, flag: nflag, a: tokens, b: 0, back: entry, move: mv});
+          else if (tokens > got.a) {
+            got.a = tokens;
+            got.back = entry;
+            got.move = mv;
+          }
           continue;
         }
         const t = clamp === null ? tokens : Math.min(tokens, clamp);
@@ -472,9 +509,28 @@ planPaymentTable.prototype.layers = function (limit, cap, keep, clamp) {
       }
     }
     if (keep && this.rate) layer = planPaymentTable.pareto(layer);
+    else if (!keep && binds) layer = planPaymentTable.fewestKept(layer);
     layers.push(layer);
+    if (work.n > (keep ? planPaymentChoiceStop : planPaymentWork)) return null;
   }
   return layers;
+};
+
+// drop a what-can-be-paid state another of the same (value, flag) beats keeping fewer cards with at
+// least its tokens (planner._fewest_kept)
+planPaymentTable.fewestKept = function (layer) {
+  const items = Array.from(layer);
+  items.sort((x, y) => x[1].kc - y[1].kc);
+  const most = new Map();
+  const out = new Map();
+  for (const [sk, entry] of items) {
+    const g = entry.v + "," + (entry.flag || "");
+    if (!most.has(g) || entry.a > most.get(g)) {
+      most.set(g, entry.a);
+      out.set(sk, entry);
+    }
+  }
+  return out;
 };
 
 planPaymentTable.pareto = function (layer) {
@@ -500,23 +556,89 @@ planPaymentTable.pareto = function (layer) {
 };
 
 planPaymentTable.prototype.final = function (limit) {
-  limit = Math.max(0, limit);
+  limit = this.paidLimit(limit);
   let got = this._conv.get(limit);
   if (got === undefined) {
     got = new Map();
-    const layers = this.layers(limit, null, false, null);
-    for (const entry of layers[layers.length - 1].values()) {
-      const flag = entry.flag;
-      if (flag === null || flag === planDone) {
-        const v = entry.v;
-        const conv = entry.a;
-        got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
+    // one count for every hand limit asked and every table of the answer (planner.PaymentTable._final)
+    const work = {n: this.paying[0]};
+    const layers = work.n <= planPaymentWork ? this.layers(limit, null, false, null, work) : null;
+    this._paidWork.set(limit, work.n - this.paying[0]);
+    this.paying[0] = work.n;
+    if (layers === null) {
+      this.stop(planPaying);
+      const whole = this.wholeSets(limit);
+      this._whole.set(limit, whole);
+      for (const [v, conv] of whole) got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
+    } else {
+      this._paid.set(limit, layers);
+      for (const entry of layers[layers.length - 1].values()) {
+        const flag = entry.flag;
+        if (flag === null || flag === planDone) {
+          const v = entry.v;
+          const conv = entry.a;
+          got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
+        }
       }
     }
     this._conv.set(limit, got);
   }
   return got;
 };
+
+// whole sets turned in or not at all, by the value of the whole set, most first then least first
+// (planner.PaymentTable._whole_sets): [value, tokens converted, moves by name]
+planPaymentTable.prototype.wholeSets = function (limit) {
+  const m = this.names.length;
+  const worth = this.counts.map((n, i) => this.values[i][n]);
+  const byWorth = this.names.map((_, i) => i)
+    .sort((a, b) => (worth[b] - worth[a]) || creditCmpStr(this.names[a], this.names[b]));
+  const out = [];
+  for (const order of [byWorth, byWorth.slice().reverse()]) {
+    for (let j = 0; j <= m; j++) {
+      const given = new Set(order.slice(0, j));
+      const moves = this.counts.map((n, i) => (given.has(i) ? [n, 0, null, 0] : (this.rate ? [0, n, null, 0] : [0, 0, null, n])));
+      let kept = 0;
+      let conv = 0;
+      let v = 0;
+      for (let i = 0; i < m; i++) {
+        kept += moves[i][3];
+        conv += moves[i][1] * this.rate * this.faces[i];
+        if (given.has(i)) v += worth[i];
+      }
+      if (kept <= limit) out.push([v, conv, moves]);
+    }
+  }
+  return out;
+};
+
+// the most the cards pay where the hand limit cannot bind, converted tokens at TOKEN_VALUE
+// (planner.PaymentTable._unbound_most)
+planPaymentTable.prototype.unboundMost = function (tokenValue) {
+  let layer = new Map([[null, 0]]);
+  for (let p = 0; p < this.order.length; p++) {
+    const i = this.order[p];
+    const perCard = this.rate * this.faces[i] * tokenValue;
+    const newFace = p > 0 && this.faces[i] !== this.faces[this.order[p - 1]];
+    const next = new Map();
+    for (const [flag, paid] of layer) {
+      if (this.substitute && newFace && flag === planGave) continue;
+      for (const mv of this.moves(i, flag)) {
+        const x = paid + mv[3] + mv[1] * perCard;
+        if (!next.has(mv[4]) || x > next.get(mv[4])) next.set(mv[4], x);
+      }
+    }
+    layer = next;
+  }
+  let best = null;
+  for (const [flag, x] of layer) if ((flag === null || flag === planDone) && (best === null || x > best)) best = x;
+  return best;
+};
+
+planPaymentTable.prototype.mostPayable = function () {
+  return this.unboundMost(this.tv) + this.treasury * this.tv;
+};
+
 
 planPaymentTable.prototype.levels = function (limit) {
   limit = Math.max(0, limit);
@@ -529,10 +651,19 @@ planPaymentTable.prototype.levels = function (limit) {
 };
 
 planPaymentTable.prototype.budget = function (limit) {
-  let best = null;
-  for (const [v, c] of this.final(limit)) {
-    const total = v + (this.treasury + c) * this.tv;
-    if (best === null || total > best) best = total;
+  limit = Math.max(0, limit);
+  let best = this._budgets.get(limit);
+  if (best === undefined) {
+    best = null;
+    if (limit >= this.totalCards && !this._conv.has(limit)) {
+      best = this.mostPayable();
+    } else {
+      for (const [v, c] of this.final(limit)) {
+        const total = v + (this.treasury + c) * this.tv;
+        if (best === null || total > best) best = total;
+      }
+    }
+    this._budgets.set(limit, best);
   }
   return best;
 };
@@ -605,8 +736,12 @@ planPaymentTable.prototype.best = function (price, limit) {
   limit = Math.max(0, limit);
   const least = this.spent(price, limit);
   if (least === null) return null;
+  const paidLimit = this.paidLimit(limit);
+  if (this._whole.has(paidLimit)) return this.payment(price, limit, this.pick(price, least, this._whole.get(paidLimit)));
+  if (this._paidWork.get(paidLimit) > planPaymentChoiceWork) return this.paidChoice(price, limit, least);
   const clamp = Math.max(0, this.tokensFor(price, 0) - this.treasury);
-  const layers = this.layers(limit, least, true, clamp);
+  const layers = this.layers(limit, least, true, clamp, {n: 0});
+  if (layers === null) return this.paidChoice(price, limit, least);
   let choice = null;
   for (const entry of layers[layers.length - 1].values()) {
     const value = entry.v;
@@ -627,6 +762,52 @@ planPaymentTable.prototype.best = function (price, limit) {
       choice = {rank: rank, value: value, t: t, wealth: wealth, moves: byName};
     }
   }
+  return this.payment(price, limit, choice);
+};
+
+// the best of what-can-be-paid's own payments of exactly LEAST (planner.PaymentTable._paid_choice)
+planPaymentTable.prototype.paidChoice = function (price, limit, least) {
+  this.stop(planChoosing);
+  const layers = this._paid.get(this.paidLimit(limit));
+  const rows = [];
+  for (const entry of layers[layers.length - 1].values()) {
+    if (entry.flag !== null && entry.flag !== planDone) continue;
+    rows.push([entry.v, entry.a, entry]);
+  }
+  return this.payment(price, limit, this.pick(price, least, rows, layers));
+};
+
+// of ROWS [value, tokens, moves by name (or with LAYERS a final entry)], the best payment of exactly
+// LEAST (planner.PaymentTable._pick)
+planPaymentTable.prototype.pick = function (price, least, rows, layers) {
+  let choice = null;
+  for (const [value, conv, ref] of rows) {
+    const t = this.tokensFor(price, value);
+    if (t > this.treasury + conv || value + t * this.tv !== least) continue;
+    let moves = ref;
+    if (layers) {
+      const inOrder = planPaymentTable.turnedIn(layers, ref);
+      moves = new Array(inOrder.length);
+      for (let x = 0; x < inOrder.length; x++) {
+        const i = this.order[x];
+        const m = inOrder[x];
+        moves[i] = [m[0], m[1], m[2], this.counts[i] - m[0] - m[1] - (m[2] === "donor" ? 1 : 0)];
+      }
+    }
+    let wealth = conv * this.tv;
+    let held = 0;
+    for (let i = 0; i < moves.length; i++) {
+      wealth += this.values[i][moves[i][3]];
+      held += moves[i][3];
+    }
+    const rank = [-(wealth + (this.treasury - t) * this.tv), -held,
+      moves.map((m) => m[0]), moves.map((m) => m[1]), moves.map((m) => m[2] || "")];
+    if (choice === null || creditCmp(rank, choice.rank) < 0) choice = {rank: rank, value: value, t: t, wealth: wealth, moves: moves};
+  }
+  return choice;
+};
+
+planPaymentTable.prototype.payment = function (price, limit, choice) {
   const moves = choice.moves;
   let conv = 0;
   for (let x = 0; x < moves.length; x++) conv += moves[x][1] * this.rate * this.faces[x];
@@ -754,6 +935,8 @@ function planProblem(M, holds, facts, obj, opts) {
   // the states the single-use credit placements have made, shared by the answer's problems
   // (planner.PurchaseProblem.work)
   this.work = opts.work || [0];
+  // what-can-be-paid's work in every payment table of the answer (planner.PurchaseProblem.paying)
+  this.paying = opts.paying || [0];
   const advances = M.ADVANCES;
   this.order = creditOrder(M);
   const want = creditCanonical(M, "advance", want0, "--want");
@@ -831,7 +1014,7 @@ function planProblem(M, holds, facts, obj, opts) {
     this.payments = payments.get(key);
   } else {
     this.payments = new planPaymentTable(M, cards, this.treasury, this.treasuryValue,
-      creditProbe(M, this.holds, facts), rate, substitute);
+      creditProbe(M, this.holds, facts), rate, substitute, this.paying);
     if (payments) payments.set(key, this.payments);
   }
   this.prepare();
@@ -1000,6 +1183,12 @@ planProblem.prototype.prepare = function () {
   ];
   this.limitMax = this.limit0 + this.hposSuf[0] + creditSum(this.want.map((w) => Math.max(0, planHandDelta(M, w))));
   this.budgetMax = this.payments.budget(this.limitMax);
+};
+
+// an upper bound of the objective any purchase reaches within BUDGET (planner.PurchaseProblem.root_bound)
+planProblem.prototype.rootBound = function (budget) {
+  const cap = budget - (this.start[1] - this.negSuf[0]);
+  return cap >= 0 ? this.start[2] + this.ratioBound(0, cap) : this.start[2];
 };
 
 // floor(a / b) for whole numbers (Python's //)
@@ -1354,6 +1543,13 @@ function planExplain(problem, choices) {
   const others = [];
   const budget = problem.budgetMax;
   let stopped = 0;  // searches stopped at the work limit the answer shares (planner.explain_stopped)
+  let examined = 0;  // sets the searches examined, against planExplainCap (planner.explain_sets)
+  let unsearched = 0;  // advances left out that the limit left unexplained (planner.explain_unsearched)
+  const room = problem.maxNew === null || problem.want.length < problem.maxNew;
+  let pending = 0;  // searches still to make (planner.explain_pending)
+  for (const name of problem.candidates) {
+    if (best.buys.indexOf(name) < 0 && room && !choices.some((c) => c.buys.indexOf(name) >= 0)) pending += 1;
+  }
   for (const name of problem.candidates) {
     if (best.buys.indexOf(name) >= 0) continue;
     const entry = {advance: name, objective: planNumber(obj, obj.values[name]), price: problem.base[name]};
@@ -1361,11 +1557,33 @@ function planExplain(problem, choices) {
     let got;
     if (listed !== undefined) got = [listed];
     else if (problem.maxNew === null || problem.want.length < problem.maxNew) {
-      const clone = problem.withWant([name]);
-      got = clone.search(1);
-      if (clone.stoppedAtCap) stopped += 1;
+      // a branch and bound within an even share of the sets left (planner._best_with)
+      const share = Math.floor((planExplainCap - examined) / Math.max(1, pending));
+      pending -= 1;
+      if (share <= 0) {
+        got = null;
+      } else {
+        const clone = problem.withWant([name]);
+        clone.complete = true;
+        clone.stoppedAtCap = false;
+        got = clone.branchAndBound(1, clone.singleUse ? Math.min(share, planSingleUseCap) : share)[0];
+        examined += got === null ? share : clone.visited;
+        if (got !== null && clone.stoppedAtCap) stopped += 1;
+      }
     } else got = [];
-    if (!got.length) {
+    if (got === null) {
+      const limit = "the explanation's searches reached their work limit (" + planExplainCap.toLocaleString("en-US")
+        + " sets of advances)";
+      const clone = problem.withWant([name]);
+      const bound = clone.rootBound(clone.budgetMax);
+      if (bound < best.objective) {
+        entry.why_not = "no purchase with it gives more than " + planNumber(obj, bound) + " " + label + " against "
+          + planNumber(obj, best.objective, best.buys.length) + " (" + limit + ")";
+      } else {
+        unsearched += 1;
+        entry.why_not = "not worked out: " + limit;
+      }
+    } else if (!got.length) {
       if (problem.eff[name] > problem.budgetMax) {
         entry.why_not = "costs " + problem.base[name] + " after credits; the budget is " + budget;
       } else {
@@ -1387,7 +1605,8 @@ function planExplain(problem, choices) {
   for (const e of others) delete e.__value;
   // proven only when the ranking is and no search here priced a set by a capped placement (planner._explain)
   return {runners_up: runners, advances_not_bought: near.concat(far),
-    complete: problem.complete && problem.cappedLeast.size === 0 && stopped === 0};
+    complete: problem.complete && problem.cappedLeast.size === 0 && stopped === 0 && unsearched === 0,
+    work_limit: planExplainCap, sets_examined: examined, not_worked_out: unsearched};
 }
 
 // --- two turns (planner._two_turns) -------------------------------------------------------------
@@ -1442,8 +1661,7 @@ function planTwoTurns(first, maxSets, found) {
     for (const a of planAbilities(M, h, "treasury_value")) v = Math.max(v, a.value);
     tvOf[h] = v;
   }
-  const levels = first.payments.levels(first.payments.totalCards);
-  let cardValue = levels[levels.length - 1];
+  let cardValue = first.payments.unboundMost(0);
   const either = first.holds.concat(first.candidates);
   let rate = 0;
   let substitute = false;
@@ -1518,17 +1736,19 @@ function planTwoTurns(first, maxSets, found) {
   }
 
   const followUp = (buys) => new planProblem(M, first.holds.concat(buys), first.facts, obj,
-    Object.assign({}, opts, {payments: payments, work: first.work}));
+    Object.assign({}, opts, {payments: payments, work: first.work, paying: first.paying}));
 
   let best = null;
   const examined = [0, 0];
   let capped = 0;  // next turn's sets priced by a capped placement (plan_horizon.capped)
   let nextStopped = 0;  // next turn's searches stopped at the shared work limit (plan_horizon.next_stopped)
+  let work = 0;  // sets examined over both turns, against planHorizonWork (plan_horizon.work)
 
   function evaluate(c1) {
     examined[1] += 1;
     const p2 = followUp(c1.buys);
     const got = p2.search(1);
+    work += Math.max(1, p2.visited);
     capped += p2.cappedLeast.size;
     if (p2.stoppedAtCap) nextStopped += 1;
     if (!got.length) return;
@@ -1537,6 +1757,14 @@ function planTwoTurns(first, maxSets, found) {
     if (best === null || creditCmp(key, best.key) > 0) best = {key: key, c1: c1, c2: c2, p2: p2};
   }
 
+  // what the payment tables of both turns stopped at their work limit (plan_horizon._payment_stopped)
+  const paymentStopped = () => {
+    const stops = [];
+    for (const table of [first.payments, ...payments.values()]) {
+      for (const what of table.stopped) if (!stops.includes(what)) stops.push(what);
+    }
+    return stops;
+  };
   const assumes = "next turn's commodity cards and treasury are the same as now, and credit points of "
     + "free choice (free_credits) are not allocated";
   // the searches stopped at their work limit before they priced any pair (plan_horizon._no_pair)
@@ -1544,7 +1772,8 @@ function planTwoTurns(first, maxSets, found) {
     estimate: true, assumes: assumes, this_turn: null, next_turn: null, total: null, total_at_most: null,
     one_turn_best: one.length ? one[0].buys.slice() : null,
     one_turn_best_objective: one.length ? planNumber(obj, one[0].objective, one[0].buys.length) : null,
-    complete: false, stopped: true, prices_capped: capped + first.cappedLeast.size, next_turn_stopped: nextStopped,
+    complete: false, stopped: true, prices_capped: capped + first.cappedLeast.size,
+    payment_stopped: paymentStopped(), next_turn_stopped: nextStopped,
     turn_one_sets: examined[0] + (one.length ? 1 : 0), turn_one_sets_priced_for_next_turn: examined[1],
   });
   const one = found && found.length ? found.slice(0, 1) : first.search(1);
@@ -1568,7 +1797,8 @@ function planTwoTurns(first, maxSets, found) {
 
   function visit(names, sumb, same, hdelta, objective, credit, tv) {
     examined[0] += 1;
-    if (examined[0] > maxSets) throw planStop;
+    work += 1;
+    if (examined[0] > maxSets || work > planHorizonWork) throw planStop;
     if (pp.singleUse && pp.work[0] > planSingleUseWork) throw planStop;  // the answer's shared work limit
     const got = pp.priceAndSpent(names, sumb, same, hdelta);
     if (got === null) return;
@@ -1723,17 +1953,23 @@ function planTwoTurns(first, maxSets, found) {
   // a capped price may be above the least: no bound is proven (plan_horizon._answer)
   capped += first.cappedLeast.size;
   const unproven = capped + nextStopped;
+  const thisTurn = first.planDict(best.c1, null);
+  const nextTurn = best.p2.planDict(best.c2, null);
+  // a payment table stopped at its work limit (plan_horizon._answer)
+  const stops = paymentStopped();
   return {
     estimate: true,
     assumes: assumes,
-    this_turn: first.planDict(best.c1, null),
-    next_turn: best.p2.planDict(best.c2, null),
+    this_turn: thisTurn,
+    next_turn: nextTurn,
     total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
-    total_at_most: unproven ? null : planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
+    total_at_most: unproven || stops.includes(planPaying) ? null
+      : planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
     one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
-    complete: complete && !unproven,
+    complete: complete && !unproven && !stops.length,
     stopped: !complete || nextStopped > 0,
+    payment_stopped: stops,
     prices_capped: capped,
     next_turn_stopped: nextStopped,
     turn_one_sets: examined[0] + 1,
@@ -1842,9 +2078,21 @@ function planAnswer(M, state, options) {
       + "the hand and treasury pay at most " + budgetTotal);
   }
   report.plans = choices.slice(0, Math.max(1, top)).map((c, i) => problem.planDict(c, i + 1));
-  report.total_at_most = planNumber(obj, problem.complete ? choices[0].objective : problem.totalAtMost,
-    choices[0].buys.length);
+  let atMost = problem.complete ? choices[0].objective : problem.totalAtMost;
+  report.total_at_most = planNumber(obj, atMost, choices[0].buys.length);
   if (explain) report.explain = planExplain(problem, choices);
   if (horizon === 2) report.horizon = planTwoTurns(problem, undefined, choices.slice(0, 1));
+  // the payment table's work limit and what it stopped (planner._payment_limit)
+  const pay = problem.payments;
+  report.payment_work_limit = planPaymentWork;
+  report.payment_choice_limit = planPaymentChoiceWork;
+  report.payment_stopped = pay.stopped.slice();
+  if (pay.stopped.length) {
+    report.complete = false;
+    if (pay.stopped.includes(planPaying)) {
+      atMost = Math.max(atMost, problem.rootBound(pay.mostPayable()));
+      report.total_at_most = planNumber(obj, atMost, choices[0].buys.length);
+    }
+  }
   return report;
 }
