@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': 'b3f34f41ab5351a73db4050c4fce1f46ebe2423cab0e5b4b0de684965ca0b43e'}
+SOURCES = {'rulebooks/civ1980.civ': '6b73ff39735a64aadc52f83a113d045b48ed2bf3de3ca28b0acc7a739455e344'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -21,6 +21,7 @@ ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '43.8: a Gold ca
 FACT_DEFAULTS = {'scenario': ''}
 LAST_EPOCH_FACTS = ('sole_leader',)
 CIVILIZATION_FACTS = {'ast_rank': 'rank'}
+AST_COUNTED_FACTS = {'cities': 'ast_cities'}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'calamity_card_value': 0}
 GROUPS = {
@@ -30,22 +31,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#E377C2', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 72}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 93}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 114}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 126}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 136}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 146}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 156}]',
-    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 168}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 181}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 191}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 204}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 216}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 225}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 234}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 72}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 93}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 114}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 126}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 136}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 146}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 156}]',
+    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 168}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 181}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 191}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 204}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 216}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 225}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 234}]',
 ))
 COMMODITIES = {
     'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': None, 'block_when': []},
@@ -126,8 +127,7 @@ def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
         e0_area = 'flood_plain'  # rulebooks/civ1980.civ:266
         assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 267)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/civ1980.civ:269
-        if c:  # rulebooks/civ1980.civ:269
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:269
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 269, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 266)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
@@ -139,8 +139,7 @@ def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/civ1980.civ:269
-        if c:  # rulebooks/civ1980.civ:269
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:269
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 269, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 267)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
@@ -156,12 +155,12 @@ def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:282
         assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 283)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1980.civ:284
-        if c:  # rulebooks/civ1980.civ:284
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:284
             v = (4) * (s.cards('Grain'))
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 284, 'rulebooks/civ1980.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 277, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 282)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 277, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
@@ -171,12 +170,12 @@ def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1980.civ:284
-        if c:  # rulebooks/civ1980.civ:284
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:284
             v = (4) * (s.cards('Grain'))
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 284, 'rulebooks/civ1980.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 277, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 283)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 277, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -192,15 +191,15 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
         e0_by_victim = 15  # rulebooks/civ1980.civ:295
         trace = []
         m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:299
-        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1980.civ:297
-        if c:  # rulebooks/civ1980.civ:297
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:297
             e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 297, 'rulebooks/civ1980.civ')
         if m1:  # rulebooks/civ1980.civ:299
             e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 299, 'rulebooks/civ1980.civ')
         if m1:  # rulebooks/civ1980.civ:299
             e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 299, 'rulebooks/civ1980.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 290, 'rulebooks/civ1980.civ')
         effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 295)]
-        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 290, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -216,11 +215,11 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:317
         assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 318)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1980.civ:320
-        if c:  # rulebooks/civ1980.civ:320
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:320
             e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 320, 'rulebooks/civ1980.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 312, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 317)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 312, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
@@ -230,8 +229,7 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1980.civ:322
-        if c:  # rulebooks/civ1980.civ:322
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:322
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 322, 'rulebooks/civ1980.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 318)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
@@ -245,14 +243,13 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 4  # rulebooks/civ1980.civ:335
         trace = []
-        c = (('Law' in held))  # rulebooks/civ1980.civ:336
-        if c:  # rulebooks/civ1980.civ:336
+        if (('Law' in held)):  # rulebooks/civ1980.civ:336
             e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 336, 'rulebooks/civ1980.civ')
-        c = (('Democracy' in held))  # rulebooks/civ1980.civ:338
-        if c:  # rulebooks/civ1980.civ:338
+        if (('Democracy' in held)):  # rulebooks/civ1980.civ:338
             e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 338, 'rulebooks/civ1980.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 330, 'rulebooks/civ1980.civ')
         effects = [('reduce_all_but_cities', {'amount': e0_amount}, 335)]
-        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 330, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -267,14 +264,13 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1980.civ:349
         assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 350)
         trace = []
-        c = (('Law' in held))  # rulebooks/civ1980.civ:351
-        if c:  # rulebooks/civ1980.civ:351
+        if (('Law' in held)):  # rulebooks/civ1980.civ:351
             e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 351, 'rulebooks/civ1980.civ')
-        c = (('Philosophy' in held))  # rulebooks/civ1980.civ:353
-        if c:  # rulebooks/civ1980.civ:353
+        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:353
             e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 353, 'rulebooks/civ1980.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 344, 'rulebooks/civ1980.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 349)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 344, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
@@ -285,8 +281,7 @@ def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:357
-        c = (('Law' in held))  # rulebooks/civ1980.civ:355
-        if c:  # rulebooks/civ1980.civ:355
+        if (('Law' in held)):  # rulebooks/civ1980.civ:355
             e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 355, 'rulebooks/civ1980.civ')
         immune = m3
         effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 350)]
@@ -302,8 +297,9 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
         e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:369
         e0_area = 'coastal'  # rulebooks/civ1980.civ:369
         trace = []
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 364, 'rulebooks/civ1980.civ')
         effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 369)]
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 364, 'rulebooks/civ1980.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -325,7 +321,7 @@ CALAMITIES = _rt.records((
     '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 344, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 364, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 480, 'discard': 482, 'order': 484, 'assign': 486}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 494, 'discard': 496, 'order': 498, 'assign': 500}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -386,44 +382,56 @@ AST = {
     'standard': {'name': 'Progress Chart', 'epochs': [('1st Epoch', epoch_0_0_1st_epoch), ('2nd Epoch', epoch_0_1_2nd_epoch), ('3rd Epoch', epoch_0_2_3rd_epoch), ('4th Epoch', epoch_0_3_4th_epoch), ('5th Epoch', epoch_0_4_5th_epoch)], 'backward': [backward_0_0], 'backward_except': ['1st Epoch'], 'spaces': 16, 'step_points': None},
 }
 CIVILIZATIONS = _rt.records((
-    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": []}]',
-    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Babylon", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": []}]',
-    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Italy", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": []}]',
+    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": ["5 players", "6 or 7 players"], "block_for": {}}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": ["2 players", "3 players", "4 players", "5 players", "6 or 7 players"], "block_for": {}}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": ["4 players", "5 players", "6 or 7 players"], "block_for": {}}]',
+    '["Babylon", {"rank": null, "block": null, "rows": {}, "setups": ["4 players", "5 players", "6 or 7 players"], "block_for": {}}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": ["2 players", "3 players", "4 players", "5 players", "6 or 7 players"], "block_for": {}}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": ["5 players", "6 or 7 players"], "block_for": {}}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": ["3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Italy", {"rank": null, "block": null, "rows": {}, "setups": ["3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": ["2 players", "3 players", "4 players", "5 players", "6 or 7 players"], "block_for": {}}]',
 ))
 
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 407),
-    ('Trade cards', lambda s: s.derived('hand_value'), 408),
-    ('Treasury', lambda s: s.fact('treasury'), 409),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 418),
+    ('Trade cards', lambda s: s.derived('hand_value'), 419),
+    ('Treasury', lambda s: s.fact('treasury'), 420),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 TURN = (
-    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 461, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock'}, 461),)},
-    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 462, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 463),)},
-    {'name': 'Census', 'when': 'E3, 43.3', 'line': 465, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 465),)},
-    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 466, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 466),)},
-    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 467, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 467),)},
-    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 468, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 468),)},
-    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 469, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 469),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 470, 'actions': (('draw_trade_cards', {'stacks': 9}, 470), ('buy_trade_cards', {}, 470))},
-    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 471, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 471),)},
-    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 472, 'actions': (('buy_advances', {}, 472),)},
-    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 473, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 473), ('census', {'cities': None, 'tokens': None, 'ships': None}, 473))},
-    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 474, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 474),)},
-    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 475, 'actions': (('alter_ast', {}, 475), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 475))},
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 472, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 472),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 473, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 474),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 476, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 476),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 477, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 477),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 478, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 478),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 479, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 479),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 480, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 480),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 481, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 482), ('buy_trade_cards', {}, 483))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 485, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 485),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 486, 'actions': (('buy_advances', {}, 486),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 487, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 487), ('census', {'cities': None, 'tokens': None, 'ships': None}, 487))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 488, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 488),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 489, 'actions': (('alter_ast', {}, 489), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 489))},
 )
 
-LINES = _rt.line_map('71:427 77:248 84:254 86:254 87:254 89:254 92:254 93:254 97:256 108:256 109:256 118:261 123:268 124:268 125:266 126:266 127:267 129:269 130:269 131:269 137:267 138:267 142:269 143:269 144:269 150:277 155:282 156:282 157:283 159:284 160:284 161:284 162:284 169:283 170:283 174:284 175:284 176:284 177:284 184:290 189:296 190:296 191:295 192:295 194:299 195:297 196:297 197:297 198:299 199:299 200:299 201:299 210:312 215:317 216:317 217:318 219:320 220:320 221:320 228:318 229:318 233:322 234:322 235:322 241:330 246:335 248:336 249:336 250:336 251:338 252:338 253:338 261:344 266:349 267:349 268:350 270:351 271:351 272:351 273:353 274:353 275:353 282:350 283:350 287:357 288:355 289:355 290:355 297:364 302:369 303:369 341:378 348:379 352:379 356:380 360:381 364:383 368:383 372:384 376:384 380:385 382:385 403:407 404:408 405:409 411:461 412:462 413:465 414:466 415:467 416:468 417:469 418:470 419:471 420:472 421:473 422:474 423:475')
+TRADE_DECKS = (
+    {'name': 'The trade cards', 'players': (2, 7), 'block': None, 'stacks': {1: ({'cards': (('Hides', 7), ('Ochre', 7)), 'clear': None},), 2: ({'cards': (('Iron', 5), ('Papyrus', 5)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Salt', 9),), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 4: ({'cards': (('Grain', 8),), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 5: ({'cards': (('Cloth', 7),), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Bronze', 6),), 'clear': None}, {'cards': (('Epidemic', 1),), 'clear': None}), 7: ({'cards': (('Spices', 5),), 'clear': None}, {'cards': (('Civil Disorder', 1),), 'clear': None}), 8: ({'cards': (('Gems', 4),), 'clear': None}, {'cards': (('Iconoclasm & Heresy', 1),), 'clear': None}), 9: ({'cards': (('Gold', 3),), 'clear': None}, {'cards': (('Piracy', 1),), 'clear': None})}, 'line': 611},
+)
+
+SETUP_PLAYERS = {
+    '2 players': (2, 2, None),
+    '3 players': (3, 3, None),
+    '4 players': (4, 4, None),
+    '5 players': (5, 5, None),
+    '6 or 7 players': (6, 7, None),
+}
+
+LINES = _rt.line_map('72:438 78:248 85:254 87:254 88:254 90:254 93:254 94:254 98:256 109:256 110:256 119:261 124:268 125:268 126:266 127:266 128:267 130:269 131:269 137:267 138:267 142:269 143:269 149:277 154:282 155:282 156:283 158:284 159:284 160:284 168:283 169:283 173:284 174:284 175:284 183:290 188:296 189:296 190:295 191:295 193:299 194:297 195:297 196:299 197:299 198:299 199:299 209:312 214:317 215:317 216:318 218:320 219:320 227:318 228:318 232:322 233:322 239:330 244:335 246:336 247:336 248:338 249:338 258:344 263:349 264:349 265:350 267:351 268:351 269:353 270:353 278:350 279:350 283:357 284:355 285:355 292:364 297:369 298:369 337:378 344:379 348:379 352:380 356:381 360:383 364:383 368:384 372:384 376:385 378:385 399:418 400:419 401:420 407:472 408:473 409:476 410:477 411:478 412:479 413:480 414:481 415:485 416:486 417:487 418:488 419:489 423:611 427:407 428:408 429:409 430:410 431:411')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:46:73 0:52:79 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:46:65 0:53:72 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:64 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:89 0:3:67 0:3:85 0:3:94 0:3:99 0:3:90'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:93 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:67 0:3:85 0:3:94 0:3:99 0:3:90 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
 # fmt: on

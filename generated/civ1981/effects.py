@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '45a3c9726c8c01186f3c13c58a217b15adce14885d36240a774ddae0f098c7d5'}
+SOURCES = {'rulebooks/civ1981.civ': 'b8a136c10fb911ae215e365dbd7f090052279fa541847f9793659c55f826b8f8'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -21,6 +21,7 @@ ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 18}, '15.6: a gold tr
 FACT_DEFAULTS = {'scenario': ''}
 LAST_EPOCH_FACTS = ('sole_leader',)
 CIVILIZATION_FACTS = {'ast_rank': 'rank'}
+AST_COUNTED_FACTS = {'cities': 'ast_cities'}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'card_limit': 11, 'hand_limit': 6, 'token_points': 1, 'city_points': 5, 'tax_per_city': 2, 'city_support': 2, 'city_limit': 9, 'city_site_tokens': 6, 'city_open_tokens': 12, 'city_attack_tokens': 7, 'ship_limit': 4, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'trade_offer_cards': 3, 'calamities_per_round': 2, 'epidemic_city_points': 4, 'min_rounds': 16, 'calamity_card_value': 0}
 GROUPS = {
@@ -30,22 +31,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#C0392B', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 90}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 100}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 111}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 121}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 132}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 144}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 154}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 164}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 174}]',
-    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 186}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 200}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 211}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 224}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 237}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 246}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 255}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 90}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 100}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 111}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 121}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 132}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 144}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 154}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 164}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 174}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 186}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 200}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 211}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 224}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 237}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 246}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 255}]',
 ))
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None, 'block_when': []},
@@ -124,16 +125,15 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:289
         assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 291)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:295
-        if c:  # rulebooks/civ1981.civ:295
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:295
             v = (4) * (s.cards('Grain'))
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 295, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:293
-        if c:  # rulebooks/civ1981.civ:293
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:293
             v = _rt.max_(0, (s.fact('unit_points') - 15))
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 293, 'rulebooks/civ1981.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 284, 'rulebooks/civ1981.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 289)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 284, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
@@ -144,16 +144,15 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/civ1981.civ:295
-        if c:  # rulebooks/civ1981.civ:295
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:295
             v = (4) * (s.cards('Grain'))
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 295, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:293
-        if c:  # rulebooks/civ1981.civ:293
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:293
             v = _rt.max_(0, (s.fact('unit_points') - 15))
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 293, 'rulebooks/civ1981.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 284, 'rulebooks/civ1981.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 291)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 284, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -170,15 +169,15 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
         e0_by_victim = 15  # rulebooks/civ1981.civ:306
         trace = []
         m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
-        c = (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:310
-        if c:  # rulebooks/civ1981.civ:310
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:310
             e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 310, 'rulebooks/civ1981.civ')
         if m1:  # rulebooks/civ1981.civ:312
             e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 312, 'rulebooks/civ1981.civ')
         if m1:  # rulebooks/civ1981.civ:312
             e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 312, 'rulebooks/civ1981.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 301, 'rulebooks/civ1981.civ')
         effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 306)]
-        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 301, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -196,12 +195,10 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
         e0_area = 'flood_plain'  # rulebooks/civ1981.civ:335
         assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 337)
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:339
-        if c:  # rulebooks/civ1981.civ:339
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:339
             v = _rt.max_(0, (s.fact('unit_points') - 15))
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 339, 'rulebooks/civ1981.civ')
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:343
-        if c:  # rulebooks/civ1981.civ:343
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:343
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 343, 'rulebooks/civ1981.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 335)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
@@ -214,12 +211,10 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:339
-        if c:  # rulebooks/civ1981.civ:339
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:339
             v = _rt.max_(0, (s.fact('unit_points') - 15))
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 339, 'rulebooks/civ1981.civ')
-        c = (('Engineering' in held))  # rulebooks/civ1981.civ:343
-        if c:  # rulebooks/civ1981.civ:343
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:343
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 343, 'rulebooks/civ1981.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 337)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
@@ -236,15 +231,14 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:356
         assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 358)
         trace = []
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:364
-        if c:  # rulebooks/civ1981.civ:364
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:364
             e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 364, 'rulebooks/civ1981.civ')
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:360
-        if c:  # rulebooks/civ1981.civ:360
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:360
             v = _rt.max_(0, (s.fact('unit_points') - 15))
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 360, 'rulebooks/civ1981.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 351, 'rulebooks/civ1981.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 356)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 351, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
@@ -255,12 +249,10 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (s.option('calamity_floor'))  # rulebooks/civ1981.civ:360
-        if c:  # rulebooks/civ1981.civ:360
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:360
             v = _rt.max_(0, (s.fact('unit_points') - 15))
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 360, 'rulebooks/civ1981.civ')
-        c = (('Medicine' in held))  # rulebooks/civ1981.civ:366
-        if c:  # rulebooks/civ1981.civ:366
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:366
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 366, 'rulebooks/civ1981.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 358)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
@@ -275,14 +267,13 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     if role == 'primary':
         e0_amount = 4  # rulebooks/civ1981.civ:379
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held))))  # rulebooks/civ1981.civ:381
-        if c:  # rulebooks/civ1981.civ:381
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:381
             e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 381, 'rulebooks/civ1981.civ')
-        c = (('Democracy' in held))  # rulebooks/civ1981.civ:383
-        if c:  # rulebooks/civ1981.civ:383
+        if (('Democracy' in held)):  # rulebooks/civ1981.civ:383
             e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 383, 'rulebooks/civ1981.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 374, 'rulebooks/civ1981.civ')
         effects = [('reduce_all_but_cities', {'amount': e0_amount}, 379)]
-        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 374, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -297,14 +288,13 @@ def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'any'  # rulebooks/civ1981.civ:393
         assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 395)
         trace = []
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:397
-        if c:  # rulebooks/civ1981.civ:397
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:397
             e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 397, 'rulebooks/civ1981.civ')
-        c = (('Philosophy' in held))  # rulebooks/civ1981.civ:399
-        if c:  # rulebooks/civ1981.civ:399
+        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:399
             e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 399, 'rulebooks/civ1981.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 388, 'rulebooks/civ1981.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 393)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 388, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
@@ -315,8 +305,7 @@ def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:403
-        c = (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held))))  # rulebooks/civ1981.civ:401
-        if c:  # rulebooks/civ1981.civ:401
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:401
             e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 401, 'rulebooks/civ1981.civ')
         immune = m3
         effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 395)]
@@ -332,8 +321,9 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
         e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:415
         e0_area = 'coastal'  # rulebooks/civ1981.civ:415
         trace = []
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 409, 'rulebooks/civ1981.civ')
         effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 415)]
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 409, 'rulebooks/civ1981.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -355,7 +345,7 @@ CALAMITIES = _rt.records((
     '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 388, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 409, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 559, 'discard': 561, 'order': 563, 'assign': 565}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 571, 'discard': 573, 'order': 575, 'assign': 577}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -416,44 +406,56 @@ AST = {
     'standard': {'name': 'Archeological Succession Table', 'epochs': [('New Stone Age', epoch_0_0_new_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['New Stone Age'], 'spaces': 16, 'step_points': None},
 }
 CIVILIZATIONS = _rt.records((
-    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": []}]',
-    '["Italy", {"rank": 2, "block": null, "rows": {}, "setups": []}]',
-    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": []}]',
-    '["Babylon", {"rank": 8, "block": null, "rows": {}, "setups": []}]',
-    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": []}]',
+    '["Africa", {"rank": 1, "block": null, "rows": {}, "setups": ["2 players", "3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Italy", {"rank": 2, "block": null, "rows": {}, "setups": ["2 players", "3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Illyria", {"rank": null, "block": null, "rows": {}, "setups": ["2 players", "3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Thrace", {"rank": null, "block": null, "rows": {}, "setups": ["2 players", "3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Crete", {"rank": null, "block": null, "rows": {}, "setups": ["3 players", "6 or 7 players"], "block_for": {}}]',
+    '["Asia", {"rank": null, "block": null, "rows": {}, "setups": ["4 players", "6 or 7 players"], "block_for": {}}]',
+    '["Assyria", {"rank": null, "block": null, "rows": {}, "setups": ["4 players", "6 or 7 players"], "block_for": {}}]',
+    '["Babylon", {"rank": 8, "block": null, "rows": {}, "setups": ["4 players", "6 or 7 players"], "block_for": {}}]',
+    '["Egypt", {"rank": 9, "block": null, "rows": {}, "setups": ["4 players", "6 or 7 players"], "block_for": {}}]',
 ))
 
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 463),
-    ('Trade cards', lambda s: s.derived('hand_value'), 464),
-    ('Treasury', lambda s: s.fact('treasury'), 465),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 475),
+    ('Trade cards', lambda s: s.derived('hand_value'), 476),
+    ('Treasury', lambda s: s.fact('treasury'), 477),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 TURN = (
-    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 525, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock'}, 526),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 528, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 529),)},
-    {'name': 'Census', 'when': 'always; simultaneous', 'line': 531, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 531),)},
-    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 532, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 533),)},
-    {'name': 'Movement', 'when': 'always; census order', 'line': 535, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 535),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 536, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 536),)},
-    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 537, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 537),)},
-    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 538, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 539),)},
-    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 541, 'actions': (('draw_trade_cards', {'stacks': 9}, 542), ('buy_trade_cards', {}, 543))},
-    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 545, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 545),)},
-    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 546, 'actions': (('buy_advances', {}, 547), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 548))},
-    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 550, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 551), ('census', {'cities': None, 'tokens': None, 'ships': None}, 552))},
-    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 554, 'actions': (('alter_ast', {}, 554), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 554))},
+    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 537, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 538),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 540, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 541),)},
+    {'name': 'Census', 'when': 'always; simultaneous', 'line': 543, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 543),)},
+    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 544, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 545),)},
+    {'name': 'Movement', 'when': 'always; census order', 'line': 547, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 547),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 548, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 548),)},
+    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 549),)},
+    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 550, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 551),)},
+    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 553, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 554), ('buy_trade_cards', {}, 555))},
+    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 557, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 557),)},
+    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 558, 'actions': (('buy_advances', {}, 559), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 560))},
+    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 562, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 563), ('census', {'cities': None, 'tokens': None, 'ships': None}, 564))},
+    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 566, 'actions': (('alter_ast', {}, 566), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 566))},
 )
 
-LINES = _rt.line_map('71:491 77:269 84:275 86:275 87:275 89:275 92:275 93:275 97:278 108:278 109:278 118:284 123:289 124:289 125:291 127:295 128:295 129:295 130:295 131:293 132:293 133:293 134:293 142:291 143:291 147:295 148:295 149:295 150:295 151:293 152:293 153:293 154:293 162:301 167:308 168:308 169:306 170:306 172:312 173:310 174:310 175:310 176:312 177:312 178:312 179:312 188:330 193:341 194:341 195:335 196:335 197:337 199:339 200:339 201:339 202:339 203:343 204:343 205:343 212:337 213:337 217:339 218:339 219:339 220:339 221:343 222:343 223:343 230:351 235:356 236:356 237:358 239:364 240:364 241:364 242:360 243:360 244:360 245:360 253:358 254:358 258:360 259:360 260:360 261:360 262:366 263:366 264:366 271:374 276:379 278:381 279:381 280:381 281:383 282:383 283:383 291:388 296:393 297:393 298:395 300:397 301:397 302:397 303:399 304:399 305:399 312:395 313:395 317:403 318:401 319:401 320:401 327:409 332:415 333:415 371:425 378:426 382:426 386:428 390:429 394:432 398:432 402:434 406:435 410:438 412:438 433:463 434:464 435:465 441:525 442:528 443:531 444:532 445:535 446:536 447:537 448:538 449:541 450:545 451:546 452:550 453:554')
+TRADE_DECKS = (
+    {'name': 'The trade cards', 'players': (2, 7), 'block': None, 'stacks': {1: ({'cards': (('Ochre', 7), ('Hides', 7)), 'clear': None},), 2: ({'cards': (('Iron', 5), ('Papyrus', 5)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Salt', 9),), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Grain', 8),), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 5: ({'cards': (('Cloth', 7),), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 6: ({'cards': (('Bronze', 6),), 'clear': None}, {'cards': (('Epidemic', 1),), 'clear': None}), 7: ({'cards': (('Spice', 5),), 'clear': None}, {'cards': (('Civil Disorder', 1),), 'clear': None}), 8: ({'cards': (('Gems', 4),), 'clear': None}, {'cards': (('Iconoclasm and Heresy', 1),), 'clear': None}), 9: ({'cards': (('Gold', 3),), 'clear': None}, {'cards': (('Piracy', 1),), 'clear': None})}, 'line': 688},
+)
+
+SETUP_PLAYERS = {
+    '2 players': (2, 2, '29.3: only Italy, Africa, Illyria and Thrace'),
+    '3 players': (3, 3, '28.3: only Italy, Africa, Illyria, Thrace and Crete'),
+    '4 players': (4, 4, '27.3: only Egypt, Babylon, Assyria and Asia'),
+    '5 players': (5, 5, '26.3: nations that start entirely on the discarded western panel cannot be played; the text does not name them, so any nation is accepted'),
+    '6 or 7 players': (6, 7, '4.4: each player chooses one of the nine nations; two are not in play with seven'),
+}
+
+LINES = _rt.line_map('72:503 78:269 85:275 87:275 88:275 90:275 93:275 94:275 98:278 109:278 110:278 119:284 124:289 125:289 126:291 128:295 129:295 130:295 131:293 132:293 133:293 142:291 143:291 147:295 148:295 149:295 150:293 151:293 152:293 161:301 166:308 167:308 168:306 169:306 171:312 172:310 173:310 174:312 175:312 176:312 177:312 187:330 192:341 193:341 194:335 195:335 196:337 198:339 199:339 200:339 201:343 202:343 209:337 210:337 214:339 215:339 216:339 217:343 218:343 225:351 230:356 231:356 232:358 234:364 235:364 236:360 237:360 238:360 247:358 248:358 252:360 253:360 254:360 255:366 256:366 263:374 268:379 270:381 271:381 272:383 273:383 282:388 287:393 288:393 289:395 291:397 292:397 293:399 294:399 302:395 303:395 307:403 308:401 309:401 316:409 321:415 322:415 361:425 368:426 372:426 376:428 380:429 384:432 388:432 392:434 396:435 400:438 402:438 423:475 424:476 425:477 431:537 432:540 433:543 434:544 435:547 436:548 437:549 438:550 439:553 440:557 441:558 442:562 443:566 447:688 451:458 452:460 453:462 454:464 455:466')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:62:89 0:41:68 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:63:82 0:42:61 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:83 0:3:- 0:3:- 0:3:99'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:83 0:3:- 0:3:- 0:3:99 0:1:- 0:1:72 0:1:79 0:1:71 0:1:165 0:1:116'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '08d109f3d48da2fae32f3d7def72a846bbc3a89526b10b40e94242a8ae1aa5c7'}
+SOURCES = {'rulebooks/expansion.civ': '6680c85dbc5d4b5656ee31b0ca96f63009e49873736e06a453626d26555cc87a'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -21,6 +21,7 @@ ABILITIES = (('trade_card_purchase_limit', {'cards': 2}, '27.51: never more than
 FACT_DEFAULTS = {'scenario': ''}
 LAST_EPOCH_FACTS = ('sole_leader',)
 CIVILIZATION_FACTS = {'ast_rank': 'rank'}
+AST_COUNTED_FACTS = {'cities': 'ast_cities'}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'min_players': 5, 'max_players': 18, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'token_points': 1, 'city_points': 5, 'tax_rate': 2, 'city_support': 2, 'ship_cost': 2, 'ship_upkeep': 1, 'ship_capacity': 5, 'ship_range': 4, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_defense_tokens': 6, 'pillage_max': 3, 'hand_limit': 8, 'trade_min_cards': 3, 'major_calamities_max': 2, 'minor_calamities_max': 1, 'city_score': 50, 'least_colour_points': 50, 'epidemic_city_points': 4, 'calamity_card_value': 0}
 GROUPS = {
@@ -31,57 +32,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 125}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 135}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 144}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 154}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 164}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 175}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 188}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 198}]',
-    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 210}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 220}]',
-    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 233}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 244}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 254}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 263}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 274}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 285}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 294}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 307}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 316}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 325}]',
-    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 336}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 345}]',
-    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 356}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 366}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 375}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 384}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 393}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 404}]',
-    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 414}]',
-    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 424}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 433}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 444}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 454}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 464}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 474}]',
-    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 484}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 494}]',
-    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 503}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 513}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 522}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 532}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 541}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 551}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 561}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 570}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 579}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 589}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 598}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 608}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 617}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 626}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 125}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 135}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 144}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 154}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 164}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 175}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}]], "line": 188}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 198}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 210}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 220}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 233}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 244}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 254}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 263}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 274}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 285}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 294}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 307}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 50}]], "line": 316}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 325}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 336}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 5}]], "line": 345}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 356}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 366}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 375}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 384}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 393}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 404}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 414}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 424}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 433}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 444}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 454}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 464}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 474}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 484}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 494}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 503}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 513}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 522}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 532}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 541}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 551}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 561}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 570}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 579}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 589}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 598}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 608}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 617}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 626}]',
 ))
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': 'west', 'block_when': []},
@@ -179,8 +180,7 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
         assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 658)
         trace = []
         m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:665
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:663
-        if c:  # rulebooks/expansion.civ:663
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:663
             e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 663, 'rulebooks/expansion.civ')
         if type(m1) is _U:
             s.undecided.append((667, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
@@ -223,8 +223,7 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        c = (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held))))  # rulebooks/expansion.civ:663
-        if c:  # rulebooks/expansion.civ:663
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:663
             e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 663, 'rulebooks/expansion.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 659), ('damage', {'amount': e1_amount, 'area': e1_area}, 660)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
@@ -339,8 +338,7 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
             e1_amount = None
         assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 724)
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:725
-        if c:  # rulebooks/expansion.civ:725
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:725
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 725, 'rulebooks/expansion.civ')
         effects = []
         effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 721))
@@ -357,14 +355,13 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Pottery' in held))  # rulebooks/expansion.civ:725
-        if c:  # rulebooks/expansion.civ:725
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:725
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 725, 'rulebooks/expansion.civ')
-        c = (('Calendar' in held))  # rulebooks/expansion.civ:726
-        if c:  # rulebooks/expansion.civ:726
+        if (('Calendar' in held)):  # rulebooks/expansion.civ:726
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 726, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 714, 'rulebooks/expansion.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 724)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 714, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -382,24 +379,21 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Mysticism' in held))  # rulebooks/expansion.civ:739
-                    if c:  # rulebooks/expansion.civ:739
+                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:739
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 739, 'rulebooks/expansion.civ')
-                    c = (('Deism' in held))  # rulebooks/expansion.civ:741
-                    if c:  # rulebooks/expansion.civ:741
+                    if (('Deism' in held)):  # rulebooks/expansion.civ:741
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 741, 'rulebooks/expansion.civ')
-                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:743
-                    if c:  # rulebooks/expansion.civ:743
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:743
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 743, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Universal Doctrine' in held))  # rulebooks/expansion.civ:745
-                    if c:  # rulebooks/expansion.civ:745
+                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:745
                         e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 745, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 732, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 732, 'rulebooks/expansion.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 738)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 732, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -414,8 +408,9 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
         e0_amount = s.fact('ships')  # rulebooks/expansion.civ:755
         e1_amount = 5  # rulebooks/expansion.civ:755
         trace = []
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 749, 'rulebooks/expansion.civ')
         effects = [('lose_ships', {'amount': e0_amount}, 755), ('lose_treasury', {'amount': e1_amount}, 755)]
-        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 749, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -472,21 +467,19 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
             e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 780, 'rulebooks/expansion.civ')
         if m2:  # rulebooks/expansion.civ:780
             e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 780, 'rulebooks/expansion.civ')
-        c = (('Military' in held))  # rulebooks/expansion.civ:786
-        if c:  # rulebooks/expansion.civ:786
+        if (('Military' in held)):  # rulebooks/expansion.civ:786
             e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 786, 'rulebooks/expansion.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:788
-        if c:  # rulebooks/expansion.civ:788
+        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:788
             e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 788, 'rulebooks/expansion.civ')
-        c = (('Advanced Military' in held))  # rulebooks/expansion.civ:790
-        if c:  # rulebooks/expansion.civ:790
+        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:790
             e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 790, 'rulebooks/expansion.civ')
         if m3:  # rulebooks/expansion.civ:782
             e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 782, 'rulebooks/expansion.civ')
         if m3:  # rulebooks/expansion.civ:783
             e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 783, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 759, 'rulebooks/expansion.civ')
         effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 765), ('damage', {'amount': e1_amount, 'area': e1_area}, 765)]
-        _rt.floor_effects(effects, trace, {'faction_split': 'amount'}, 759, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -505,24 +498,21 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Theocracy' in held))  # rulebooks/expansion.civ:815
-                    if c:  # rulebooks/expansion.civ:815
+                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:815
                         e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 815, 'rulebooks/expansion.civ')
-                    c = (('Mining' in held))  # rulebooks/expansion.civ:817
-                    if c:  # rulebooks/expansion.civ:817
+                    if (('Mining' in held)):  # rulebooks/expansion.civ:817
                         e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 817, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Mythology' in held))  # rulebooks/expansion.civ:819
-                    if c:  # rulebooks/expansion.civ:819
+                    if (('Mythology' in held)):  # rulebooks/expansion.civ:819
                         e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 819, 'rulebooks/expansion.civ')
-                    c = (('Enlightenment' in held))  # rulebooks/expansion.civ:821
-                    if c:  # rulebooks/expansion.civ:821
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:821
                         e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 821, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 808, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 808, 'rulebooks/expansion.civ')
         effects = [('support_tokens_withheld', {'amount': e0_amount}, 814)]
-        _rt.floor_effects(effects, trace, {'support_tokens_withheld': 'amount'}, 808, 'rulebooks/expansion.civ')
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -597,8 +587,7 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
         elif m1:  # rulebooks/expansion.civ:857
             if e1_amount is not None:
                 e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:854
-        if c:  # rulebooks/expansion.civ:854
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:854
             if e0_amount is not None:
                 e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 854, 'rulebooks/expansion.civ')
         effects = []
@@ -619,8 +608,7 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/expansion.civ:854
-        if c:  # rulebooks/expansion.civ:854
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:854
             e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 854, 'rulebooks/expansion.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 852)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
@@ -641,21 +629,19 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Politics' in held))  # rulebooks/expansion.civ:880
-                    if c:  # rulebooks/expansion.civ:880
+                    if (('Politics' in held)):  # rulebooks/expansion.civ:880
                         e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 880, 'rulebooks/expansion.civ')
-                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:882
-                    if c:  # rulebooks/expansion.civ:882
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:882
                         e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 882, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:884
-                    if c:  # rulebooks/expansion.civ:884
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:884
                         e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 884, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 866, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 866, 'rulebooks/expansion.civ')
         effects = [('barbarian_tokens', {'amount': e0_amount}, 872)]
-        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 866, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -693,8 +679,7 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
-                    if c:  # rulebooks/expansion.civ:908
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
                     if m1:  # rulebooks/expansion.civ:910
@@ -703,8 +688,7 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
                     if m1:  # rulebooks/expansion.civ:910
                         e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
-                    if c:  # rulebooks/expansion.civ:912
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
                         e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
@@ -728,8 +712,7 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
-                    if c:  # rulebooks/expansion.civ:908
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
                     if m1:  # rulebooks/expansion.civ:910
@@ -738,8 +721,7 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
                     if m1:  # rulebooks/expansion.civ:910
                         e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
-                    if c:  # rulebooks/expansion.civ:912
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
                         e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
@@ -766,23 +748,24 @@ def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
-                    if c:  # rulebooks/expansion.civ:908
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
                     if m1:  # rulebooks/expansion.civ:910
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                     if m1:  # rulebooks/expansion.civ:910
                         e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
-                    if c:  # rulebooks/expansion.civ:912
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
                         e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
                 e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
+        if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
@@ -798,23 +781,24 @@ def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Masonry' in held))  # rulebooks/expansion.civ:908
-                    if c:  # rulebooks/expansion.civ:908
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
                     if m1:  # rulebooks/expansion.civ:910
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                     if m1:  # rulebooks/expansion.civ:910
                         e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:912
-                    if c:  # rulebooks/expansion.civ:912
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
                         e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
                 e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
+        if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -838,24 +822,21 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Medicine' in held))  # rulebooks/expansion.civ:931
-                    if c:  # rulebooks/expansion.civ:931
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:931
                         e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 931, 'rulebooks/expansion.civ')
-                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:933
-                    if c:  # rulebooks/expansion.civ:933
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:933
                         e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 933, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:939
-                    if c:  # rulebooks/expansion.civ:939
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:939
                         e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 939, 'rulebooks/expansion.civ')
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:941
-                    if c:  # rulebooks/expansion.civ:941
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:941
                         e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 941, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 928)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 922, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
@@ -870,24 +851,21 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Medicine' in held))  # rulebooks/expansion.civ:935
-                    if c:  # rulebooks/expansion.civ:935
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:935
                         e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 935, 'rulebooks/expansion.civ')
-                    c = (('Anatomy' in held))  # rulebooks/expansion.civ:937
-                    if c:  # rulebooks/expansion.civ:937
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:937
                         e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 937, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:939
-                    if c:  # rulebooks/expansion.civ:939
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:939
                         e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 939, 'rulebooks/expansion.civ')
-                    c = (('Trade Empire' in held))  # rulebooks/expansion.civ:941
-                    if c:  # rulebooks/expansion.civ:941
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:941
                         e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 941, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 929)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 922, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -902,8 +880,9 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/expansion.civ:954
         e1_amount = s.fact('ships')  # rulebooks/expansion.civ:954
         trace = []
+        if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 948, 'rulebooks/expansion.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 954), ('lose_ships', {'amount': e1_amount}, 954)]
-        _rt.floor_effects(effects, trace, {'lose_ships': 'amount'}, 948, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -922,18 +901,17 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Coinage' in held))  # rulebooks/expansion.civ:966
-                    if c:  # rulebooks/expansion.civ:966
+                    if (('Coinage' in held)):  # rulebooks/expansion.civ:966
                         e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 966, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Law' in held))  # rulebooks/expansion.civ:968
-                    if c:  # rulebooks/expansion.civ:968
+                    if (('Law' in held)):  # rulebooks/expansion.civ:968
                         e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 968, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 959, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 959, 'rulebooks/expansion.civ')
         effects = [('discard_face_value', {'amount': e0_amount}, 965)]
-        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 959, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -952,36 +930,29 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Music' in held))  # rulebooks/expansion.civ:980
-                    if c:  # rulebooks/expansion.civ:980
+                    if (('Music' in held)):  # rulebooks/expansion.civ:980
                         e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 980, 'rulebooks/expansion.civ')
-                    c = (('Drama and Poetry' in held))  # rulebooks/expansion.civ:982
-                    if c:  # rulebooks/expansion.civ:982
+                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:982
                         e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 982, 'rulebooks/expansion.civ')
-                    c = (('Law' in held))  # rulebooks/expansion.civ:984
-                    if c:  # rulebooks/expansion.civ:984
+                    if (('Law' in held)):  # rulebooks/expansion.civ:984
                         e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 984, 'rulebooks/expansion.civ')
-                    c = (('Democracy' in held))  # rulebooks/expansion.civ:986
-                    if c:  # rulebooks/expansion.civ:986
+                    if (('Democracy' in held)):  # rulebooks/expansion.civ:986
                         e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 986, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Military' in held))  # rulebooks/expansion.civ:988
-                    if c:  # rulebooks/expansion.civ:988
+                    if (('Military' in held)):  # rulebooks/expansion.civ:988
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 988, 'rulebooks/expansion.civ')
-                    c = (('Naval Warfare' in held))  # rulebooks/expansion.civ:990
-                    if c:  # rulebooks/expansion.civ:990
+                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:990
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 990, 'rulebooks/expansion.civ')
-                    c = (('Roadbuilding' in held))  # rulebooks/expansion.civ:992
-                    if c:  # rulebooks/expansion.civ:992
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:992
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 992, 'rulebooks/expansion.civ')
-                    c = (('Advanced Military' in held))  # rulebooks/expansion.civ:994
-                    if c:  # rulebooks/expansion.civ:994
+                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:994
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 994, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 973, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 973, 'rulebooks/expansion.civ')
         effects = [('reduce_all_but_cities', {'amount': e0_amount}, 979)]
-        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 973, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -1015,21 +986,19 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Sculpture' in held))  # rulebooks/expansion.civ:1018
-                    if c:  # rulebooks/expansion.civ:1018
+                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1018
                         e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1018, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Monarchy' in held))  # rulebooks/expansion.civ:1020
-                    if c:  # rulebooks/expansion.civ:1020
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1020
                         e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1020, 'rulebooks/expansion.civ')
-                    c = (('Provincial Empire' in held))  # rulebooks/expansion.civ:1022
-                    if c:  # rulebooks/expansion.civ:1022
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1022
                         e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1022, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1011, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1011, 'rulebooks/expansion.civ')
         effects = [('annex_unit_points', {'amount': e0_amount}, 1017)]
-        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 1011, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1051,23 +1020,21 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1044
-                    if c:  # rulebooks/expansion.civ:1044
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1044
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1044, 'rulebooks/expansion.civ')
-                    c = (('Theology' in held))  # rulebooks/expansion.civ:1046
-                    if c:  # rulebooks/expansion.civ:1046
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1046
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1046, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    c = (('Monotheism' in held))  # rulebooks/expansion.civ:1048
-                    if c:  # rulebooks/expansion.civ:1048
+                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1048
                         e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1048, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
         if s.decide(m0, 1042, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1042
             options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1042, 'rulebooks/expansion.civ'))
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1039)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1033, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
@@ -1081,17 +1048,16 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    c = (('Philosophy' in held))  # rulebooks/expansion.civ:1044
-                    if c:  # rulebooks/expansion.civ:1044
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1044
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1044, 'rulebooks/expansion.civ')
-                    c = (('Theology' in held))  # rulebooks/expansion.civ:1046
-                    if c:  # rulebooks/expansion.civ:1046
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1046
                         e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1046, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
         effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1040)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 1033, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -1108,8 +1074,9 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
         m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1061
         if s.decide(m0, 1061, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1061
             options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1061, 'rulebooks/expansion.civ'))
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1054, 'rulebooks/expansion.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1060)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 1054, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -1131,18 +1098,17 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    c = (('Fundamentalism' in held))  # rulebooks/expansion.civ:1073
-                    if c:  # rulebooks/expansion.civ:1073
+                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1073
                         e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1073, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    c = (('Library' in held))  # rulebooks/expansion.civ:1075
-                    if c:  # rulebooks/expansion.civ:1075
+                    if (('Library' in held)):  # rulebooks/expansion.civ:1075
                         e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1075, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
                 e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1065, 'rulebooks/expansion.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1065, 'rulebooks/expansion.civ')
         effects = [('ast_back', {'amount': e0_amount}, 1071), ('advance_after_back', {}, 1071)]
-        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 1065, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1158,8 +1124,7 @@ def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
         e0_area = 'coastal'  # rulebooks/expansion.civ:1086
         assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1087)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:1089
-        if c:  # rulebooks/expansion.civ:1089
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1089
             e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1089, 'rulebooks/expansion.civ')
         effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1086)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
@@ -1171,8 +1136,7 @@ def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        c = (('Cartography' in held))  # rulebooks/expansion.civ:1089
-        if c:  # rulebooks/expansion.civ:1089
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1089
             e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1089, 'rulebooks/expansion.civ')
         effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1087)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
@@ -1321,24 +1285,24 @@ AST = {
     'standard': {'name': 'A.S.T.', 'epochs': [('Stone Age', epoch_0_0_stone_age), ('Early Bronze Age', epoch_0_1_early_bronze_age), ('Late Bronze Age', epoch_0_2_late_bronze_age), ('Early Iron Age', epoch_0_3_early_iron_age), ('Late Iron Age', epoch_0_4_late_iron_age)], 'backward': [backward_0_0], 'backward_except': ['Stone Age'], 'spaces': 15, 'step_points': 100},
 }
 CIVILIZATIONS = _rt.records((
-    '["Crete", {"rank": 1, "block": "west", "rows": {}, "setups": []}]',
-    '["Arabia", {"rank": 2, "block": "east", "rows": {}, "setups": []}]',
-    '["Illyria", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Chorasmia", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Assyria", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Dravidian", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Thrace", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Babylon", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Carthage", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Mauryan", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Rome", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Kushan", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Iberia", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Nubia", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Hatti", {"rank": null, "block": "west", "rows": {}, "setups": []}]',
-    '["Indus", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
-    '["Egypt", {"rank": 18, "block": "west", "rows": {}, "setups": []}]',
-    '["Persia", {"rank": null, "block": "east", "rows": {}, "setups": []}]',
+    '["Crete", {"rank": 1, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Arabia", {"rank": 2, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Illyria", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Chorasmia", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Assyria", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Dravidian", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Thrace", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Babylon", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Carthage", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Mauryan", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Rome", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Kushan", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Iberia", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Nubia", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Hatti", {"rank": null, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Indus", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Egypt", {"rank": 18, "block": "west", "rows": {}, "setups": [], "block_for": {}}]',
+    '["Persia", {"rank": null, "block": "east", "rows": {}, "setups": [], "block_for": {}}]',
 ))
 
 START_CREDITS = None
@@ -1356,7 +1320,7 @@ SCORE_TIEBREAKS = [
 ]
 SCORE_AST = (1175,)
 TURN = (
-    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1272, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1273),)},
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1272, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1273),)},
     {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1275, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1276),)},
     {'name': 'Census', 'when': 'always (20)', 'line': 1278, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1278),)},
     {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
@@ -1365,7 +1329,7 @@ TURN = (
     {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1282, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1282),)},
     {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
     {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1284, 'actions': ()},
-    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1285, 'actions': (('draw_trade_cards', {'stacks': 9}, 1286), ('buy_trade_cards', {}, 1287))},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1285, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1286), ('buy_trade_cards', {}, 1287))},
     {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1289, 'actions': (('trade', {'least_cards': 'trade_min_cards'}, 1290),)},
     {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1292, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1292),)},
     {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1293, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1293),)},
@@ -1374,7 +1338,15 @@ TURN = (
     {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1299, 'actions': (('alter_ast', {}, 1300), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed'}, 1301))},
 )
 
-LINES = _rt.line_map('142:1242 145:80 147:80 150:80 153:643 161:650 163:650 164:650 166:651 169:653 170:653 171:654 172:654 177:656 178:656 179:658 181:665 182:663 183:663 184:663 185:667 186:667 187:667 189:667 190:667 191:667 192:667 194:667 195:666 196:666 197:666 199:666 200:666 201:666 202:666 204:666 219:659 220:659 221:660 222:660 226:663 227:663 228:663 235:678 243:685 245:685 246:685 248:686 249:687 250:687 252:689 253:689 259:692 260:697 261:697 262:697 263:697 265:697 266:697 267:697 268:697 270:697 271:693 272:693 273:693 275:693 276:693 277:693 278:693 279:693 281:693 282:694 283:694 284:694 286:694 287:694 288:694 289:694 290:694 292:694 307:704 312:710 321:714 327:721 328:721 329:722 331:722 332:722 334:722 335:722 340:724 342:725 343:725 344:725 355:724 356:724 360:725 361:725 362:725 363:726 364:726 365:726 373:732 378:738 379:738 385:739 386:739 387:739 388:741 389:741 390:741 391:743 392:743 393:743 395:745 396:745 397:745 409:749 414:755 415:755 425:759 430:767 431:767 432:768 433:768 434:769 435:769 436:770 437:770 438:771 439:771 440:772 441:772 442:773 443:773 444:774 445:774 446:775 447:775 448:796 449:796 450:797 451:797 452:798 453:798 454:765 455:765 456:765 457:765 459:776 460:778 461:780 462:781 463:776 464:776 465:776 466:776 467:778 468:778 469:778 470:778 471:780 472:780 473:780 474:780 475:786 476:786 477:786 478:788 479:788 480:788 481:790 482:790 483:790 484:782 485:782 486:783 487:783 497:808 502:814 508:815 509:815 510:815 511:817 512:817 513:817 515:819 516:819 517:819 518:821 519:821 520:821 532:827 537:833 538:833 541:834 542:834 543:834 551:838 556:853 557:853 561:845 563:845 564:845 566:846 567:846 569:848 570:848 571:849 572:849 577:852 579:856 580:858 581:858 582:858 584:858 585:858 586:858 587:858 589:858 590:857 591:857 592:857 594:857 595:857 596:857 597:857 599:857 600:854 601:854 603:854 617:852 618:852 622:854 623:854 624:854 631:866 636:873 637:873 638:872 644:880 645:880 646:880 647:882 648:882 649:882 651:884 652:884 653:884 664:890 669:896 670:896 671:896 680:900 685:906 686:906 687:906 688:907 690:910 696:908 697:908 698:908 699:908 700:910 701:910 702:910 703:910 704:910 706:912 707:912 708:912 719:907 720:907 721:907 725:910 731:908 732:908 733:908 734:908 735:910 736:910 737:910 738:910 739:910 741:912 742:912 743:912 754:900 759:906 760:906 761:906 762:907 764:910 769:908 770:908 771:908 772:910 773:910 774:910 775:910 777:912 778:912 779:912 790:907 791:907 792:907 796:910 801:908 802:908 803:908 804:910 805:910 806:910 807:910 809:912 810:912 811:912 822:900 828:922 833:928 834:928 835:929 841:931 842:931 843:931 844:933 845:933 846:933 848:939 849:939 850:939 851:941 852:941 853:941 864:929 865:929 873:935 874:935 875:935 876:937 877:937 878:937 880:939 881:939 882:939 883:941 884:941 885:941 896:948 901:954 902:954 903:954 914:959 919:965 925:966 926:966 927:966 929:968 930:968 931:968 944:973 949:979 955:980 956:980 957:980 958:982 959:982 960:982 961:984 962:984 963:984 964:986 965:986 966:986 968:988 969:988 970:988 971:990 972:990 973:990 974:992 975:992 976:992 977:994 978:994 979:994 990:999 995:1005 996:1005 1005:1011 1010:1025 1011:1025 1012:1017 1018:1018 1019:1018 1020:1018 1022:1020 1023:1020 1024:1020 1025:1022 1026:1022 1027:1022 1039:1033 1044:1039 1045:1039 1046:1040 1049:1042 1054:1044 1055:1044 1056:1044 1057:1046 1058:1046 1059:1046 1061:1048 1062:1048 1063:1048 1067:1042 1068:1042 1075:1040 1076:1040 1084:1044 1085:1044 1086:1044 1087:1046 1088:1046 1089:1046 1099:1054 1104:1060 1105:1060 1108:1061 1109:1061 1110:1061 1120:1065 1125:1072 1126:1072 1127:1071 1134:1073 1135:1073 1136:1073 1138:1075 1139:1075 1140:1075 1152:1080 1157:1086 1158:1086 1159:1087 1161:1089 1162:1089 1163:1089 1169:1087 1170:1087 1174:1089 1175:1089 1176:1089 1182:1094 1189:1101 1191:1101 1192:1101 1194:1101 1195:1101 1197:1101 1273:1113 1280:1115 1284:1116 1288:1119 1292:1120 1293:1121 1297:1124 1301:1125 1302:1126 1306:1129 1310:1130 1311:1131 1315:1134 1317:1134 1347:1172 1348:1173 1349:1174 1350:1175 1351:1176 1352:1177 1355:1178 1359:1272 1360:1275 1361:1278 1362:1279 1363:1280 1364:1281 1365:1282 1366:1283 1367:1284 1368:1285 1369:1289 1370:1292 1371:1293 1372:1294 1373:1295 1374:1299')
+TRADE_DECKS = (
+    {'name': '5-7 players', 'players': (5, 7), 'block': None, 'stacks': {1: ({'cards': (('Clay', 7), ('Hides', 7)), 'clear': None},), 2: ({'cards': (('Iron', 8), ('Stone', 7), ('Treachery', 1)), 'clear': 'players'}, {'cards': (('Volcano/Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fish', 8), ('Salt', 9), ('Superstition', 1)), 'clear': 'players'}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Oil', 8), ('Cotton', 7), ('Slave Revolt', 1)), 'clear': 'players'}, {'cards': (('Civil War', 1),), 'clear': None}), 5: ({'cards': (('Wine', 6), ('Livestock', 7), ('Barbarian Hordes', 1)), 'clear': 'players'}, {'cards': (('Flood', 1),), 'clear': None}), 6: ({'cards': (('Copper', 6), ('Silver', 5), ('Epidemic', 1)), 'clear': 'players'}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Resin', 5), ('Spices', 6), ('Civil Disorder', 1)), 'clear': 'players'}, {'cards': (('Corruption', 1),), 'clear': None}), 8: ({'cards': (('Gems', 5), ('Dye', 4), ('Iconoclasm and Heresy', 1)), 'clear': 'players'}, {'cards': (('Tyranny', 1),), 'clear': None}), 9: ({'cards': (('Gold', 5), ('Silk', 4), ('Piracy', 1)), 'clear': 'players'}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1462},
+    {'name': '8-11 players', 'players': (8, 11), 'block': None, 'stacks': {1: ({'cards': (('Clay', 7), ('Hides', 7), ('Bone', 8)), 'clear': None},), 2: ({'cards': (('Iron', 8), ('Stone', 7), ('Wax', 8), ('Treachery', 1), ('Squandered Wealth', 1)), 'clear': 'players'}, {'cards': (('Volcano/Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fish', 8), ('Salt', 9), ('Ceramics', 8), ('Superstition', 1), ('Tempest', 1)), 'clear': 'players'}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Oil', 8), ('Cotton', 7), ('Grain', 8), ('Slave Revolt', 1), ('City in Flames', 1)), 'clear': 'players'}, {'cards': (('Civil War', 1),), 'clear': None}), 5: ({'cards': (('Wine', 6), ('Livestock', 7), ('Glass', 6), ('Barbarian Hordes', 1), ('City Riots', 1)), 'clear': 'players'}, {'cards': (('Flood', 1),), 'clear': None}), 6: ({'cards': (('Copper', 6), ('Silver', 5), ('Lead', 6), ('Epidemic', 1), ('Coastal Migration', 1)), 'clear': 'players'}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Resin', 5), ('Spices', 6), ('Herbs', 6), ('Civil Disorder', 1), ('Tribal Conflict', 1)), 'clear': 'players'}, {'cards': (('Corruption', 1),), 'clear': None}), 8: ({'cards': (('Gems', 5), ('Dye', 4), ('Obsidian', 4), ('Iconoclasm and Heresy', 1), ('Minor Uprising', 1)), 'clear': 'players'}, {'cards': (('Tyranny', 1),), 'clear': None}), 9: ({'cards': (('Gold', 5), ('Silk', 4), ('Amber', 4), ('Piracy', 1), ('Banditry', 1)), 'clear': 'players'}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1475},
+)
+
+SETUP_PLAYERS = {
+}
+
+LINES = _rt.line_map('143:1242 146:80 148:80 151:80 154:643 162:650 164:650 165:650 167:651 170:653 171:653 172:654 173:654 178:656 179:656 180:658 182:665 183:663 184:663 185:667 186:667 187:667 189:667 190:667 191:667 192:667 194:667 195:666 196:666 197:666 199:666 200:666 201:666 202:666 204:666 219:659 220:659 221:660 222:660 226:663 227:663 234:678 242:685 244:685 245:685 247:686 248:687 249:687 251:689 252:689 258:692 259:697 260:697 261:697 262:697 264:697 265:697 266:697 267:697 269:697 270:693 271:693 272:693 274:693 275:693 276:693 277:693 278:693 280:693 281:694 282:694 283:694 285:694 286:694 287:694 288:694 289:694 291:694 306:704 311:710 320:714 326:721 327:721 328:722 330:722 331:722 333:722 334:722 339:724 341:725 342:725 353:724 354:724 358:725 359:725 360:726 361:726 370:732 375:738 376:738 382:739 383:739 384:741 385:741 386:743 387:743 389:745 390:745 403:749 408:755 409:755 420:759 425:767 426:767 427:768 428:768 429:769 430:769 431:770 432:770 433:771 434:771 435:772 436:772 437:773 438:773 439:774 440:774 441:775 442:775 443:796 444:796 445:797 446:797 447:798 448:798 449:765 450:765 451:765 452:765 454:776 455:778 456:780 457:781 458:776 459:776 460:776 461:776 462:778 463:778 464:778 465:778 466:780 467:780 468:780 469:780 470:786 471:786 472:788 473:788 474:790 475:790 476:782 477:782 478:783 479:783 490:808 495:814 501:815 502:815 503:817 504:817 506:819 507:819 508:821 509:821 522:827 527:833 528:833 531:834 532:834 533:834 541:838 546:853 547:853 551:845 553:845 554:845 556:846 557:846 559:848 560:848 561:849 562:849 567:852 569:856 570:858 571:858 572:858 574:858 575:858 576:858 577:858 579:858 580:857 581:857 582:857 584:857 585:857 586:857 587:857 589:857 590:854 592:854 606:852 607:852 611:854 612:854 619:866 624:873 625:873 626:872 632:880 633:880 634:882 635:882 637:884 638:884 650:890 655:896 656:896 657:896 666:900 671:906 672:906 673:906 674:907 676:910 682:908 683:908 684:908 685:910 686:910 687:910 688:910 689:910 691:912 692:912 703:907 704:907 705:907 709:910 715:908 716:908 717:908 718:910 719:910 720:910 721:910 722:910 724:912 725:912 736:900 741:906 742:906 743:906 744:907 746:910 751:908 752:908 753:910 754:910 755:910 756:910 758:912 759:912 773:907 774:907 775:907 779:910 784:908 785:908 786:910 787:910 788:910 789:910 791:912 792:912 806:900 812:922 817:928 818:928 819:929 825:931 826:931 827:933 828:933 830:939 831:939 832:941 833:941 845:929 846:929 854:935 855:935 856:937 857:937 859:939 860:939 861:941 862:941 874:948 879:954 880:954 881:954 893:959 898:965 904:966 905:966 907:968 908:968 922:973 927:979 933:980 934:980 935:982 936:982 937:984 938:984 939:986 940:986 942:988 943:988 944:990 945:990 946:992 947:992 948:994 949:994 961:999 966:1005 967:1005 976:1011 981:1025 982:1025 983:1017 989:1018 990:1018 992:1020 993:1020 994:1022 995:1022 1008:1033 1013:1039 1014:1039 1015:1040 1018:1042 1023:1044 1024:1044 1025:1046 1026:1046 1028:1048 1029:1048 1033:1042 1034:1042 1042:1040 1043:1040 1051:1044 1052:1044 1053:1046 1054:1046 1065:1054 1070:1060 1071:1060 1074:1061 1075:1061 1076:1061 1087:1065 1092:1072 1093:1072 1094:1071 1101:1073 1102:1073 1104:1075 1105:1075 1118:1080 1123:1086 1124:1086 1125:1087 1127:1089 1128:1089 1134:1087 1135:1087 1139:1089 1140:1089 1146:1094 1153:1101 1155:1101 1156:1101 1158:1101 1159:1101 1161:1101 1237:1113 1244:1115 1248:1116 1252:1119 1256:1120 1257:1121 1261:1124 1265:1125 1266:1126 1270:1129 1274:1130 1275:1131 1279:1134 1281:1134 1311:1172 1312:1173 1313:1174 1314:1175 1315:1176 1316:1177 1319:1178 1323:1272 1324:1275 1325:1278 1326:1279 1327:1280 1328:1281 1329:1282 1330:1283 1331:1284 1332:1285 1333:1289 1334:1292 1335:1293 1336:1294 1337:1295 1338:1299 1342:1462 1343:1475')
 LINE_FILES = ('rulebooks/expansion.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:27:43 0:42:58 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:41:64 0:37:60 0:37:60 0:37:60 0:45:68 0:45:68 0:45:68 0:50:69 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:40:53 0:45:58 0:45:58 0:45:58 0:49:62 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:41:70 0:38:67 0:38:67 0:38:67 0:41:74 0:41:74 0:41:74 0:45:78 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:40:62 0:49:71 0:49:71 0:49:71 0:40:66 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:40:56 0:39:55 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:42:58 0:41:57 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:39:63 0:35:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:37:64 0:48:75 0:48:75 0:48:75 0:35:62 0:35:62 0:35:62 0:41:68 0:41:68 0:41:68 0:40:71 0:40:71 0:40:71 0:45:76 0:45:76 0:45:76 0:44:75 0:44:75 0:44:75 0:49:80 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:41:68 0:40:63 0:40:63 0:40:63 0:49:72 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:42:61 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:46:60 0:39:57 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:88 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:-'
+LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:37:60 0:37:60 0:45:68 0:45:68 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:45:58 0:45:58 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:38:67 0:38:67 0:41:74 0:41:74 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:49:71 0:49:71 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:48:75 0:48:75 0:35:62 0:35:62 0:41:68 0:41:68 0:40:71 0:40:71 0:45:76 0:45:76 0:44:75 0:44:75 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:40:63 0:40:63 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:28:51 0:28:51 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:88 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:- 0:1:- 0:1:-'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
 SOURCE_PATH = 'rulebooks/house/gentle_granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': '38cabd017109cdaec542c50e6e1f8eb1b973dd8c6bd1ad12117dc6bac32be65f', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932', 'rulebooks/house/gentle_granary.civ': '1c083a987b06b3564d98656f42939eff0ced11f0c0edc6cad1563d86b1afbe72'}
+SOURCES = {'rulebooks/megaciv.civ': '7e55ebc9279651326d73be32ca22b1c33bf2b4e3ffcef3f18d883b4c11556c85', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932', 'rulebooks/house/gentle_granary.civ': '1c083a987b06b3564d98656f42939eff0ced11f0c0edc6cad1563d86b1afbe72'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -21,6 +21,7 @@ ABILITIES = (('trade_card_purchase', {'stack': 9, 'price': 15}, 'phase 6b: any p
 FACT_DEFAULTS = {'scenario': ''}
 LAST_EPOCH_FACTS = ('sole_leader',)
 CIVILIZATION_FACTS = {'ast_rank': 'rank'}
+AST_COUNTED_FACTS = {'cities': 'ast_cities'}
 UNIT_POINTS = {'token': 1, 'city': 5}
 CONSTS = {'token_points': 1, 'city_points': 5, 'tokens_per_player': 55, 'cities_per_player': 9, 'ships_per_player': 4, 'tax_rate': 2, 'city_support': 2, 'ship_range': 4, 'ship_capacity': 5, 'city_site_tokens': 6, 'wilderness_city_tokens': 12, 'city_attack_tokens': 7, 'city_attack_replacement': 6, 'calamity_limit': 3, 'major_calamity_limit': 2, 'trade_least_cards': 3, 'separate_blocks_players': 12, 'calamity_card_value': 0}
 GROUPS = {
@@ -31,57 +32,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '☼'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 76}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 86}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 94}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 102}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 111}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 119}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 127}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 137}]',
-    '["Pottery", {"cost": 50, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 145}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 153}]',
-    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 163}]',
-    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 171}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 180}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 188}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 196}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 204}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 215}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 224}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 232}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 242}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 252}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 261}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 269}]',
-    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 278}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 286}]',
-    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 297}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 306}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 317}]',
-    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 325}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 335}]',
-    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 344}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 354}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 362}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 372}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 382}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 390}]',
-    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 399}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 407}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 417}]',
-    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 428}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 437}]',
-    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 445}]',
-    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 453}]',
-    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 461}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 468}]',
-    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 476}]',
-    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 484}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 494}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 503}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 511}]',
-    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 520}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "abilities": [], "line": 92}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "abilities": [], "line": 100}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "vp_when": [], "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 108}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 117}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "abilities": [], "line": 125}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 133}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "vp_when": [], "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 143}]',
+    '["Pottery", {"cost": 50, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "abilities": [], "line": 151}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 159}]',
+    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "vp_when": [], "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 169}]',
+    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 177}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 186}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 194}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 202}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 210}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 221}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 230}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 238}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 248}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "abilities": [], "line": 258}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 267}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 275}]',
+    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 284}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 292}]',
+    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "abilities": [], "line": 303}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 312}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 323}]',
+    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 331}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 341}]',
+    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 350}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 360}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 368}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 378}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 388}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 396}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 405}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 413}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 423}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 434}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 443}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 451}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 459}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 467}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 474}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 482}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 490}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 500}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 509}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 517}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["ast_cities", {"delta": 1}]], "line": 526}]',
 ))
 COMMODITIES = {
     'Ochre': {'value': 1, 'count': 9, 'stack': 1, 'block': 'west', 'block_when': []},
@@ -147,14 +148,14 @@ OFF_BLOCK = None
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:529
+    # rulebooks/megaciv.civ:536
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:533
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:533
-        e1_amount = 5  # rulebooks/megaciv.civ:533
+        e0_amount = 2  # rulebooks/megaciv.civ:540
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:540
+        e1_amount = 5  # rulebooks/megaciv.civ:540
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 533), ('lose_treasury', {'amount': e1_amount}, 533)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 540), ('lose_treasury', {'amount': e1_amount}, 540)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -163,12 +164,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:536
+    # rulebooks/megaciv.civ:543
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:540
+        e0_amount = 10  # rulebooks/megaciv.civ:547
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 540)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 547)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -177,14 +178,14 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:543
+    # rulebooks/megaciv.civ:550
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:547
-        e0_area = 'any'  # rulebooks/megaciv.civ:547
-        e1_amount = 5  # rulebooks/megaciv.civ:547
+        e0_amount = 1  # rulebooks/megaciv.civ:554
+        e0_area = 'any'  # rulebooks/megaciv.civ:554
+        e1_amount = 5  # rulebooks/megaciv.civ:554
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 547), ('lose_treasury', {'amount': e1_amount}, 547)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 554), ('lose_treasury', {'amount': e1_amount}, 554)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -193,17 +194,17 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:550
+    # rulebooks/megaciv.civ:557
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:554
-        e0_area = 'any'  # rulebooks/megaciv.civ:554
+        e0_amount = 1  # rulebooks/megaciv.civ:561
+        e0_area = 'any'  # rulebooks/megaciv.civ:561
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:555
-        if s.decide(m0, 555, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:555
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 555, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 554)]
+        m0 = True  # rulebooks/megaciv.civ:562
+        if s.decide(m0, 562, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:562
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 562, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 561)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -212,13 +213,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:559
+    # rulebooks/megaciv.civ:566
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:563
-        e0_area = 'any'  # rulebooks/megaciv.civ:563
+        e0_amount = 5  # rulebooks/megaciv.civ:570
+        e0_area = 'any'  # rulebooks/megaciv.civ:570
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 563)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 570)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -227,13 +228,13 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:566
+    # rulebooks/megaciv.civ:573
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:570
-        e0_area = 'any'  # rulebooks/megaciv.civ:570
+        e0_amount = 1  # rulebooks/megaciv.civ:577
+        e0_area = 'any'  # rulebooks/megaciv.civ:577
         trace = []
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 570)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 577)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -242,16 +243,16 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:573
+    # rulebooks/megaciv.civ:580
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:577
+        e0_amount = 2  # rulebooks/megaciv.civ:584
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:578
-        if s.decide(m0, 578, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:578
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 578, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': e0_amount}, 577)]
+        m0 = True  # rulebooks/megaciv.civ:585
+        if s.decide(m0, 585, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:585
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 585, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': e0_amount}, 584)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -260,14 +261,14 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:583
+    # rulebooks/megaciv.civ:590
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:587
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:587
-        e1_amount = 5  # rulebooks/megaciv.civ:587
+        e0_amount = 1  # rulebooks/megaciv.civ:594
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:594
+        e1_amount = 5  # rulebooks/megaciv.civ:594
         trace = []
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 587), ('lose_treasury', {'amount': e1_amount}, 587)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 594), ('lose_treasury', {'amount': e1_amount}, 594)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -276,91 +277,94 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:593
+    # rulebooks/megaciv.civ:600
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:599
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:606
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((599, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((606, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:600
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:607
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/megaciv.civ:602
-            e1_area = 'any'  # rulebooks/megaciv.civ:602
-            e2_amount = 0  # rulebooks/megaciv.civ:603
-            e2_area = 'any'  # rulebooks/megaciv.civ:603
+            e1_amount = 1  # rulebooks/megaciv.civ:609
+            e1_area = 'any'  # rulebooks/megaciv.civ:609
+            e2_amount = 0  # rulebooks/megaciv.civ:610
+            e2_area = 'any'  # rulebooks/megaciv.civ:610
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 606)
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 613)
         trace = []
-        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:607
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:614
         if type(m0) is _U:
-            s.undecided.append((608, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            s.undecided.append((615, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 608, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 615, 'rulebooks/megaciv.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/megaciv.civ:608
+        elif m0:  # rulebooks/megaciv.civ:615
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 608, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 615, 'rulebooks/megaciv.civ')
         if type(m0) is _U:
-            s.undecided.append((609, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            s.undecided.append((616, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m0, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 609, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 616, 'rulebooks/megaciv.civ'))
                 e2_amount = u
-        elif m0:  # rulebooks/megaciv.civ:609
+        elif m0:  # rulebooks/megaciv.civ:616
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 609, 'rulebooks/megaciv.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 616, 'rulebooks/megaciv.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 600))
+            effects.append(('destroy_area_units', {'area': e0_area}, 607))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 602))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 609))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 603))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 593, 'rulebooks/megaciv.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 610))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 600, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:606
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:606
+        e0_amount = 1  # rulebooks/megaciv.civ:613
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:613
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 606)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 613)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). The beneficiary annexes as many cities as the smaller of 1 and the beneficiary's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary's cities in stock. Modifiers: Diplomacy: exactly cities annexed, as many as the smaller of 2 and the beneficiary's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the beneficiary's cities in stock."
-    # rulebooks/megaciv.civ:617
+    # rulebooks/megaciv.civ:624
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:623
-        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:624
-        e1_area = 'any'  # rulebooks/megaciv.civ:624
+        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:630
+        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:631
+        e1_area = 'any'  # rulebooks/megaciv.civ:631
         trace = []
-        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:626
-        if m0:  # rulebooks/megaciv.civ:627
+        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:633
+        if m0:  # rulebooks/megaciv.civ:634
             v = _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))
-            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 627, 'rulebooks/megaciv.civ')
-        if m0:  # rulebooks/megaciv.civ:628
+            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 634, 'rulebooks/megaciv.civ')
+        if m0:  # rulebooks/megaciv.civ:635
             v = (2 - _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))
-            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 628, 'rulebooks/megaciv.civ')
-        effects = [('annex_cities', {'amount': e0_amount}, 623), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 624)]
-        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 617, 'rulebooks/megaciv.civ')
+            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 635, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'annex_cities', 'amount', e0_amount, 624, 'rulebooks/megaciv.civ')
+        if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
+            e1_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e1_amount, 624, 'rulebooks/megaciv.civ')
+        effects = [('annex_cities', {'amount': e0_amount}, 630), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 631)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -369,25 +373,23 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Calendar: 5 fewer points of damage; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/megaciv.civ:634
+    # rulebooks/megaciv.civ:641
     held = s.held_set
     if role == 'primary':
         e0_amount = 8  # rulebooks/house/gentle.civ:11
         e0_area = 'any'  # rulebooks/house/gentle.civ:11
         assignment = (3, None, [('damage', {'amount': 4, 'area': 'any'})], 12)
         trace = []
-        c = (('Agriculture' in held))  # rulebooks/megaciv.civ:641
-        if c:  # rulebooks/megaciv.civ:641
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 641, 'rulebooks/megaciv.civ')
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:645
-        if c:  # rulebooks/megaciv.civ:645
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 645, 'rulebooks/megaciv.civ')
-        c = (('Pottery' in held))  # rulebooks/house/gentle_granary.civ:10
-        if c:  # rulebooks/house/gentle_granary.civ:10
+        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:648
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 648, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:652
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 652, 'rulebooks/megaciv.civ')
+        if (('Pottery' in held)):  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 641, 'rulebooks/megaciv.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 11)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 634, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
@@ -397,37 +399,34 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:645
-        if c:  # rulebooks/megaciv.civ:645
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 645, 'rulebooks/megaciv.civ')
-        c = (('Pottery' in held))  # rulebooks/house/gentle_granary.civ:10
-        if c:  # rulebooks/house/gentle_granary.civ:10
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:652
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 652, 'rulebooks/megaciv.civ')
+        if (('Pottery' in held)):  # rulebooks/house/gentle_granary.civ:10
             v = (4) * (s.cards('Grain'))
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 10, 'rulebooks/house/gentle_granary.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 641, 'rulebooks/megaciv.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 12)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 634, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:654
+    # rulebooks/megaciv.civ:661
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:659
+        e0_amount = 2  # rulebooks/megaciv.civ:666
         trace = []
-        c = (('Mythology' in held))  # rulebooks/megaciv.civ:660
-        if c:  # rulebooks/megaciv.civ:660
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 660, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:662
-        if c:  # rulebooks/megaciv.civ:662
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 662, 'rulebooks/megaciv.civ')
-        c = (('Mining' in held))  # rulebooks/megaciv.civ:664
-        if c:  # rulebooks/megaciv.civ:664
-            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 664, 'rulebooks/megaciv.civ')
-        effects = [('city_support_rate', {'amount': e0_amount}, 659)]
-        _rt.floor_effects(effects, trace, {'city_support_rate': 'amount'}, 654, 'rulebooks/megaciv.civ')
+        if (('Mythology' in held)):  # rulebooks/megaciv.civ:667
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 667, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:669
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 669, 'rulebooks/megaciv.civ')
+        if (('Mining' in held)):  # rulebooks/megaciv.civ:671
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 671, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'city_support_rate', 'amount', e0_amount, 661, 'rulebooks/megaciv.civ')
+        effects = [('city_support_rate', {'amount': e0_amount}, 666)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -436,78 +435,74 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 10 fewer points of damage.'
-    # rulebooks/megaciv.civ:671
+    # rulebooks/megaciv.civ:678
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:677
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:684
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((677, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((684, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 15  # rulebooks/megaciv.civ:677
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:677
+            e0_amount = 15  # rulebooks/megaciv.civ:684
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:684
         if ub1 or not b1:
-            e1_amount = 5  # rulebooks/megaciv.civ:677
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:677
+            e1_amount = 5  # rulebooks/megaciv.civ:684
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:684
         if ub1:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 679)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 686)
         trace = []
-        c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
-        if c:  # rulebooks/house/gentle.civ:25
+        if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
                 e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
             elif e1_amount is not None:
                 e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e1_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 677))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 684))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 677))
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 671, 'rulebooks/megaciv.civ')
+            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 684))
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 678, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:679
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:679
+        e0_amount = 5  # rulebooks/megaciv.civ:686
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:686
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Engineering' in held))  # rulebooks/house/gentle.civ:25
-        if c:  # rulebooks/house/gentle.civ:25
+        if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 679)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 671, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 678, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 686)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:686
+    # rulebooks/megaciv.civ:693
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:691
-        e0_area = 'any'  # rulebooks/megaciv.civ:691
+        e0_amount = 3  # rulebooks/megaciv.civ:698
+        e0_area = 'any'  # rulebooks/megaciv.civ:698
         trace = []
-        c = (('Mysticism' in held))  # rulebooks/megaciv.civ:692
-        if c:  # rulebooks/megaciv.civ:692
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 692, 'rulebooks/megaciv.civ')
-        c = (('Deism' in held))  # rulebooks/megaciv.civ:694
-        if c:  # rulebooks/megaciv.civ:694
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 694, 'rulebooks/megaciv.civ')
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:696
-        if c:  # rulebooks/megaciv.civ:696
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 696, 'rulebooks/megaciv.civ')
-        c = (('Universal Doctrine' in held))  # rulebooks/megaciv.civ:698
-        if c:  # rulebooks/megaciv.civ:698
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 698, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 691)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 686, 'rulebooks/megaciv.civ')
+        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:699
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 699, 'rulebooks/megaciv.civ')
+        if (('Deism' in held)):  # rulebooks/megaciv.civ:701
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 701, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:703
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 703, 'rulebooks/megaciv.civ')
+        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:705
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 705, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 693, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 698)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -516,30 +511,26 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:702
+    # rulebooks/megaciv.civ:709
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 709, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:709
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 709, 'cancelled: the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
-        e0_amount = 35  # rulebooks/megaciv.civ:707
+        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 716, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:716
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 716, 'cancelled: the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
+        e0_amount = 35  # rulebooks/megaciv.civ:714
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:711
-        if c:  # rulebooks/megaciv.civ:711
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 711, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:713
-        if c:  # rulebooks/megaciv.civ:713
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 713, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:715
-        if c:  # rulebooks/megaciv.civ:715
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 715, 'rulebooks/megaciv.civ')
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:717
-        if c:  # rulebooks/megaciv.civ:717
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 717, 'rulebooks/megaciv.civ')
-        c = (('Military' in held))  # rulebooks/megaciv.civ:719
-        if c:  # rulebooks/megaciv.civ:719
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 719, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 707)]
-        _rt.floor_effects(effects, trace, {'annex_all_but_unit_points': 'amount'}, 702, 'rulebooks/megaciv.civ')
+        if (('Music' in held)):  # rulebooks/megaciv.civ:718
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 718, 'rulebooks/megaciv.civ')
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:720
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 720, 'rulebooks/megaciv.civ')
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:722
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 722, 'rulebooks/megaciv.civ')
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:724
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 724, 'rulebooks/megaciv.civ')
+        if (('Military' in held)):  # rulebooks/megaciv.civ:726
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 726, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'annex_all_but_unit_points', 'amount', e0_amount, 709, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 714)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -547,22 +538,20 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:728
+    # rulebooks/megaciv.civ:735
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:733
+        e0_amount = 15  # rulebooks/megaciv.civ:740
         trace = []
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:734
-        if c:  # rulebooks/megaciv.civ:734
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 734, 'rulebooks/megaciv.civ')
-        c = (('Politics' in held))  # rulebooks/megaciv.civ:736
-        if c:  # rulebooks/megaciv.civ:736
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 736, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:738
-        if c:  # rulebooks/megaciv.civ:738
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 738, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 733)]
-        _rt.floor_effects(effects, trace, {'barbarian_tokens': 'amount'}, 728, 'rulebooks/megaciv.civ')
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:741
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 741, 'rulebooks/megaciv.civ')
+        if (('Politics' in held)):  # rulebooks/megaciv.civ:743
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 743, 'rulebooks/megaciv.civ')
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:745
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 745, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 735, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 740)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -570,53 +559,47 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:744
+    # rulebooks/megaciv.civ:751
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 751, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:751
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 751, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:749
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:749
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 750)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 758, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:758
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 758, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:756
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:756
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 757)
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:752
-        if c:  # rulebooks/megaciv.civ:752
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 752, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:754
-        if c:  # rulebooks/megaciv.civ:754
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 754, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:759
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 759, 'rulebooks/megaciv.civ')
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:761
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 761, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:756
-        if c:  # rulebooks/megaciv.civ:756
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 756, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:763
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 763, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 749)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 744, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 756)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 751, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:750
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:750
+        e0_amount = 2  # rulebooks/megaciv.civ:757
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:757
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:752
-        if c:  # rulebooks/megaciv.civ:752
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 752, 'rulebooks/megaciv.civ')
-        c = (('Masonry' in held))  # rulebooks/megaciv.civ:754
-        if c:  # rulebooks/megaciv.civ:754
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 754, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:759
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 759, 'rulebooks/megaciv.civ')
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:761
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 761, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        c = (('Calendar' in held))  # rulebooks/megaciv.civ:756
-        if c:  # rulebooks/megaciv.civ:756
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 756, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:763
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 763, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 750)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 744, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 757)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 751, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -624,69 +607,62 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
-    # rulebooks/megaciv.civ:765
+    # rulebooks/megaciv.civ:772
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 771)
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 778)
         trace = []
-        c = (('Enlightenment' in held))  # rulebooks/megaciv.civ:775
-        if c:  # rulebooks/megaciv.civ:775
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 775, 'rulebooks/megaciv.civ')
-        c = (('Roadbuilding' in held))  # rulebooks/megaciv.civ:777
-        if c:  # rulebooks/megaciv.civ:777
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 777, 'rulebooks/megaciv.civ')
-        c = (('Trade Empire' in held))  # rulebooks/megaciv.civ:779
-        if c:  # rulebooks/megaciv.civ:779
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 779, 'rulebooks/megaciv.civ')
-        c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
-        if c:  # rulebooks/house/gentle.civ:20
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:782
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 782, 'rulebooks/megaciv.civ')
+        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:784
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 784, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:786
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 786, 'rulebooks/megaciv.civ')
+        if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 772, 'rulebooks/megaciv.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 18)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 765, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:771
-        e0_area = 'any'  # rulebooks/megaciv.civ:771
+        e0_amount = 10  # rulebooks/megaciv.civ:778
+        e0_area = 'any'  # rulebooks/megaciv.civ:778
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        c = (('Anatomy' in held))  # rulebooks/megaciv.civ:781
-        if c:  # rulebooks/megaciv.civ:781
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 781, 'rulebooks/megaciv.civ')
-        c = (('Medicine' in held))  # rulebooks/house/gentle.civ:20
-        if c:  # rulebooks/house/gentle.civ:20
+        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:788
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 788, 'rulebooks/megaciv.civ')
+        if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 771)]
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 765, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 772, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 778)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:785
+    # rulebooks/megaciv.civ:792
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:790
+        e0_amount = 15  # rulebooks/megaciv.civ:797
         trace = []
-        c = (('Sculpture' in held))  # rulebooks/megaciv.civ:791
-        if c:  # rulebooks/megaciv.civ:791
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 791, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:793
-        if c:  # rulebooks/megaciv.civ:793
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 793, 'rulebooks/megaciv.civ')
-        c = (('Monarchy' in held))  # rulebooks/megaciv.civ:795
-        if c:  # rulebooks/megaciv.civ:795
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 795, 'rulebooks/megaciv.civ')
-        c = (('Provincial Empire' in held))  # rulebooks/megaciv.civ:797
-        if c:  # rulebooks/megaciv.civ:797
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 797, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 790)]
-        _rt.floor_effects(effects, trace, {'annex_unit_points': 'amount'}, 785, 'rulebooks/megaciv.civ')
+        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:798
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 798, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:800
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 800, 'rulebooks/megaciv.civ')
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:802
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 802, 'rulebooks/megaciv.civ')
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:804
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 804, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 792, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 797)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -695,31 +671,26 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:805
+    # rulebooks/megaciv.civ:812
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:810
+        e0_amount = 3  # rulebooks/megaciv.civ:817
         trace = []
-        c = (('Music' in held))  # rulebooks/megaciv.civ:811
-        if c:  # rulebooks/megaciv.civ:811
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 811, 'rulebooks/megaciv.civ')
-        c = (('Drama and Poetry' in held))  # rulebooks/megaciv.civ:813
-        if c:  # rulebooks/megaciv.civ:813
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 813, 'rulebooks/megaciv.civ')
-        c = (('Law' in held))  # rulebooks/megaciv.civ:815
-        if c:  # rulebooks/megaciv.civ:815
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 815, 'rulebooks/megaciv.civ')
-        c = (('Democracy' in held))  # rulebooks/megaciv.civ:817
-        if c:  # rulebooks/megaciv.civ:817
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 817, 'rulebooks/megaciv.civ')
-        c = (('Advanced Military' in held))  # rulebooks/megaciv.civ:819
-        if c:  # rulebooks/megaciv.civ:819
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 819, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:821
-        if c:  # rulebooks/megaciv.civ:821
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 821, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 810)]
-        _rt.floor_effects(effects, trace, {'reduce_all_but_cities': 'amount'}, 805, 'rulebooks/megaciv.civ')
+        if (('Music' in held)):  # rulebooks/megaciv.civ:818
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 818, 'rulebooks/megaciv.civ')
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:820
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 820, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:822
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 822, 'rulebooks/megaciv.civ')
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:824
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 824, 'rulebooks/megaciv.civ')
+        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:826
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 826, 'rulebooks/megaciv.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:828
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 828, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 812, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 817)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -727,22 +698,20 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:826
+    # rulebooks/megaciv.civ:833
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:831
+        e0_amount = 10  # rulebooks/megaciv.civ:838
         trace = []
-        c = (('Law' in held))  # rulebooks/megaciv.civ:832
-        if c:  # rulebooks/megaciv.civ:832
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 832, 'rulebooks/megaciv.civ')
-        c = (('Coinage' in held))  # rulebooks/megaciv.civ:834
-        if c:  # rulebooks/megaciv.civ:834
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 834, 'rulebooks/megaciv.civ')
-        c = (('Wonder of the World' in held))  # rulebooks/megaciv.civ:836
-        if c:  # rulebooks/megaciv.civ:836
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 836, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 831)]
-        _rt.floor_effects(effects, trace, {'discard_face_value': 'amount'}, 826, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:839
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 839, 'rulebooks/megaciv.civ')
+        if (('Coinage' in held)):  # rulebooks/megaciv.civ:841
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 841, 'rulebooks/megaciv.civ')
+        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:843
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 843, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 833, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 838)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -752,78 +721,73 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:840
+    # rulebooks/megaciv.civ:847
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 849, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:849
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 849, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:845
-        e0_area = 'any'  # rulebooks/megaciv.civ:845
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 846)
+        if s.decide((s.fact('cities') == 0), 856, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:856
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 856, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:852
+        e0_area = 'any'  # rulebooks/megaciv.civ:852
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 853)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:856
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:850
-        if c:  # rulebooks/megaciv.civ:850
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 850, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:852
-        if c:  # rulebooks/megaciv.civ:852
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 852, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:854
-        if c:  # rulebooks/megaciv.civ:854
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 854, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 856, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:856
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 856, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 845)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 840, 'rulebooks/megaciv.civ')
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:863
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:857
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 857, 'rulebooks/megaciv.civ')
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:859
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 859, 'rulebooks/megaciv.civ')
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:861
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 861, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 863, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:863
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 863, 'rulebooks/megaciv.civ'))
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 847, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 852)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (848, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 848, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:846
-        e0_area = 'any'  # rulebooks/megaciv.civ:846
+        excluded = (855, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 855, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:853
+        e0_area = 'any'  # rulebooks/megaciv.civ:853
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:856
-        c = (('Philosophy' in held))  # rulebooks/megaciv.civ:850
-        if c:  # rulebooks/megaciv.civ:850
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 850, 'rulebooks/megaciv.civ')
-        c = (('Theology' in held))  # rulebooks/megaciv.civ:852
-        if c:  # rulebooks/megaciv.civ:852
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 852, 'rulebooks/megaciv.civ')
-        c = (('Monotheism' in held))  # rulebooks/megaciv.civ:854
-        if c:  # rulebooks/megaciv.civ:854
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 854, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 856, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:856
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 856, 'rulebooks/megaciv.civ'))
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 846)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 840, 'rulebooks/megaciv.civ')
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:863
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:857
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 857, 'rulebooks/megaciv.civ')
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:859
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 859, 'rulebooks/megaciv.civ')
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:861
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 861, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 863, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:863
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 863, 'rulebooks/megaciv.civ'))
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 847, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 853)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:862
+    # rulebooks/megaciv.civ:869
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:867
+        e0_amount = 1  # rulebooks/megaciv.civ:874
         e1_active = True
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:872
-        c = (('Fundamentalism' in held))  # rulebooks/megaciv.civ:868
-        if c:  # rulebooks/megaciv.civ:868
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 868, 'rulebooks/megaciv.civ')
-        c = (('Library' in held))  # rulebooks/megaciv.civ:870
-        if c:  # rulebooks/megaciv.civ:870
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 870, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 872, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:872
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 872, 'rulebooks/megaciv.civ'))
-        effects = [('ast_back', {'amount': e0_amount}, 867), ('advance_after_back', {}, 867)]
-        _rt.floor_effects(effects, trace, {'ast_back': 'amount'}, 862, 'rulebooks/megaciv.civ')
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:879
+        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:875
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 875, 'rulebooks/megaciv.civ')
+        if (('Library' in held)):  # rulebooks/megaciv.civ:877
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 877, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 879, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:879
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 879, 'rulebooks/megaciv.civ'))
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 869, 'rulebooks/megaciv.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 874), ('advance_after_back', {}, 874)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -832,69 +796,68 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:878
+    # rulebooks/megaciv.civ:885
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 888, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:888
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 888, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:883
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:883
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 884)
+        if s.decide((s.fact('coastal_cities') == 0), 895, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:895
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 895, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:890
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:890
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 891)
         trace = []
-        c = (('Cartography' in held))  # rulebooks/megaciv.civ:889
-        if c:  # rulebooks/megaciv.civ:889
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 889, 'rulebooks/megaciv.civ')
-        c = (('Naval Warfare' in held))  # rulebooks/megaciv.civ:891
-        if c:  # rulebooks/megaciv.civ:891
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 891, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 883)]
-        _rt.floor_effects(effects, trace, {'pirate_cities': 'amount'}, 878, 'rulebooks/megaciv.civ')
+        if (('Cartography' in held)):  # rulebooks/megaciv.civ:896
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 896, 'rulebooks/megaciv.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:898
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 898, 'rulebooks/megaciv.civ')
+        if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
+            e0_amount = _rt.floor_step(trace, 'pirate_cities', 'amount', e0_amount, 885, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 890)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (886, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 886, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:884
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:884
+        excluded = (893, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 893, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:891
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:891
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 884)]
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 891)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 ALIASES = {'advance': {}, 'calamity': {}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {'first_game_without_start_credits': False}  # each rule switch's setting in the rulebook (PlayerState.option)
+OPTIONS = {'vp_cost_200_is_3': False, 'first_game_without_start_credits': False}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 529, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 536, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 543, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 550, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 559, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 566, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 583, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 593, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 617, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 634, "summary": "Take 8 damage. 3 other players each: take 4 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 654, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 671, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 686, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 702, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 728, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 744, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 765, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 785, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 805, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 826, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 840, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 862, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 878, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 536, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 543, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 550, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 557, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 566, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 580, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 590, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 600, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 624, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 641, "summary": "Take 8 damage. 3 other players each: take 4 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 661, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 678, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 693, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 709, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 735, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 751, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 772, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 792, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 812, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 833, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 847, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 869, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 885, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1257, 'major_limit': 1259, 'discard': 1261, 'order': 1263, 'beneficiary_rank': 1265, 'beneficiary_ties': 1267, 'assign': 1269, 'separate_blocks': 1271, 'secondary_once': 1273}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1276, 'major_limit': 1278, 'discard': 1280, 'order': 1282, 'beneficiary_rank': 1284, 'beneficiary_ties': 1286, 'assign': 1288, 'separate_blocks': 1290, 'secondary_once': 1292}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -925,111 +888,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:905
+    # rulebooks/megaciv.civ:912
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:906
+    # rulebooks/megaciv.civ:913
     return [
-        _rt.requirement_any('2 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 2, 907)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 907), _rt.requirement('cities', s.fact('cities'), '>=', 1, 907)]], 907, each_step=True),
+        _rt.requirement('2 cities', s.fact('cities'), '>=', 2, 914, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:909
+    # rulebooks/megaciv.civ:916
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 910)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 910), _rt.requirement('cities', s.fact('cities'), '>=', 2, 910)]], 910, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 911, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 917, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 918, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:913
+    # rulebooks/megaciv.civ:920
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 914)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 914), _rt.requirement('cities', s.fact('cities'), '>=', 2, 914)]], 914, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 915, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 921, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 922, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:917
+    # rulebooks/megaciv.civ:924
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 918)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 918), _rt.requirement('cities', s.fact('cities'), '>=', 3, 918)]], 918, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 919, each_step=True),
+        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 925, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 926, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:921
+    # rulebooks/megaciv.civ:928
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 922)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 922), _rt.requirement('cities', s.fact('cities'), '>=', 4, 922)]], 922, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 923, each_step=True),
+        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 929, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 930, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:933
+    # rulebooks/megaciv.civ:940
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:934
+    # rulebooks/megaciv.civ:941
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 935)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 935), _rt.requirement('cities', s.fact('cities'), '>=', 2, 935)]], 935, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 942, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:937
+    # rulebooks/megaciv.civ:944
     return [
-        _rt.requirement_any('3 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 3, 938)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 938), _rt.requirement('cities', s.fact('cities'), '>=', 2, 938)]], 938, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 939, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 945, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 946, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:941
+    # rulebooks/megaciv.civ:948
     return [
-        _rt.requirement_any('4 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 4, 942)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 942), _rt.requirement('cities', s.fact('cities'), '>=', 3, 942)]], 942, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 943, each_step=True),
+        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 949, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 950, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:945
+    # rulebooks/megaciv.civ:952
     return [
-        _rt.requirement_any('5 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 5, 946)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 946), _rt.requirement('cities', s.fact('cities'), '>=', 4, 946)]], 946, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 947, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 948, each_step=True),
+        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 953, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 954, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 955, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:950
+    # rulebooks/megaciv.civ:957
     return [
-        _rt.requirement_any('6 cities', [[_rt.requirement('cities', s.fact('cities'), '>=', 6, 951)], [_rt.requirement_bool('Wonder of the World', ('Wonder of the World' in s.held_set), 951), _rt.requirement('cities', s.fact('cities'), '>=', 5, 951)]], 951, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 952, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 953, each_step=True),
+        _rt.requirement('6 cities', s.fact('cities'), '>=', 6, 958, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 959, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 960, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:955
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 955)
+    # rulebooks/megaciv.civ:962
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 962)
 
 
 AST = {
@@ -1037,63 +1000,77 @@ AST = {
     'expert': {'name': 'Expert A.S.T.', 'epochs': [('Stone Age', epoch_1_0_stone_age), ('Early Bronze Age', epoch_1_1_early_bronze_age), ('Middle Bronze Age', epoch_1_2_middle_bronze_age), ('Late Bronze Age', epoch_1_3_late_bronze_age), ('Early Iron Age', epoch_1_4_early_iron_age), ('Late Iron Age', epoch_1_5_late_iron_age)], 'backward': [backward_1_0], 'backward_except': ['Stone Age'], 'spaces': 16, 'step_points': 5},
 }
 CIVILIZATIONS = _rt.records((
-    '["Minoa", {"rank": 1, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Saba", {"rank": 2, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Assyria", {"rank": 3, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "7 West", "8 West", "9 West", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Maurya", {"rank": 4, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["8 East", "9 East", "11", "17", "18"]}]',
-    '["Celt", {"rank": 5, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["9 West", "14", "16", "18"]}]',
-    '["Babylon", {"rank": 6, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Carthage", {"rank": 7, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 West", "7 West", "8 West", "9 West", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Dravidia", {"rank": 8, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["8 East", "9 East", "11", "17", "18"]}]',
-    '["Hatti", {"rank": 9, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Kushan", {"rank": 10, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["6 East", "7 East", "8 East", "9 East", "11", "15", "16", "17", "18"]}]',
-    '["Rome", {"rank": 11, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 West", "7 West", "8 West", "9 West", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Persia", {"rank": 12, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Iberia", {"rank": 13, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["6 West", "8 West", "9 West", "13", "14", "15", "16", "17", "18"]}]',
-    '["Nubia", {"rank": 14, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "7 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Hellas", {"rank": 15, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Indus", {"rank": 16, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 East", "7 East", "8 East", "9 East", "11", "15", "16", "17", "18"]}]',
-    '["Egypt", {"rank": 17, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "7 West", "8 West", "9 West", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
-    '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"]}]',
+    '["Minoa", {"rank": 1, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Saba", {"rank": 2, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [6, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
+    '["Assyria", {"rank": 3, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "7 West", "8 West", "9 West", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"11": "east", "12": "east", "13": "east", "14": "east", "15": "east", "16": "east"}}]',
+    '["Maurya", {"rank": 4, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["8 East", "9 East", "11", "17", "18"], "block_for": {}}]',
+    '["Celt", {"rank": 5, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["9 West", "14", "16", "18"], "block_for": {}}]',
+    '["Babylon", {"rank": 6, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
+    '["Carthage", {"rank": 7, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 West", "7 West", "8 West", "9 West", "12", "13", "14", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Dravidia", {"rank": 8, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["8 East", "9 East", "11", "17", "18"], "block_for": {}}]',
+    '["Hatti", {"rank": 9, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Kushan", {"rank": 10, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["6 East", "7 East", "8 East", "9 East", "11", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Rome", {"rank": 11, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 West", "7 West", "8 West", "9 West", "12", "13", "14", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Persia", {"rank": 12, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
+    '["Iberia", {"rank": 13, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [6, 8, 11, 14, 15]}}, "setups": ["6 West", "8 West", "9 West", "13", "14", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Nubia", {"rank": 14, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "7 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
+    '["Hellas", {"rank": 15, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "6 West", "7 West", "8 West", "9 West", "10", "12", "13", "14", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Indus", {"rank": 16, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["6 East", "7 East", "8 East", "9 East", "11", "15", "16", "17", "18"], "block_for": {}}]',
+    '["Egypt", {"rank": 17, "block": "west", "rows": {"basic": {"spaces": 15, "starts": [5, 8, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 West", "7 West", "8 West", "9 West", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"11": "east", "13": "east", "14": "east"}}]',
+    '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
 ))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1117}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1133}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 1124),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 1125),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1126),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1127),
+    ('Cities in play', lambda s: s.fact('cities'), 1140),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 1141),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1142),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1143),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 1128),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1129),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1130),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 1131),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1132),
-    ('All credit points', lambda s: s.derived('credit_total'), 1133),
-    ('Cities on the board', lambda s: s.fact('cities'), 1134),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 1135),
-    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1136),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 1144),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1145),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1146),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 1147),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1148),
+    ('All credit points', lambda s: s.derived('credit_total'), 1149),
+    ('Cities on the board', lambda s: s.fact('cities'), 1150),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 1151),
+    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1152),
 ]
-SCORE_AST = (1126,)
+SCORE_AST = (1142,)
 TURN = (
-    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1226, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock'}, 1226),)},
-    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1227, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1228),)},
-    {'name': 'Movement', 'when': 'phase 3', 'line': 1230, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1230),)},
-    {'name': 'Conflict', 'when': 'phase 4', 'line': 1231, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1231),)},
-    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1232, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1233),)},
-    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1235, 'actions': (('draw_trade_cards', {'stacks': 9}, 1235), ('buy_trade_cards', {}, 1235))},
-    {'name': 'Trade', 'when': 'phase 7', 'line': 1236, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1236),)},
-    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1237, 'actions': ()},
-    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1238, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1238),)},
-    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1239, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1239),)},
-    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1240, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1240),)},
-    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1241, 'actions': (('buy_advances', {}, 1242), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1243))},
-    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1245, 'actions': (('alter_ast', {}, 1246), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none'}, 1247), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none'}, 1248))},
+    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1242, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1242),)},
+    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1243, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1244),)},
+    {'name': 'Movement', 'when': 'phase 3', 'line': 1246, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1246),)},
+    {'name': 'Conflict', 'when': 'phase 4', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1247),)},
+    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1249),)},
+    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1251, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1252), ('buy_trade_cards', {}, 1253))},
+    {'name': 'Trade', 'when': 'phase 7', 'line': 1255, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1255),)},
+    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1256, 'actions': ()},
+    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1257, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1257),)},
+    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1258, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1258),)},
+    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1259),)},
+    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1260, 'actions': (('buy_advances', {}, 1261), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1262))},
+    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1264, 'actions': (('alter_ast', {}, 1265), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none'}, 1266), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none'}, 1267))},
 )
 
-LINES = _rt.line_map('142:1201 148:529 153:533 154:533 155:533 164:536 169:540 178:543 183:547 184:547 185:547 194:550 199:554 200:554 203:555 204:555 205:555 213:559 218:563 219:563 228:566 233:570 234:570 243:573 248:577 251:578 252:578 253:578 261:583 266:587 267:587 268:587 277:593 285:599 287:599 288:599 290:600 293:602 294:602 295:603 296:603 301:606 303:607 304:608 305:608 306:608 308:608 309:608 310:608 311:608 313:608 314:609 315:609 316:609 318:609 319:609 320:609 321:609 323:609 336:606 337:606 346:617 351:623 352:624 353:624 355:626 356:627 357:627 358:627 359:628 360:628 361:628 370:634 375:11 376:11 377:12 379:641 380:641 381:641 382:645 383:645 384:645 385:10 386:10 387:10 388:10 395:12 396:12 400:645 401:645 402:645 403:10 404:10 405:10 406:10 413:654 418:659 420:660 421:660 422:660 423:662 424:662 425:662 426:664 427:664 428:664 437:671 444:677 446:677 447:677 449:677 450:677 452:677 453:677 457:679 459:25 460:25 462:25 464:25 475:679 476:679 480:25 481:25 482:25 489:686 494:691 495:691 497:692 498:692 499:692 500:694 501:694 502:694 503:696 504:696 505:696 506:698 507:698 508:698 517:702 522:709 523:709 524:707 526:711 527:711 528:711 529:713 530:713 531:713 532:715 533:715 534:715 535:717 536:717 537:717 538:719 539:719 540:719 548:728 553:733 555:734 556:734 557:734 558:736 559:736 560:736 561:738 562:738 563:738 571:744 576:751 577:751 578:749 579:749 580:750 583:752 584:752 585:752 586:754 587:754 588:754 589:754 590:756 591:756 592:756 593:756 601:750 602:750 607:752 608:752 609:752 610:754 611:754 612:754 613:754 614:756 615:756 616:756 617:756 625:765 630:18 631:18 632:771 634:775 635:775 636:775 637:777 638:777 639:777 640:779 641:779 642:779 643:20 644:20 645:20 652:771 653:771 657:781 658:781 659:781 660:20 661:20 662:20 669:785 674:790 676:791 677:791 678:791 679:793 680:793 681:793 682:795 683:795 684:795 685:797 686:797 687:797 696:805 701:810 703:811 704:811 705:811 706:813 707:813 708:813 709:815 710:815 711:815 712:817 713:817 714:817 715:819 716:819 717:819 718:821 719:821 720:821 728:826 733:831 735:832 736:832 737:832 738:834 739:834 740:834 741:836 742:836 743:836 753:840 758:849 759:849 760:845 761:845 762:846 765:856 766:850 767:850 768:850 769:852 770:852 771:852 772:854 773:854 774:854 775:856 776:856 782:848 783:846 784:846 789:856 790:850 791:850 792:850 793:852 794:852 795:852 796:854 797:854 798:854 799:856 800:856 807:862 812:867 816:872 817:868 818:868 819:868 820:870 821:870 822:870 823:872 824:872 833:878 838:888 839:888 840:883 841:883 842:884 844:889 845:889 846:889 847:891 848:891 849:891 855:886 856:884 857:884 926:905 933:906 937:907 941:909 945:910 946:911 950:913 954:914 955:915 959:917 963:918 964:919 968:921 972:922 973:923 977:933 984:934 988:935 992:937 996:938 997:939 1001:941 1005:942 1006:943 1010:945 1014:946 1015:947 1016:948 1020:950 1024:951 1025:952 1026:953 1030:955 1032:955 1060:1117 1063:1124 1064:1125 1065:1126 1066:1127 1069:1128 1070:1129 1071:1130 1072:1131 1073:1132 1074:1133 1075:1134 1076:1135 1077:1136 1081:1226 1082:1227 1083:1230 1084:1231 1085:1232 1086:1235 1087:1236 1088:1237 1089:1238 1090:1239 1091:1240 1092:1241 1093:1245')
+TRADE_DECKS = (
+    {'name': 'West, 5-8 players', 'players': (5, 8), 'block': 'west', 'stacks': {1: ({'cards': (('Ochre', 9), ('Clay', 9)), 'clear': None},), 2: ({'cards': (('Papyri', 8), ('Iron', 8), ('Treachery', 1)), 'clear': 'players'}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fish', 8), ('Fruit', 9), ('Slave Revolt', 1)), 'clear': 'players'}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Wool', 7), ('Oil', 8), ('Superstition', 1)), 'clear': 'players'}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Wine', 6), ('Textiles', 7), ('Barbarian Hordes', 1)), 'clear': 'players'}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Tin', 5), ('Copper', 6), ('Epidemic', 1)), 'clear': 'players'}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Resin', 5), ('Incense', 6), ('Civil Disorder', 1)), 'clear': 'players'}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Marble', 4), ('Gemstones', 5), ('Iconoclasm and Heresy', 1)), 'clear': 'players'}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Ivory', 4), ('Gold', 5), ('Piracy', 1)), 'clear': 'players'}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1430},
+    {'name': 'East, 5-8 players', 'players': (5, 8), 'block': 'east', 'stacks': {1: ({'cards': (('Flax', 9), ('Hides', 9)), 'clear': None},), 2: ({'cards': (('Stone', 8), ('Furs', 8), ('Treachery', 1)), 'clear': 'players'}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Timber', 8), ('Salt', 9), ('Slave Revolt', 1)), 'clear': 'players'}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Cotton', 7), ('Sugar', 8), ('Superstition', 1)), 'clear': 'players'}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Lacquer', 6), ('Livestock', 7), ('Barbarian Hordes', 1)), 'clear': 'players'}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Silver', 5), ('Bronze', 6), ('Epidemic', 1)), 'clear': 'players'}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Jade', 5), ('Spice', 6), ('Civil Disorder', 1)), 'clear': 'players'}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Dye', 4), ('Tea', 5), ('Iconoclasm and Heresy', 1)), 'clear': 'players'}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Silk', 4), ('Pearls', 5), ('Piracy', 1)), 'clear': 'players'}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1443},
+    {'name': 'West, 9-11 players', 'players': (9, 11), 'block': 'west', 'stacks': {1: ({'cards': (('Ochre', 9), ('Clay', 9)), 'clear': None}, {'cards': (('Bone', 8),), 'clear': None}), 2: ({'cards': (('Papyri', 8), ('Iron', 8), ('Tempest', 1)), 'clear': None}, {'cards': (('Wax', 8), ('Treachery', 1)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fish', 8), ('Fruit', 9), ('Squandered Wealth', 1)), 'clear': None}, {'cards': (('Ceramics', 8), ('Slave Revolt', 1)), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Wool', 7), ('Oil', 8), ('City Riots', 1)), 'clear': None}, {'cards': (('Grain', 8), ('Superstition', 1)), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Wine', 6), ('Textiles', 7), ('City in Flames', 1)), 'clear': None}, {'cards': (('Glass', 6), ('Barbarian Hordes', 1)), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Tin', 5), ('Copper', 6), ('Tribal Conflict', 1)), 'clear': None}, {'cards': (('Lead', 6), ('Epidemic', 1)), 'clear': None}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Resin', 5), ('Incense', 6), ('Minor Uprising', 1)), 'clear': None}, {'cards': (('Herbs', 6), ('Civil Disorder', 1)), 'clear': None}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Marble', 4), ('Gemstones', 5), ('Banditry', 1)), 'clear': None}, {'cards': (('Obsidian', 4), ('Iconoclasm and Heresy', 1)), 'clear': None}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Ivory', 4), ('Gold', 5), ('Coastal Migration', 1)), 'clear': None}, {'cards': (('Amber', 4), ('Piracy', 1)), 'clear': None}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1456},
+    {'name': 'East, 9-11 players', 'players': (9, 11), 'block': 'east', 'stacks': {1: ({'cards': (('Flax', 9), ('Hides', 9)), 'clear': None}, {'cards': (('Bone', 8),), 'clear': None}), 2: ({'cards': (('Stone', 8), ('Furs', 8), ('Tempest', 1)), 'clear': None}, {'cards': (('Wax', 8), ('Treachery', 1)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Timber', 8), ('Salt', 9), ('Squandered Wealth', 1)), 'clear': None}, {'cards': (('Ceramics', 8), ('Slave Revolt', 1)), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Cotton', 7), ('Sugar', 8), ('City Riots', 1)), 'clear': None}, {'cards': (('Grain', 8), ('Superstition', 1)), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Lacquer', 6), ('Livestock', 7), ('City in Flames', 1)), 'clear': None}, {'cards': (('Glass', 6), ('Barbarian Hordes', 1)), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Silver', 5), ('Bronze', 6), ('Tribal Conflict', 1)), 'clear': None}, {'cards': (('Lead', 6), ('Epidemic', 1)), 'clear': None}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Jade', 5), ('Spice', 6), ('Minor Uprising', 1)), 'clear': None}, {'cards': (('Herbs', 6), ('Civil Disorder', 1)), 'clear': None}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Dye', 4), ('Tea', 5), ('Banditry', 1)), 'clear': None}, {'cards': (('Obsidian', 4), ('Iconoclasm and Heresy', 1)), 'clear': None}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Silk', 4), ('Pearls', 5), ('Coastal Migration', 1)), 'clear': None}, {'cards': (('Amber', 4), ('Piracy', 1)), 'clear': None}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1489},
+    {'name': 'West, 12-14 players', 'players': (12, 14), 'block': 'west', 'stacks': {1: ({'cards': (('Clay', 5), ('Hides', 4)), 'clear': None}, {'cards': (('Ochre', 9),), 'clear': None}), 2: ({'cards': (('Iron', 4), ('Furs', 4)), 'clear': None}, {'cards': (('Papyri', 8), ('Treachery', 1)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fruit', 5), ('Salt', 4)), 'clear': None}, {'cards': (('Fish', 8), ('Slave Revolt', 1)), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Oil', 4), ('Sugar', 4)), 'clear': None}, {'cards': (('Wool', 7), ('Superstition', 1)), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Textiles', 4), ('Livestock', 3)), 'clear': None}, {'cards': (('Wine', 6), ('Barbarian Hordes', 1)), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Copper', 3), ('Bronze', 3)), 'clear': None}, {'cards': (('Tin', 5), ('Epidemic', 1)), 'clear': None}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Incense', 3), ('Spice', 3)), 'clear': None}, {'cards': (('Resin', 5), ('Civil Disorder', 1)), 'clear': None}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Gemstones', 3), ('Tea', 2)), 'clear': None}, {'cards': (('Marble', 4), ('Iconoclasm and Heresy', 1)), 'clear': None}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Gold', 3), ('Pearls', 2)), 'clear': None}, {'cards': (('Ivory', 4), ('Piracy', 1)), 'clear': None}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1518},
+    {'name': 'East, 12-14 players', 'players': (12, 14), 'block': 'east', 'stacks': {1: ({'cards': (('Clay', 4), ('Hides', 5)), 'clear': None}, {'cards': (('Flax', 9),), 'clear': None}), 2: ({'cards': (('Iron', 4), ('Furs', 4)), 'clear': None}, {'cards': (('Stone', 8), ('Treachery', 1)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fruit', 4), ('Salt', 5)), 'clear': None}, {'cards': (('Timber', 8), ('Slave Revolt', 1)), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Oil', 4), ('Sugar', 4)), 'clear': None}, {'cards': (('Cotton', 7), ('Superstition', 1)), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Textiles', 3), ('Livestock', 4)), 'clear': None}, {'cards': (('Lacquer', 6), ('Barbarian Hordes', 1)), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Copper', 3), ('Bronze', 3)), 'clear': None}, {'cards': (('Silver', 5), ('Epidemic', 1)), 'clear': None}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Incense', 3), ('Spice', 3)), 'clear': None}, {'cards': (('Jade', 5), ('Civil Disorder', 1)), 'clear': None}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Gemstones', 2), ('Tea', 3)), 'clear': None}, {'cards': (('Dye', 4), ('Iconoclasm and Heresy', 1)), 'clear': None}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Gold', 2), ('Pearls', 3)), 'clear': None}, {'cards': (('Silk', 4), ('Piracy', 1)), 'clear': None}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1531},
+    {'name': 'West, 15-18 players', 'players': (15, 18), 'block': 'west', 'stacks': {1: ({'cards': (('Clay', 5), ('Hides', 4), ('Bone', 4)), 'clear': None}, {'cards': (('Ochre', 9),), 'clear': None}), 2: ({'cards': (('Iron', 4), ('Furs', 4), ('Wax', 4), ('Tempest', 1)), 'clear': None}, {'cards': (('Papyri', 8), ('Treachery', 1)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fruit', 5), ('Salt', 4), ('Ceramics', 4), ('Squandered Wealth', 1)), 'clear': None}, {'cards': (('Fish', 8), ('Slave Revolt', 1)), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Oil', 4), ('Sugar', 4), ('Grain', 4), ('City Riots', 1)), 'clear': None}, {'cards': (('Wool', 7), ('Superstition', 1)), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Textiles', 4), ('Livestock', 3), ('Glass', 3), ('City in Flames', 1)), 'clear': None}, {'cards': (('Wine', 6), ('Barbarian Hordes', 1)), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Copper', 3), ('Bronze', 3), ('Lead', 3), ('Tribal Conflict', 1)), 'clear': None}, {'cards': (('Tin', 5), ('Epidemic', 1)), 'clear': None}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Incense', 3), ('Spice', 3), ('Herbs', 3), ('Minor Uprising', 1)), 'clear': None}, {'cards': (('Resin', 5), ('Civil Disorder', 1)), 'clear': None}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Gemstones', 3), ('Tea', 2), ('Obsidian', 2), ('Banditry', 1)), 'clear': None}, {'cards': (('Marble', 4), ('Iconoclasm and Heresy', 1)), 'clear': None}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Gold', 3), ('Pearls', 2), ('Amber', 2), ('Coastal Migration', 1)), 'clear': None}, {'cards': (('Ivory', 4), ('Piracy', 1)), 'clear': None}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1544},
+    {'name': 'East, 15-18 players', 'players': (15, 18), 'block': 'east', 'stacks': {1: ({'cards': (('Clay', 4), ('Hides', 5), ('Bone', 4)), 'clear': None}, {'cards': (('Flax', 9),), 'clear': None}), 2: ({'cards': (('Iron', 4), ('Furs', 4), ('Wax', 4), ('Tempest', 1)), 'clear': None}, {'cards': (('Stone', 8), ('Treachery', 1)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Fruit', 4), ('Salt', 5), ('Ceramics', 4), ('Squandered Wealth', 1)), 'clear': None}, {'cards': (('Timber', 8), ('Slave Revolt', 1)), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Oil', 4), ('Sugar', 4), ('Grain', 4), ('City Riots', 1)), 'clear': None}, {'cards': (('Cotton', 7), ('Superstition', 1)), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 5: ({'cards': (('Textiles', 3), ('Livestock', 4), ('Glass', 3), ('City in Flames', 1)), 'clear': None}, {'cards': (('Lacquer', 6), ('Barbarian Hordes', 1)), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 6: ({'cards': (('Copper', 3), ('Bronze', 3), ('Lead', 3), ('Tribal Conflict', 1)), 'clear': None}, {'cards': (('Silver', 5), ('Epidemic', 1)), 'clear': None}, {'cards': (('Cyclone', 1),), 'clear': None}), 7: ({'cards': (('Incense', 3), ('Spice', 3), ('Herbs', 3), ('Minor Uprising', 1)), 'clear': None}, {'cards': (('Jade', 5), ('Civil Disorder', 1)), 'clear': None}, {'cards': (('Tyranny', 1),), 'clear': None}), 8: ({'cards': (('Gemstones', 2), ('Tea', 3), ('Obsidian', 2), ('Banditry', 1)), 'clear': None}, {'cards': (('Dye', 4), ('Iconoclasm and Heresy', 1)), 'clear': None}, {'cards': (('Corruption', 1),), 'clear': None}), 9: ({'cards': (('Gold', 2), ('Pearls', 3), ('Amber', 2), ('Coastal Migration', 1)), 'clear': None}, {'cards': (('Silk', 4), ('Piracy', 1)), 'clear': None}, {'cards': (('Regression', 1),), 'clear': None})}, 'line': 1585},
+)
+
+SETUP_PLAYERS = {
+}
+
+LINES = _rt.line_map('143:1217 149:536 154:540 155:540 156:540 165:543 170:547 179:550 184:554 185:554 186:554 195:557 200:561 201:561 204:562 205:562 206:562 214:566 219:570 220:570 229:573 234:577 235:577 244:580 249:584 252:585 253:585 254:585 262:590 267:594 268:594 269:594 278:600 286:606 288:606 289:606 291:607 294:609 295:609 296:610 297:610 302:613 304:614 305:615 306:615 307:615 309:615 310:615 311:615 312:615 314:615 315:616 316:616 317:616 319:616 320:616 321:616 322:616 324:616 337:613 338:613 347:624 352:630 353:631 354:631 356:633 357:634 358:634 359:634 360:635 361:635 362:635 374:641 379:11 380:11 381:12 383:648 384:648 385:652 386:652 387:10 388:10 389:10 397:12 398:12 402:652 403:652 404:10 405:10 406:10 414:661 419:666 421:667 422:667 423:669 424:669 425:671 426:671 436:678 443:684 445:684 446:684 448:684 449:684 451:684 452:684 456:686 458:25 460:25 462:25 473:686 474:686 478:25 479:25 487:693 492:698 493:698 495:699 496:699 497:701 498:701 499:703 500:703 501:705 502:705 512:709 517:716 518:716 519:714 521:718 522:718 523:720 524:720 525:722 526:722 527:724 528:724 529:726 530:726 539:735 544:740 546:741 547:741 548:743 549:743 550:745 551:745 560:751 565:758 566:758 567:756 568:756 569:757 572:759 573:759 574:761 575:761 576:761 577:763 578:763 579:763 587:757 588:757 593:759 594:759 595:761 596:761 597:761 598:763 599:763 600:763 608:772 613:18 614:18 615:778 617:782 618:782 619:784 620:784 621:786 622:786 623:20 624:20 632:778 633:778 637:788 638:788 639:20 640:20 648:792 653:797 655:798 656:798 657:800 658:800 659:802 660:802 661:804 662:804 672:812 677:817 679:818 680:818 681:820 682:820 683:822 684:822 685:824 686:824 687:826 688:826 689:828 690:828 699:833 704:838 706:839 707:839 708:841 709:841 710:843 711:843 722:847 727:856 728:856 729:852 730:852 731:853 734:863 735:857 736:857 737:859 738:859 739:861 740:861 741:863 742:863 749:855 750:853 751:853 756:863 757:857 758:857 759:859 760:859 761:861 762:861 763:863 764:863 772:869 777:874 781:879 782:875 783:875 784:877 785:877 786:879 787:879 797:885 802:895 803:895 804:890 805:890 806:891 808:896 809:896 810:898 811:898 818:893 819:891 820:891 889:912 896:913 900:914 904:916 908:917 909:918 913:920 917:921 918:922 922:924 926:925 927:926 931:928 935:929 936:930 940:940 947:941 951:942 955:944 959:945 960:946 964:948 968:949 969:950 973:952 977:953 978:954 979:955 983:957 987:958 988:959 989:960 993:962 995:962 1023:1133 1026:1140 1027:1141 1028:1142 1029:1143 1032:1144 1033:1145 1034:1146 1035:1147 1036:1148 1037:1149 1038:1150 1039:1151 1040:1152 1044:1242 1045:1243 1046:1246 1047:1247 1048:1248 1049:1251 1050:1255 1051:1256 1052:1257 1053:1258 1054:1259 1055:1260 1056:1264 1060:1430 1061:1443 1062:1456 1063:1489 1064:1518 1065:1531 1066:1544 1067:1585')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ', 'rulebooks/house/gentle_granary.civ')
-LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:43:55 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:29:56 0:33:60 0:33:60 0:33:60 0:26:49 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:29:52 0:25:48 0:25:48 0:25:48 0:33:56 0:33:56 0:33:56 0:38:57 0:38:57 0:38:57 0:1:- 0:3:161 0:3:161 0:13:42 0:25:56 0:25:56 0:25:56 0:36:67 0:36:67 0:36:67 0:29:61 0:29:61 0:29:61 0:30:65 0:30:65 0:30:65 0:28:63 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:37:59 0:28:50 0:28:50 0:28:50 0:28:54 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 0:41:57 1:28:44 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:29:56 0:23:50 0:23:50 0:23:50 0:28:51 0:28:51 0:28:51 0:37:60 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:25:52 0:36:63 0:36:63 0:36:63 0:23:50 0:23:50 0:23:50 0:29:56 0:29:56 0:29:56 0:37:68 0:37:68 0:37:68 0:33:64 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:23:51 0:27:51 0:27:51 0:27:51 0:39:63 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:30:53 0:28:51 0:28:51 0:28:51 0:30:49 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:34:48 0:27:45 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:43:62 0:45:68 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:49 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:- 0:5:93 0:5:94 0:3:24 0:3:- 0:5:93 0:3:- 0:5:93 0:5:69 0:3:- 0:5:93 0:5:51 0:3:- 0:5:93 0:5:91 0:5:71 0:3:- 0:5:93 0:5:91 0:5:71 0:3:47 0:3:47 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:41 0:3:41 0:3:- 0:3:92 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:-'
+LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 1:23:32 1:23:32 0:28:44 0:28:44 2:27:62 2:27:62 2:27:62 0:1:- 0:13:33 0:29:56 0:29:56 0:33:60 0:33:60 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:25:48 0:25:48 0:33:56 0:33:56 0:38:57 0:38:57 0:1:- 0:3:161 0:3:161 0:13:42 0:25:56 0:25:56 0:36:67 0:36:67 0:29:61 0:29:61 0:30:65 0:30:65 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:28:50 0:28:50 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:23:50 0:23:50 0:28:51 0:28:51 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:36:63 0:36:63 0:23:50 0:23:50 0:29:56 0:29:56 0:37:68 0:37:68 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:27:51 0:27:51 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:28:51 0:28:51 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:28:51 0:28:51 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:45 0:3:- 0:5:45 0:5:49 0:3:- 0:5:45 0:5:94 0:3:- 0:5:45 0:5:94 0:3:- 0:5:45 0:5:94 0:3:24 0:3:- 0:5:45 0:3:- 0:5:45 0:5:69 0:3:- 0:5:45 0:5:51 0:3:- 0:5:45 0:5:91 0:5:71 0:3:- 0:5:45 0:5:91 0:5:71 0:3:47 0:3:47 2:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:41 0:3:41 0:3:- 0:3:- 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:-'
 # fmt: on
