@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import dataclasses
 
 from . import fields as item_fields
 from . import vocabulary as vocab
@@ -472,6 +473,19 @@ class _Applier(RoundsApplier):
                              help=suggestion(item.name, coll))
             return
         del coll[item.name]
+        if item.value in ("calamity", "commodity"):
+            self._drop_from_trade_decks(item.name)
+
+    def _drop_from_trade_decks(self, card: str) -> None:
+        """A card removed from the game leaves every trade deck that deals it: the base's decks are
+        copied, never edited, since the base's edition may be shared with other house rules."""
+        for name, deck in list(self.ed.trade_decks.items()):
+            if not any(c == card for layers in deck.stacks.values() for layer in layers for c, _n, _s in layer.cards):
+                continue
+            stacks = {number: [dataclasses.replace(layer, cards=[e for e in layer.cards if e[0] != card])
+                               for layer in layers]
+                      for number, layers in deck.stacks.items()}
+            self.ed.trade_decks[name] = dataclasses.replace(deck, stacks=stacks)
 
     def _item_change(self, item: Item) -> None:
         coll = self._collection(item.value)

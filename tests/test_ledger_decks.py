@@ -404,3 +404,26 @@ def test_a_card_bought_with_a_seed_is_the_top_of_its_stack():
 
     assert words.parse("buy-cards anna stack=9 seed=4".split())[0] == {"do": "buy-cards", "player": "anna",
                                                                       "stacks": [9], "seed": 4}
+
+
+def test_a_card_a_house_rule_removes_leaves_every_deck_of_its_base(tmp_path):
+    """`remove calamity X` takes X out of the game, so its cards leave the base's trade decks (the
+    base itself keeps them); before, the base's decks named a card the house rule no longer had."""
+    from civdsl.frontend import check_file
+    from civdsl.resources import shipped_rulebooks
+
+    path = tmp_path / "no_tempest.civ"
+    path.write_text('language 1\nedition no_tempest "Test" extends megaciv\nremove calamity "Tempest"\n'
+                    'errata CIV042 "24 calamities" "one fewer"\nerrata CIV042 "8 minor calamities" "one fewer"\n',
+                    encoding="utf-8")
+    checked = check_file(path)
+    assert checked.ok, checked.diagnostics.render()
+
+    def count(edition, card):
+        return sum(n for deck in edition.trade_decks.values() for layers in deck.stacks.values()
+                   for layer in layers for c, n, _ in layer.cards if c == card)
+
+    base = check_file(shipped_rulebooks()["megaciv"]).edition
+    assert count(base, "Tempest") > 0
+    assert count(checked.edition, "Tempest") == 0
+    assert count(checked.edition, "Iron") == count(base, "Iron")
