@@ -106,6 +106,11 @@ def test_short_runtime_locals_keeps_a_top_level_name_an_inner_scope_shadows():
     assert "helper(a);" in out and "(helper) => helper + a" in out
 
 
+def test_short_runtime_locals_renames_a_spread_name():
+    out = short_runtime_locals(["function f(first, ...rest) {\n  return g(first, ...rest, rest.length);\n}\n"])[0]
+    assert "function f(b, ...a) {" in out and "return g(b, ...a, a.length);" in out
+
+
 @pytest.mark.parametrize("body", ["return {state, options};", "const {cost} = state; return cost;",
                                   "return {options() { return state; }};"])
 def test_short_runtime_locals_keeps_a_function_whose_locals_may_be_keys(body):

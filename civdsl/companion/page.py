@@ -634,8 +634,8 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
             before = token[:m.start()].rstrip()[-1:] or _last_code_char(tokens, i)
             after = token[m.end():].lstrip()[:1] or _next_code_char(tokens, i)
             in_braces = brackets[-1:] == ["o"]
-            if before == ".":
-                continue
+            if before == "." and not _spread(token[:m.start()], tokens, i):
+                continue  # a property
             if in_braces and before in "{," and after in ",}":
                 return function  # perhaps `{trace}`: keep the names
             if in_braces and before in "{," and after == ":":
@@ -650,6 +650,16 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
         pieces.append(token[pos:])
         out.append("".join(pieces))
     return "".join(out)
+
+
+def _spread(code: str, tokens, i: int) -> bool:
+    """Whether CODE (the token's text before a word) ends with a spread `...` (the word a name, not
+    a property), the dots perhaps closing the token before."""
+    text = code.rstrip()
+    if not text:
+        before = [t for k, t in tokens[:i] if k not in ("nl", "block", "line") and t.strip()]
+        text = before[-1].rstrip() if before else ""
+    return text.endswith("...")
 
 
 def _track_brackets(brackets: list[str], code: str, before: str = "", read: str = "") -> None:
