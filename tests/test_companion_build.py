@@ -71,7 +71,7 @@ def test_every_shipped_house_rule_renders_a_page(rendered):
 # page's runtime (pylib.js, 11 KB): the budget for that is +30%, the pages grew 5% (to
 # 284,478), and the goal was 280,000 for a while. Renaming the locals of every runtime, generated
 # engine and interface function to the shortest free names (page.short_runtime_locals) won
-# 19 KB back on every page (the Expansion 265,586): the goal is 270,000 again.
+# 19 KB back on every page (the Expansion 265,551): the goal is 270,000 again.
 PAGE_WEIGHT_GOAL = 270_000
 
 
