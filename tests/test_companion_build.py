@@ -68,9 +68,11 @@ def test_every_shipped_house_rule_renders_a_page(rendered):
 # interface alone still come to about 255,000 on the largest page (docs/performance.md says what
 # would win the rest back), so the goal was that figure plus room for the reference sections,
 # 270,000. Generating the engines from Python (docs/engine-route.md) adds Python's values to the
-# page's runtime (pylib.js, 11 KB): the budget for that is +30%, the pages grew 5%, and
-# the goal is 280,000 now.
-PAGE_WEIGHT_GOAL = 280_000
+# page's runtime (pylib.js, 11 KB): the budget for that is +30%, the pages grew 5% (to
+# 284,478), and the goal was 280,000 for a while. Renaming the locals of every runtime, generated
+# engine and interface function to the shortest free names (page.short_runtime_locals) won
+# 19 KB back on every page (the Expansion 265,551): the goal is 270,000 again.
+PAGE_WEIGHT_GOAL = 270_000
 
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()

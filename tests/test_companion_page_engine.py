@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import civdsl
-from civdsl.companion.page import companion_html, short_locals, without_unused
+from civdsl.companion.page import companion_html, short_locals, short_runtime_locals, without_unused
 from companion_harness import cli_answer, first_difference, node_available, run_engine
 from test_companion_equality import _questions, random_state
 
@@ -79,6 +79,43 @@ def test_without_unused_leaves_out_what_nothing_reaches():
     assert "function used(" in out and "function helper(" in out
     assert "unused" not in out and "function other(" not in out
     assert "function other(" in "\n".join(without_unused(parts, "other"))
+
+
+RUNTIME = """function price(state, options) {
+  const total = state.cost + options.extra;
+  for (const card of state.cards) { total.push(card.name); }
+  return helper(total, (item) => item.options, {options: total});
+}
+function helper(values, fn, extra) { return values; }
+"""
+
+
+def test_short_runtime_locals_renames_declared_names_only():
+    out = short_runtime_locals([RUNTIME])[0]
+    # the most written first: options (the word three times), total, state
+    assert "function price(c, a) {" in out and "const b = c.cost + a.extra;" in out
+    assert "for (const d of c.cards) { b.push(d.name); }" in out
+    # a property after a dot and an object's key keep their names; a top-level function too
+    assert "return helper(b, (e) => e.options, {options: b});" in out
+    assert "function helper(a, c, b) { return a; }" in out
+
+
+def test_short_runtime_locals_keeps_a_top_level_name_an_inner_scope_shadows():
+    text = "function f(value) {\n  helper(value);\n  [1].map((helper) => helper + value);\n}\nfunction helper(v) { return v; }\n"
+    out = short_runtime_locals([text])[0]
+    assert "helper(a);" in out and "(helper) => helper + a" in out
+
+
+def test_short_runtime_locals_renames_a_spread_name():
+    out = short_runtime_locals(["function f(first, ...rest) {\n  return g(first, ...rest, rest.length);\n}\n"])[0]
+    assert "function f(b, ...a) {" in out and "return g(b, ...a, a.length);" in out
+
+
+@pytest.mark.parametrize("body", ["return {state, options};", "const {cost} = state; return cost;",
+                                  "return {options() { return state; }};"])
+def test_short_runtime_locals_keeps_a_function_whose_locals_may_be_keys(body):
+    text = f"function f(state, options) {{\n  {body}\n}}\n"
+    assert short_runtime_locals([text])[0] == text
 
 
 @pytest.mark.parametrize("rulebook", _rulebooks(), ids=lambda r: Path(r).stem)

@@ -360,8 +360,10 @@ def _minified_part(text: str) -> tuple[str, ...] | None:
 
 @lru_cache(maxsize=None)
 def _page_script() -> str:
-    """ui.js minified, the same in every page."""
-    return _inline_safe(minify_script(compact_script(ui_script())), "script")
+    """ui.js minified, the same in every page, its functions' locals renamed as the engine's are
+    (its functions are those of one wrapping function: read one indent less, they are top-level)."""
+    body = re.sub(r"^  ", "", ui_script(), flags=re.M)
+    return _inline_safe(minify_script(compact_script(short_runtime_locals([body])[0])), "script")
 
 
 @lru_cache(maxsize=None)
@@ -515,6 +517,91 @@ def short_locals(part: str, taken: set[str]) -> str:
     return "".join(out)
 
 
+# The names a function declares for itself: its parameters and those of the functions and arrows in
+# it, its `const`/`let`/`var` lists (`let a, b;`, the first of `const a = ...`) and `catch (e)`.
+_PARAMS = re.compile(r"\bfunction\b\s*[A-Za-z0-9_$]*\s*\(([^()]*)\)|\(([^()]*)\)\s*=>|([A-Za-z_$][A-Za-z0-9_$]*)\s*=>")
+_DECLARED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][A-Za-z0-9_$]*(?:\s*,\s*[A-Za-z_$][A-Za-z0-9_$]*)*)\s*[;=]"
+                       r"|\b(?:const|let|var)\s+([A-Za-z_$][A-Za-z0-9_$]*)\s+of\b|\bcatch\s*\(\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\)"
+                       r"|\b(?:const|let|var)\s+\[([A-Za-z0-9_$,\s]*)\]\s*=")
+# the top-level names of every part and the platform's globals: a function may read them as well as
+# declare the same name in an inner scope, so they keep their names
+_TOP_NAMES = re.compile(r"^(?:function|const|let|var|class)\s+([A-Za-z_$][A-Za-z0-9_$]*)", re.M)
+_JS_GLOBALS = frozenset({"undefined", "globalThis", "arguments", "Math", "JSON", "Object", "Array", "Map", "Set",
+                         "Number", "String", "Boolean", "Symbol", "Error", "TypeError", "RangeError", "BigInt",
+                         "isNaN", "isFinite", "parseInt", "parseFloat", "Infinity", "NaN", "console", "this",
+                         "document", "window", "localStorage", "sessionStorage", "navigator", "location",
+                         "setTimeout", "clearTimeout", "Blob", "URL", "FileReader", "Date", "Promise", "Intl",
+                         "alert", "confirm", "crypto", "performance", "civdsl", "PAGE", "event", "history"})
+
+
+def short_runtime_locals(parts: list[str]) -> list[str]:
+    """PARTS (the runtime's and the generated engine's) with the locals each top-level function
+    declares renamed to the shortest names that function's text does not hold: the runtime's
+    locals (`state`, `options`, `assignment`) are most of its words. A name declared at the top
+    level of any part or by the platform keeps its name (an inner scope may shadow it while the
+    function reads the outer one too); a function that destructures an object (`const {a} = o`,
+    where the name is also the key) keeps all its names, as does one where a local may be an
+    object's shorthand property or method (`_renamed`). Parts the scanner cannot read are kept."""
+    keep = set(_JS_GLOBALS)
+    for part in parts:
+        keep.update(_TOP_NAMES.findall(part))
+    out = []
+    for part in parts:
+        # the rules' functions get their own short names (short_locals)
+        spans = None if part.startswith(RULES_MARK) else _top_functions(part)
+        if not spans:
+            out.append(part)
+            continue
+        pieces, pos = [], 0
+        for start, end in spans.values():
+            pieces.append(part[pos:start])
+            text = part[start:end]
+            pieces.append(_short_function(text, frozenset(keep & _declared(text))))
+            pos = end
+        pieces.append(part[pos:])
+        out.append("".join(pieces))
+    return out
+
+
+def _declared(function: str) -> set[str]:
+    names = set()
+    for m in _PARAMS.finditer(function):
+        params = m.group(1) if m.group(1) is not None else (m.group(2) if m.group(2) is not None else m.group(3))
+        for param in params.split(","):
+            found = re.match(r"\s*(?:\.\.\.)?([A-Za-z_$][A-Za-z0-9_$]*)\s*(?:=|$)", param)
+            if found:
+                names.add(found.group(1))
+    for m in _DECLARED.finditer(function):
+        listed = next(g for g in m.groups() if g is not None)
+        names.update(n.strip() for n in listed.split(",") if n.strip())
+    return names
+
+
+@lru_cache(maxsize=4096)
+def _short_function(function: str, keep: frozenset[str]) -> str:
+    """FUNCTION (a top-level one) with its declared locals but KEEP renamed, the most used first."""
+    if re.search(r"\b(?:const|let|var)\s*\{", function) or _js_tokens(function) is None:
+        return function
+    names = sorted(_declared(function) - keep - _JS_RESERVED_WORDS)
+    words = _IDENTIFIER.findall(function)
+    counts = {n: 0 for n in names}
+    for w in words:
+        if w in counts:
+            counts[w] += 1
+    fresh = _fresh_names(set(words))
+    # a rename that does not shorten the name is no gain
+    chosen, new = [], []
+    for name in sorted(names, key=lambda n: (-counts[n] * len(n), n)):
+        if len(fresh[len(new)]) < len(name):
+            chosen.append(name)
+            new.append(fresh[len(new)])
+    return _renamed(function, chosen, new)
+
+
+_JS_RESERVED_WORDS = frozenset({"async", "await", "function", "return", "new", "typeof", "instanceof", "void",
+                                "delete", "in", "of", "this", "true", "false", "null", "if", "else", "for", "while"})
+
+
 def _fresh_names(taken: set[str]) -> list[str]:
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     names = [a for a in letters] + [a + b for a in letters for b in letters + "0123456789_$"]
@@ -547,12 +634,14 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
             before = token[:m.start()].rstrip()[-1:] or _last_code_char(tokens, i)
             after = token[m.end():].lstrip()[:1] or _next_code_char(tokens, i)
             in_braces = brackets[-1:] == ["o"]
-            if before == ".":
-                continue
+            if before == "." and not _spread(token[:m.start()], tokens, i):
+                continue  # a property
             if in_braces and before in "{," and after in ",}":
                 return function  # perhaps `{trace}`: keep the names
             if in_braces and before in "{," and after == ":":
                 continue  # an object's key
+            if in_braces and before in "{," and after == "(":
+                return function  # perhaps a method `{trace() {...}}`: keep the names
             pieces.append(token[pos:m.start()])
             pieces.append(new[m.group()])
             pos = m.end()
@@ -561,6 +650,16 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
         pieces.append(token[pos:])
         out.append("".join(pieces))
     return "".join(out)
+
+
+def _spread(code: str, tokens, i: int) -> bool:
+    """Whether CODE (the token's text before a word) ends with a spread `...` (the word a name, not
+    a property), the dots perhaps closing the token before."""
+    text = code.rstrip()
+    if not text:
+        before = [t for k, t in tokens[:i] if k not in ("nl", "block", "line") and t.strip()]
+        text = before[-1].rstrip() if before else ""
+    return text.endswith("...")
 
 
 def _track_brackets(brackets: list[str], code: str, before: str = "", read: str = "") -> None:
@@ -753,6 +852,7 @@ def companion_html(module, edition=None, effect=None) -> str:
     # the engines generated from Python with short locals (py2es), the rules' renamed here
     parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module, short_names=True))
     parts = without_unused(parts, ui_script())
+    parts = short_runtime_locals(parts)
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
     parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
     engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
