@@ -1285,8 +1285,31 @@ def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(mon
     assert len([e for e in limited if e["why_not"].startswith("not worked out")]) == ex["not_worked_out"]
 
 
+def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is_too_small():
+    """On a dense state (treasury 1,000: every advance affordable) a branch and bound per advance
+    stops within its share of explain_cap; the plan's own dynamic programme then answers the
+    first advances exactly (the best purchase a search wanting the advance finds), and each
+    advance past explain_programmes says which limits stopped it."""
+    rb = _book("megaciv")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    ex = answer.plan(rb, state, explain=True)["explain"]
+    runs = purchase.PurchaseProblem.explain_programmes
+    assert ex["programmes_run"] == runs and ex["programme_limit"] == runs
+    ps = rb.state((), state)
+    problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
+    answered = [e for e in ex["advances_not_bought"] if "best_with_it" in e]
+    assert len(answered) >= runs
+    for e in answered:
+        [best] = problem.with_want(e["advance"]).search(1)
+        assert list(best.buys) == e["best_with_it"]
+    unworked = [e for e in ex["advances_not_bought"] if e["why_not"].startswith("not worked out")]
+    assert unworked and len(unworked) == ex["not_worked_out"]
+    assert all(f"4,000 sets of advances and {runs} programmes over price" in e["why_not"] for e in unworked)
+
+
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
     for number in (payment.PaymentTable.WORK, payment.PaymentTable.CHOICE_WORK, payment.PaymentTable.CHOICE_STOP,
-                   purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work):
+                   purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work,
+                   purchase.PurchaseProblem.explain_programmes):
         assert f"{number:,}" in text
