@@ -68,7 +68,7 @@ LAYERS = {
     "runtime": ("pricing", "handvalue", "standing", "runtime", "sourcemap", "vocabulary", "state", "phrases",
                 "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax", "loader", "references", "expressions", "model", "resolver", "validator", "clauses",
-               "citations", "segment", "describe", "codegen", "serialize", "rounds.syntax", "rounds.model",
+               "citations", "segment", "describe", "rulewalk", "codegen", "serialize", "rounds.syntax", "rounds.model",
                "rounds.resolve", "rounds.checks", "rounds.codegen", "rounds.serialize", "rounds.diff"),
     "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
               "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
