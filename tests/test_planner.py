@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import civdsl
 from civdsl import pricing, runtime
 from civdsl.plan import horizon as plan_horizon
-from civdsl.plan import answer, objectives, payment, purchase
+from civdsl.plan import answer, hand, objectives, payment, purchase
 from civdsl.plan import text as plan_text
 from civdsl.cli import main
 from civdsl.state import StateError
@@ -859,9 +859,9 @@ def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatc
 
 def test_hand_value_sets_and_water(books):
     module = books["megaciv"].module
-    cards = payment.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
+    cards = hand.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
     assert cards == {"Grain": 3, "Salt": 2, "Oil": 1, "Water": 1, "Ochre": 2}
-    report = payment.hand_report(module, cards)
+    report = hand.hand_report(module, cards)
     values = {s["commodity"]: s["value"] for s in report["sets"]}
     assert values == {"Grain": 36, "Salt": 12, "Oil": 4, "Water": 0, "Ochre": 4}
     assert report["total"] == 56 and report["zero_value_cards"] == 1 and report["cards"] == 9
@@ -869,7 +869,7 @@ def test_hand_value_sets_and_water(books):
 
 def test_hand_unknown_commodity_suggests_a_name(books):
     with pytest.raises(StateError, match="Papyri"):
-        payment.parse_cards(books["megaciv"].module, "Papyrus x2")
+        hand.parse_cards(books["megaciv"].module, "Papyrus x2")
 
 
 # --- command line ------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from .. import pricing, runtime
 from ..state import StateError
 from ..unknown import number
 from .objectives import objective
-from .payment import PAYING, PaymentTable, hand_report
+from .hand import hand_report
+from .payment import PAYING, PaymentTable
 from .purchase import Choice, PurchaseProblem
 
 
