@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import civdsl
 from civdsl import impact as impact_mod
-from civdsl.cli.main import main
 from civdsl.errors import StateError
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ROOT / "rulebooks" / "house"
@@ -183,18 +182,17 @@ def test_a_changed_number_shows_in_the_impact(tmp_path):
 
 
 def test_the_command_line_text_and_json():
-    runner = CliRunner()
-    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact"])
+    res = run_cli("diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact")
     assert res.exit_code == 0, res.output
     assert "Famine (primary victim): what the victim loses" in res.output
     assert "28 of 56 situations change (every situation)" in res.output
     assert "points of damage: mean \u22123.14, from \u22125 to \u22121" in res.output
-    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--json", "--seed", "2"])
+    res = run_cli("diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--json", "--seed", "2")
     data = json.loads(res.output)
     assert data["command"] == "diff" and data["impact"]["seed"] == 2
     famine = next(i for i in data["impact"]["items"] if i["item"] == "Famine" and i["role"] == "primary")
     assert famine["changed"] == 28 and famine["compared"] == 56 and famine["deltas"]["damage"]["min"] == -5
-    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--exit-code"])
+    res = run_cli("diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--exit-code")
     assert res.exit_code == 1
 
 

@@ -9,20 +9,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 import civdsl
-from civdsl.cli import main
 from civdsl.errors import StateError
 from civdsl.table import load_table, table_schema
 from civdsl.table import resolve_phase
+from conftest import run_cli
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "table.yaml"
 
 
 def _cli(*args):
-    return CliRunner().invoke(main, list(args))
+    return run_cli(*args)
 
 
 def _example() -> dict:
