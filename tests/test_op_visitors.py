@@ -104,6 +104,6 @@ def test_every_expression_node_has_a_compiler_and_a_text(node):
 def test_every_model_collection_has_its_view():
     """An author invariant can read each collection vocabulary.MODEL_COLLECTIONS names."""
     from civdsl import vocabulary
-    from civdsl.validator import ModelEvaluator
+    from civdsl.invariants import ModelEvaluator
 
     assert all(callable(getattr(ModelEvaluator, f"_collection_{n}", None)) for n in vocabulary.MODEL_COLLECTIONS)
