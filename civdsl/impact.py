@@ -638,22 +638,3 @@ def impact_chart(imp: Impact, title_a: str):
                          f"and were not resolved."],
                   empty="no situation changes")
     return Chart("impact", "Impact", [table])
-
-
-def impact_of(a: str, b: str, seed: int = 0) -> Impact:
-    """The impact of rulebook B against rulebook A (edition ids or paths), each checked and compiled
-    (from the cache when unchanged). Raises RulebookError for a rulebook with errors."""
-    from pathlib import Path
-
-    from .api import RulebookError, load, locate
-    from .frontend import check_file
-
-    loaded = []
-    for name in (a, b):
-        path = Path(locate(name))
-        checked = check_file(path, reuse=True)
-        if not checked.ok:
-            raise RulebookError(f"{name} has errors", checked.diagnostics)
-        loaded.append((load(path).module, checked.edition))
-    (ma, ea), (mb, eb) = loaded
-    return impact(ma, mb, ea, eb, seed)

@@ -637,17 +637,3 @@ def _notes(outcome: Outcome) -> list[str]:
         notes.append("the answer is incomplete: it depends on " + ", ".join(missing))
     notes.extend(outcome.trace)
     return notes
-
-
-def check_checked(path, checked, diags: Diagnostics) -> list[Outcome]:
-    """`check` for a rulebook the front end checked without errors: its compiled module is loaded
-    (from the cache when unchanged) and every ruling of its chain run on it."""
-    from .api import load
-    from .errors import RulebookError
-
-    try:
-        rulebook = load(path)
-    except RulebookError as exc:  # a rule the validator let through but Python cannot hold
-        diags.items.extend(d for d in exc.diagnostics.items if d not in diags.items)
-        return []
-    return check(checked.edition, rulebook, diags)
