@@ -26,7 +26,7 @@ from .expressions import MATH as MATH_FUNCTIONS
 from .expressions import COMPARE_OPS, EvalError, PlainLogicCompiler, PythonCompiler, evaluate, unparse, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, literal, slug  # noqa: F401 (CodegenError: API)
-from .rounds import codegen as rounds_codegen
+from .sublanguages import used_by
 from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, Num, OptionOp, StopOp, Str
 
 GENERATOR_VERSION = "2"
@@ -82,8 +82,8 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     _turn(w, ed)
     _trade_decks(w, ed)
     _setup_players(w, ed)
-    if ed.has_rounds:
-        rounds_codegen.emit(w, consts, options, ed)
+    for sub in used_by(ed):
+        sub.emit(w, consts, options, ed)
     w.line("")
     for line in w.source_map():
         w.line(line)
@@ -113,8 +113,8 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line("from __future__ import annotations")
     w.line("")
     w.line("from civdsl import runtime as _rt")
-    if ed.has_rounds:
-        w.line(rounds_codegen.RUNTIME_IMPORT)
+    for sub in used_by(ed):
+        w.line(sub.runtime_import)
     w.line("from civdsl.runtime import PlayerState, Resolution")
     w.line("")
     w.line("_U = _rt.Unknown  # a value depending on a fact the user did not give")

@@ -30,15 +30,21 @@ def grammar_path() -> Path:
 
 
 def grammar_parts() -> list[Path]:
-    """The grammar's files: the main language, then each sub-language composed into it with
-    `%extend` (today the round rules of civdsl/rounds/)."""
-    return [grammar_path(), Path(__file__).resolve().parent / "rounds" / "grammar.lark"]
+    """The grammar's files: the main language, then each registered sub-language's part
+    (civdsl/sublanguages.py), composed into it with `%extend`."""
+    from .sublanguages import registered
+
+    return [grammar_path(), *(s.grammar for s in registered())]
 
 
-@functools.lru_cache(maxsize=1)
 def grammar_text() -> str:
     """The whole grammar: the parts joined in order (a part may extend rules of an earlier one)."""
-    return "\n".join(p.read_text(encoding="utf-8") for p in grammar_parts())
+    return _joined(tuple(grammar_parts()))
+
+
+@functools.lru_cache(maxsize=4)
+def _joined(parts: tuple[Path, ...]) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in parts)
 
 
 def schemas_dir() -> Path:

@@ -10,7 +10,7 @@ from . import describe
 from . import fields as item_fields
 from .expressions import unparse
 from .model import Calamity, Edition, EffectBranch
-from .rounds import serialize as rounds_serialize
+from .sublanguages import used_by
 
 
 def _where(span) -> dict:
@@ -163,5 +163,5 @@ def to_data(ed: Edition) -> dict:
         "laws": [{"name": x.name, "text": x.text, "calls": [unparse(c) for c in x.calls]} for x in ed.laws.values()],
         "dropped_laws": [{"name": d.name, "why": d.why} for d in ed.dropped_laws.values()],
         "notes": [text for text, _ in ed.notes],
-        **({"rounds": rounds_serialize.to_data(ed)} if ed.has_rounds else {}),
+        **{sub.name: sub.to_data(ed) for sub in used_by(ed)},
     }

@@ -194,3 +194,39 @@ class EndCondition:
     condition: Expr
     text: str
     span: Span
+
+
+# The round rules' name among the sub-languages (civdsl/sublanguages.py): their model's key in
+# `Edition.extensions`, their part of the JSON model.
+NAME = "rounds"
+
+
+@dataclass
+class RoundRules:
+    """An edition's round rules (its `extensions["rounds"]`); empty for a game not played in rounds."""
+
+    stats: dict[str, Stat] = field(default_factory=dict)
+    flags: dict[str, Flag] = field(default_factory=dict)
+    choices: dict[str, Choice] = field(default_factory=dict)
+    thresholds: dict[str, Threshold] = field(default_factory=dict)
+    pools: dict[str, Pool] = field(default_factory=dict)
+    tracks: dict[str, Track] = field(default_factory=dict)
+    event_tables: dict[str, EventTable] = field(default_factory=dict)
+    card_decks: dict[str, CardDeck] = field(default_factory=dict)
+    phases: dict[str, RoundPhase] = field(default_factory=dict)
+    setup: RoundPhase | None = None
+    ends: list[EndCondition] = field(default_factory=list)
+
+    @property
+    def declared(self) -> bool:
+        """Whether the edition declares round rules (stats, phases, ...)."""
+        return bool(self.stats or self.flags or self.phases or self.tracks or self.pools or self.event_tables
+                    or self.card_decks or self.thresholds or self.choices or self.setup is not None)
+
+
+def rules(edition) -> RoundRules:
+    """The round rules of an edition (empty ones for an edition resolved without them)."""
+    found = edition.extensions.get(NAME)
+    if found is None:
+        found = edition.extensions[NAME] = RoundRules()
+    return found

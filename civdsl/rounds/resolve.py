@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..expressions import EvalError, evaluate
 from ..syntax import Field, Item
 from .model import (CardDeck, CardRank, CardSuit, Choice, EndCondition, EventRow, EventTable, Flag, Pool, RoundPhase,
-                    PoolTerm, Stat, Threshold, Track, TrackMark, TrackStage)
+                    PoolTerm, Stat, Threshold, Track, TrackMark, TrackStage, rules)
 
 
 class RoundsApplier:
@@ -56,7 +56,7 @@ class RoundsApplier:
             return
         stat = Stat(item.name, item.value["title"], item.span)
         self._round_fields(stat, "stat", item, ("initial", "bounds"))
-        self.ed.stats[item.name] = stat
+        rules(self.ed).stats[item.name] = stat
 
     def _round_stat_initial(self, stat: Stat, f: Field) -> None:
         stat.initial = f.value
@@ -67,27 +67,27 @@ class RoundsApplier:
 
     def _item_flag(self, item: Item) -> None:
         if self._once("flag", item.name, item.span, f"flag `{item.name}`"):
-            self.ed.flags[item.name] = Flag(item.name, item.value["title"], item.value["on"], item.span)
+            rules(self.ed).flags[item.name] = Flag(item.name, item.value["title"], item.value["on"], item.span)
 
     def _item_choice(self, item: Item) -> None:
         if self._once("choice", item.name, item.span, f"choice `{item.name}`"):
-            self.ed.choices[item.name] = Choice(item.name, item.value["title"], item.value["default"], item.span)
+            rules(self.ed).choices[item.name] = Choice(item.name, item.value["title"], item.value["default"], item.span)
 
     def _item_threshold(self, item: Item) -> None:
         if self._once("threshold", item.name, item.span, f"threshold `{item.name}`"):
             v = item.value
-            self.ed.thresholds[item.name] = Threshold(item.name, v["title"], v["when"], v["body"], item.span)
+            rules(self.ed).thresholds[item.name] = Threshold(item.name, v["title"], v["when"], v["body"], item.span)
 
     def _item_end(self, item: Item) -> None:
         expr, text = item.value
-        self.ed.ends.append(EndCondition(expr, text, item.span))
+        rules(self.ed).ends.append(EndCondition(expr, text, item.span))
 
     def _item_pool(self, item: Item) -> None:
         if not self._once("pool", item.name, item.span, f"dice pool `{item.name}`"):
             return
         pool = Pool(item.name, item.value["title"], item.span)
         self._round_fields(pool, "pool", item, ("sides", "base", "success"))
-        self.ed.pools[item.name] = pool
+        rules(self.ed).pools[item.name] = pool
 
     def _round_pool_sides(self, pool: Pool, f: Field) -> None:
         setattr(pool, f.key, f.value)
@@ -105,7 +105,7 @@ class RoundsApplier:
             return
         track = Track(item.name, item.value["title"], item.span)
         self._round_fields(track, "track", item, ("start", "bounds"))
-        self.ed.tracks[item.name] = track
+        rules(self.ed).tracks[item.name] = track
 
     def _round_track_start(self, track: Track, f: Field) -> None:
         track.start = f.value
@@ -127,7 +127,7 @@ class RoundsApplier:
             return
         table = EventTable(item.name, item.value["title"], item.value["die"], [], item.span)
         self._round_fields(table, "event_table", item, ())
-        self.ed.event_tables[item.name] = table
+        rules(self.ed).event_tables[item.name] = table
 
     def _round_event_table_row(self, table: EventTable, f: Field) -> None:
         low, high, label, body = f.value
@@ -138,7 +138,7 @@ class RoundsApplier:
             return
         deck = CardDeck(item.name, item.value["title"], item.span)
         self._round_fields(deck, "card_deck", item, ("hand_limit",))
-        self.ed.card_decks[item.name] = deck
+        rules(self.ed).card_decks[item.name] = deck
 
     def _round_card_deck_suit(self, deck: CardDeck, f: Field) -> None:
         name, color, span = f.value
@@ -160,8 +160,8 @@ class RoundsApplier:
 
     def _item_phase(self, item: Item) -> None:
         if self._once("phase", item.name, item.span, f"phase `{item.name}`"):
-            self.ed.phases[item.name] = RoundPhase(item.name, item.value["title"], item.value["body"], item.span)
+            rules(self.ed).phases[item.name] = RoundPhase(item.name, item.value["title"], item.value["body"], item.span)
 
     def _item_setup(self, item: Item) -> None:
         if self._once("setup", "", item.span, "setup"):
-            self.ed.setup = RoundPhase("setup", "Setup", item.value["body"], item.span)
+            rules(self.ed).setup = RoundPhase("setup", "Setup", item.value["body"], item.span)
