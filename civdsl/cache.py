@@ -153,7 +153,10 @@ def compiler_fingerprint() -> str:
             _FINGERPRINT = fingerprint_of(package, grammar)
             if name:
                 write(name, _FINGERPRINT.encode())
-    return _FINGERPRINT
+    from .sublanguages import added_identity
+
+    added = added_identity()  # a sub-language registered from outside the package changes the language too
+    return _FINGERPRINT if not added else sha256(f"{_FINGERPRINT}\0{added}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def compiler_sources(package: Path) -> list[str]:

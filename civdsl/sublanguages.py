@@ -89,13 +89,22 @@ def registered() -> tuple[SubLanguage, ...]:
     return tuple(_registered.values())
 
 
-def model_of(edition, sub: SubLanguage):
-    """The sub-language's model of an edition (an empty one for an edition built without it)."""
-    extensions = edition.extensions
-    model = extensions.get(sub.name)
-    if model is None:
-        model = extensions[sub.name] = sub.model()
-    return model
+def added_identity() -> str:
+    """What identifies the sub-languages registered beyond the built-in ones (whose files the
+    compiler's fingerprint already hashes): their names, hook modules and grammar parts' text, so
+    that a cached result is never reused under another language. "" when there are none; the
+    built-in ones are not imported for this."""
+    builtin = {m.rsplit(".", 1)[0] for m in BUILTIN}
+    out = []
+    for sub in _registered.values():
+        if sub.transformer.__module__.rsplit(".", 1)[0] in builtin:
+            continue
+        try:
+            grammar = sub.grammar.read_text(encoding="utf-8")
+        except OSError:
+            grammar = "unreadable"
+        out.append(f"{sub.name}\0{sub.transformer.__module__}\0{grammar}")
+    return "\0\0".join(out)
 
 
 def used_by(edition) -> list[SubLanguage]:
