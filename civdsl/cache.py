@@ -153,9 +153,10 @@ def compiler_fingerprint() -> str:
             _FINGERPRINT = fingerprint_of(package, grammar)
             if name:
                 write(name, _FINGERPRINT.encode())
-    from .sublanguages import added_identity
-
-    added = added_identity()  # a sub-language registered from outside the package changes the language too
+    # a sub-language registered from outside the package changes the language too; none can be
+    # while the registry is not even imported (a question answered from the cache never imports it)
+    registry = sys.modules.get(f"{__package__}.sublanguages")
+    added = registry.added_identity() if registry is not None else ""
     return _FINGERPRINT if not added else sha256(f"{_FINGERPRINT}\0{added}".encode("utf-8", "surrogatepass")).hexdigest()
 
 

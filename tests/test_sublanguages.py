@@ -124,3 +124,13 @@ def test_the_round_rules_are_a_builtin_sublanguage_and_no_main_pass_imports_them
         imported = {n.module or "" for n in python_ast.walk(tree) if isinstance(n, python_ast.ImportFrom)}
         imported |= {a.name for n in python_ast.walk(tree) if isinstance(n, python_ast.Import) for a in n.names}
         assert not [m for m in imported if m.startswith("rounds") or ".rounds" in m], module
+
+
+def test_a_sublanguage_registered_from_outside_changes_the_compiler_fingerprint(tally):
+    from civdsl import cache
+
+    with_tally = cache.compiler_fingerprint()
+    sublanguages.unregister("tally")
+    without = cache.compiler_fingerprint()
+    sublanguages.register(tally)
+    assert with_tally != without and cache.compiler_fingerprint() == with_tally

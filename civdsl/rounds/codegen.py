@@ -42,11 +42,12 @@ class _RoundCompiler(PlainLogicCompiler):
         head = e.parts[0]
         if head in self.locals:
             return self.locals[head]
-        if head in rules(self.ed).stats or head in rules(self.ed).flags or head in rules(self.ed).tracks:
+        r = rules(self.ed)
+        if head in r.stats or head in r.flags or head in r.tracks:
             return f"s.v[{head!r}]"
-        if head in rules(self.ed).thresholds:
+        if head in r.thresholds:
             return f"s.threshold({head!r})"
-        if head in rules(self.ed).choices:
+        if head in r.choices:
             return f"s.choice({head!r})"
         return super().visit_Name(e)
 
@@ -187,15 +188,16 @@ def _names_read(ed: Edition, expr, seen: set | None = None) -> set[str]:
     """Values a computed name depends on: stats, flags, tracks, and '@hand' for the cards."""
     seen = set() if seen is None else seen
     out: set[str] = set()
+    r = rules(ed)
     for node in walk(expr):
         if isinstance(node, Name):
             head = node.parts[0]
-            if head in rules(ed).thresholds or head in rules(ed).choices:
+            if head in r.thresholds or head in r.choices:
                 if head not in seen:
                     seen.add(head)
-                    inner = rules(ed).thresholds[head].condition if head in rules(ed).thresholds else rules(ed).choices[head].default
+                    inner = r.thresholds[head].condition if head in r.thresholds else r.choices[head].default
                     out |= _names_read(ed, inner, seen)
-            elif head in rules(ed).stats or head in rules(ed).flags or head in rules(ed).tracks:
+            elif head in r.stats or head in r.flags or head in r.tracks:
                 out.add(head)
         elif isinstance(node, Call) and node.name in vocab.ROUND_FUNCTIONS:
             out.add("@hand")
@@ -352,10 +354,11 @@ def _end_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> list[tuple[str,
 def _phase_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> tuple[str | None, list]:
     """The setup's function (or None) and each phase's: (id, name, function)."""
     setup_fn = None
-    if rules(ed).setup is not None:
+    setup = rules(ed).setup
+    if setup is not None:
         setup_fn = "phase_setup"
-        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", rules(ed).setup.span,
-                  rules(ed).setup.body, wrap="setup")
+        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", setup.span,
+                  setup.body, wrap="setup")
     phase_fns = []
     for i, phase in enumerate(rules(ed).phases.values()):
         fn = f"phase_{i}_{slug(phase.id)}"
