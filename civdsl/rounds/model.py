@@ -2,7 +2,8 @@
 tables, a deck of cards, phases and end conditions, as plain dataclasses.
 
 Expressions and statements stay syntax nodes (`civdsl.syntax` expressions, `rounds.syntax`
-statements): they are already structure. The main `Edition` holds these in its round fields.
+statements): they are already structure. `RoundRules` holds them all: an edition's
+`extensions["rounds"]` (civdsl/sublanguages.py), read with `rules(edition)`.
 """
 
 from __future__ import annotations
