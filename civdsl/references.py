@@ -34,7 +34,7 @@ from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
 # The kind of name each declaring statement of the main language declares, by its keyword; each
-# sub-language adds its own (civdsl/sublanguages.py, `References.declares`): `declares()`.
+# sub-language adds its own (civdsl/sublanguages.py, `References.declares`): `declares_of()`.
 _DECLARES = {**{k: k for k in ("group", "const", "table", "option", "civilization", *ITEM_KINDS)}, "ast": "track"}
 # What a bare name in an expression (or a sub-language statement's target) may stand for, first
 # match first: the main language's kinds, then each sub-language's (`name_kinds()`).
@@ -340,8 +340,8 @@ def declares_of() -> dict[str, str]:
 
 
 def name_kinds() -> tuple[str, ...]:
-    """What a bare name may stand for, first match first (the round rules share one namespace with
-    constants and options: rounds/checks.py, CIV074)."""
+    """What a bare name may stand for, first match first: the main language's kinds, then each
+    registered sub-language's (which share one namespace with constants and options)."""
     return _composed_tables(registered())[1]
 
 
