@@ -78,25 +78,38 @@ def private_lark_uses(package: Path = PACKAGE) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-        if not any((n.module or "").startswith("lark") if isinstance(n, ast.ImportFrom)
-                   else any(a.name.startswith("lark") for a in n.names) for n in imports):
+        if not _imports_lark(tree):
             continue
         where = str(path.relative_to(package.parent))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lark"):
-                names = [a.name for a in node.names if _private(a.name)]
-                names += [node.module] if node.module.startswith(("lark.parsers", "lark.parser_frontends",
-                                                                  "lark.load_grammar")) else []
-            elif isinstance(node, ast.Attribute) and node.attr in members:
-                names = [node.attr]
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in members:
-                names = [node.name]  # a method of a Transformer subclass overriding Lark's own
-            else:
-                continue
-            for name in names:
+            for name in _private_names(node, members):
                 found.setdefault(name, []).append(f"{where}:{node.lineno}")
     return found
+
+
+def _imports_lark(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lark"):
+            return True
+        if isinstance(node, ast.Import) and any(a.name.startswith("lark") for a in node.names):
+            return True
+    return False
+
+
+# Lark's modules that are its machinery rather than its API.
+_INTERNAL_MODULES = ("lark.parsers", "lark.parser_frontends", "lark.load_grammar")
+
+
+def _private_names(node: ast.AST, members: set[str]) -> list[str]:
+    """The private Lark names one node uses: imported, read as an attribute, or overridden."""
+    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lark"):
+        internal = [node.module] if node.module.startswith(_INTERNAL_MODULES) else []
+        return [a.name for a in node.names if _private(a.name)] + internal
+    if isinstance(node, ast.Attribute) and node.attr in members:
+        return [node.attr]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in members:
+        return [node.name]  # a method of a Transformer subclass overriding Lark's own
+    return []
 
 
 def _plain(sig: inspect.Signature) -> str:

@@ -221,8 +221,9 @@ class RoundRules:
     @property
     def declared(self) -> bool:
         """Whether the edition declares round rules (stats, phases, ...)."""
-        return bool(self.stats or self.flags or self.phases or self.tracks or self.pools or self.event_tables
-                    or self.card_decks or self.thresholds or self.choices or self.setup is not None)
+        declarations = (self.stats, self.flags, self.phases, self.tracks, self.pools, self.event_tables,
+                        self.card_decks, self.thresholds, self.choices)
+        return self.setup is not None or any(declarations)
 
 
 def rules(edition) -> RoundRules:
