@@ -34,7 +34,7 @@ from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
 # The kind of name each declaring statement of the main language declares, by its keyword; each
-# sub-language adds its own (civdsl/sublanguages.py, `References.declares`): `declares_of()`.
+# sub-language adds its own (civdsl/sublanguages.py, `References.declares`): `_composed_tables`.
 _DECLARES = {**{k: k for k in ("group", "const", "table", "option", "civilization", *ITEM_KINDS)}, "ast": "track"}
 # What a bare name in an expression (or a sub-language statement's target) may stand for, first
 # match first: the main language's kinds, then each sub-language's (`name_kinds()`).
@@ -117,6 +117,8 @@ class _FileIndexer:
         self.out = out
         self.memo = memo if memo is not None else {}
         self.fresh = fresh if fresh is not None else {}
+        # what declares and which fields name things: the main language's and the sub-languages'
+        self._declares, _, self._field_visits = _composed_tables(registered())
 
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
             scope=None, label=None, part=None, negated=False) -> None:
@@ -159,7 +161,7 @@ class _FileIndexer:
             self.add(item.value, item.name, item.kind, item.name_span, "declaration", owner, part=item)
             return owner
         owner = (item.kind, item.name)
-        declares = declares_of().get(item.kind)
+        declares = self._declares.get(item.kind)
         if declares is not None:
             self.add(declares, item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "errata":
@@ -180,7 +182,7 @@ class _FileIndexer:
 
     def field(self, f, owner, label) -> None:
         """The declarations and uses in one field of the statement `owner` (kind, name)."""
-        visit = _field_visits().get((owner[0], f.key)) or (_FileIndexer._naming if f.key in _NAMING_FIELDS else None)
+        visit = self._field_visits.get((owner[0], f.key)) or (_FileIndexer._naming if f.key in _NAMING_FIELDS else None)
         if visit is not None:
             visit(self, f, owner)
             return
@@ -333,20 +335,10 @@ def _visit_for(t: type):
     return visit
 
 
-def declares_of() -> dict[str, str]:
-    """The kind of name each declaring statement declares, by its keyword: the main language's
-    and every registered sub-language's."""
-    return _composed_tables(registered())[0]
-
-
 def name_kinds() -> tuple[str, ...]:
     """What a bare name may stand for, first match first: the main language's kinds, then each
     registered sub-language's (which share one namespace with constants and options)."""
     return _composed_tables(registered())[1]
-
-
-def _field_visits() -> dict:
-    return _composed_tables(registered())[2]
 
 
 @functools.lru_cache(maxsize=4)

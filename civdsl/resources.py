@@ -34,17 +34,24 @@ def grammar_parts() -> list[Path]:
     (civdsl/sublanguages.py), composed into it with `%extend`."""
     from .sublanguages import registered
 
-    return [grammar_path(), *(s.grammar for s in registered())]
+    return _parts(registered())
+
+
+def _parts(subs: tuple) -> list[Path]:
+    return [grammar_path(), *(s.grammar for s in subs)]
 
 
 def grammar_text() -> str:
     """The whole grammar: the parts joined in order (a part may extend rules of an earlier one)."""
-    return _joined(tuple(grammar_parts()))
+    from .sublanguages import registered
+
+    return _joined(registered())
 
 
+# by the registered sub-languages (the parser asks for the text on every parse: no file is looked at then)
 @functools.lru_cache(maxsize=4)
-def _joined(parts: tuple[Path, ...]) -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in parts)
+def _joined(subs: tuple) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in _parts(subs))
 
 
 def schemas_dir() -> Path:
