@@ -103,7 +103,8 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line("")
     w.line("from civdsl import runtime as _rt")
     for sub in used_by(ed):
-        w.line(sub.runtime_import)
+        if sub.runtime_import:
+            w.line(sub.runtime_import)
     w.line("from civdsl.runtime import PlayerState, Resolution")
     w.line("")
     w.line("_U = _rt.Unknown  # a value depending on a fact the user did not give")

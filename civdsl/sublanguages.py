@@ -23,10 +23,6 @@ from typing import Any, Callable, Mapping
 BUILTIN = ("civdsl.rounds.language",)
 
 
-def _nothing(*args) -> None:
-    return None
-
-
 @dataclass(frozen=True, eq=False)
 class References:
     """What a sub-language's statements declare and name, for the index of references
@@ -53,10 +49,10 @@ class SubLanguage:
     declared: Callable[[Any], bool]  # whether a model holds any declaration
     applier: type  # a mixin of the resolver's `_item_<kind>` handlers of its items
     check: Callable[[Any, Any], None]  # (edition, diagnostics): reports what is wrong
-    emit: Callable[[Any, dict, dict, Any], None] = _nothing  # (writer, constants, options, edition)
-    runtime_import: str = ""  # the line a generated module that uses it imports its runtime with
-    to_data: Callable[[Any], Any] = _nothing  # edition -> its part of the JSON model
-    changes: Callable[[Any, Any, Callable], None] = _nothing  # (edition a, edition b, add) for `civdsl diff`
+    emit: Callable[[Any, dict, dict, Any], None]  # (writer, constants, options, edition): its code
+    to_data: Callable[[Any], Any]  # edition -> its part of the JSON model
+    changes: Callable[[Any, Any, Callable], None]  # (edition a, edition b, add) for `civdsl diff`
+    runtime_import: str = ""  # the line a generated module that uses it imports its runtime with, if any
     references: References = References()
 
 

@@ -62,7 +62,8 @@ def tally(tmp_path):
     grammar.write_text(GRAMMAR, encoding="utf-8")
     sub = SubLanguage(
         name="tally", title="Tallies", grammar=grammar, transformer=TallyToSyntax, model=dict, declared=bool,
-        applier=TallyApplier, check=_check, emit=_emit, runtime_import="", changes=_changes,
+        applier=TallyApplier, check=_check, emit=_emit, changes=_changes,
+        runtime_import="from fractions import Fraction as _tally_fraction",
         to_data=lambda ed: {k: n for k, (n, _) in ed.extensions["tally"].items()},
         references=References(declares={"tally": "tally"}, name_kinds=("tally",)))
     sublanguages.register(sub)
@@ -84,6 +85,7 @@ def test_a_registered_sublanguage_goes_through_every_pass(tally, tmp_path):
     assert to_data(ed)["tally"] == {"apples": 3, "pears": 4}
     source, _ = generate_module(ed, {str(tmp_path / "t.civ"): "0" * 64})
     assert "TALLIES = {'apples': 3, 'pears': 4}" in source
+    assert "\nfrom fractions import Fraction as _tally_fraction\n" in source
     assert Index([loaded.ast for loaded in checked.chain]).declared.get("tally") == {"apples", "pears"}
 
 
@@ -108,7 +110,7 @@ def test_unregistered_its_statement_is_a_syntax_error_again(tmp_path):
 
 def test_a_name_is_registered_once(tally, tmp_path):
     other = SubLanguage(name="tally", title="", grammar=tmp_path, transformer=object, model=dict, declared=bool,
-                        applier=object, check=_check)
+                        applier=object, check=_check, emit=_emit, to_data=dict, changes=_changes)
     with pytest.raises(ValueError):
         sublanguages.register(other)
 
