@@ -136,3 +136,10 @@ def test_a_sublanguage_registered_from_outside_changes_the_compiler_fingerprint(
     without = cache.compiler_fingerprint()
     sublanguages.register(tally)
     assert with_tally != without and cache.compiler_fingerprint() == with_tally
+
+
+def test_the_formatter_lays_out_its_statements(tally):
+    from civdsl.fmt import format_text
+
+    text = 'language 1\nedition t "T"\ntally   apples    3 # kept\n'
+    assert format_text(text).endswith("tally apples 3  # kept\n")
