@@ -157,7 +157,9 @@ def compiler_fingerprint() -> str:
     # while the registry is not even imported (a question answered from the cache never imports it)
     registry = sys.modules.get(f"{__package__}.sublanguages")
     added = registry.added_identity() if registry is not None else ""
-    return _FINGERPRINT if not added else sha256(f"{_FINGERPRINT}\0{added}".encode("utf-8", "surrogatepass")).hexdigest()
+    if not added:
+        return _FINGERPRINT
+    return sha256(f"{_FINGERPRINT}\0{added}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def compiler_sources(package: Path) -> list[str]:

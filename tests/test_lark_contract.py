@@ -206,7 +206,8 @@ def test_every_private_lark_name_civdsl_uses_is_pinned_here():
 def test_the_private_use_scanner_finds_imports_overrides_and_reads(tmp_path):
     (tmp_path / "m.py").write_text(
         "import lark\nfrom lark.visitors import _vargs_meta\n"
-        "class T(lark.Transformer):\n    def _transform_tree(self, tree):\n        return super()._call_userfunc(tree)\n"
+        "class T(lark.Transformer):\n    def _transform_tree(self, tree):\n"
+        "        return super()._call_userfunc(tree)\n"
         "x = lark.Lark.__new__(lark.Lark)._load(None)\n", encoding="utf-8")
     (tmp_path / "other.py").write_text("def f(x):\n    return x._load()\n", encoding="utf-8")  # imports no Lark
     found = private_lark_uses(tmp_path)

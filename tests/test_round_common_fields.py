@@ -58,16 +58,16 @@ def _check(tmp_path: Path, text: str = RULES):
 def test_round_items_keep_summary_aka_and_notes(tmp_path):
     checked = _check(tmp_path)
     assert checked.ok, checked.diagnostics.render()
-    ed = checked.edition
+    ed = rules(checked.edition)
     for item, summary, aka, note in [
-        (rules(ed).pools["coins"], "Two dice, for the coins of a round.", "Treasury dice", "Rolled at the start of every round."),
-        (rules(ed).tracks["fame"], "How famous the city is.", "Glory track", "The marker never leaves the track."),
-        (rules(ed).event_tables["omens"], "One die of two sides, every round.", "Signs",
+        (ed.pools["coins"], "Two dice, for the coins of a round.", "Treasury dice", "Rolled at the start of every round."),
+        (ed.tracks["fame"], "How famous the city is.", "Glory track", "The marker never leaves the track."),
+        (ed.event_tables["omens"], "One die of two sides, every round.", "Signs",
          "The seed names only two omens; we read one each."),
-        (rules(ed).card_decks["hand"], "One card of each rank in each suit.", "The deck", "A single suit in this test."),
+        (ed.card_decks["hand"], "One card of each rank in each suit.", "The deck", "A single suit in this test."),
     ]:
         assert (item.summary, item.aka, item.notes) == (summary, [aka], [note]), item.name
-    assert [r.label for r in rules(ed).event_tables["omens"].rows] == ["Good omen", "Bad omen"]
+    assert [r.label for r in ed.event_tables["omens"].rows] == ["Good omen", "Bad omen"]
 
 
 def test_the_json_model_carries_them(tmp_path):

@@ -17,6 +17,7 @@ tracks, event tables, a deck of cards). One module per stage, in pass order:
 
 The main passes never import this package: they find its hooks through civdsl/sublanguages.py
 (`language.py` registers them: the transformer mixin, the model, the resolver mixin,
-`checks.check`, `codegen.emit`, `serialize.to_data`, `diff.changes`, the references). A new round statement is one node class in syntax.py, one grammar alternative,
-and one `visit_<Node>` method in checks.py, codegen.py and reference.py each.
+`checks.check`, `codegen.emit`, `serialize.to_data`, `diff.changes`, the references). A new
+round statement is one node class in syntax.py, one grammar alternative, and one `visit_<Node>`
+method in checks.py, codegen.py and reference.py each.
 """
