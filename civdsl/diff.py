@@ -26,6 +26,8 @@ from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, 
 from .sublanguages import registered
 from .vocabulary import RESOLUTION_SETTINGS
 
+# The main language's sections of a diff, in the order shown; each sub-language's own stands before
+# the last, the prose (`_all_sections`).
 SECTIONS = [
     ("edition", "Edition"),
     ("rules", "Edition-wide rules"),
