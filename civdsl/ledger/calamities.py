@@ -47,8 +47,12 @@ def _chosen(game: Game, name: str, victim: str, occurrence: int) -> dict:
     return {"secondary": secondary, "beneficiary": choice.get("beneficiary")}
 
 
+def _state(game: Game, name: str):
+    return game.state(game.players[name], **game.turn_facts.get(name, {}))
+
+
 def _table(game: Game, calamities: list[dict]) -> Table:
-    states = {p.name: game.state(p, **game.turn_facts.get(p.name, {})) for p in game.seated()}
+    states = {p.name: _state(game, p.name) for p in game.seated()}
     ranks = {}
     for p in game.seated():
         civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
@@ -75,7 +79,6 @@ def resolve_step(game: Game, args: dict) -> None:
         for c in order(table, kept, []):
             c["occurrence"] = suffered.get((c["calamity"], c["victim"]), 0) + 1
             c.update(_chosen(game, c["calamity"], c["victim"], c["occurrence"]))
-            table = _table(game, held)  # the states the calamities before this one left
             r = _resolve_one(table, c, taken)
             _took_part(taken, r)
             if r.missing:
@@ -83,8 +86,10 @@ def resolve_step(game: Game, args: dict) -> None:
                 raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
                               "players or the map: give it with `choose`", [_need_words(n) for n in needs],
                               needs=needs)
-            _apply(game, r, suffered, c.get("traded_by"))
+            changed = _apply(game, r, suffered, c.get("traded_by"))
             _discard_calamity(game, c["victim"], c["calamity"])
+            # the next calamity sees the losses of this one: only its victims' and gainer's states change
+            table.players.update({name: _state(game, name) for name in changed})
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes
@@ -132,7 +137,9 @@ def _discard_calamity(game: Game, victim: str, name: str) -> None:
         game.discarded(p, [name])
 
 
-def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> None:
+def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]:
+    """Each victim's losses taken from the ledger, in words in the log; the players whose state changed."""
+    changed = set()
     line = game.module.CALAMITIES[r.calamity]["line"]
     victims = [(r.victim, r.primary, "primary")] + [(n, res, "secondary") for n, _, res in r.secondary]
     ben = f", beneficiary {r.beneficiary.name}" if r.beneficiary is not None and r.beneficiary.name else ""
@@ -143,10 +150,14 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> None:
         occurrence = suffered.get((r.calamity, name), 0) + 1
         suffered[(r.calamity, name)] = occurrence
         gains = r.beneficiary.name if r.beneficiary is not None and r.beneficiary.name in game.players else None
-        lost = [_take(game, game.players[name], e, r.calamity, occurrence, _recipient(e, trader, gains))
-                for e in res.to_dict()["effects"]]
+        lost = []
+        for e in res.to_dict()["effects"]:
+            recipient = _recipient(e, trader, gains)
+            lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
+            changed.update(n for n in (name, recipient) if n is not None)
         lost = [x for x in lost if x]
         game.note(f"{r.calamity}: {name} ({role} victim{ben}) {'; '.join(lost) or 'loses nothing'}", line)
+    return changed
 
 
 def _recipient(effect: dict, trader: str | None, beneficiary: str | None) -> str | None:

@@ -31,6 +31,10 @@ class Refused(Exception):
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
 _BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
 _UNSET = object()
+# the states built (Game.state), by everything each is built from: a replay asks for the same
+# player's state many times between two changes of his (every calamity of a step reads every player)
+_STATES: dict[tuple, object] = {}
+_STATES_KEPT = 4096  # at most this many, then the store starts again
 
 
 class _EpochsOnDemand:
@@ -128,7 +132,38 @@ class Game:
 
     def state(self, player: Player, **extra):
         """The player's state for a rule, built without the checks a state file needs: the
-        ledger's facts are already the rulebook's own names and whole numbers."""
+        ledger's facts are already the rulebook's own names and whole numbers. A state answers
+        one question (it records the facts that question lacked), so each call gets its own copy
+        of the state built once for what the player has now."""
+        from ..runtime import PlayerState
+
+        key = self._state_key(player, extra)
+        base = _STATES.get(key) if key is not None else None
+        if base is None:
+            base = self._build_state(player, extra)
+            if key is not None:
+                if len(_STATES) >= _STATES_KEPT:
+                    _STATES.clear()
+                _STATES[key] = base
+        st = PlayerState(base.module, base.held, base.facts, base.options)
+        st.held_set = base.held_set
+        st.start_credits = base.start_credits
+        return st
+
+    def _state_key(self, player: Player, extra: dict) -> tuple | None:
+        """Everything a player's state is built from (his pieces, hand and advances, the game's
+        facts), or None when a given fact cannot be part of a key."""
+        key = (id(self.module), player.name, player.civilization, player.cities, player.tokens, player.ships,
+               player.treasury, player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())),
+               len(self.seated()), self.ast_track, tuple(sorted(self.options.items())), self.setup,
+               tuple(sorted(extra.items())))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _build_state(self, player: Player, extra: dict):
         from .. import pricing, runtime
 
         facts = self.facts(player, **extra)
