@@ -414,7 +414,7 @@ def buy(game: Game, event: dict) -> None:
     treasury = _whole(event, "treasury") or 0
     _once(game, "buy", p.name)
     try:
-        cost = game.rulebook.cost(p.advances, wanted, game.facts(p))
+        cost = game.rulebook.cost_for(game.state(p), wanted)
     except StateError as exc:  # an unknown or an already held advance
         raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
     if cost["illegal"]:
@@ -424,7 +424,7 @@ def buy(game: Game, event: dict) -> None:
     _holds(p, pay, "pay")
     if treasury > p.treasury:
         raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
-    cards_value = game.rulebook.hand(_counted(pay), game.facts(p))["total"] if pay else 0
+    cards_value = game.rulebook.hand_for(_counted(pay), game.state(p))["total"] if pay else 0
     worth = cost["treasury_value"]
     total = cost["total"]
     paid = cards_value + treasury * worth
