@@ -39,7 +39,10 @@ class Stacks:
         return sum(sum(layer.values()) for layer in self.layers.get(block, {}).get(number, ()))
 
     def holds(self, block: str | None, number: int, card: str) -> int:
-        return sum(layer.get(card, 0) for layer in self.layers.get(block, {}).get(number, ()))
+        held = 0
+        for layer in self.layers.get(block, {}).get(number, ()):
+            held += layer.get(card, 0)
+        return held
 
     def draw(self, block: str | None, number: int, rng: random.Random) -> str | None:
         """The top card of the stack (None: the stack is empty)."""
@@ -65,9 +68,14 @@ class Stacks:
         blocks = [b for b in self.dealt if self.dealt[b].get(number, {}).get(card)]
         if not blocks:
             return  # a card of no stack dealt (water): back to its own pile
+        if len(blocks) == 1:
+            self._to_pile(blocks[0], number, card, nontradable)
+            return
         missing = {b: self.dealt[b][number][card] - self.holds(b, number, card)
                    - sum(x.get(card, 0) for x in self.pending.get((b, number), ())) for b in blocks}
-        block = max(blocks, key=lambda b: (missing[b], b == own_block))
+        self._to_pile(max(blocks, key=lambda b: (missing[b], b == own_block)), number, card, nontradable)
+
+    def _to_pile(self, block: str | None, number: int, card: str, nontradable: bool) -> None:
         pile = self.pending.setdefault((block, number), [{}, {}])
         pile[1 if nontradable else 0][card] = pile[1 if nontradable else 0].get(card, 0) + 1
 

@@ -37,19 +37,31 @@ EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, 
                 "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS}
 
 
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_names(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _is_secondary(value) -> bool:
+    return _is_names(value) or (isinstance(value, dict)
+                                and all(isinstance(k, str) and _is_count(v) for k, v in value.items()))
+
+
+# how each kind of field is checked
+_CHECKS = {
+    _TEXT: lambda value: isinstance(value, str),
+    _NAMES: _is_names,
+    _COUNT: _is_count,
+    _MAP: lambda value: isinstance(value, dict) and all(isinstance(k, str) for k in value),
+    _COUNTS: lambda value: isinstance(value, list) and len(value) <= 100 and all(_is_count(v) for v in value),
+}
+
+
 def _holds_type(value, kind: str) -> bool:
-    if kind == _TEXT:
-        return isinstance(value, str)
-    if kind == _NAMES:
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if kind == _COUNT:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    if kind == _MAP:
-        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
-    if kind == _COUNTS:
-        return isinstance(value, list) and len(value) <= 100 and all(_holds_type(v, _COUNT) for v in value)
-    return (isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
-        isinstance(value, dict) and all(isinstance(k, str) and _holds_type(v, _COUNT) for k, v in value.items()))
+    return _CHECKS.get(kind, _is_secondary)(value)
 
 
 def check_fields(event: dict) -> None:
