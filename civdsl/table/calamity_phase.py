@@ -531,10 +531,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
 def _primary_victim(table: Table, c: dict, roles: dict):
     """The primary victim's state for this calamity: seated at the table, with the beneficiary
     and the trader (ROLES) known, and the `traded_by` fact the table gives for this card."""
-    victim = table.fresh(c["victim"])
-    victim.seat = Seat(table, c["victim"], roles)
-    victim.facts["traded_by"] = c["traded_by"] or ""
-    return victim
+    return table.fresh(c["victim"], Seat(table, c["victim"], roles), traded_by=c["traded_by"] or "")
 
 
 def _checked_beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None:
@@ -566,8 +563,7 @@ class _SecondaryVictims:
         return None if allowed is None else cls(table, c, roles, busy, set(allowed))
 
     def resolve_for(self, name: str, amount: int | None) -> runtime.Resolution:
-        st = self.table.fresh(name)
-        st.seat = Seat(self.table, name, self.roles)
+        st = self.table.fresh(name, Seat(self.table, name, self.roles))
         st.assigned = amount
         try:
             return sourcemap.resolve(self.table.module, self.c["calamity"], "secondary", st)

@@ -117,13 +117,15 @@ class Table:
         self.calamities = calamities  # [{"index", "calamity", "victim", "traded_by", "secondary", "beneficiary"}]
         self.options = options
 
-    def fresh(self, name: str, seat: Seat | None = None):
-        """A copy of a player's state for one question: missing facts and undecided rules are
-        recorded per answer, never carried from one answer into the next."""
+    def fresh(self, name: str, seat: Seat | None = None, **facts):
+        """A copy of a player's state for one question, seated (SEAT) and with the FACTS this
+        question adds (the calamity's `traded_by`): missing facts and undecided rules are recorded
+        per answer, never carried from one answer into the next, and the table's own states never
+        change, so one table serves every calamity of a step."""
         from ..runtime import PlayerState
 
         base = self.players[name]
-        st = PlayerState(base.module, base.held, base.facts, base.options)
+        st = PlayerState(base.module, base.held, {**base.facts, **facts} if facts else base.facts, base.options)
         st.held_set = base.held_set
         st.start_credits = base.start_credits
         st.seat = seat
