@@ -1,5 +1,5 @@
 """The events players enter, one handler each, and the steps' automatic bookkeeping. A handler
-checks everything before it changes anything (play.Game.apply restores the state on a refusal
+checks everything before it changes anything (turn.Ledger.apply restores the state on a refusal
 all the same), and logs each change with the rulebook line of the action behind it."""
 
 from __future__ import annotations
@@ -74,8 +74,6 @@ def check_fields(event: dict) -> None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
         if value is not None and not _holds_type(value, kind):
             raise Refused(ILLEGAL, f"`{key}` must be {kind}", field=key)
-    if event.get("do") not in HANDLERS:
-        raise Refused(ILLEGAL, f"no event `{event.get('do')}` (events: {', '.join(HANDLERS)})", field="do")
 
 
 def _line(game: Game, kind: str) -> int | None:
@@ -552,8 +550,6 @@ def leave(game: Game, event: dict) -> None:
                                                 if hand and game.stacks is not None else ""))
 
 
-def next_step(game: Game, event: dict) -> None:
-    game.next_step()
 
 
 
@@ -692,4 +688,4 @@ def _rank(game: Game, p) -> int:
 AUTOMATIC_ACTIONS = {"collect_tax": collect_tax}
 
 HANDLERS = {"census": census, "draw": draw, "buy-cards": buy_cards, "trade": trade, "discard": discard, "buy": buy,
-            "choose": choose, "ast": ast, "leave": leave, "next": next_step}
+            "choose": choose, "ast": ast, "leave": leave}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ..errors import StateError
 from .events import EVENT_FIELDS
-from .play import Game, Refused
+from .play import Refused
+from .turn import Ledger
 from .players import Player
 
 FORMAT = 1
@@ -225,7 +226,7 @@ def _counts(counts: list[int]) -> str:
     return ", ".join(runs)
 
 
-def start(rulebook, setup: dict) -> Game:
+def start(rulebook, setup: dict) -> Ledger:
     players = {}
     civs = getattr(rulebook.module, "CIVILIZATIONS", {})
     for p in setup["players"]:
@@ -244,7 +245,7 @@ def start(rulebook, setup: dict) -> Game:
         raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")
     if not getattr(rulebook.module, "TURN", ()):
         raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
-    game = Game(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
+    game = Ledger(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
                 setup.get("seed") or 0)
     game.setup = chosen
     game.start()
@@ -257,7 +258,7 @@ class ReplayError(Exception):
         self.index, self.line, self.refusal = index, line, refusal
 
 
-def replay(rulebook, gf: GameFile, upto: int | None = None) -> Game:
+def replay(rulebook, gf: GameFile, upto: int | None = None) -> Ledger:
     """The game after its first `upto` events (all by default); an event the rules refuse, or
     recorded at another turn or step than the game is in, raises ReplayError with its line."""
     game = start(rulebook, gf.setup)
@@ -273,7 +274,7 @@ def replay(rulebook, gf: GameFile, upto: int | None = None) -> Game:
     return game
 
 
-def stamped(game: Game, event: dict) -> dict:
+def stamped(game: Ledger, event: dict) -> dict:
     """The event as the file records it: the turn and step (1 = the turn's first) it happened in first."""
     return {"turn": game.turn, "step": game.step + 1, **{k: v for k, v in event.items() if k not in ("turn", "step")}}
 
