@@ -378,6 +378,64 @@ def test_banditry_s_card_goes_to_the_trader():
     assert any("Hides given to bruno" in e.text for e in game.log)
 
 
+def _gifts_game(tmp_path):
+    """The Expansion with a Banditry whose victim hands two cards to the other players."""
+    path = tmp_path / "gifts.civ"
+    path.write_text('language 1\nedition gifts "Gifts" extends expansion\n'
+                    'change calamity "Banditry" { primary { give_cards(2, to=others) } }\n', encoding="utf-8")
+    rb = load(str(path))
+    seats = [("anna", None), ("bruno", None), ("chloe", None)] + [(f"p{i}", None) for i in range(5)]
+    game = gamefile.start(rb, gamefile.new_setup(str(path), rb, seats, None, None, 0))
+    step_named(game, "Census", exact=True)
+    game.apply({"do": "census", "player": "anna", "cities": 3, "tokens": 20})
+    game.apply({"do": "census", "player": "bruno", "cities": 9, "tokens": 20})
+    step_named(game, "Trade card acquisition and purchases", exact=True)
+    game.apply({"do": "draw", "player": "anna", "cards": ["Clay", "Iron", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Hides", "Stone", "Salt", "Oil", "Wine", "Copper", "Resin",
+                                                           "Gems", "Banditry"]})
+    step_named(game, "Trade", exact=True)
+    game.apply({"do": "trade", "player": "bruno", "gives": ["Hides", "Stone", "Banditry"], "with": "anna",
+                "gets": ["Clay", "Iron", "Fish"]})
+    step_named(game, "Resolve calamities", exact=True)
+    return game
+
+
+def test_cards_given_to_the_other_players_are_the_victims_to_hand_out_never_a_discard(tmp_path):
+    game = _gifts_game(tmp_path)
+    with pytest.raises(Refused) as asked:
+        game.apply({"do": "next"})
+    assert asked.value.code == "CIV143" and "given=PLAYER:CARD" in asked.value.choices[0]
+    assert asked.value.needs[0]["key"] == "given" and asked.value.needs[0]["amount"] == 2
+    game.apply({"do": "choose", "player": "anna", "calamity": "Banditry",
+                "given": {"bruno": ["Hides"], "chloe": ["Stone"]}})
+    game.apply({"do": "next"})
+    assert game.players["anna"].cards == {}
+    assert game.players["bruno"].cards.get("Hides") == 1 and game.players["chloe"].cards == {"Stone": 1}
+    assert any("Hides given to bruno; Stone given to chloe" in e.text for e in game.log)
+
+
+@pytest.mark.parametrize("given, why", [
+    ({"bruno": ["Hides"]}, "gives 2 cards in all, not 1"),
+    ({"bruno": ["Hides", "Gems"]}, "does not hold all of Hides, Gems"),
+    ({"anna": ["Hides", "Stone"]}, "not to himself"),
+])
+def test_cards_given_to_the_other_players_are_checked(tmp_path, given, why):
+    game = _gifts_game(tmp_path)
+    with pytest.raises(Refused) as refused:
+        game.apply({"do": "choose", "player": "anna", "calamity": "Banditry", "given": given})
+        game.apply({"do": "next"})
+    assert refused.value.code == "CIV142" and why in refused.value.message
+
+
+def test_given_is_typed_as_receiver_and_cards():
+    from civdsl.ledger import words
+
+    event, _ = words.parse(["choose", "anna", "Banditry", "given=bruno:Hides,chloe:Stone*2"])
+    assert event["given"] == {"bruno": ["Hides"], "chloe": ["Stone", "Stone"]}
+    with pytest.raises(Refused):
+        words.parse(["choose", "anna", "Banditry", "given=bruno"])
+
+
 def test_the_log_of_every_recorded_game_speaks_a_players_words():
     import re
     from pathlib import Path

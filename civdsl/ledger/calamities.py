@@ -155,6 +155,8 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]
             recipient = _recipient(e, trader, gains)
             lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
             changed.update(n for n in (name, recipient) if n is not None)
+            if e.get("to") == "others":
+                changed.update(game.choices.get((r.calamity, name, occurrence), {}).get("given", {}))
         lost = [x for x in lost if x]
         game.note(f"{r.calamity}: {name} ({role} victim{ben}) {'; '.join(lost) or 'loses nothing'}", line)
     return changed
@@ -162,7 +164,8 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]
 
 def _recipient(effect: dict, trader: str | None, beneficiary: str | None) -> str | None:
     """Who gains what a transfer takes: the beneficiary, or the trader where the effect names him
-    (`give_cards(to=trader)`); cards handed to every other player are not kept (None)."""
+    (`give_cards(to=trader)`); None for cards handed to the other players (the victim says who
+    receives which: `_given_to_others`) or with nobody to gain them."""
     to = effect.get("to", "beneficiary")
     return trader if to == "trader" else beneficiary if to == "beneficiary" else None
 
@@ -174,9 +177,11 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
     kind, bound = effect["kind"], effect.get("bound")
     if not amount:
         return ""
+    choice = game.choices.get((calamity, p.name, occurrence), {})
+    if kind in TRANSFER_KINDS and effect.get("to") == "others":
+        return _given_to_others(game, p, amount, choice, calamity, occurrence)
     if kind in TRANSFER_KINDS and beneficiary is not None and beneficiary != p.name:
         return _transfer(game, p, game.players[beneficiary], effect, amount, calamity, occurrence)
-    choice = game.choices.get((calamity, p.name, occurrence), {})
     if effect.get("loss"):
         return _pieces(p, effect["loss"]["cities"], effect["loss"]["tokens"])
     if bound in SIMPLE_FACTS:
@@ -288,3 +293,30 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
     if to_pile:
         game.discarded(p, list(cards))
     return f"discards {', '.join(cards) or 'nothing'}"
+
+
+def _given_to_others(game: Game, p, amount: int, choice: dict, calamity: str, occurrence: int) -> str:
+    """Cards the victim hands to the other players (`give_cards(to=others)`): AMOUNT cards in all
+    (every card he holds, when he holds fewer), and which player receives which is his to say
+    (`given`): asked for, never dealt out by the ledger."""
+    owed = min(amount, p.card_count())
+    if not owed:
+        return "gives nothing (no commodity cards in hand)"
+    given = choice.get("given")
+    if given is None:
+        others = [q.name for q in game.seated() if q is not p]
+        raise Refused(CHOICE, f"{calamity}: {p.name} gives {_n(owed, 'commodity card', 'commodity cards')} of his "
+                      "choice to other players, and says who receives which",
+                      [f"choose {p.name} {which(calamity, occurrence)} given=PLAYER:CARD,... ({owed} cards in all, to "
+                       f"any of {', '.join(others)})"],
+                      needs=[{"player": p.name, "calamity": calamity, "key": "given", "amount": owed,
+                              "occurrence": occurrence}])
+    cards = [c for named in given.values() for c in named]
+    if len(cards) != owed:
+        raise Refused(ILLEGAL, f"{calamity}: {p.name} gives {owed} cards in all, not {len(cards)}")
+    if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):
+        raise Refused(ILLEGAL, f"{calamity}: {p.name} does not hold all of {', '.join(cards)}")
+    p.take_cards(cards)
+    for name, named in given.items():
+        game.players[name].give_cards(named)
+    return "; ".join(f"{', '.join(named)} given to {name}" for name, named in given.items() if named)

@@ -30,11 +30,12 @@ EVENT_WORDS = {
 # every key an event may have and what it holds (the game file's schema says the same)
 _TEXT, _NAMES, _COUNT, _MAP, _COUNTS = "a name", "a list of names", "a whole number", "a mapping", \
     "a list of at most 100 whole numbers"
+_GIVEN = "a mapping of player: the cards he is given"
 EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
                 "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS}
+                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS, "given": _GIVEN}
 
 
 def _is_count(value) -> bool:
@@ -57,6 +58,7 @@ _CHECKS = {
     _COUNT: _is_count,
     _MAP: lambda value: isinstance(value, dict) and all(isinstance(k, str) for k in value),
     _COUNTS: lambda value: isinstance(value, list) and len(value) <= 100 and all(_is_count(v) for v in value),
+    _GIVEN: lambda value: isinstance(value, dict) and all(isinstance(k, str) and _is_names(v) for k, v in value.items()),
 }
 
 
@@ -488,6 +490,8 @@ def choose(game: Game, event: dict) -> None:
         chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
         if "cards" in chosen:
             chosen["cards"] = _card_names(game, chosen["cards"])
+        if "given" in chosen:
+            chosen["given"] = _given(game, p, chosen["given"])
         key = (name, p.name, occurrence)
         game.choices[key] = {**game.choices.get(key, {}), **chosen}
     borders = event.get("borders") or {}
@@ -517,17 +521,30 @@ def choose(game: Game, event: dict) -> None:
               f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
 
 
+def _given(game: Game, giver, given: dict) -> dict:
+    """The cards a victim hands to other players, by receiver: each a player at the table, not
+    the giver himself; the cards as the rulebook names them."""
+    out = {}
+    for name, cards in given.items():
+        receiver = game.player(name)
+        if receiver is giver:
+            raise Refused(ILLEGAL, f"{giver.name} gives cards to other players, not to himself", field="given")
+        out[receiver.name] = _card_names(game, cards, "given")
+    return out
+
+
 def _choice_words(key: str, value) -> str:
     if isinstance(value, dict):
-        value = ", ".join(f"{n} {v}" for n, v in value.items())
+        value = ", ".join(f"{n} {', '.join(v) if isinstance(v, list) else v}" for n, v in value.items())
     elif isinstance(value, list):
         value = ", ".join(value)
     return f"{key} {value}"
 
 
 # what a player chooses for a calamity: as its victim, who the secondary victims are and the
-# beneficiary where the rules let him pick; as any victim, the pieces or cards a loss takes
-CHOICE_KEYS = ("secondary", "beneficiary", "cities", "tokens", "cards")
+# beneficiary where the rules let him pick; as any victim, the pieces or cards a loss takes, and
+# who receives each card he hands to the other players
+CHOICE_KEYS = ("secondary", "beneficiary", "cities", "tokens", "cards", "given")
 
 
 def _secondary_names(given) -> list:

@@ -337,7 +337,9 @@ def game_schema() -> dict:
 
     kinds = {"a name": {"type": "string"}, "a list of names": {"type": "array", "items": {"type": "string"}},
              "a whole number": {"type": "integer", "minimum": 0}, "a mapping": {"type": "object"},
-             "a list of at most 100 whole numbers": {"type": "array", "maxItems": 100, "items": {"type": "integer", "minimum": 0}}}
+             "a list of at most 100 whole numbers": {"type": "array", "maxItems": 100, "items": {"type": "integer", "minimum": 0}},
+             "a mapping of player: the cards he is given": {"type": "object", "additionalProperties": {
+                 "type": "array", "items": {"type": "string"}}}}
     secondary = {"oneOf": [kinds["a list of names"], {"type": "object", "additionalProperties": kinds["a whole number"]}]}
     event = {"type": "object", "additionalProperties": False, "required": ["turn", "step", "do"],
              "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS.items()}}

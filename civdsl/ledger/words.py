@@ -13,7 +13,7 @@ USAGE = {
     "buy-cards": "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N",
     "trade": "trade PLAYER CARD... for PLAYER CARD...",
     "choose": "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
-              "[cards=CARD,...] [land=NAME,...] [FACT=N]",
+              "[cards=CARD,...] [given=NAME:CARD,...] [land=NAME,...] [FACT=N]",
     "buy": "buy PLAYER ADVANCE... [pay CARD...] [treasury N]",
     "discard": "discard PLAYER CARD...",
     "ast": "ast PLAYER forward|stays|back",
@@ -159,6 +159,8 @@ def _choose(event: dict, at: dict, rest: list[str]) -> None:
             event["beneficiary"] = value
         elif key == "cards":
             event["cards"] = _cards([c for c in value.split(",") if c])
+        elif key == "given":
+            _given(event, value)
         elif key in ("land", "water", "near"):
             event.setdefault("borders", {})[key] = [n for n in value.split(",") if n]
         elif key in ("cities", "tokens", "occurrence"):
@@ -168,3 +170,15 @@ def _choose(event: dict, at: dict, rest: list[str]) -> None:
             at.setdefault("facts", j + 2)
     if facts:
         event["facts"] = facts
+
+
+def _given(event: dict, value: str) -> None:
+    """`given=bruno:Ochre,chloe:Salt*2`: the cards each other player receives."""
+    given: dict[str, list[str]] = {}
+    for pair in (p for p in value.split(",") if p):
+        name, colon, card = pair.partition(":")
+        if not colon or not name or not card:
+            raise Refused(ILLEGAL, f"`given` pairs a player with a card (given=NAME:CARD,...), not `{pair}`",
+                          field="given")
+        given.setdefault(name, []).extend(_cards([card]))
+    event["given"] = given
