@@ -114,6 +114,22 @@ def _event_lines(text: str) -> list[int]:
 
 
 def checked(data, lines: list[int] | None = None) -> GameFile:
+    """The game file's data checked, key by key, in the order a reader meets them: the first
+    problem is the error."""
+    _check_top(data)
+    _check_players(data.get("players"))
+    _check_setup_values(data)
+    events = data.get("events") or []
+    if not isinstance(events, list) or len(events) > MAX_EVENTS:
+        raise GameFileError(f"`events` is a list of at most {MAX_EVENTS:,} events")
+    lines = list(lines or []) + [None] * (len(events) - len(lines or []))
+    for i, e in enumerate(events):
+        _check_event(i, e, lines[i])
+    setup = {k: data.get(k) for k in TOP_KEYS if k != "events"}
+    return GameFile(setup, events, lines)
+
+
+def _check_top(data) -> None:
     if not isinstance(data, dict):
         raise GameFileError(f"a game file is a mapping of {', '.join(TOP_KEYS)}, not {type(data).__name__}")
     unknown = [k for k in data if k not in TOP_KEYS]
@@ -126,10 +142,12 @@ def checked(data, lines: list[int] | None = None) -> GameFile:
         raise GameFileError(f"`civdsl_game` must be {FORMAT} (the game file format this civdsl reads)")
     if not isinstance(data.get("edition"), str):
         raise GameFileError("`edition` names the rulebook (a shipped edition id or a path)")
-    players = data.get("players")
+
+
+def _check_players(players) -> None:
     if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
         raise GameFileError(f"`players` is a list of 1 to {MAX_PLAYERS} players, each with a name")
-    names = []
+    names = set()
     for i, p in enumerate(players):
         if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
             raise GameFileError(f"players[{i}]: a mapping with a `name` (text)")
@@ -140,25 +158,30 @@ def checked(data, lines: list[int] | None = None) -> GameFile:
             raise GameFileError(f"players[{i}]: `civilization` is a name")
         if p["name"] in names:
             raise GameFileError(f"players[{i}]: a second player named `{p['name']}`")
-        names.append(p["name"])
-    for key, kind in (("options", dict), ("ast_track", str), ("last_turn", int), ("seed", int)):
+        names.add(p["name"])
+
+
+# the set-up's other keys, each with its type and that type in words
+_SETUP_VALUES = (("options", dict, "a mapping"), ("ast_track", str, "text"), ("last_turn", int, "a whole number"),
+                 ("seed", int, "a whole number"))
+
+
+def _check_setup_values(data: dict) -> None:
+    for key, kind, words in _SETUP_VALUES:
         if data.get(key) is not None and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
-            raise GameFileError(f"`{key}` must be {'a mapping' if kind is dict else 'text' if kind is str else 'a whole number'}")
-    events = data.get("events") or []
-    if not isinstance(events, list) or len(events) > MAX_EVENTS:
-        raise GameFileError(f"`events` is a list of at most {MAX_EVENTS:,} events")
-    lines = list(lines or []) + [None] * (len(events) - len(lines or []))
-    for i, e in enumerate(events):
-        if not isinstance(e, dict) or not isinstance(e.get("do"), str):
-            raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", lines[i])
-        bad = [k for k in e if k not in EVENT_KEYS]
-        if bad:
-            raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", lines[i])
-        for k in ("turn", "step"):
-            if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
-                raise GameFileError(f"events[{i}]: `{k}` is a whole number", lines[i])
-    setup = {k: data.get(k) for k in TOP_KEYS if k != "events"}
-    return GameFile(setup, events, lines)
+            raise GameFileError(f"`{key}` must be {words}")
+
+
+def _check_event(i: int, e, line: int | None) -> None:
+    """An event's shape (what each key holds is the ledger's check, when it is applied)."""
+    if not isinstance(e, dict) or not isinstance(e.get("do"), str):
+        raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", line)
+    bad = [k for k in e if k not in EVENT_KEYS]
+    if bad:
+        raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", line)
+    for k in ("turn", "step"):
+        if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
+            raise GameFileError(f"events[{i}]: `{k}` is a whole number", line)
 
 
 class SetupError(GameFileError):
@@ -194,25 +217,41 @@ def check_setup(civs: dict, chosen: list[str | None], declared: dict | None = No
         return None
     n = len(chosen)
     fits = setups_for(civs, n, declared)
-    listing = [f"set-up {s}: {', '.join(names)}" + (f" (choose {n})" if s in (declared or {}) else "")
-               for s, names in fits.items() if names]
     if not fits:
         counts = sorted({k for k in range(1, 65) if setups_for(civs, k, declared)})
         raise SetupError(f"no set-up for {n} players: the edition's set-ups are for {_counts(counts)} players",
                          None, [])
+    listing = _listing(fits, n, declared or {})
+    _check_once_each(chosen, listing)
+    given = [c for c in chosen if c is not None]
+    found = _set_up_of(fits, given, n, listing)
+    return found if len(given) == n else None
+
+
+def _listing(fits: dict, n: int, declared: dict) -> list[str]:
+    """The set-ups for N players in words, for an error's notes."""
+    return [f"set-up {s}: {', '.join(names)}" + (f" (choose {n})" if s in declared else "")
+            for s, names in fits.items() if names]
+
+
+def _set_up_of(fits: dict, given: list[str], n: int, listing: list[str]) -> str:
+    """The first set-up holding every civilization given; none is an error naming the first one
+    out of the set-up closest to them."""
+    ok = [s for s, names in fits.items() if not names or all(c in names for c in given)]
+    if ok:
+        return ok[0]
+    best = max(fits.values(), key=lambda names: sum(c in names for c in given))
+    out = next(c for c in given if c not in best)
+    raise SetupError(f"`{out}` is in no set-up for {n} players with "
+                     + ", ".join(f"`{c}`" for c in given if c in best), out, listing)
+
+
+def _check_once_each(chosen: list[str | None], listing: list[str]) -> None:
     seen = set()
     for c in chosen:
         if c is not None and c in seen:
             raise SetupError(f"`{c}` is chosen twice: each player plays his own civilization", c, listing)
         seen.add(c)
-    given = [c for c in chosen if c is not None]
-    ok = [s for s, names in fits.items() if not names or all(c in names for c in given)]
-    if not ok:
-        best = max(fits.values(), key=lambda names: sum(c in names for c in given))
-        out = next(c for c in given if c not in best)
-        raise SetupError(f"`{out}` is in no set-up for {n} players with "
-                         + ", ".join(f"`{c}`" for c in given if c in best), out, listing)
-    return ok[0] if len(given) == n else None
 
 
 def _counts(counts: list[int]) -> str:
