@@ -425,36 +425,49 @@ def buy(game: Game, event: dict) -> None:
     pay = _card_names(game, event.get("pay") or [], "pay")
     treasury = _whole(event, "treasury") or 0
     _once(game, "buy", p.name)
-    try:
-        cost = game.rulebook.cost_for(game.state(p), wanted)
-    except StateError as exc:  # an unknown or an already held advance
-        raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
-    if cost["illegal"]:
-        raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
-    if any(c in game.module.CALAMITIES for c in pay):
-        raise Refused(ILLEGAL, "calamity cards pay for nothing", field="pay")
-    _holds(p, pay, "pay")
-    if treasury > p.treasury:
-        raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
-    cards_value = game.rulebook.hand_for(_counted(pay), game.state(p))["total"] if pay else 0
-    worth = cost["treasury_value"]
-    total = cost["total"]
-    paid = cards_value + treasury * worth
-    names = ", ".join(i["advance"] for i in cost["items"])
-    if paid < total:
-        raise Refused(ILLEGAL, f"the price of {names} is {total}; the payment is worth {paid} ({cards_value} in cards, "
-                      f"{treasury * worth} in treasury)", field="pay")
-    if treasury and cards_value + (treasury - 1) * worth >= total:
-        raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
-                      "and no more treasury may be spent than the price needs", field="treasury")
+    cost = _priced(game, p, wanted)
+    paid = _paid(game, p, pay, treasury, cost)
     p.take_cards(pay)
     game.discarded(p, pay)
     p.treasury -= treasury
     bought = [i["advance"] for i in cost["items"]] + [a["advance"] if isinstance(a, dict) else a
                                                       for a in cost.get("acquired", [])]
     p.advances += [a for a in bought if a not in p.advances]
-    game.note(f"{p.name} buys {', '.join(bought)} for {total} (paid {paid}: {', '.join(pay) or 'no cards'}"
+    game.note(f"{p.name} buys {', '.join(bought)} for {cost['total']} (paid {paid}: {', '.join(pay) or 'no cards'}"
               f"{f', {treasury} treasury' if treasury else ''})", _line(game, "buy_advances"))
+
+
+def _priced(game: Game, p, wanted: list[str]) -> dict:
+    """The price of the advances by the edition's price engine, for what the player holds now;
+    an unknown, held or illegal purchase is refused."""
+    try:
+        cost = game.rulebook.cost_for(game.state(p), wanted)
+    except StateError as exc:  # an unknown or an already held advance
+        raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
+    if cost["illegal"]:
+        raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
+    return cost
+
+
+def _paid(game: Game, p, pay: list[str], treasury: int, cost: dict) -> int:
+    """What the payment is worth: cards the player holds (their sets' value) and treasury, at
+    least the price and with no more treasury than the price needs."""
+    if any(c in game.module.CALAMITIES for c in pay):
+        raise Refused(ILLEGAL, "calamity cards pay for nothing", field="pay")
+    _holds(p, pay, "pay")
+    if treasury > p.treasury:
+        raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
+    cards_value = game.rulebook.hand_for(_counted(pay), game.state(p))["total"] if pay else 0
+    worth, total = cost["treasury_value"], cost["total"]
+    paid = cards_value + treasury * worth
+    if paid < total:
+        names = ", ".join(i["advance"] for i in cost["items"])
+        raise Refused(ILLEGAL, f"the price of {names} is {total}; the payment is worth {paid} ({cards_value} in cards, "
+                      f"{treasury * worth} in treasury)", field="pay")
+    if treasury and cards_value + (treasury - 1) * worth >= total:
+        raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
+                      "and no more treasury may be spent than the price needs", field="treasury")
+    return paid
 
 
 def _counted(cards: list[str]) -> dict:
@@ -467,34 +480,59 @@ def _counted(cards: list[str]) -> dict:
 # --- calamity choices, leaving, next ---------------------------------------------------------
 
 def choose(game: Game, event: dict) -> None:
+    """A player's choices: as a calamity's victim (`_calamity_choice`), the players bordering him
+    and facts of the map this turn's calamities read. Everything is checked before anything is kept."""
     p = game.player(event.get("player"))
     facts = event.get("facts") or {}
     if not isinstance(facts, dict) or not all(isinstance(v, (int, str)) for v in facts.values()):
         raise Refused(ILLEGAL, "`facts` must map fact names to values", field="facts")
-    calamity = event.get("calamity")
-    if calamity is not None:
-        name = _card_names(game, [calamity], "calamity")[0]
-        if not any(n == name for q in game.seated() for n, _ in q.calamities):
-            raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
-        for who in _secondary_names(event.get("secondary")):
-            game.player(who)
-        if event.get("beneficiary") is not None:
-            game.player(event["beneficiary"])
-        for key in ("cities", "tokens", "occurrence"):
-            _whole(event, key)
-        occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
-        held = sum(n == name for q in game.seated() for n, _ in q.calamities)
-        if not 1 <= occurrence <= held:
-            raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
-                          f"suffers it from once to {held} times", field="occurrence")
-        chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
-        if "cards" in chosen:
-            chosen["cards"] = _card_names(game, chosen["cards"])
-        if "given" in chosen:
-            chosen["given"] = _given(game, p, chosen["given"])
-        key = (name, p.name, occurrence)
-        game.choices[key] = {**game.choices.get(key, {}), **chosen}
-    borders = event.get("borders") or {}
+    typed = event.get("calamity")
+    name = _calamity_choice(game, p, event) if typed is not None else None
+    borders = _borders(game, p, event.get("borders") or {})
+    from ..vocabulary import FACTS
+
+    unknown = [k for k in facts if k not in FACTS]
+    if unknown:
+        raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
+    game.turn_facts.setdefault(p.name, {}).update(facts)
+    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
+                     + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
+    occurrence = event.get("occurrence") or 1
+    chosen = [_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()] if name else []
+    nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
+    game.note(f"{p.name} chooses{f' for {typed}{nth}' if name else ''}: "
+              f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+
+
+def _calamity_choice(game: Game, p, event: dict) -> str:
+    """The victim's choices for one calamity held this turn (CHOICE_KEYS), kept by (calamity,
+    victim, occurrence); the calamity's own name."""
+    name = _card_names(game, [event["calamity"]], "calamity")[0]
+    if not any(n == name for q in game.seated() for n, _ in q.calamities):
+        raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
+    for who in _secondary_names(event.get("secondary")):
+        game.player(who)
+    if event.get("beneficiary") is not None:
+        game.player(event["beneficiary"])
+    for key in ("cities", "tokens", "occurrence"):
+        _whole(event, key)
+    occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
+    held = sum(n == name for q in game.seated() for n, _ in q.calamities)
+    if not 1 <= occurrence <= held:
+        raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
+                      f"suffers it from once to {held} times", field="occurrence")
+    chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
+    if "cards" in chosen:
+        chosen["cards"] = _card_names(game, chosen["cards"])
+    if "given" in chosen:
+        chosen["given"] = _given(game, p, chosen["given"])
+    key = (name, p.name, occurrence)
+    game.choices[key] = {**game.choices.get(key, {}), **chosen}
+    return name
+
+
+def _borders(game: Game, p, borders) -> dict:
+    """The players bordering P this turn, by relation, kept for the table's relations."""
     from ..table.tablefile import RELATIONS
 
     if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
@@ -505,20 +543,7 @@ def choose(game: Game, event: dict) -> None:
             game.player(other)
             game.borders.setdefault(relation, set()).add(frozenset((p.name, other)))
         game.borders.setdefault(relation, set())
-    from ..vocabulary import FACTS
-
-    unknown = [k for k in facts if k not in FACTS]
-    if unknown:
-        raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
-    game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
-                     + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
-    occurrence = event.get("occurrence") or 1
-    chosen = ([_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()]
-              if calamity else [])
-    nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
-    game.note(f"{p.name} chooses{f' for {calamity}{nth}' if calamity else ''}: "
-              f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+    return borders
 
 
 def _given(game: Game, giver, given: dict) -> dict:
