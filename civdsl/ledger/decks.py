@@ -30,6 +30,9 @@ class Stacks:
     dealt: dict[str | None, dict[int, dict[str, int]]]  # every card each stack was dealt: where a card goes back
     decks: dict[str | None, str]  # the name of the deck dealt for each block
     pending: dict[tuple[str | None, int], list[dict[str, int]]] = field(default_factory=dict)
+    # what each stack holds by card, all layers together: worked out when first asked and
+    # forgotten when the stack changes (a discard asks it of every block for every card)
+    _held: dict[tuple[str | None, int], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def copy(self) -> "Stacks":
         return Stacks({b: {n: [dict(layer) for layer in ls] for n, ls in st.items()} for b, st in self.layers.items()},
@@ -39,10 +42,13 @@ class Stacks:
         return sum(sum(layer.values()) for layer in self.layers.get(block, {}).get(number, ()))
 
     def holds(self, block: str | None, number: int, card: str) -> int:
-        held = 0
-        for layer in self.layers.get(block, {}).get(number, ()):
-            held += layer.get(card, 0)
-        return held
+        held = self._held.get((block, number))
+        if held is None:
+            held = self._held[(block, number)] = {}
+            for layer in self.layers.get(block, {}).get(number, ()):
+                for name, n in layer.items():
+                    held[name] = held.get(name, 0) + n
+        return held.get(card, 0)
 
     def draw(self, block: str | None, number: int, rng: random.Random) -> str | None:
         """The top card of the stack (None: the stack is empty)."""
@@ -51,6 +57,7 @@ class Stacks:
                 names = sorted(layer)
                 card = rng.choices(names, weights=[layer[n] for n in names])[0]
                 _remove(layer, card)
+                self._held.pop((block, number), None)
                 return card
         return None
 
@@ -59,6 +66,7 @@ class Stacks:
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer.get(card):
                 _remove(layer, card)
+                self._held.pop((block, number), None)
                 return True
         return False
 
@@ -84,6 +92,7 @@ class Stacks:
             stack = self.layers.setdefault(block, {}).setdefault(number, [])
             stack += [layer for layer in (rest, nontradable) if layer]
         self.pending = {}
+        self._held = {}
 
     def to_data(self) -> list[dict]:
         return [{"block": b, "deck": self.decks[b], "stacks": {n: self.count(b, n) for n in sorted(st)},
