@@ -639,7 +639,7 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
                           "(no other player has cities in stock)", args["line"])
                 break
-            keyed = sorted(((tuple(_rank_value(game, q, r) for r in ranks), q) for q in candidates),
+            keyed = sorted(((_rank_values(game, q, ranks), q) for q in candidates),
                            key=lambda kq: kq[0], reverse=True)
             if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
                 tied = [q.name for k, q in keyed if k == keyed[0][0]]
@@ -657,13 +657,13 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                       f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
 
 
-def _rank_value(game: Game, p, name: str) -> int:
-    """A fact that ranks a revolt's beneficiary: the player's own, or derived from them."""
+def _rank_values(game: Game, p, ranks: tuple) -> tuple:
+    """The facts that rank a revolt's beneficiary, in order: the player's own, or derived from them."""
     from ..vocabulary import DERIVED_NAMES
 
     st = game.state(p)
-    value = st.derived(name) if name in DERIVED_NAMES else st.fact(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    values = [st.derived(name) if name in DERIVED_NAMES else st.fact(name) for name in ranks]
+    return tuple(v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values)
 
 
 def _cities_in_stock(game: Game, p) -> int:
