@@ -153,7 +153,7 @@ class Game:
     def _state_key(self, player: Player, extra: dict) -> tuple | None:
         """Everything a player's state is built from (his pieces, hand and advances, the game's
         facts), or None when a given fact cannot be part of a key."""
-        key = (id(self.module), player.name, player.civilization, player.cities, player.tokens, player.ships,
+        key = (self.module, player.name, player.civilization, player.cities, player.tokens, player.ships,
                player.treasury, player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())),
                len(self.seated()), self.ast_track, tuple(sorted(self.options.items())), self.setup,
                tuple(sorted(extra.items())))
