@@ -31,10 +31,7 @@ class Refused(Exception):
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
 _BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
 _UNSET = object()
-# the states built (Game.state), by everything each is built from: a replay asks for the same
-# player's state many times between two changes of his (every calamity of a step reads every player)
-_STATES: dict[tuple, object] = {}
-_STATES_KEPT = 4096  # at most this many, then the store starts again
+_STATES_KEPT = 4096  # the states a game keeps (Game.state) at most, then its store starts again
 
 
 class _EpochsOnDemand:
@@ -85,6 +82,10 @@ class Game:
     scores: list | None = None
     stacks: object = None  # decks.Stacks: the trade-card stacks, where a `trade_deck` covers the player count
     setup: str | None = None  # the set-up the civilizations play, where the edition declares set-ups
+    # the states built (Game.state), by everything each is built from: a replay asks for the same
+    # player's state many times between two changes of his (every calamity of a step reads every
+    # player); a copy of the game shares them, since a key says all a state is built from
+    states_built: dict = field(default_factory=dict, repr=False, compare=False)
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -138,13 +139,13 @@ class Game:
         from ..runtime import PlayerState
 
         key = self._state_key(player, extra)
-        base = _STATES.get(key) if key is not None else None
+        base = self.states_built.get(key) if key is not None else None
         if base is None:
             base = self._build_state(player, extra)
             if key is not None:
-                if len(_STATES) >= _STATES_KEPT:
-                    _STATES.clear()
-                _STATES[key] = base
+                if len(self.states_built) >= _STATES_KEPT:
+                    self.states_built.clear()
+                self.states_built[key] = base
         st = PlayerState(base.module, base.held, base.facts, base.options)
         st.held_set = base.held_set
         st.start_credits = base.start_credits
@@ -199,7 +200,7 @@ class Game:
                  self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
                  dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
                  {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores,
-                 self.stacks.copy() if self.stacks is not None else None, self.setup)
+                 self.stacks.copy() if self.stacks is not None else None, self.setup, self.states_built)
         return g
 
     def player(self, name) -> Player:
