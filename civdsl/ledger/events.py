@@ -58,7 +58,8 @@ _CHECKS = {
     _COUNT: _is_count,
     _MAP: lambda value: isinstance(value, dict) and all(isinstance(k, str) for k in value),
     _COUNTS: lambda value: isinstance(value, list) and len(value) <= 100 and all(_is_count(v) for v in value),
-    _GIVEN: lambda value: isinstance(value, dict) and all(isinstance(k, str) and _is_names(v) for k, v in value.items()),
+    _GIVEN: lambda value: isinstance(value, dict) and all(isinstance(k, str) and _is_names(v)
+                                                          for k, v in value.items()),
 }
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import StateError
 from . import steps as turn_steps
 from .players import Player
 
@@ -196,9 +195,9 @@ class Game:
         return turn_steps.quantity(self.module, value, len(self.seated()))
 
     def copy(self) -> "Game":
-        g = type(self)(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options), self.ast_track,
-                 self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
-                 dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
+        g = type(self)(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options),
+                 self.ast_track, self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn,
+                 list(self.log), dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
                  {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores,
                  self.stacks.copy() if self.stacks is not None else None, self.setup, self.states_built)
         return g
