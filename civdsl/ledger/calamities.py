@@ -13,6 +13,7 @@ factions, cards given: vocabulary.TRANSFER_KINDS) goes to the calamity's benefic
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from .. import sourcemap
 from ..table.tablefile import Table
@@ -51,8 +52,40 @@ def _state(game: Game, name: str):
     return game.state(game.players[name], **game.turn_facts.get(name, {}))
 
 
+class _States(Mapping):
+    """The seated players' states for the calamity phase, each built when the phase first reads
+    it: most calamities read a few players (the victim, his neighbours, the beneficiary), so the
+    others are never built; a player a calamity changed is built again at his next read."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.names = [p.name for p in game.seated()]
+        self.built: dict = {}
+
+    def __getitem__(self, name: str):
+        if name not in self.built:
+            if name not in self.names:
+                raise KeyError(name)
+            self.built[name] = _state(self.game, name)
+        return self.built[name]
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, name) -> bool:
+        return name in self.names
+
+    def changed(self, names) -> None:
+        """The players whose state a calamity changed: read again, they are built again."""
+        for name in names:
+            self.built.pop(name, None)
+
+
 def _table(game: Game, calamities: list[dict]) -> Table:
-    states = {p.name: _state(game, p.name) for p in game.seated()}
+    states = _States(game)
     ranks = {}
     for p in game.seated():
         civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
@@ -89,7 +122,7 @@ def resolve_step(game: Game, args: dict) -> None:
             changed = _apply(game, r, suffered, c.get("traded_by"))
             _discard_calamity(game, c["victim"], c["calamity"])
             # the next calamity sees the losses of this one: only its victims' and gainer's states change
-            table.players.update({name: _state(game, name) for name in changed})
+            table.players.changed(changed)
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes

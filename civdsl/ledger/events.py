@@ -632,6 +632,13 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
     victims = {p.name for p, _ in revolts}
     ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
         "beneficiary_rank", ("cities_in_stock",))
+    values: dict[str, tuple] = {}  # each candidate's rank facts, read again only once his cities change
+
+    def ranked(q) -> tuple:
+        if q.name not in values:
+            values[q.name] = _rank_values(game, q, ranks)
+        return values[q.name]
+
     for victim, cities in revolts:
         while cities:
             candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
@@ -640,7 +647,7 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
                           "(no other player has cities in stock)", args["line"])
                 break
-            keyed = sorted(((_rank_values(game, q, ranks), q) for q in candidates),
+            keyed = sorted(((ranked(q), q) for q in candidates),
                            key=lambda kq: kq[0], reverse=True)
             if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
                 tied = [q.name for k, q in keyed if k == keyed[0][0]]
@@ -654,6 +661,7 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
             victim.cities -= taken
             gainer.cities += taken
             cities -= taken
+            values.pop(gainer.name, None)
             game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
                       f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
 

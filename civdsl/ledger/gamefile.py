@@ -75,11 +75,12 @@ def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
     if not sep:
         return None
     events = []
+    decode = _EVENT_READER.decode
     for line in tail.splitlines():
         if not (line.startswith("  - {") and line.endswith("}")):
             return None
         try:
-            events.append(json.loads(line[4:], parse_float=_not_here, parse_constant=_not_here))
+            events.append(decode(line[4:]))
         except (ValueError, RecursionError):
             return None
     from ..state import _parse_text
@@ -93,6 +94,10 @@ def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
 
 def _not_here(text):
     raise ValueError(text)
+
+
+# one reader for every event line (json.loads with these hooks would build a new one per line)
+_EVENT_READER = json.JSONDecoder(parse_float=_not_here, parse_constant=_not_here)
 
 
 def _event_lines(text: str) -> list[int]:
