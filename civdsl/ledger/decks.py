@@ -30,8 +30,8 @@ class Stacks:
     dealt: dict[str | None, dict[int, dict[str, int]]]  # every card each stack was dealt: where a card goes back
     decks: dict[str | None, str]  # the name of the deck dealt for each block
     pending: dict[tuple[str | None, int], list[dict[str, int]]] = field(default_factory=dict)
-    # what each stack holds by card, all layers together: worked out when first asked and
-    # forgotten when the stack changes (a discard asks it of every block for every card)
+    # what each stack holds by card, all layers together: worked out when first asked and kept
+    # up to date by each card taken (a discard asks it of every block for every card)
     _held: dict[tuple[str | None, int], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def copy(self) -> "Stacks":
@@ -57,7 +57,7 @@ class Stacks:
                 names = sorted(layer)
                 card = rng.choices(names, weights=[layer[n] for n in names])[0]
                 _remove(layer, card)
-                self._held.pop((block, number), None)
+                self._taken(block, number, card)
                 return card
         return None
 
@@ -66,9 +66,14 @@ class Stacks:
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer.get(card):
                 _remove(layer, card)
-                self._held.pop((block, number), None)
+                self._taken(block, number, card)
                 return True
         return False
+
+    def _taken(self, block: str | None, number: int, card: str) -> None:
+        held = self._held.get((block, number))
+        if held is not None:
+            _remove(held, card)
 
     def give_back(self, card: str, number: int, nontradable: bool, own_block: str | None) -> None:
         """A card discarded or spent: to the discard pile of the block that was dealt it and

@@ -290,14 +290,6 @@ def _unranked_ties(table: Table, keyed: list[tuple]) -> list[str]:
 
 # --- 3. beneficiary ----------------------------------------------------------------------------
 
-def _value(table: Table, name: str, fact: str):
-    st = table.fresh(name)
-    from .. import vocabulary as vocab
-
-    v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
-    return v
-
-
 def _of_player(name: str, fact: str) -> str:
     """A fact one player's answer lacks, named as the table names every player's: `players.NAME.FACT`
     (a name already placed in the table, or a role the table assigns, stays as it is)."""
@@ -316,7 +308,7 @@ def _add_missing(missing: list[str], names) -> None:
 def _fact_values(table: Table, names: list[str], fact: str, missing: list[str]) -> tuple[dict, list[str]]:
     """Each player's value of FACT, and the players whose value the table does not give (what
     it lacks for them recorded in MISSING)."""
-    values = {n: _value(table, n, fact) for n in names}
+    values = {n: table.value(n, fact) for n in names}
     unknown = [n for n, v in values.items() if v.__class__ is Unknown]
     _add_missing(missing, [f"players.{n}.{f}" for n in unknown for f in values[n].facts])
     return values, unknown

@@ -116,6 +116,23 @@ class Table:
         self.borders = borders  # relation -> {name: set of names}
         self.calamities = calamities  # [{"index", "calamity", "victim", "traded_by", "secondary", "beneficiary"}]
         self.options = options
+        # (player, fact) -> (the state it was read from, its value): a ranking reads the same
+        # facts of every player for each calamity, and a state never changes once built
+        self._values: dict = {}
+
+    def value(self, name: str, fact: str):
+        """A player's fact, or the derived fact of that name (vocabulary.DERIVED_NAMES), as a
+        question about him alone reads it (an Unknown where the table does not give it)."""
+        from .. import vocabulary as vocab
+
+        base = self.players[name]
+        kept = self._values.get((name, fact))
+        if kept is not None and kept[0] is base:
+            return kept[1]
+        st = self.fresh(name)
+        v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
+        self._values[(name, fact)] = (base, v)
+        return v
 
     def fresh(self, name: str, seat: Seat | None = None, **facts):
         """A copy of a player's state for one question, seated (SEAT) and with the FACTS this
