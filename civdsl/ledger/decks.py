@@ -33,6 +33,7 @@ class Stacks:
     # what each stack holds by card, all layers together: worked out when first asked and kept
     # up to date by each card taken (a discard asks it of every block for every card)
     _held: dict[tuple[str | None, int], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
+    _blocks_dealt: dict[tuple[int, str], list] = field(default_factory=dict, repr=False, compare=False)
 
     def copy(self) -> "Stacks":
         return Stacks({b: {n: [dict(layer) for layer in ls] for n, ls in st.items()} for b, st in self.layers.items()},
@@ -78,7 +79,7 @@ class Stacks:
     def give_back(self, card: str, number: int, nontradable: bool, own_block: str | None) -> None:
         """A card discarded or spent: to the discard pile of the block that was dealt it and
         misses it most (the player's own block on a tie), under its stack at the turn's end."""
-        blocks = [b for b in self.dealt if self.dealt[b].get(number, {}).get(card)]
+        blocks = self._dealt_to(number, card)
         if not blocks:
             return  # a card of no stack dealt (water): back to its own pile
         if len(blocks) == 1:
@@ -87,6 +88,14 @@ class Stacks:
         missing = {b: self.dealt[b][number][card] - self.holds(b, number, card)
                    - sum(x.get(card, 0) for x in self.pending.get((b, number), ())) for b in blocks}
         self._to_pile(max(blocks, key=lambda b: (missing[b], b == own_block)), number, card, nontradable)
+
+    def _dealt_to(self, number: int, card: str) -> list:
+        """The blocks whose stack NUMBER was dealt the card (what was dealt never changes)."""
+        known = self._blocks_dealt.get((number, card))
+        if known is None:
+            known = self._blocks_dealt[(number, card)] = [b for b in self.dealt
+                                                          if self.dealt[b].get(number, {}).get(card)]
+        return known
 
     def _to_pile(self, block: str | None, number: int, card: str, nontradable: bool) -> None:
         pile = self.pending.setdefault((block, number), [{}, {}])
