@@ -585,7 +585,7 @@ def _secondary_names(given) -> list:
 
 def leave(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
-    p.left = True
+    game.leaves(p)
     hand = [c for c, n in p.cards.items() for _ in range(n)] + [c for c, _ in p.calamities]
     game.discarded(p, hand)  # his cards go back to their stacks
     p.cards, p.calamities = {}, []

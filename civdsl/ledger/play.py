@@ -85,6 +85,9 @@ class Game:
     # player's state many times between two changes of his (every calamity of a step reads every
     # player); a copy of the game shares them, since a key says all a state is built from
     states_built: dict = field(default_factory=dict, repr=False, compare=False)
+    # the players still at the table, in seat order: every rule reads the player count, and only
+    # a player leaving (Game.leaves) changes it
+    _seated: list | None = field(default=None, repr=False, compare=False)
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -100,7 +103,14 @@ class Game:
         return self.rulebook.module.TURN[self.step]
 
     def seated(self) -> list[Player]:
-        return [p for p in self.players.values() if not p.left]
+        if self._seated is None:
+            self._seated = [p for p in self.players.values() if not p.left]
+        return list(self._seated)
+
+    def leaves(self, player: Player) -> None:
+        """The player leaves the table."""
+        player.left = True
+        self._seated = None
 
     @property
     def pieces(self) -> dict:
