@@ -318,11 +318,10 @@ def _related_names(table: Table, victim: str, among: str, missing: list[str]) ->
     """The players related to the victim by AMONG; None, what the table lacks recorded in MISSING,
     when the table does not say."""
     seat = Seat(table, victim, {})
-    related = seat.related(among)
+    related = seat.related_names(among)
     if related is None:
         missing.append(seat.missing(among))
-        return None
-    return [n for n, _ in related]
+    return related
 
 
 def _candidates_not_known(among: str) -> Beneficiary:

@@ -52,13 +52,16 @@ class Seat:
 
     def related(self, relation: str) -> list | None:
         """(name, state) of the players related to this one; None when the table does not say."""
-        if relation in ("others", "everyone"):
-            names = [n for n in self.table.players if n != self.name or relation == "everyone"]
-        elif relation in vocab.FACT_RELATIONS:
-            names = self._sharing(vocab.FACT_RELATIONS[relation])
-        else:
-            names = self._bordering(relation)
+        names = self.related_names(relation)
         return None if names is None else [(n, self.table.fresh(n)) for n in names]
+
+    def related_names(self, relation: str) -> list[str] | None:
+        """The players related to this one; None when the table does not say."""
+        if relation in ("others", "everyone"):
+            return [n for n in self.table.players if n != self.name or relation == "everyone"]
+        if relation in vocab.FACT_RELATIONS:
+            return self._sharing(vocab.FACT_RELATIONS[relation])
+        return self._bordering(relation)
 
     def _others(self) -> list[str]:
         return [n for n in self.table.players if n != self.name]
