@@ -485,3 +485,23 @@ def test_a_card_a_house_rule_removes_leaves_every_deck_of_its_base(tmp_path):
     assert count(base, "Tempest") > 0
     assert count(checked.edition, "Tempest") == 0
     assert count(checked.edition, "Iron") == count(base, "Iron")
+
+
+def test_a_returned_card_goes_where_it_is_missed_after_draws_from_the_stack_asked_before():
+    # what a stack holds is asked once, then kept through each card drawn or taken from it
+    stacks = decks.Stacks({"west": {1: [{"Clay": 4}]}, "east": {1: [{"Clay": 4}]}},
+                          {"west": {1: {"Clay": 4}}, "east": {1: {"Clay": 4}}}, {"west": "W", "east": "E"})
+    assert stacks.holds("east", 1, "Clay") == 4
+    assert stacks.take("east", 1, "Clay") and stacks.take("east", 1, "Clay")
+    assert stacks.holds("east", 1, "Clay") == 2
+    stacks.give_back("Clay", 1, False, "west")  # east misses two, west none
+    assert stacks.pending == {("east", 1): [{"Clay": 1}, {}]}
+
+
+def test_the_player_count_drops_when_a_player_leaves():
+    game = new_game()
+    assert game.facts(game.players["bruno"])["players"] == 5
+    game.apply({"do": "leave", "player": "anna"})
+    assert [p.name for p in game.seated()] == ["bruno", "chloe", "dario", "eva"]
+    assert game.facts(game.players["bruno"])["players"] == 4
+    assert game.state(game.players["bruno"]).fact("players") == 4
