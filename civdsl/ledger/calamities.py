@@ -54,8 +54,8 @@ def _state(game: Game, name: str):
 
 class _States(Mapping):
     """The seated players' states for the calamity phase, each built when the phase first reads
-    it: most calamities read a few players (the victim, his neighbours, the beneficiary), so the
-    others are never built; a player a calamity changed is built again at his next read."""
+    it (a step whose calamities read only their victims and beneficiaries builds no other) and
+    built again at the next read after a calamity changed him."""
 
     def __init__(self, game: Game):
         self.game = game
