@@ -10,11 +10,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as item_fields
 from .diagnostics import Span
 from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Pool, RoundPhase, Stat,  # noqa: F401
                            Threshold, Track)
 from .syntax import Acknowledgement, Call, Expr, Op
 from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
+
+
+# The class of each item kind of fields.ITEM_FIELDS (filled by _with_declared_fields).
+ITEM_CLASSES: dict[str, type] = {}
+
+
+def _with_declared_fields(kind: str):
+    """Give an item class an attribute for every field of `kind` in fields.ITEM_FIELDS that the
+    class does not declare itself: a list for a field an item may give more than once, else
+    None until an item gives it. The class declares a field's attribute only where it needs a
+    type, a default or a comment of its own."""
+
+    def add(cls):
+        annotations = cls.__annotations__  # the class's own: every item class declares some
+        for spec in item_fields.ITEM_FIELDS[kind]:
+            attr = spec.model_attr
+            if attr in annotations:
+                continue
+            annotations[attr] = "list" if spec.repeatable else "Any"
+            setattr(cls, attr, field(default_factory=list) if spec.repeatable else None)
+        ITEM_CLASSES[kind] = cls
+        return cls
+
+    return add
 
 
 @dataclass
@@ -42,6 +67,7 @@ class Ability:
 
 
 @dataclass
+@_with_declared_fields("advance")
 class Advance:
     name: str
     span: Span
@@ -120,6 +146,7 @@ class TurnStep:
 
 
 @dataclass
+@_with_declared_fields("calamity")
 class Calamity:
     name: str
     span: Span
@@ -196,6 +223,7 @@ class AstRow:
 
 
 @dataclass
+@_with_declared_fields("civilization")
 class Civilization:
     """A civilization (Mega Civilization) or nation (the older editions): the player's row on
     each A.S.T. track, its A.S.T. ranking and its trade block."""
@@ -229,6 +257,7 @@ class Score:
 
 
 @dataclass
+@_with_declared_fields("commodity")
 class Commodity:
     name: str
     span: Span

@@ -1,7 +1,8 @@
 """Pass 2: Lark parse tree -> civdsl syntax tree (plain dataclasses with source spans).
 
 The transformer only reshapes; it checks nothing but what it must decode (string escapes,
-over-long numbers, numbers outside their field's bound in `bounds.FIELDS`, colours), and
+over-long numbers, numbers outside their field's bound in `bounds.FIELDS` or its row of
+`fields.ITEM_FIELDS`, colours), and
 records those problems instead of raising, so that every later check still runs and all errors
 come out in one report.
 """
@@ -17,7 +18,8 @@ from typing import Any, Union
 from lark import Discard, Token, Transformer, Tree, v_args
 from lark.exceptions import GrammarError, VisitError
 
-from .bounds import FIELDS
+from . import fields as item_fields
+from .bounds import FIELDS, Bound
 from .diagnostics import Diagnostics, Span, span_from, span_of
 from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
 from .rounds.syntax import RoundsToSyntax
@@ -413,18 +415,18 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
         return _nfc(_ESCAPE_RE.sub(unescape, raw))
 
-    def _int(self, tok: Token, field: str | None = None) -> int:
+    def _int(self, tok: Token, field: str | Bound | None = None) -> int:
         """A number token; with `field`, held to that field's bound (reported at the number, and
         the nearest allowed value kept, so no later pass works in proportion to a huge value)."""
         if len(tok.value) > MAX_DIGITS:
             self.diags.error("CIV005", f"the number has {len(tok.value)} digits; at most {MAX_DIGITS} are allowed",
                              span_of(self.file, tok))
-            return FIELDS[field].clamp(0) if field else 0
+            return _bound(field).clamp(0) if field else 0
         value = int(tok.value)
         return self._bounded(value, span_of(self.file, tok), field) if field else value
 
-    def _bounded(self, value: int, span: Span, field: str) -> int:
-        bound = FIELDS[field]
+    def _bounded(self, value: int, span: Span, field: str | Bound) -> int:
+        bound = _bound(field)
         if value in bound:
             return int(value)
         self.diags.error(bound.code, bound.message(value), span)
@@ -623,18 +625,6 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return Field(key, value, self._span(meta))
 
     @v_args(meta=True)
-    def adv_cost(self, meta, c):
-        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1], "cost"), meta)
-
-    @v_args(meta=True)
-    def adv_groups(self, meta, c):
-        return self._field("groups", [(t.value, span_of(self.file, t)) for t in self._tokens(c, "NAME")], meta)
-
-    @v_args(meta=True)
-    def adv_vp(self, meta, c):
-        return self._field("vp", self._int(c[1], "vp"), meta)
-
-    @v_args(meta=True)
     def adv_credits(self, meta, c):
         names = self._tokens(c, "NAME")
         amounts = self._tokens(c, "INT")
@@ -645,32 +635,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._field("credit", (self._string(c[1]), self._int(c[2], "credit"), span_of(self.file, c[1])), meta)
 
     @v_args(meta=True)
-    def adv_requires(self, meta, c):
-        return self._field("requires", [(self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")], meta)
-
-    @v_args(meta=True)
-    def adv_supply(self, meta, c):
-        return self._field("supply", self._int(c[1], "supply"), meta)
-
-    @v_args(meta=True)
     def adv_ability(self, meta, c):
         return self._field("ability", c[1], meta)
-
-    @v_args(meta=True)
-    def summary(self, meta, c):
-        return self._field("summary", self._string(c[1]), meta)
-
-    @v_args(meta=True)
-    def aka(self, meta, c):
-        return self._field("aka", self._string(c[1]), meta)
-
-    @v_args(meta=True)
-    def note(self, meta, c):
-        return self._field("note", self._string(c[1]), meta)
-
-    @v_args(meta=True)
-    def cal_stack(self, meta, c):
-        return self._field("stack", self._int(c[1], "stack"), meta)
 
     @v_args(meta=True)
     def cal_class(self, meta, c):
@@ -679,10 +645,6 @@ class _ToSyntax(RoundsToSyntax, Transformer):
     def calamity_class(self, c):
         words = [t.value for t in c]
         return "minor" if words == ["minor"] else "major " + words[1]
-
-    @v_args(meta=True)
-    def cal_beneficiary(self, meta, c):
-        return self._field("beneficiary", (c[1].value, span_of(self.file, c[1])), meta)
 
     @v_args(meta=True)
     def cal_primary(self, meta, c):
@@ -863,20 +825,8 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         return self._block_item("civilization", c, meta)
 
     @v_args(meta=True)
-    def civ_rank(self, meta, c):
-        return self._field("rank", self._int(c[1], "ast rank"), meta)
-
-    @v_args(meta=True)
-    def civ_block(self, meta, c):
-        return self._field("block", c[1].value, meta)
-
-    @v_args(meta=True)
     def civ_block_for(self, meta, c):
         return self._field("block_for", (c[1].value, [self._string(t) for t in self._tokens(c, "STRING")]), meta)
-
-    @v_args(meta=True)
-    def civ_setups(self, meta, c):
-        return self._field("setups", [self._string(t) for t in self._tokens(c, "STRING")], meta)
 
     @v_args(meta=True)
     def civ_row(self, meta, c):
@@ -902,31 +852,11 @@ class _ToSyntax(RoundsToSyntax, Transformer):
 
     # --- commodities
     @v_args(meta=True)
-    def com_value(self, meta, c):
-        return self._field("value", self._int(c[1], "commodity value"), meta)
-
-    @v_args(meta=True)
-    def com_count(self, meta, c):
-        return self._field("count", self._int(c[1], "commodity count"), meta)
-
-    @v_args(meta=True)
-    def com_stack(self, meta, c):
-        return self._field("stack", self._int(c[1], "stack"), meta)
-
-    @v_args(meta=True)
-    def com_block(self, meta, c):
-        return self._field("block", c[1].value, meta)
-
-    @v_args(meta=True)
     def com_block_when(self, meta, c):
         """`block ID when OPTION`: the block under a reading a declared option switches on."""
         names = self._tokens(c, "NAME")
         option = Name((names[1].value,), self._span(meta))
         return self._field("block_when", (option, names[0].value), meta)
-
-    @v_args(meta=True)
-    def com_printed(self, meta, c):
-        return self._field("printed", [self._int(t, "printed value") for t in self._tokens(c, "INT")], meta)
 
     @v_args(meta=True)
     def set_value(self, meta, c):
@@ -1202,6 +1132,57 @@ def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:
     return table
 
 
+def _bound(field: str | Bound) -> Bound:
+    """A range: a meaning of bounds.FIELDS, or a field row's own."""
+    return FIELDS[field] if isinstance(field, str) else field
+
+
+# The tokens a field's value is made of (its keyword aside): how each value shape of
+# fields.VALUES reads them; `bound` is the row's range for its numbers.
+_VALUE_TOKENS = frozenset({"INT", "UNKNOWN", "STRING", "NAME"})
+_SHAPES: dict[str, Callable[[_ToSyntax, list, Bound | None], Any]] = {
+    "number": lambda t, ts, bound: t._int(ts[0], bound),
+    "number or unknown": lambda t, ts, bound: None if ts[0].type == "UNKNOWN" else t._int(ts[0], bound),
+    "numbers": lambda t, ts, bound: [t._int(x, bound) for x in ts],
+    "string": lambda t, ts, bound: t._string(ts[0]),
+    "strings": lambda t, ts, bound: [t._string(x) for x in ts],
+    "strings with places": lambda t, ts, bound: [(t._string(x), span_of(t.file, x)) for x in ts],
+    "name": lambda t, ts, bound: ts[0].value,
+    "name with place": lambda t, ts, bound: (ts[0].value, span_of(t.file, ts[0])),
+    "names with places": lambda t, ts, bound: [(x.value, span_of(t.file, x)) for x in ts],
+}
+
+
+def _shaped_callback(spec: item_fields.FieldSpec):
+    read = _SHAPES[spec.value]
+
+    def callback(self, meta, c):
+        values = [x for x in c if isinstance(x, Token) and x.type in _VALUE_TOKENS]
+        return Field(spec.key, read(self, values, spec.bound), self._span(meta))
+
+    callback.__doc__ = f"`{spec.word} ...`: {spec.doc} (fields.ITEM_FIELDS)"
+    return v_args(meta=True)(callback)
+
+
+def _register_field_callbacks(cls: type) -> None:
+    """One callback per item field of a declared value shape, under its grammar alias; a rule
+    that several kinds share (`summary`) must read the same way in each."""
+    shapes: dict[str, tuple[str, str]] = {}
+    for kind, specs in item_fields.ITEM_FIELDS.items():
+        for spec in specs:
+            if not spec.value:
+                continue
+            rule = spec.rule_of(kind)
+            if shapes.setdefault(rule, (spec.key, spec.value)) != (spec.key, spec.value):
+                raise TypeError(f"grammar rule `{rule}` is declared with two value shapes")
+            if rule in cls.__dict__ and rule not in _REGISTERED:
+                raise TypeError(f"grammar rule `{rule}` has a callback in syntax.py and a value shape in fields.py")
+            setattr(cls, rule, _shaped_callback(spec))
+            _REGISTERED.add(rule)
+
+
+_REGISTERED: set[str] = set()
+_register_field_callbacks(_ToSyntax)
 _RULE_FUNCTIONS = _rule_functions(_ToSyntax)
 
 

@@ -70,7 +70,7 @@ LAYERS = {
     "passes": ("parser", "syntax", "loader", "references", "expressions", "model", "resolver", "validator", "clauses",
                "citations", "segment", "describe", "codegen", "serialize", "rounds.syntax", "rounds.model",
                "rounds.resolve", "rounds.checks", "rounds.codegen", "rounds.serialize", "rounds.diff"),
-    "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
+    "tools": ("frontend", "api", "build", "schemas", "modelschema", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
               "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
               "companion", "rounds.reference", "rounds.event_plot"),
     "command line": ("cli",),
