@@ -315,68 +315,75 @@ class _ToSyntax(RoundsToSyntax, Transformer):
         down is too deep whatever it holds), before the recursion could run out of stack."""
         if level > MAX_DEPTH:
             raise TooDeep
-        # Lark's version collects each node's children through a generator (two frames and a
-        # generator object per node); this loop does the same for this transformer, which
-        # visits no tokens (they are passed through as they are)
-        children = []
-        first = last = None
-        own: list[Cites] = []  # `cites` written first in this node's block: they cite this node
-        previous: tuple[Token, Token] | None = None  # the statement just before, in this node's block
-        chain = tree.data in CHAINS
-        kids: list[int] | None = [] if chain else None  # each child's depth in a chain of operators (0: a token)
-        depth = 0
-        for c in tree.children:
-            if isinstance(c, Tree):
-                c, start, end, d = self._transform_node(c, level + 1)
-                if type(c) is Cites and tree.data != "start":
-                    self._cite(c, previous, own)
-                    continue
-                if self._carried:  # a bare block's first `cites`: they cite this node
-                    own.extend(self._carried)
-                    self._carried = []
-                previous = (start, end) if start is not None else None
-                if start is not None:
-                    last = end
-                    if first is None:
-                        first = start
-                if chain:
-                    kids.append(d)
-                elif d > depth:
-                    depth = d
-                if c is Discard:
-                    continue
-            else:
-                previous = None
-                if chain:
-                    kids.append(0)
-                if c is not None:  # a token (None: an optional part left out)
-                    last = c
-                    if first is None:
-                        first = c
-            children.append(c)
-        depth = node_depth(tree, kids) if chain else depth + 1
-        if depth > MAX_DEPTH:
-            raise TooDeep
+        children, first, last, depth, own = self._children(tree, level)
         if own:
             if tree.data in _BARE_BLOCKS:
                 self._carried = own
             else:
                 self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
+        return self._call_rule(tree, children, first, last), first, last, depth
+
+    def _children(self, tree, level: int) -> tuple[list, Token | None, Token | None, int, list[Cites]]:
+        """(the node's children transformed, its first token, its last token, its depth, the
+        `cites` written first in its block, which cite the node itself)."""
+        # Lark's version collects each node's children through a generator (two frames and a
+        # generator object per node); this loop does the same for this transformer, which
+        # visits no tokens (they are passed through as they are)
+        children = []
+        first = last = None
+        own: list[Cites] = []
+        previous: tuple[Token, Token] | None = None  # the statement just before, in this node's block
+        chain = tree.data in CHAINS
+        kids: list[int] = []  # in a chain of operators, each child's depth (0: a token)
+        depth = 0
+        for c in tree.children:
+            if not isinstance(c, Tree):
+                previous = None
+                kids.append(0)
+                if c is not None:  # a token (None: an optional part left out)
+                    last = c
+                    if first is None:
+                        first = c
+                children.append(c)
+                continue
+            c, start, end, d = self._transform_node(c, level + 1)
+            if type(c) is Cites and tree.data != "start":
+                self._cite(c, previous, own)
+                continue
+            if self._carried:  # a bare block's first `cites`: they cite this node
+                own.extend(self._carried)
+                self._carried = []
+            previous = (start, end) if start is not None else None
+            if start is not None:
+                last = end
+                if first is None:
+                    first = start
+            kids.append(d)
+            depth = max(depth, d)
+            if c is not Discard:
+                children.append(c)
+        depth = node_depth(tree, kids) if chain else depth + 1
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        return children, first, last, depth, own
+
+    def _call_rule(self, tree, children: list, first: Token | None, last: Token | None) -> Any:
+        """What the rule's callback makes of the node's children."""
         # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
         # node, a fifth of this pass: each rule's function is looked up once (_RULE_FUNCTIONS) and called here
         # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
         entry = _RULE_FUNCTIONS.get(tree.data)
         if entry is None:
             _place(tree.meta, first, last)
-            return super()._call_userfunc(tree, children), first, last, depth
+            return super()._call_userfunc(tree, children)
         func, with_meta = entry
         try:
             if with_meta:
                 # the rule's `meta` is the node's span: from its first token to its last
                 span = (_NOWHERE if first is None
                         else span_from(self.file, first.line, first.column, last.end_line, last.end_column))
-                return func(self, span, children), first, last, depth
-            return func(self, children), first, last, depth
+                return func(self, span, children)
+            return func(self, children)
         except GrammarError:
             raise
         except Exception as exc:
