@@ -165,3 +165,48 @@ def test_every_field_the_syntax_tree_gives_an_item_is_declared():
                     assert fields.field(kind, f.key) is not None, (path.name, kind, f.key)
                     seen.add((kind, f.key))
     assert len(seen) > 20  # the check saw the shipped rulebooks' fields
+
+
+def test_a_field_holding_numbers_cannot_be_declared_without_its_range():
+    import pytest
+
+    from civdsl.bounds import Bound
+
+    with pytest.raises(ValueError, match="declares no range"):
+        fields.FieldSpec("upkeep", "upkeep", "number", False, None, "replace", "upkeep", "d", value="number")
+    with pytest.raises(ValueError, match="unknown value shape"):
+        fields.FieldSpec("upkeep", "upkeep", "number", False, None, "replace", "upkeep", "d", value="integer",
+                         bound=Bound(0, 1, "an upkeep"))
+    with pytest.raises(ValueError, match="neither a value shape nor a `schema`"):
+        fields.FieldSpec("upkeep", "upkeep", "number", False, None, "replace", "upkeep", "d")
+
+
+def test_every_field_has_its_callback_model_attribute_range_and_schema():
+    import dataclasses
+
+    from civdsl import syntax
+    from civdsl.model import ITEM_CLASSES
+    from civdsl.modelschema import ITEM_KEYS, model_schema
+
+    schema = model_schema()["properties"]
+    for kind, specs in fields.ITEM_FIELDS.items():
+        attrs = {f.name for f in dataclasses.fields(ITEM_CLASSES[kind])}
+        data = schema[ITEM_KEYS[kind]]["items"]["properties"]
+        for spec in specs:
+            assert spec.model_attr in attrs, (kind, spec.key)
+            if spec.change_only:
+                continue
+            assert spec.data_key in data, (kind, spec.key)
+            if spec.value:
+                rule = spec.rule_of(kind)
+                assert syntax._RULE_FUNCTIONS[rule][0].__doc__.startswith(f"`{spec.word} ...`"), rule
+                if fields.VALUES[spec.value].numbers:
+                    assert spec.bound in fields.ranges().values()
+
+
+def test_a_field_s_range_is_checked_through_its_row(tmp_path):
+    # the commodity's value range is declared only in its row
+    bound = fields.field("commodity", "value").bound
+    assert "commodity value" in fields.ranges() and bound.high == 1_000
+    items = _check(tmp_path, 'commodity "Salt" { value 1001 count 2 stack 1 }\n')
+    assert [(d.code, d.message) for d in items] == [("CIV112", "a commodity's face value is 1,001; it must be 0 to 1,000")]

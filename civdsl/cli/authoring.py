@@ -154,7 +154,8 @@ def build(paths, out, check_only, as_json):
     """Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts).
 
     PATHS as for `check`; a build of no PATHS also writes the index and the cross-edition pages, and
-    in a checkout rewrites the stale files of schemas/ (each generated from its declarations)."""
+    into a checkout's own folder (generated/) rewrites the stale files of its schemas/ (each
+    generated from its declarations)."""
     from ..build import compare, write
     from ..charts import site_files
     from ..diagnostics import Diagnostics
@@ -173,8 +174,10 @@ def build(paths, out, check_only, as_json):
     for message in sorted({m for r in results for m in r.messages}):
         click.echo(message, err=True)
     ids = [r.id for r in results]
-    # a full build of a checkout also keeps its schemas/ equal to their declarations
+    # a full build into a checkout's own output folder also keeps its schemas/ equal to their declarations
     schemas = checkout_schemas_dir() if not paths else None
+    if schemas is not None and out_dir.resolve().parent != schemas.resolve().parent:
+        schemas = None
     if check_only:
         problems = compare(results, out_dir, top) + (stale(schemas) if schemas is not None else [])
         _check_output(problems, out_dir, len(results), ids, as_json)
