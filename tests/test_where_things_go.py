@@ -122,3 +122,134 @@ print(json.dumps({{
     # the language reference's field table knows it too
     tables = _run(copy, code="from civdsl import fields; print(fields.markdown())").stdout
     assert "| `upkeep` | number | no |" in tables
+
+
+# --- a new effect kind and a new player fact: one entry each in vocabulary.py ---------------------
+
+EFFECT_KIND = '''
+    Kind("lose_ships", (_amount("ships"),), "lose {amount} ship{amount_s}", "Remove this many ships.",
+         nouns=(("amount", "ship lost", "ships lost"),)),'''
+FACT = '''
+    Fact("harbours", "int", "harbours on the board", words=("harbour", "harbours")),'''
+
+
+def test_a_new_effect_kind_and_a_new_fact_are_their_vocabulary_entries(tmp_path):
+    assert "**A new effect kind, ability, player fact or function**: one entry in `vocabulary.py`. The" in DOC
+    copy = _scratch(tmp_path)
+    vocabulary = copy / "civdsl" / "vocabulary.py"
+    _edit(vocabulary, '''"backward rule still reads the cities on the board.", main="delta"),''', EFFECT_KIND)
+    _edit(vocabulary, '''    Fact("tokens", "int", "tokens on the board", words=("token", "tokens")),''', FACT)
+    book = _rulebook(copy, "t.civ", 'calamity "Storm" { stack 2 class minor primary { lose_ships(2) }\n'
+                                    '  when harbours > 1 { add lose_ships 1 } }\n')
+    assert _run(copy, "check", str(book)).returncode == 0
+    calm = json.loads(_run(copy, "resolve", str(book), "Storm", "--set", "harbours=1", "--json").stdout)
+    windy = json.loads(_run(copy, "resolve", str(book), "Storm", "--set", "harbours=2", "--json").stdout)
+    unknown = json.loads(_run(copy, "resolve", str(book), "Storm", "--json").stdout)
+    assert calm["effects"] == [{"kind": "lose_ships", "amount": 2}]
+    assert windy["effects"] == [{"kind": "lose_ships", "amount": 3}]
+    # without the fact the answer says it is incomplete and names it
+    assert unknown["complete"] is False and unknown["missing_facts"] == ["harbours"]
+    # the player state's schema and the vocabulary listing know the fact; the kind's words are used
+    state = json.loads(_run(copy, code="from civdsl import schemas; print(schemas.generated()['state.schema.json'])")
+                       .stdout)
+    assert "harbours" in json.dumps(state)
+    assert "lose 3 ships" in _run(copy, "resolve", str(book), "Storm", "--set", "harbours=2").stdout
+    assert "harbours" in _run(copy, "vocab").stdout
+
+
+# --- a new command: its click command in its family's module and its row in cli/main.COMMANDS -----
+
+COMMAND = '''
+
+@command()
+@click.argument("rulebook")
+def advances(rulebook, as_json):
+    """The advances RULEBOOK declares, one a line."""
+    from ..api import locate
+    from ..frontend import check_file
+
+    edition = check_file(locate(rulebook)).edition
+    if as_json:
+        emit_json({"advances": sorted(edition.advances)}, edition.id)
+        return
+    click.echo("\\n".join(sorted(edition.advances)))
+'''
+COMMAND_ROW = '''
+    "advances": ("civdsl.cli.authoring", "advances", "The advances RULEBOOK declares, one a line."),'''
+
+
+def test_a_new_command_is_its_function_and_its_row(tmp_path):
+    assert "**A new command**: a click command in the module of its family in `civdsl/cli/`" in DOC
+    copy = _scratch(tmp_path)
+    authoring = copy / "civdsl" / "cli" / "authoring.py"
+    authoring.write_text(authoring.read_text(encoding="utf-8") + COMMAND, encoding="utf-8")
+    _edit(copy / "civdsl" / "cli" / "main.py", "COMMANDS = {", COMMAND_ROW)
+    if "emit_json" not in authoring.read_text(encoding="utf-8").split("def build")[0]:
+        pytest.fail("cli/authoring.py no longer imports emit_json: adjust the case")
+    listed = _run(copy, "--help").stdout
+    assert "advances" in listed and "The advances RULEBOOK declares, one a line." in listed
+    assert _run(copy, "advances", "civ1980").stdout.splitlines()[:2] == ["Agriculture", "Architecture"]
+    answer = json.loads(_run(copy, "advances", "civ1980", "--json").stdout)
+    assert answer["command"] == "advances" and "Astronomy" in answer["advances"]
+
+
+# --- a new chart format: its name, its writer, and its renderer of a table of cells ---------------
+
+TSV_RENDERER = '''
+
+
+def tsv_table(t: Table) -> str:
+    """A table of cells as tab-separated text: each cell's plain words on one line."""
+    rows = [[c.name for c in t.columns]] + [[cell.plain(" / ") for cell in r.cells] for r in t.rows]
+    return "".join("\\t".join(value.replace("\\t", " ") for value in row) + "\\n" for row in rows)
+'''
+TSV_WRITER = '''
+
+
+def _tsv_files(edition, kind: str, chosen: list, diff, reference: str | None) -> dict[str, str]:
+    from ..charts.markdown import tsv_table
+
+    return {f"{t.slug}.tsv": tsv_table(t) for c in chosen for t in c.tables if t.csv}
+'''
+
+
+def test_a_new_chart_format_is_its_name_its_writer_and_its_renderer(tmp_path):
+    assert "**A new chart format**" in DOC
+    copy = _scratch(tmp_path)
+    markdown = copy / "civdsl" / "charts" / "markdown.py"
+    markdown.write_text(markdown.read_text(encoding="utf-8") + TSV_RENDERER, encoding="utf-8")
+    charts = copy / "civdsl" / "cli" / "charts.py"
+    _edit(charts, '''FORMATS = ("md", "html", "csv", "json", "yaml", "svg", "dot"''', ', "tsv"')
+    _edit(charts, '''    return {f"{t.slug}.csv": csv_table(t) for c in chosen for t in c.tables if t.csv}''', TSV_WRITER)
+    _edit(charts, '''_CHART_FILES = {"md": _md_files, "html": _html_files, "csv": _csv_files''', ', "tsv": _tsv_files')
+    drawn = _run(copy, "chart", "civ1980", "--kind", "commodities", "--format", "tsv", "-o", str(tmp_path / "out"))
+    assert drawn.returncode == 0, drawn.stderr
+    tables = {p.name: p.read_text(encoding="utf-8").splitlines() for p in (tmp_path / "out").iterdir()}
+    assert tables and all(name.endswith(".tsv") for name in tables)
+    assert any(lines[0].count("\t") and any(line.startswith("Grain\t") for line in lines) for lines in tables.values())
+
+
+# --- a new edition: its rulebook in rulebooks/ ------------------------------------------------------
+
+EDITION = '''language 1
+edition tiny "Tiny Civilization"
+group crafts "Crafts" color "#2e7d32"
+credit policy best_group
+advance "Pottery" { cost 45 groups crafts credits crafts 10 summary "keeps grain" }
+advance "Mining" { cost 80 groups crafts }
+'''
+
+
+def test_a_new_edition_is_its_rulebook(tmp_path):
+    assert "**A new edition**: its rulebook in `rulebooks/`" in DOC
+    copy = _scratch(tmp_path)
+    (copy / "rulebooks" / "tiny.civ").write_text(EDITION, encoding="utf-8")
+    shipped = len(list((ROOT / "rulebooks").glob("*.civ")) + list((ROOT / "rulebooks" / "house").glob("*.civ")))
+    assert _run(copy, "check").stdout == f"ok: {shipped + 1} rulebooks checked\n"
+    assert _run(copy, "check", "tiny").stdout == "ok: 1 rulebook checked\n"
+    cost = json.loads(_run(copy, "cost", "tiny", "--holds", "Pottery", "--buy", "Mining", "--json").stdout)
+    assert cost["rulebook"] == "tiny" and "70" in json.dumps(cost)
+    assert "keeps grain" in _run(copy, "explain", "tiny", "Pottery").stdout
+    built = _run(copy, "build", "tiny", "-o", str(tmp_path / "out"))
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "out" / "tiny" / "model.json").is_file()
