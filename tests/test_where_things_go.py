@@ -119,6 +119,13 @@ print(json.dumps({{
 
     explained = _run(copy, "explain", str(good), "Pottery")
     assert explained.returncode == 0 and "upkeep 3 a turn" in explained.stdout
+    # a house rule's difference, and the formatter, know it
+    diff = _run(copy, "diff", str(good), str(copy / "house.civ"))
+    assert "upkeep" in diff.stdout and "3" in diff.stdout and "4" in diff.stdout
+    (copy / "messy.civ").write_text(good.read_text(encoding="utf-8").replace("upkeep 3", "upkeep    3"),
+                                    encoding="utf-8")
+    assert _run(copy, "fmt", str(copy / "messy.civ")).returncode == 0
+    assert "upkeep 3" in (copy / "messy.civ").read_text(encoding="utf-8")
     # the language reference's field table knows it too
     tables = _run(copy, code="from civdsl import fields; print(fields.markdown())").stdout
     assert "| `upkeep` | number | no |" in tables
