@@ -2,9 +2,11 @@
 
 The transformer only reshapes; it checks nothing but what it must decode (string escapes,
 over-long numbers, numbers outside their field's bound in `bounds.FIELDS` or its row of
-`fields.ITEM_FIELDS`, colours), and
-records those problems instead of raising, so that every later check still runs and all errors
-come out in one report.
+`fields.ITEM_FIELDS`, colours), and records those problems instead of raising, so that every
+later check still runs and all errors come out in one report.
+
+An item field whose row in `fields.ITEM_FIELDS` gives a value shape has no callback written here:
+one per row is registered under its grammar alias (`_register_field_callbacks`).
 """
 
 from __future__ import annotations
