@@ -34,20 +34,21 @@ CHANGES = {
 
 
 # The value shapes a field may have, as the syntax pass decodes them from the tokens of its
-# grammar line (the keyword aside): "one number" is its INT, "names with places" each NAME with
-# where it is written (a diagnostic about the name points there), and so on. `numbers`: the
-# shape holds numbers (the row must declare their range); `data`: the JSON Schema of one value
-# in the compiled model's data.
+# grammar alternative after the keyword: "number" is its INT, "names with places" each NAME with
+# where it is written (a diagnostic about the name points there), and so on. `tokens`: what the
+# alternative writes after its keyword (a test holds the grammar to it); `numbers`: the shape
+# holds numbers (the row must declare their range); `data`: the JSON Schema of one value in the
+# compiled model's data.
 @dataclass(frozen=True)
 class ValueShape:
-    tokens: str  # the tokens of the grammar line it reads, in words
+    tokens: str
     numbers: bool
     data: dict
 
 
 VALUES = {
     "number": ValueShape("INT", True, {"type": "integer"}),
-    "number or unknown": ValueShape("INT or UNKNOWN", True, {"type": ["integer", "null"]}),
+    "number or unknown": ValueShape("(INT | UNKNOWN)", True, {"type": ["integer", "null"]}),
     "numbers": ValueShape("INT (COMMA INT)*", True, {"type": "array", "items": {"type": "integer"}}),
     "string": ValueShape("STRING", False, {"type": "string"}),
     "strings": ValueShape("STRING (COMMA STRING)*", False, {"type": "array", "items": {"type": "string"}}),

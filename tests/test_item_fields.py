@@ -210,3 +210,23 @@ def test_a_field_s_range_is_checked_through_its_row(tmp_path):
     assert "commodity value" in fields.ranges() and bound.high == 1_000
     items = _check(tmp_path, 'commodity "Salt" { value 1001 count 2 stack 1 }\n')
     assert [(d.code, d.message) for d in items] == [("CIV112", "a commodity's face value is 1,001; it must be 0 to 1,000")]
+
+
+def test_each_shaped_field_s_grammar_alternative_writes_its_shape():
+    """The grammar alternative of a field with a value shape is its keyword and the shape's tokens
+    (`VP INT -> adv_vp`), so the registered callback reads what the parser gives it."""
+    import re
+
+    from civdsl.resources import grammar_text
+
+    grammar = grammar_text()
+    seen = 0
+    for kind, specs in fields.ITEM_FIELDS.items():
+        for spec in (s for s in specs if s.value):
+            rule = spec.rule_of(kind)
+            found = (re.search(rf"^\s*(?:\?\w+:|\|)?\s*[A-Z_]+ (.+?)\s+-> {rule}\s*$", grammar, re.M)
+                     or re.search(rf"^{rule}: [A-Z_]+ (.+?)\s*$", grammar, re.M))
+            assert found, f"no grammar alternative `-> {rule}`"
+            assert found[1] == fields.VALUES[spec.value].tokens, (kind, spec.key, found[1])
+            seen += 1
+    assert seen >= 20
