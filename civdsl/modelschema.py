@@ -2,9 +2,9 @@
 
 Each item kind's part derives from its rows in fields.ITEM_FIELDS (a field's value shape, range,
 or declared `schema`; null allowed where the model's attribute is None until an item gives it),
-and the `amounts` settings from vocabulary.AMOUNT_SETTINGS. The rest of the edition's keys are
-written here, in the order serialize.py writes them; tests validate every shipped rulebook's
-model against the result.
+and the `amounts` settings and credit policies from vocabulary.py. The rest of the edition's
+keys are written here, in the order serialize.py writes them; tests validate every shipped
+rulebook's model against the result.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import dataclasses
 
 from . import fields as item_fields
 from .model import ITEM_CLASSES
-from .vocabulary import AMOUNT_SETTINGS
+from .vocabulary import AMOUNT_SETTINGS, CREDIT_POLICIES, CREDIT_VARIANTS
 
 STRING = {"type": "string"}
 INTEGER = {"type": "integer"}
@@ -99,8 +99,8 @@ _SKELETON = {
         "source": MAYBE_STRING,
         "files": _list(STRING),
         "bases": _list(STRING),
-        "credit_policy": {"enum": ["best_group", "per_card", None]},
-        "credit_variants": _list(STRING),
+        "credit_policy": {"enum": [*CREDIT_POLICIES, None]},
+        "credit_variants": _list({"enum": list(CREDIT_VARIANTS)}),
         "amounts": None,
         "scenarios": _list(_record({"name": STRING, "doc": MAYBE_STRING})),
         "start_credits": {
