@@ -1182,15 +1182,16 @@ def _register_field_callbacks(cls: type) -> None:
             if not spec.value:
                 continue
             rule = spec.rule_of(kind)
-            if shapes.setdefault(rule, (spec.key, spec.value)) != (spec.key, spec.value):
-                raise TypeError(f"grammar rule `{rule}` is declared with two value shapes")
-            if rule in cls.__dict__ and rule not in _REGISTERED:
+            if rule in shapes:
+                if shapes[rule] != (spec.key, spec.value):
+                    raise TypeError(f"grammar rule `{rule}` is declared with two value shapes")
+                continue
+            if rule in cls.__dict__:
                 raise TypeError(f"grammar rule `{rule}` has a callback in syntax.py and a value shape in fields.py")
+            shapes[rule] = (spec.key, spec.value)
             setattr(cls, rule, _shaped_callback(spec))
-            _REGISTERED.add(rule)
 
 
-_REGISTERED: set[str] = set()
 _register_field_callbacks(_ToSyntax)
 _RULE_FUNCTIONS = _rule_functions(_ToSyntax)
 

@@ -230,3 +230,20 @@ def test_each_shaped_field_s_grammar_alternative_writes_its_shape():
             assert found[1] == fields.VALUES[spec.value].tokens, (kind, spec.key, found[1])
             seen += 1
     assert seen >= 20
+
+
+def test_a_field_cannot_have_both_a_value_shape_and_a_written_callback():
+    import pytest
+    from lark import Transformer
+
+    from civdsl import syntax
+
+    class Written(Transformer):
+        def adv_vp(self, children):
+            return children
+
+    with pytest.raises(TypeError, match="`adv_vp` has a callback in syntax.py and a value shape"):
+        syntax._register_field_callbacks(Written)
+    fresh = type("Fresh", (Transformer,), {})
+    syntax._register_field_callbacks(fresh)
+    assert "adv_vp" in fresh.__dict__ and "summary" in fresh.__dict__
