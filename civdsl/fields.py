@@ -44,19 +44,20 @@ class ValueShape:
     tokens: str
     numbers: bool
     data: dict
+    model: str  # the Python type of one value in the model (once the resolver has read it)
 
 
+_TEXTS = {"type": "array", "items": {"type": "string"}}
 VALUES = {
-    "number": ValueShape("INT", True, {"type": "integer"}),
-    "number or unknown": ValueShape("(INT | UNKNOWN)", True, {"type": ["integer", "null"]}),
-    "numbers": ValueShape("INT (COMMA INT)*", True, {"type": "array", "items": {"type": "integer"}}),
-    "string": ValueShape("STRING", False, {"type": "string"}),
-    "strings": ValueShape("STRING (COMMA STRING)*", False, {"type": "array", "items": {"type": "string"}}),
-    "strings with places": ValueShape("STRING (COMMA STRING)*", False,
-                                      {"type": "array", "items": {"type": "string"}}),
-    "name": ValueShape("NAME", False, {"type": "string"}),
-    "name with place": ValueShape("NAME", False, {"type": "string"}),
-    "names with places": ValueShape("NAME (COMMA NAME)*", False, {"type": "array", "items": {"type": "string"}}),
+    "number": ValueShape("INT", True, {"type": "integer"}, "int"),
+    "number or unknown": ValueShape("(INT | UNKNOWN)", True, {"type": ["integer", "null"]}, "int"),
+    "numbers": ValueShape("INT (COMMA INT)*", True, {"type": "array", "items": {"type": "integer"}}, "list[int]"),
+    "string": ValueShape("STRING", False, {"type": "string"}, "str"),
+    "strings": ValueShape("STRING (COMMA STRING)*", False, _TEXTS, "list[str]"),
+    "strings with places": ValueShape("STRING (COMMA STRING)*", False, _TEXTS, "list[str]"),
+    "name": ValueShape("NAME", False, {"type": "string"}, "str"),
+    "name with place": ValueShape("NAME", False, {"type": "string"}, "str"),
+    "names with places": ValueShape("NAME (COMMA NAME)*", False, _TEXTS, "list[str]"),
 }
 
 # The grammar alias of an item kind's field is `<prefix>_<key>` unless its row names another

@@ -34,7 +34,8 @@ def _with_declared_fields(kind: str):
             attr = spec.model_attr
             if attr in annotations:
                 continue
-            annotations[attr] = "list" if spec.repeatable else "Any"
+            one = item_fields.VALUES[spec.value].model if spec.value else "Any"
+            annotations[attr] = f"list[{one}]" if spec.repeatable else f"{one} | None"
             setattr(cls, attr, field(default_factory=list) if spec.repeatable else None)
         ITEM_CLASSES[kind] = cls
         return cls
@@ -230,16 +231,12 @@ class Civilization:
 
     name: str
     span: Span
-    rank: int | None = None
-    block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
     setups: list[str] = field(default_factory=list)
     # (block, set-ups): the block it plays in those set-ups instead of `block` (combined games)
     block_for: list[tuple[str, list[str]]] = field(default_factory=list)
-    summary: str | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # rank, block, summary, aka, notes: from fields.ITEM_FIELDS
 
 
 @dataclass
@@ -261,17 +258,10 @@ class Score:
 class Commodity:
     name: str
     span: Span
-    value: int | None = None
-    count: int | None = None
-    stack: int | None = None
-    block: str | None = None
     # (the option, the block while it is on): another reading of the block, first option on wins
     block_when: list = field(default_factory=list)
-    printed: list[int] | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    summary: str | None = None
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # value, count, stack, block, printed, summary, aka, notes: from fields.ITEM_FIELDS
 
 
 @dataclass
