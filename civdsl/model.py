@@ -81,13 +81,10 @@ class Advance:
     vp_when: list[tuple[str, int]] = field(default_factory=list)
     credits: dict[str, int] = field(default_factory=dict)
     specific: list[SpecificCredit] = field(default_factory=list)
-    requires: list[str] = field(default_factory=list)
-    supply: int | None = None
+    requires: list[str] = field(default_factory=list)  # every `requires` line's names, in order
     abilities: list[Ability] = field(default_factory=list)
-    summary: str | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # supply, summary, aka, notes: from fields.ITEM_FIELDS
 
 
 @dataclass
@@ -151,7 +148,6 @@ class TurnStep:
 class Calamity:
     name: str
     span: Span
-    stack: int | None = None
     klass: str | None = None  # "minor", "major tradable", "major nontradable"
     beneficiary: str = "none"
     primary: list = field(default_factory=list)
@@ -159,10 +155,8 @@ class Calamity:
     exclusions: list[Exclusion] = field(default_factory=list)
     cancel: list[tuple[Expr, Span]] = field(default_factory=list)
     modifiers: list[Modifier] = field(default_factory=list)
-    summary: str | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # stack, summary, aka, notes: from fields.ITEM_FIELDS
     # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     amounts_spans: dict[str, Span] = field(default_factory=dict)  # where each of its `amounts` settings is
