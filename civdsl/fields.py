@@ -208,7 +208,8 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
                   section="Who may not be a secondary victim",
                   schema={"type": "array", "items": {
                       "type": "object", "properties": {"role": {"type": ["string", "null"]},
-                                                       "when": {"type": ["string", "null"]}, "line": {"type": "integer"}},
+                                                       "when": {"type": ["string", "null"]},
+                                                       "line": {"type": "integer"}},
                       "required": ["role", "when", "line"], "additionalProperties": False}}),
         FieldSpec("cancel", "cancel", "`when` condition", True, None, "add", "cancelled when",
                   "a condition under which the calamity has no effect", section="Cancelled when",
@@ -258,8 +259,8 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
     "civilization": (
         FieldSpec("rank", "rank", "number", False, None, None, "A.S.T. rank", "its place in the A.S.T. ranking",
                   explain="A.S.T. ranking {}", missing="not given", value="number", bound=BOUNDS["ast rank"]),
-        FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block", explain=", block {}",
-                  value="name"),
+        FieldSpec("block", "block", "a trade block id", False, "block", None, "block", "its trade block",
+                  explain=", block {}", value="name"),
         FieldSpec("ast", "row", "track id, optional `spaces N`, `at` first spaces", True, "A.S.T. track", None,
                   "A.S.T. row", "where each epoch begins on a track for this civilization", attr="rows",
                   schema={"type": "object", "additionalProperties": {

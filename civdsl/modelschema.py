@@ -67,7 +67,8 @@ _SKELETON = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://civdsl.invalid/schemas/model.schema.json",
     "title": "civdsl compiled rulebook model",
-    "description": "A rulebook after name resolution and validation (civdsl build writes it as generated/<id>/model.json).",
+    "description": "A rulebook after name resolution and validation (civdsl build writes it as "
+                   "generated/<id>/model.json).",
     "$defs": {
         "effect": {
             "oneOf": [

@@ -209,7 +209,8 @@ def test_a_field_s_range_is_checked_through_its_row(tmp_path):
     bound = fields.field("commodity", "value").bound
     assert "commodity value" in fields.ranges() and bound.high == 1_000
     items = _check(tmp_path, 'commodity "Salt" { value 1001 count 2 stack 1 }\n')
-    assert [(d.code, d.message) for d in items] == [("CIV112", "a commodity's face value is 1,001; it must be 0 to 1,000")]
+    assert [(d.code, d.message) for d in items] == [
+        ("CIV112", "a commodity's face value is 1,001; it must be 0 to 1,000")]
 
 
 def test_each_shaped_field_s_grammar_alternative_writes_its_shape():
