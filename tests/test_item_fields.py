@@ -199,7 +199,8 @@ def test_every_field_has_its_callback_model_attribute_range_and_schema():
             assert spec.data_key in data, (kind, spec.key)
             if spec.value:
                 rule = spec.rule_of(kind)
-                assert syntax._RULE_FUNCTIONS[rule][0].__doc__.startswith(f"`{spec.word} ...`"), rule
+                callback = syntax.transformer_class()._rule_functions[rule][0]
+                assert callback.__doc__.startswith(f"`{spec.word} ...`"), rule
                 if fields.VALUES[spec.value].numbers:
                     assert spec.bound in fields.ranges().values()
 
