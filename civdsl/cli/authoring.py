@@ -97,9 +97,9 @@ def _run_rulings(targets: list, checked: list, diags) -> None:
                 pass
         before = len(diags.items)
         from ..laws import check_declared
-        from ..rulings import check_checked
+        from ..api import run_rulings
 
-        check_checked(path, c, diags)
+        run_rulings(path, c, diags)
         check_declared(c.edition, diags)
         if name:
             cache.write(name, pickle.dumps(diags.items[before:], protocol=pickle.HIGHEST_PROTOCOL))
@@ -439,7 +439,8 @@ def diff(a, b, fmt, prose, exit_code, show_impact, seed, as_json):
 
 def _impact(a: str, b: str, seed: int, exit_code: bool, as_json: bool) -> None:
     """`diff --impact`: the impact report, as text or JSON."""
-    from ..impact import impact_of, render_text
+    from ..api import impact_of
+    from ..impact import render_text
 
     result = impact_of(a, b, seed)
     if as_json:
