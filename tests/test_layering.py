@@ -72,7 +72,7 @@ LAYERS = {
                "citations", "segment", "describe", "rulewalk", "codegen", "serialize", "invariants", "cardchecks"),
     "sub-languages": ("rounds.syntax", "rounds.model", "rounds.resolve", "rounds.checks", "rounds.codegen",
                       "rounds.serialize", "rounds.diff", "rounds.language"),
-    "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
+    "tools": ("frontend", "api", "build", "schemas", "modelschema", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
               "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
               "companion", "rounds.reference", "rounds.event_plot"),
     "command line": ("cli",),
