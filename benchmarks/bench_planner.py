@@ -154,6 +154,19 @@ SINGLE_USE_CAPPED = {
     "buy": ["Universal Doctrine", "Urbanism", "Mathematics", "Enlightenment", "Advanced Military"],
 }
 
+# a purchase of 32 advances with 19 held cards: the placement stops at its work limit
+# (pricing.SINGLE_USE_PLACEMENT_WORK) long before its states per card would stop it
+SINGLE_USE_WIDE = {
+    "holds": ["Diaspora", "Empiricism", "Metalworking", "Mythology", "Calendar", "Naval Warfare", "Military",
+              "Advanced Military", "Cartography", "Music", "Monarchy", "Trade Empire", "Mysticism", "Monotheism",
+              "Enlightenment", "Cloth Making", "Provincial Empire", "Literacy", "Theocracy"],
+    "buy": ["Public Works", "Democracy", "Deism", "Library", "Theology", "Philosophy", "Architecture",
+            "Trade Routes", "Engineering", "Drama and Poetry", "Medicine", "Politics", "Mathematics", "Law",
+            "Wonder of the World", "Anatomy", "Monument", "Roadbuilding", "Pottery", "Urbanism", "Masonry",
+            "Fundamentalism", "Universal Doctrine", "Coinage", "Cultural Ascendancy", "Agriculture",
+            "Written Record", "Rhetoric", "Diplomacy", "Astronavigation", "Mining", "Sculpture"],
+}
+
 HORIZON_STRESS = [case for case in STRESS if case[0] in (
     "affords most of the deck", "--objective points", "Expansion, treasury 1000, 9 players",
     "30 cards, Trade Routes + Trade Empire")] + [

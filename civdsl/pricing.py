@@ -42,9 +42,9 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     holds = list(holds)
     single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
     if single_use:
-        rows, gap = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
+        rows, gap, stopped = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
     else:
-        rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), None
+        rows, gap, stopped = _policy_rows(module, holds, list(buys), extra_credits or {}), None, None
     # after the credits, before what follows (only a capped placement's least price reads it)
     placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
     # what follows may take more off another placement than off the one found (it lands on the
@@ -59,6 +59,7 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
     total = sum_if_known(r["price"] for r in rows)
+    complete = gap is None or (gap == 0 and not taken)
     return {
         "policy": policy,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
@@ -70,11 +71,21 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         # total_at_least, the total less what the best placement could save more (gap) and,
         # where same-turn abilities or advances acquired automatically follow, less the most
         # they could take off any placement.
-        "complete": gap is None or (gap == 0 and not taken),
+        "complete": complete,
         "total_at_least": _least_total(total, placed, gap, taken),
+        # where the answer is not complete, the declared limit that stopped the placement
+        "stopped": None if complete else _placement_limit(stopped),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _placement_limit(stopped: str) -> dict:
+    """The declared limit a single-use placement met (STOPPED: "states" or "work"): what it bounds
+    and its value, as `cost` states it."""
+    if stopped == "states":
+        return {"limit": "states per held card", "bound": SINGLE_USE_PLACEMENT_CAP}
+    return {"limit": "units of work", "bound": SINGLE_USE_PLACEMENT_WORK}
 
 
 def _least_total(total: int | None, placed: int | None, gap: int | None, taken: int) -> int | None:
@@ -182,7 +193,7 @@ def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
                 row["price"] = 0
 
 
-def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | None = None) -> tuple[list[dict], int]:
+def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | None = None) -> tuple[list[dict], int, str]:
     """The strict reading (variant `single_use`): each held card's credit, and each group's free
     credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
     advance its credit in the group the advance is discounted by (a dual-group advance is
@@ -194,10 +205,11 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | 
     largest total saving: an exact search, not a greedy placement (which is not always best and
     depended on the order the purchases were listed in). Purchases are taken in rulebook order,
     so the answer never depends on how the buys were listed. Also returns how much more than the
-    placement found the best one could save (None: the search never reached its cap)."""
+    placement found the best one could save (None: the search never reached a limit) and which
+    limit stopped it ("states", "work" or None)."""
     sources, priced = _single_use_sources(module, holds, buys, extra)
-    given, gap = _place_single_use_credits(module, sources, priced, work)
-    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap
+    given, gap, stopped = _place_single_use_credits(module, sources, priced, work)
+    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap, stopped
 
 
 def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[list, list]:
@@ -236,10 +248,16 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
 # state and those that saved most so far, which bounds its time and memory (at most this many
 # states per source) and still ends in a real placement, with a proven bound on the best.
 SINGLE_USE_PLACEMENT_CAP = 1000
+# The most work one placement does (credits.js creditPlacementWork mirrors it): each state a
+# source's step makes and each (source, advance) pair the greedy placements weigh. The cap alone
+# lets a purchase of 30 advances with 25 held cards make a quarter of a million states; past this
+# much work the search goes on with the greedy placement's state only, so it still ends in a real
+# placement, never worse than the greedy one, with a proven bound on the best.
+SINGLE_USE_PLACEMENT_WORK = 60_000
 
 
 def _place_single_use_credits(module, sources: list, priced: list,
-                              work: list | None = None) -> tuple[dict[str, list], int]:
+                              work: list | None = None) -> tuple[dict[str, list], int, str]:
     """The placement of credits with the largest total saving, each source's credit going to at
     most one of `priced`, and how much more the best placement could save than it (None: the
     search never reached its cap, so it is the full search's). A state is the prices still to
@@ -251,26 +269,36 @@ def _place_single_use_credits(module, sources: list, priced: list,
     state it leads to falls short too, so neither the best final state nor a back-pointer on its
     path changes -- the answer is the one the full search gives. Past SINGLE_USE_PLACEMENT_CAP
     states after a source, the search keeps the greedy placement's state and those that saved
-    most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
+    most so far (_keep_within_cap); past SINGLE_USE_PLACEMENT_WORK, only the greedy placement's
+    state. The best any dropped or unexpanded state could still reach bounds the gap. Also returns
+    the limit that stopped it ("work" once the work limit was reached, else "states"; None: no
+    state was dropped)."""
     start = _placement_start(module, priced)
     useful = _useful_sources(module, sources, priced)
-    _count_greedy_work(work, sources, useful, priced)
+    spent = [0]     # this placement's own work (SINGLE_USE_PLACEMENT_WORK)
+    _count_greedy_work(spent, sources, useful, priced)
     greedy = _greedy_placement(start, useful)
     reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
     layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
-    states, beyond = {start: None}, None
+    states, beyond, stopped = {start: None}, None, None
     for k, (name, options, _) in enumerate(useful):
-        step = _after_source(states, options)
-        if work is not None:
-            work[0] += len(step)
+        step, unexpanded = _after_source(states, options, spent, greedy[k])
+        # a state left unexpanded at the work limit could still have saved most(k - 1, state)
+        if unexpanded:
+            beyond = max([most(k - 1, s) for s in unexpanded] + ([] if beyond is None else [beyond]))
+            stopped = "work"
         states = {s: back for s, back in step.items() if reach(k, s)}
-        if len(states) > SINGLE_USE_PLACEMENT_CAP:
-            states, dropped = _keep_within_cap(states, greedy[k + 1])
+        cap = 1 if spent[0] >= SINGLE_USE_PLACEMENT_WORK else SINGLE_USE_PLACEMENT_CAP
+        if len(states) > cap:
+            states, dropped = _keep_within_cap(states, greedy[k + 1], cap)
             beyond = max([most(k, s) for s in dropped] + ([] if beyond is None else [beyond]))
+            stopped = "work" if cap == 1 else stopped or "states"
         layers.append((name, states))
+    if work is not None:
+        work[0] += spent[0]
     best = min(states, key=lambda s: (sum(s[0]), s[0]))
     gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
-    return _placement(layers, best, priced), gap
+    return _placement(layers, best, priced), gap, stopped
 
 
 def _count_greedy_work(work: list | None, sources: list, useful: list, priced: list) -> None:
@@ -288,14 +316,14 @@ def _placement_start(module, priced: list) -> tuple:
     return tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced)
 
 
-def _keep_within_cap(states: dict, greedy: tuple) -> tuple[dict, list]:
-    """The SINGLE_USE_PLACEMENT_CAP states to go on with (in the order found) and the dropped
-    ones: the greedy placement's state first (so the answer is never worse than it), then those
-    with the least left to pay, then the first found."""
+def _keep_within_cap(states: dict, greedy: tuple, cap: int) -> tuple[dict, list]:
+    """The CAP states to go on with (in the order found) and the dropped ones: the greedy
+    placement's state first (so the answer is never worse than it), then those with the least left
+    to pay, then the first found."""
     listed = list(states.items())
     ranked = sorted(range(len(listed)), key=lambda i: (listed[i][0] != greedy, sum(listed[i][0][0]), i))
-    kept = sorted(ranked[:SINGLE_USE_PLACEMENT_CAP])
-    return dict(listed[i] for i in kept), [listed[i][0] for i in ranked[SINGLE_USE_PLACEMENT_CAP:]]
+    kept = sorted(ranked[:cap])
+    return dict(listed[i] for i in kept), [listed[i][0] for i in ranked[cap:]]
 
 
 def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
@@ -372,14 +400,22 @@ def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, c
     return found or [(specific, None)]
 
 
-def _after_source(states: dict, options: list) -> dict:
+def _after_source(states: dict, options: list, spent: list, greedy: tuple) -> tuple[dict, list]:
     """Every state one source leads to, its credit placed on one advance still to pay or on none:
-    state -> (the state before, index of the advance or None). Equal states merge."""
+    state -> (the state before, index of the advance or None). Equal states merge. Each state made
+    counts in SPENT; once it reaches SINGLE_USE_PLACEMENT_WORK the states not yet expanded, but the
+    greedy placement's (GREEDY), go on with the credit placed on none, and are listed second."""
     step: dict = {}
     ways: dict = {}     # (advance, its group so far) -> the source's options: few, asked per state
+    unexpanded = []
     for state in states:
         left, chosen = state
+        made = len(step)
         step.setdefault(state, (state, None))
+        if spent[0] >= SINGLE_USE_PLACEMENT_WORK and state != greedy:
+            unexpanded.append(state)
+            spent[0] += len(step) - made
+            continue
         for i, option in enumerate(options):
             if left[i] <= 0:
                 continue
@@ -391,7 +427,8 @@ def _after_source(states: dict, options: list) -> dict:
                     after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
                              chosen[:i] + (group,) + chosen[i + 1:])
                     step.setdefault(after, (state, i))
-    return step
+        spent[0] += len(step) - made
+    return step, unexpanded
 
 
 def _placement(layers: list, state: tuple, priced: list) -> dict[str, list]:

@@ -162,7 +162,8 @@ function creditPrices(M, holds, buys, extra, work) {
     row.price = adv.cost - creditSum(row.credits.map((c) => c.amount));
     rows.push(row);
   }
-  if (singleUse) [rows, gap] = creditSingleUseRows(M, holds, buys, extra || {}, work);
+  let stopped = null;  // the limit that stopped the single-use placement ("states", "work")
+  if (singleUse) [rows, gap, stopped] = creditSingleUseRows(M, holds, buys, extra || {}, work);
   // after the credits, before what follows, and the most what follows could take off any
   // placement (runtime.prices)
   const placed = rows.every((r) => r.price !== null) ? creditSum(rows.map((r) => r.price)) : null;
@@ -200,6 +201,7 @@ function creditPrices(M, holds, buys, extra, work) {
     }
   }
   const total = known.length === rows.length ? creditSum(known) : null;
+  const complete = gap === null || (gap === 0 && !taken);
   return {
     policy: policy,
     variants: creditVariants(M),
@@ -207,8 +209,11 @@ function creditPrices(M, holds, buys, extra, work) {
     acquired: creditAcquiredWith(M, holds, buys),
     total: total,
     // false where the single-use placement stopped at its cap short of a proof (runtime.prices)
-    complete: gap === null || (gap === 0 && !taken),
+    complete: complete,
     total_at_least: gap === null || total === null ? total : Math.max(0, taken ? placed - gap - taken : total - gap),
+    // where the answer is not complete, the declared limit that stopped the placement (runtime._placement_limit)
+    stopped: complete ? null : stopped === "states" ? {limit: "states per held card", bound: creditPlacementCap}
+      : {limit: "units of work", bound: creditPlacementWork},
     unknown: rows.filter((r) => r.price === null).map((r) => r.advance),
     treasury_value: treasuryValue === null ? 1 : treasuryValue,
   };
@@ -237,7 +242,7 @@ function creditMostTaken(M, priced, holds, buys) {
 // saving (runtime._single_use_rows), and how much more the best placement could save.
 function creditSingleUseRows(M, holds, buys, extra, work) {
   const [sources, priced] = creditSingleUseSources(M, holds, buys, extra);
-  const [given, gap] = creditPlaceSingleUse(M, sources, priced, work);
+  const [given, gap, stopped] = creditPlaceSingleUse(M, sources, priced, work);
   const rows = [];
   for (const name of buys) {
     const adv = M.ADVANCES[name];
@@ -250,7 +255,7 @@ function creditSingleUseRows(M, holds, buys, extra, work) {
     rows.push({advance: name, printed: adv.cost, credits: credits,
                price: adv.cost - creditSum(credits.map((c) => c.amount))});
   }
-  return [rows, gap];
+  return [rows, gap, stopped];
 }
 
 // each advance's position in the rulebook
@@ -323,16 +328,18 @@ function creditWithinReach(start, useful, greedy) {
 
 // the most partial placements kept after each source
 const creditPlacementCap = 1000;  // runtime.SINGLE_USE_PLACEMENT_CAP
+// the most work one placement does, past which it goes on with the greedy placement's state only
+const creditPlacementWork = 60000;  // runtime.SINGLE_USE_PLACEMENT_WORK
 
 // past creditPlacementCap states, the states to go on with (in the order found) and the dropped
 // ones: the greedy placement's state first, then the least left to pay, then the first found
 // (runtime._keep_within_cap)
-function creditKeepWithinCap(stepStates, greedyKey) {
+function creditKeepWithinCap(stepStates, greedyKey, cap) {
   const listed = Array.from(stepStates.entries());
   const rank = listed.map(([key, state], i) => [key === greedyKey ? 0 : 1, creditSum(state[0]), i]);
   rank.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-  const kept = rank.slice(0, creditPlacementCap).map((r) => r[2]).sort((a, b) => a - b);
-  return [new Map(kept.map((i) => listed[i])), rank.slice(creditPlacementCap).map((r) => listed[r[2]][1])];
+  const kept = rank.slice(0, cap).map((r) => r[2]).sort((a, b) => a - b);
+  return [new Map(kept.map((i) => listed[i])), rank.slice(cap).map((r) => listed[r[2]][1])];
 }
 
 // [the credit sources (each held card, then each group's free tokens), the advances of BUYS with a
@@ -414,11 +421,13 @@ function creditPlaceSingleUse(M, sources, priced, work) {
   const keyOf = (s) => JSON.stringify(s);
   const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
   const useful = creditUsefulSources(sources, priced.length, options);
-  creditGreedyWork(work, sources, useful, priced);
+  const spent = [0];  // this placement's own work (creditPlacementWork)
+  creditGreedyWork(spent, sources, useful, priced);
   const greedy = creditGreedyPlacement(start, useful, options);
   const total = creditSum(start[0]);
   const [reach, most] = creditWithinReach(start, useful, total - creditSum(greedy[greedy.length - 1][0]));
-  let beyond = null;  // the most a state dropped at the cap could still save (null: none dropped)
+  let beyond = null;  // the most a state dropped or left unexpanded could still save (null: none)
+  let stopped = null;  // the limit that stopped it: "work" once reached, else "states"
   const layers = [];  // per useful source: state key -> [previous state, index of the advance or null]
   let states = new Map([[keyOf(start), start]]);
   useful.forEach((source, placed) => {
@@ -426,13 +435,24 @@ function creditPlaceSingleUse(M, sources, priced, work) {
     const spec = source[2];
     const step = new Map();
     const stepStates = new Map();
+    const greedyKey = keyOf(greedy[placed]);
+    let unexpanded = false;
     for (const state of states.values()) {
       const left = state[0];
       const chosen = state[1];
       const k = keyOf(state);
+      const made = step.size;
       if (!step.has(k)) {
         step.set(k, [state, null]);
         stepStates.set(k, state);
+      }
+      // past the work limit only the greedy placement's state is expanded (runtime._after_source)
+      if (spent[0] >= creditPlacementWork && k !== greedyKey) {
+        const could = most(placed - 1, state);
+        beyond = beyond === null ? could : Math.max(beyond, could);
+        unexpanded = true;
+        spent[0] += step.size - made;
+        continue;
       }
       for (let i = 0; i < priced.length; i++) {
         if (left[i] <= 0) continue;
@@ -451,8 +471,9 @@ function creditPlaceSingleUse(M, sources, priced, work) {
           }
         }
       }
+      spent[0] += step.size - made;
     }
-    if (work) work[0] += step.size;
+    if (unexpanded) stopped = "work";
     // a state that cannot reach the greedy placement's saving is dropped (runtime._within_reach)
     for (const [key, state] of stepStates) {
       if (!reach(placed, state)) {
@@ -460,8 +481,11 @@ function creditPlaceSingleUse(M, sources, priced, work) {
         stepStates.delete(key);
       }
     }
-    if (stepStates.size > creditPlacementCap) {
-      const [kept, dropped] = creditKeepWithinCap(stepStates, keyOf(greedy[placed + 1]));
+    const cap = spent[0] >= creditPlacementWork ? 1 : creditPlacementCap;
+    if (stepStates.size > cap) {
+      const [kept, dropped] = creditKeepWithinCap(stepStates, keyOf(greedy[placed + 1]), cap);
+      if (cap === 1) stopped = "work";
+      else if (stopped === null) stopped = "states";
       for (const state of dropped) beyond = beyond === null ? most(placed, state) : Math.max(beyond, most(placed, state));
       for (const key of stepStates.keys()) if (!kept.has(key)) step.delete(key);
       states = kept;
@@ -470,6 +494,7 @@ function creditPlaceSingleUse(M, sources, priced, work) {
     }
     layers.push([source[0], step]);
   });
+  if (work) work[0] += spent[0];
   let state = null;
   let stateKey = null;
   for (const s of states.values()) {
@@ -491,7 +516,7 @@ function creditPlaceSingleUse(M, sources, priced, work) {
     state = previous;
   }
   for (const b of priced) given[b].reverse();
-  return [given, gap];
+  return [given, gap, stopped];
 }
 
 // Trade cards bought for treasury (runtime.trade_card_prices).
