@@ -11,8 +11,7 @@ from it (`credit_total`), and the planner, the ledger and the questions call it 
 
 from __future__ import annotations
 
-import functools
-
+from . import placement
 from .unknown import number, sum_if_known
 
 
@@ -231,12 +230,8 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
             and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
-        start = _placement_start(module, priced)
-        useful = _useful_sources(module, sources, priced)
-        _count_greedy_work(work, sources, useful, priced)
-        left = sum(_greedy_placement(start, useful)[-1][0])
-        _, most = _within_reach(start, useful, 0)
-        if sum(start[0]) - left == most(-1, start):  # the greedy saving is the most any placement saves
+        left = placement.greedy_total(*_placement_problem(module, sources, priced), work)
+        if left is not None:  # the greedy saving is the most any placement saves
             return left, True, left
     got = prices(module, holds, buys, extra_credits, work)
     return got["total"], got["complete"], got["total_at_least"]
@@ -258,191 +253,21 @@ SINGLE_USE_PLACEMENT_WORK = 60_000
 
 def _place_single_use_credits(module, sources: list, priced: list,
                               work: list | None = None) -> tuple[dict[str, list], int, str]:
-    """The placement of credits with the largest total saving, each source's credit going to at
-    most one of `priced`, and how much more the best placement could save than it (None: the
-    search never reached its cap, so it is the full search's). A state is the prices still to
-    pay and, under `best_group`, the group each advance is being discounted by (None until its
-    first group credit). Equal states merge, so the work follows the number of distinct states,
-    not the number of placements.
-
-    A state that cannot reach a greedy placement's saving is dropped (_within_reach): every
-    state it leads to falls short too, so neither the best final state nor a back-pointer on its
-    path changes -- the answer is the one the full search gives. Past SINGLE_USE_PLACEMENT_CAP
-    states after a source, the search keeps the greedy placement's state and those that saved
-    most so far (_keep_within_cap); past SINGLE_USE_PLACEMENT_WORK, only the greedy placement's
-    state. The best any dropped or unexpanded state could still reach bounds the gap. Also returns
-    the limit that stopped it ("work" once the work limit was reached, else "states"; None: no
-    state was dropped)."""
-    start = _placement_start(module, priced)
-    useful = _useful_sources(module, sources, priced)
-    spent = [0]     # this placement's own work (SINGLE_USE_PLACEMENT_WORK)
-    _count_greedy_work(spent, sources, useful, priced)
-    greedy = _greedy_placement(start, useful)
-    reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
-    layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
-    states, beyond, stopped = {start: None}, None, None
-    for k, (name, options, _) in enumerate(useful):
-        step, unexpanded = _after_source(states, options, spent, greedy[k])
-        # a state left unexpanded at the work limit could still have saved most(k - 1, state)
-        if unexpanded:
-            beyond = max([most(k - 1, s) for s in unexpanded] + ([] if beyond is None else [beyond]))
-            stopped = "work"
-        states = {s: back for s, back in step.items() if reach(k, s)}
-        cap = 1 if spent[0] >= SINGLE_USE_PLACEMENT_WORK else SINGLE_USE_PLACEMENT_CAP
-        if len(states) > cap:
-            states, dropped = _keep_within_cap(states, greedy[k + 1], cap)
-            beyond = max([most(k, s) for s in dropped] + ([] if beyond is None else [beyond]))
-            stopped = "work" if cap == 1 else stopped or "states"
-        layers.append((name, states))
-    if work is not None:
-        work[0] += spent[0]
-    best = min(states, key=lambda s: (sum(s[0]), s[0]))
-    gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
-    return _placement(layers, best, priced), gap, stopped
+    """The placement of credits with the largest total saving (placement.place, under this
+    module's limits): the credits each advance of PRICED takes, how much more the best placement
+    could save (None: the full search's) and which limit stopped it ("states", "work" or None)."""
+    found, gap, stopped = placement.place(*_placement_problem(module, sources, priced), SINGLE_USE_PLACEMENT_CAP,
+                                          SINGLE_USE_PLACEMENT_WORK, work)
+    given = {name: [{"from": f"{source} (single use)", "amount": amount} for source, amount in credits]
+             for name, credits in zip(priced, found)}
+    return given, gap, stopped
 
 
-def _count_greedy_work(work: list | None, sources: list, useful: list, priced: list) -> None:
-    """Count in WORK (the planner's shared count of placement work) what finding the useful sources
-    and the greedy placements weighs: every (source, advance) pair once, every (useful source,
-    advance) pair four times (two orders, each replayed). A purchase of many advances with many
-    held cards weighs thousands of pairs before its search makes any state, so the limit that
-    bounds a question's time counts them too (credits.js creditGreedyWork)."""
-    if work is not None:
-        work[0] += len(priced) * (len(sources) + 4 * len(useful))
-
-
-def _placement_start(module, priced: list) -> tuple:
-    """The placement's first state: every advance's printed cost still to pay, no group chosen."""
-    return tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced)
-
-
-def _keep_within_cap(states: dict, greedy: tuple, cap: int) -> tuple[dict, list]:
-    """The CAP states to go on with (in the order found) and the dropped ones: the greedy
-    placement's state first (so the answer is never worse than it), then those with the least left
-    to pay, then the first found."""
-    listed = list(states.items())
-    ranked = sorted(range(len(listed)), key=lambda i: (listed[i][0] != greedy, sum(listed[i][0][0]), i))
-    kept = sorted(ranked[:cap])
-    return dict(listed[i] for i in kept), [listed[i][0] for i in ranked[cap:]]
-
-
-def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
-    """(name, options, the most it gives one advance) for each source that can discount one of
-    PRICED, in the sources' order; options[i](chosen) is (credit, group it fixes) for each way the
-    source can discount advance i."""
-    per_card = module.CREDIT_POLICY == "per_card"
-    useful = []
-    for name, gcred, spec in sources:
-        options = [functools.partial(_credit_options, per_card, tuple(module.ADVANCES[b]["groups"]), gcred,
-                                     spec.get(b, 0)) for b in priced]
-        most = max((c for option in options for c, _ in option(None)), default=0)
-        if most > 0:
-            useful.append((name, options, most))
-    return useful
-
-
-def _greedy_placement(start: tuple, useful: list) -> list[tuple]:
-    """The states of the better of two greedy placements (the first of equals): the sources chosen
-    in their order, or largest credit first (_greedy_path)."""
-    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
-    return max((_greedy_path(start, useful, order) for order in (range(len(useful)), by_credit)),
-               key=lambda path: -sum(path[-1][0]))
-
-
-def _greedy_path(start: tuple, useful: list, order) -> list[tuple]:
-    """The states of one placement the search can reach (START, then the state after each source):
-    each source, taken in ORDER (indices of USEFUL), goes to the advance it saves most on; then
-    the sources are placed so in their own order, as the search places them (which group an
-    advance is discounted by depends on that order). A placement, so never saving more than the
-    best one."""
-    target: list = [None] * len(useful)     # the advance each source went to in ORDER
-    for sequence in (order, range(len(useful))):
-        left, chosen = list(start[0]), list(start[1])
-        path = [start]
-        for j in sequence:
-            advances = range(len(left)) if target[j] is None else (target[j],)
-            gain, i, group = max(((min(c, left[i]), i, g) for i in advances
-                                  for c, g in useful[j][1][i](chosen[i])), key=lambda o: o[0])
-            if gain > 0:
-                left[i] -= gain
-                chosen[i] = group
-                target[j] = i
-            path.append((tuple(left), tuple(chosen)))
-    return path
-
-
-def _within_reach(start: tuple, useful: list, greedy: int):
-    """reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much
-    as a greedy placement does (GREEDY: the better of the sources chosen in their order and
-    largest credit first); and most(k, state), the most any placement through it saves. The most
-    a state can still save is what is left to pay, and at most the sum of the largest credit each
-    remaining source gives; a source's credit never grows once an advance's group is fixed."""
-    rest = [0] * (len(useful) + 1)      # rest[k]: the most sources k, k + 1, ... can give together
-    for k in range(len(useful) - 1, -1, -1):
-        rest[k] = rest[k + 1] + useful[k][2]
-    total = sum(start[0])
-
-    def most(k: int, state: tuple) -> int:
-        to_pay = sum(state[0])
-        return total - to_pay + min(to_pay, rest[k + 1])
-    return (lambda k, state: most(k, state) >= greedy), most
-
-
-def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, chosen) -> list[tuple[int, object]]:
-    """(credit, group it fixes) for each way a source (group credits GCRED, SPECIFIC credit toward
-    the advance) can discount an advance of GROUPS already discounted by the group CHOSEN (None:
-    not yet). Under `per_card` the larger of its group and specific credit, no group fixed."""
-    if per_card:
-        return [(max(max([gcred.get(g, 0) for g in groups] or [0]), specific), None)]
-    if chosen is not None:
-        return [(gcred.get(chosen, 0) + specific, chosen)]
-    found = [(gcred[g] + specific, g) for g in groups if gcred.get(g, 0)]
-    return found or [(specific, None)]
-
-
-def _after_source(states: dict, options: list, spent: list, greedy: tuple) -> tuple[dict, list]:
-    """Every state one source leads to, its credit placed on one advance still to pay or on none:
-    state -> (the state before, index of the advance or None). Equal states merge. Each state made
-    counts in SPENT; once it reaches SINGLE_USE_PLACEMENT_WORK the states not yet expanded, but the
-    greedy placement's (GREEDY), go on with the credit placed on none, and are listed second."""
-    step: dict = {}
-    ways: dict = {}     # (advance, its group so far) -> the source's options: few, asked per state
-    unexpanded = []
-    for state in states:
-        left, chosen = state
-        made = len(step)
-        step.setdefault(state, (state, None))
-        if spent[0] >= SINGLE_USE_PLACEMENT_WORK and state != greedy:
-            unexpanded.append(state)
-            spent[0] += len(step) - made
-            continue
-        for i, option in enumerate(options):
-            if left[i] <= 0:
-                continue
-            found = ways.get((i, chosen[i]))
-            if found is None:
-                found = ways[i, chosen[i]] = option(chosen[i])
-            for credit, group in found:
-                if credit > 0:
-                    after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
-                             chosen[:i] + (group,) + chosen[i + 1:])
-                    step.setdefault(after, (state, i))
-        spent[0] += len(step) - made
-    return step, unexpanded
-
-
-def _placement(layers: list, state: tuple, priced: list) -> dict[str, list]:
-    """The credits each advance of PRICED takes, read back from the final STATE through the
-    LAYERS (each source's step), in the order of the sources."""
-    given: dict[str, list] = {b: [] for b in priced}
-    for name, step in reversed(layers):
-        previous, i = step[state]
-        if i is not None:
-            given[priced[i]].append({"from": f"{name} (single use)", "amount": previous[0][i] - state[0][i]})
-        state = previous
-    for credits in given.values():
-        credits.reverse()
-    return given
+def _placement_problem(module, sources: list, priced: list) -> tuple:
+    """placement.place's plain data: the advances' names, printed costs and groups, the sources and
+    whether the policy is `per_card`."""
+    return (priced, [module.ADVANCES[b]["cost"] for b in priced], [module.ADVANCES[b]["groups"] for b in priced],
+            sources, module.CREDIT_POLICY == "per_card")
 
 
 def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
