@@ -197,7 +197,7 @@ def _after_source(states: dict, options: list, spent: list, work_limit: int, gre
     counts in SPENT; once it reaches WORK_LIMIT the states not yet expanded, but the greedy
     placement's (GREEDY), go on with the credit placed on none, and are listed second."""
     step: dict = {}
-    ways: dict = {}     # (advance, its group so far) -> the source's options: few, asked per state
+    ways: list = [{} for _ in options]     # per advance, its group so far -> the source's options
     unexpanded = []
     for state in states:
         left, chosen = state
@@ -207,18 +207,25 @@ def _after_source(states: dict, options: list, spent: list, work_limit: int, gre
             unexpanded.append(state)
             spent[0] += len(step) - made
             continue
-        for i, option in enumerate(options):
+        for i in range(len(options)):
             if left[i] <= 0:
                 continue
-            found = ways.get((i, chosen[i]))
+            option = options[i]
+            found = ways[i].get(chosen[i])
             if found is None:
                 found = option(chosen[i])
-                ways[(i, chosen[i])] = found
+                ways[i][chosen[i]] = found
             for credit, group in found:
                 if credit > 0:
-                    after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
-                             chosen[:i] + (group,) + chosen[i + 1:])
-                    step.setdefault(after, (state, i))
+                    # the tuples of a state are shared where they do not change (fewer made in the page)
+                    after_left = list(left)
+                    after_left[i] = max(0, left[i] - credit)
+                    after_chosen = chosen
+                    if group != chosen[i]:
+                        changed = list(chosen)
+                        changed[i] = group
+                        after_chosen = tuple(changed)
+                    step.setdefault((tuple(after_left), after_chosen), (state, i))
         spent[0] += len(step) - made
     return step, unexpanded
 
