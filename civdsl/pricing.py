@@ -192,7 +192,8 @@ def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
                 row["price"] = 0
 
 
-def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | None = None) -> tuple[list[dict], int, str]:
+def _single_use_rows(module, holds: list, buys: list, extra: dict,
+                     work: list | None = None) -> tuple[list[dict], int, str]:
     """The strict reading (variant `single_use`): each held card's credit, and each group's free
     credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
     advance its credit in the group the advance is discounted by (a dual-group advance is

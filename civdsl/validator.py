@@ -8,18 +8,19 @@ them into notes; an errata line that excuses nothing is itself reported.
 from __future__ import annotations
 
 import functools
-import itertools
 from typing import Any
 
-from . import vocabulary as vocab
+from . import invariants, vocabulary as vocab
 from .bounds import FIELDS
+from .cardchecks import CardChecks
 from .diagnostics import Diagnostics, Span, suggestion
-from .expressions import EvalError, Scope, check, evaluate, number, quote, truth, unparse, walk
+from .expressions import EvalError, Scope, check, evaluate, unparse, walk
+from .invariants import InvariantChecks
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
 from .state import whole_number
-from .rounds import checks as rounds_checks
+from .sublanguages import used_by
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
 # how a declaration of each kind is called in messages
@@ -52,7 +53,7 @@ _UNKNOWN = {
 }
 
 
-class _Validator(NodeVisitor):
+class _Validator(CardChecks, InvariantChecks, NodeVisitor):
     def __init__(self, ed: Edition, diags: Diagnostics, refs: Index):
         self.ed = ed
         self.d = diags
@@ -88,8 +89,8 @@ class _Validator(NodeVisitor):
         self._civilization_blocks()
         self._setup_players()
         self._asserts()
-        if self.ed.has_rounds:
-            rounds_checks.check(self.ed, self.d)
+        for sub in used_by(self.ed):
+            sub.check(self.ed, self.d)
         self._amount_switches()
         self._unread_options()
 
@@ -680,342 +681,17 @@ class _Validator(NodeVisitor):
             for line in self.ed.score.points + self.ed.score.tiebreaks:
                 check(line.expr, self.scope, self.d, line.label)
 
-    # --- commodities and the deck
-    def _commodities(self) -> None:
-        # a set value reads the number of cards in the set and the card's face value, no player
-        set_scope = Scope(consts=self.ed.consts, player=False, extra_names=("n", "face"))
-        if self.ed.set_value is not None:
-            check(self.ed.set_value, set_scope, self.d, "set_value")
-        if self.ed.set_value_off_block is not None:
-            expr, when, _ = self.ed.set_value_off_block
-            check(expr, set_scope, self.d, "set_value")
-            if when is not None:
-                check(when, self.scope, self.d, "set_value")
-        for com in self.ed.commodities.values():
-            self._commodity(com)
-
-    def _commodity(self, com) -> None:
-        for key in ("value", "count"):
-            if getattr(com, key) is None:
-                self._missing(com.span, com.name, key, f"commodity `{com.name}` has no {key}")
-            elif getattr(com, key) < 0:
-                self.d.error("CIV025", f"commodity `{com.name}` has a negative {key}", com.field_spans[key], item=com.name)
-        self._stack_exists(com)
-        if com.printed:
-            self._printed(com)
-        for option, _block in com.block_when:
-            if option.dotted not in self.ed.options:
-                self.d.error("CIV013", f"unknown option `{option.dotted}` in commodity `{com.name}`'s block",
-                             option.span, item=com.name,
-                             help=suggestion(option.dotted, list(self.ed.options)) or "declare it: `option ID \"doc\" off`")
-
     def _stack_exists(self, item) -> None:
         """The trade stack a calamity or commodity card is in, if given, is one of the game's."""
         if item.stack is not None and item.stack not in STACKS:
             self.d.error("CIV023", f"stack {item.stack} does not exist; trade stacks run from 1 to 9",
                          item.field_spans["stack"], item=item.name)
 
-    def _printed(self, com) -> None:
-        """Printed set values: what the set-value rule gives, and no more of them than cards."""
-        if com.value is not None and self.ed.set_value is not None and not self._printed_values(com):
-            return  # set_value cannot be evaluated (reported)
-        if com.count is not None and len(com.printed) > com.count:
-            self.d.error("CIV040", f"`{com.name}` prints {len(com.printed)} set values but there are only {com.count} cards",
-                         com.field_spans["printed"], item=com.name)
-
-    def _printed_values(self, com) -> bool:
-        """The printed set values agree with the set-value rule; False when the rule cannot be evaluated."""
-        expected = []
-        try:
-            for n in range(1, len(com.printed) + 1):
-                expected.append(set_value(self.ed, n, com.value))
-        except EvalError as exc:
-            self.d.error("CIV043", f"set_value cannot be evaluated: {exc}", exc.span, item="set_value")
-            return False
-        wrong = [(n + 1, p, x) for n, (p, x) in enumerate(zip(com.printed, expected)) if p != x]
-        if wrong:
-            n, printed, want = wrong[0]
-            more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
-            self.d.error("CIV040", f"`{com.name}` prints {printed} for {n} cards; the set-value rule gives {want}{more}",
-                         com.field_spans["printed"], item=com.name,
-                         notes=[f"set_value is {unparse(self.ed.set_value)}"],
-                         help=f'fix the number, or record the printed mistake: errata CIV040 "{com.name}" "why"')
-        return True
-
-    def _decks(self) -> None:
-        for stack, deck in sorted(self.ed.decks.items()):
-            parts = self._stack_parts(stack)
-            total = sum(count or 0 for count, _ in parts)
-            if total != deck.size:
-                self.d.error("CIV041", f"stack {stack} should hold {deck.size} cards, but its parts add up to {total}",
-                             deck.span, item=f"stack {stack}",
-                             notes=[" + ".join(f"{count} {name}" for count, name in parts) or "no cards"],
-                             help=f'fix a count, or record the printed mistake: errata CIV041 "stack {stack}" "why"')
-
-    def _trade_decks(self) -> None:
-        """CIV146: every card of a `trade_deck` is a commodity or calamity of that stack, its block
-        and `clear` are declared, no two decks deal the same block to the same player count, and at
-        no player count do the decks hold more cards of a commodity than the game has (`count`)."""
-        decks = list(self.ed.trade_decks.values())
-        blocks = ({c.block for c in self.ed.commodities.values()} | {c.block for c in self.ed.civilizations.values()}) - {None}
-        for deck in decks:
-            where = f'trade_deck "{deck.name}"'
-            if deck.block is not None and deck.block not in blocks:
-                self.d.error("CIV146", f"{where}: no trade block `{deck.block}`", deck.block_span, item=deck.name,
-                             help=suggestion(deck.block, sorted(blocks)) or "blocks are those of the commodities")
-            for number, layers in deck.stacks.items():
-                for layer in layers:
-                    self._deck_clear(deck, layer)
-                    for name, _, span in layer.cards:
-                        item = self.ed.commodities.get(name) or self.ed.calamities.get(name)
-                        if item is None:
-                            self.d.error("CIV146", f"{where}: no commodity or calamity `{name}`", span, item=deck.name,
-                                         help=suggestion(name, list(self.ed.commodities) + list(self.ed.calamities)))
-                        elif item.stack != number:
-                            self.d.error("CIV146", f"{where}: `{name}` belongs to stack {item.stack}, not {number}",
-                                         span, item=deck.name, help=f"move it to `stack {item.stack}`")
-        # player counts are 1..64 (bounds.py), so each count's decks are compared: linear in the decks
-        clashed: set[str] = set()
-        for players in range(FIELDS["players"].low, FIELDS["players"].high + 1):
-            dealt: dict = {}  # block -> the first deck dealing it for this count
-            for b in (d for d in decks if d.holds(players) and d.name not in clashed):
-                a = dealt.get(b.block) or (next(iter(dealt.values()), None) if b.block is None else dealt.get(None))
-                if a is None:
-                    dealt[b.block] = b
-                    continue
-                clashed.add(b.name)
-                self.d.error("CIV146", f'trade_deck "{b.name}" and "{a.name}" both deal '
-                             f"{'the ' + b.block + ' block' if b.block else 'the cards'} for {players} players",
-                             b.span, item=b.name, notes=[f'"{a.name}" is declared at {a.span}'],
-                             help="give each deck its own player counts or block")
-        least = self.ed.resolution.get("separate_blocks")
-        least = self.ed.consts[least[0]].value if least and least[0] in self.ed.consts else None
-        reported: set[str] = set()
-        for players in sorted({d.low for d in decks} | {d.high for d in decks if d.high is not None}):
-            dealt = [d for d in decks if d.holds(players)]
-            # with fewer players than `separate_blocks`, a game plays one block: its decks are alternatives
-            together = least is not None and players >= least
-            games = [dealt] if together else [[d for d in dealt if d.block in (b, None)]
-                                              for b in {d.block for d in dealt} or {None}]
-            for game in games:
-                self._deck_counts(game, players, reported)
-
-    def _deck_counts(self, decks: list, players: int, reported: set[str]) -> None:
-        held: dict[str, int] = {}
-        for d in decks:
-            for layers in d.stacks.values():
-                for layer in layers:
-                    for name, n, _ in layer.cards:
-                        held[name] = held.get(name, 0) + n
-        for name, n in held.items():
-            com = self.ed.commodities.get(name)
-            if com is not None and com.count and n > com.count and name not in reported:
-                reported.add(name)
-                span = next(s for d in decks for ls in d.stacks.values() for layer in ls
-                            for c, _, s in layer.cards if c == name)
-                self.d.error("CIV146", f"the trade decks for {players} players hold {n} {name} cards; the game "
-                             f"has {com.count}", span, item=name, help=f"fix a count (`commodity \"{name}\"` has "
-                             f"count {com.count})")
-
-    def _setup_players(self) -> None:
-        """CIV147: a set-up chosen by more players than civilizations name it."""
-        for name, (low, high, _, span) in self.ed.setup_players.items():
-            named = [c.name for c in self.ed.civilizations.values() if name in c.setups]
-            if high < low:
-                self.d.error("CIV147", f'setups "{name}" is for {low}..{high} players: the range is empty', span,
-                             item=name, help=f"write {high}..{low}")
-            elif named and len(named) < high:
-                self.d.error("CIV147", f'setups "{name}" is for up to {high} players, but only {len(named)} '
-                             f"civilizations name it ({', '.join(named)})", span, item=name,
-                             help="add the set-up to more civilizations' `setups`, or lower the count")
-
-    def _civilization_blocks(self) -> None:
-        """CIV147: `block ID for "SETUP", ...` names set-ups the civilization is in and a declared block."""
-        blocks = ({c.block for c in self.ed.commodities.values()} | {c.block for c in self.ed.civilizations.values()}
-                  | {b for c in self.ed.civilizations.values() for b, _ in c.block_for}) - {None}
-        for civ in self.ed.civilizations.values():
-            span = civ.field_spans.get("block_for", civ.span)
-            for block, setups in civ.block_for:
-                if block == civ.block:
-                    self.d.error("CIV147", f"`{civ.name}` plays block `{block}` anyway: `block {block} for ...` changes "
-                                 "nothing", span, item=civ.name, help="name the other block, or drop the line")
-                if not any(c.block == block for c in self.ed.commodities.values()) and block not in {
-                        c.block for c in self.ed.civilizations.values()}:
-                    self.d.error("CIV147", f"`{civ.name}`: no trade block `{block}`", span, item=civ.name,
-                                 help=suggestion(block, sorted(blocks)))
-                for setup in setups:
-                    if setup not in civ.setups:
-                        self.d.error("CIV147", f"`{civ.name}` is in no set-up `{setup}`", span, item=civ.name,
-                                     help=suggestion(setup, civ.setups) or f"its set-ups: {', '.join(civ.setups)}")
-
-    def _deck_clear(self, deck, layer) -> None:
-        clear = layer.clear
-        if isinstance(clear, str) and clear != "players" and clear not in self.ed.consts \
-                and clear not in self.ed.tables:
-            self.d.error("CIV146", f'trade_deck "{deck.name}": `clear {clear}` names no constant or table',
-                         layer.span, item=deck.name,
-                         help=suggestion(clear, ["players", *self.ed.consts, *self.ed.tables])
-                         or "write a number, `players`, a const or a table by player count")
-
-    def _stack_parts(self, stack: int) -> list[tuple[int | None, str]]:
-        """(cards, name) of each commodity and then each calamity in a trade stack."""
-        return ([(c.count, c.name) for c in self.ed.commodities.values() if c.stack == stack]
-                + [(1, c.name) for c in self.ed.calamities.values() if c.stack == stack])
-
-    # --- author invariants
-    def _asserts(self) -> None:
-        global _HELD_ASSERTS
-        model_scope = Scope(consts=self.ed.consts, options=self.ed.options, tables=self.ed.tables,
-                            groups=self.ed.groups,
-                            player=False, model=True)
-        evaluator = ModelEvaluator(self.ed)
-        held = _HeldAsserts(self.ed, evaluator, _HELD_ASSERTS)
-        for a in self.ed.asserts:
-            key = held.key(a)
-            if held.holds(a, key):
-                continue
-            reported, before = len(self.d.items), len(self.d.errors)
-            check(a.expr, model_scope, self.d, a.message)
-            if len(self.d.errors) == before:
-                self._assertion(a, evaluator)
-            if len(self.d.items) == reported:
-                held.keep(a, key)
-        _HELD_ASSERTS = held
-
-    def _assertion(self, a, evaluator: ModelEvaluator) -> None:
-        """An author invariant that checks holds of the model (CIV042), or cannot be evaluated (CIV043)."""
-        try:
-            ok = truth(evaluator.evaluate(a.expr), a.expr.span)
-        except EvalError as exc:
-            self.d.error("CIV043", f"assertion cannot be evaluated: {exc}", exc.span, item=a.message)
-            return
-        if ok is True:
-            return
-        detail = evaluator.explain(a.expr)
-        hint = None
-        if self.ed.bases and a.span.path != self.ed.files[-1]:
-            hint = (f"a house rule may depart from its base: acknowledge it with "
-                    f"errata CIV042 {quote(a.message)} \"why\"")
-        self.d.error("CIV042", f"assertion failed: {a.message}", a.span, item=a.message,
-                     notes=[f"{unparse(a.expr)}"] + ([detail] if detail else []), help=hint)
-
-
-# The author invariants found to hold, with everything their check and their evaluation read
-# (_HeldAsserts.key): a house rule's base's invariants hold again for the house rule where it
-# leaves what they read unchanged, so a build evaluates them once. Only clean outcomes are kept
-# (nothing to report again, so what only a report shows, such as a house rule's hint, is no part
-# of the key), and only for the invariants of the last validation, each under its last few inputs,
-# so that it never outgrows one chain.
-_HELD_ASSERTS: "_HeldAsserts | None" = None
-_TOKENS = itertools.count()  # never the same token for two collections
-_INPUTS_KEPT = 8  # an invariant's inputs kept (an editor's edits make new ones)
-_COLLECTIONS_KEPT = 16
-
 
 def forget_held() -> None:
     """Forget the invariants found to hold and the near misses of engine names (frontend.forget)."""
-    global _HELD_ASSERTS
-    _HELD_ASSERTS = None
+    invariants.forget_held()
     _near_engine_name.cache_clear()
-
-
-class _HeldAsserts:
-    """The invariants found to hold, by expression (the very object of the shared syntax tree,
-    kept here so its id names nothing else) and by their inputs: the collections they name (the
-    fields of each item they can read, as the model's views show them) and, for every other name
-    read and every function called, what it stands for (a constant's value, an option's setting,
-    a group, a table)."""
-
-    def __init__(self, ed: Edition, evaluator: "ModelEvaluator", before: "_HeldAsserts | None"):
-        self.ed, self.evaluator = ed, evaluator
-        self.before = before.held if before is not None else {}
-        # expression id -> (expression, (names read, functions called), [inputs under which it held])
-        self.held: dict[int, tuple] = {}
-        # a collection's items -> the token keys hold for it (compared once per validation, not per
-        # assert); the most recent ones carried over in the same dictionary (making another would
-        # hash every collection again)
-        self.tokens: dict[tuple, int] = before.tokens if before is not None else {}
-        while len(self.tokens) > _COLLECTIONS_KEPT:
-            del self.tokens[next(iter(self.tokens))]
-        self._collections: dict[tuple, int] = {}  # (collection, fields read) -> its token here
-
-    def holds(self, a, key: tuple | None) -> bool:
-        """Whether the invariant held under the same inputs before (what is known of it is kept)."""
-        known = self.before.get(id(a.expr))
-        if known is None or known[0] is not a.expr:
-            return False
-        self.held[id(a.expr)] = known
-        return key is not None and key in known[2]
-
-    def keep(self, a, key: tuple | None) -> None:
-        if key is not None:
-            inputs = self.held.setdefault(id(a.expr), (a.expr, self._read(a.expr), []))[2]
-            inputs.append(key)
-            del inputs[:-_INPUTS_KEPT]
-
-    def key(self, a) -> tuple | None:
-        """The invariant's inputs, or None where a value cannot be hashed (evaluated each time)."""
-        heads, calls = self._read(a.expr)
-        ed = self.ed
-        try:
-            key = (tuple(self._collection(h, heads) for h in heads if h in vocab.MODEL_COLLECTIONS),
-                   tuple((h in ed.consts, _typed(ed.consts[h].value) if h in ed.consts else None,
-                          h in ed.options, _typed(ed.options[h].on) if h in ed.options else None, h in ed.groups)
-                         for h in heads),
-                   tuple(c in ed.tables for c in calls))
-            hash(key)
-        except TypeError:
-            return None
-        return key
-
-    def _read(self, expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(the names read, the functions called) by an expression, each sorted."""
-        for memo in (self.held, self.before):
-            known = memo.get(id(expr))
-            if known is not None and known[0] is expr:
-                return known[1]
-        heads, calls = set(), set()
-        for node in walk(expr):
-            if isinstance(node, Name):
-                heads.add(node.parts[0])
-            elif isinstance(node, Call):
-                calls.add(node.name)
-        return tuple(sorted(heads)), tuple(sorted(calls))
-
-    def _collection(self, name: str, read: tuple[str, ...]) -> int:
-        """A token for the collection's items as far as the names `read` show them: equal items,
-        equal token (the most recent collections' tokens are carried over from one validation to
-        the next)."""
-        fields = _fields_read(name, read)
-        if (name, fields) not in self._collections:
-            items = (name, fields, tuple(self._items(name, fields)))
-            token = self.tokens.pop(items, None)
-            self.tokens[items] = token = next(_TOKENS) if token is None else token  # now the most recent
-            self._collections[name, fields] = token
-        return self._collections[name, fields]
-
-    def _items(self, name: str, fields: tuple[str, ...] | None):
-        """Each item's `fields` as ModelEvaluator's views of `name` show them; every field where
-        that is None (specific credits, whose items hold whole advances, read from the advances)."""
-        if fields is None:
-            return ((a.name, _typed(a.cost), _typed(a.vp), tuple(a.groups), _typed(a.supply),
-                     tuple((k, _typed(v)) for k, v in a.credits.items()),
-                     tuple((sc.target, _typed(sc.amount)) for sc in a.specific)) for a in self.ed.advances.values())
-        return (tuple(_typed(tuple(v) if type(v) is list else v) for v in map(view.get, fields))
-                for view in self.evaluator.collection(name, None))
-
-
-def _fields_read(name: str, read: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The attributes of `name`'s items (vocabulary.ITEM_ATTRIBUTES) an expression reading the
-    names `read` can see, and always the name; None (every field) where it reads specific credits."""
-    if name == "specific_credits" or "specific_credits" in read:
-        return None
-    return ("name", *(f for f in read if f != "name" and f in vocab.ITEM_ATTRIBUTES[name]))
-
-
-def _typed(value) -> tuple:
-    """A value with its type: 1, 1.0 and True are equal keys but not the same value to an assert."""
-    return (type(value), value)
 
 
 @functools.lru_cache(maxsize=1024)  # a house rule declares its base's names again
@@ -1108,171 +784,6 @@ def _slot_values(slots: tuple, x) -> list:
     return [getattr(x, a, None) for a in slots]
 
 
-def set_value(ed: Edition, n: int, face: int):
-    def lookup(name: Name):
-        if name.parts[0] == "n":
-            return n
-        if name.parts[0] == "face":
-            return face
-        const = ed.consts.get(name.parts[0])
-        if const is not None and const.value is not None:
-            return const.value
-        raise EvalError(f"`{name.dotted}` has no value here", name.span)
-    return evaluate(ed.set_value, lookup)
-
-
-# the functions of an author invariant over a collection: (its items, each further argument as a
-# function of an item) -> the value; each further argument's values are checked for their kind
-# (an unknown value, a cost written `unknown`, adds nothing to a sum and is not true)
-_AGGREGATES = {
-    "count": lambda items, args: len(items),
-    "sum": lambda items, args: sum(args[0](item, number) for item in items),
-    "all": lambda items, args: _all_holds(items, args),
-    "any": lambda items, args: any(args[0](item, truth) for item in items),
-}
-
-
-def _all_holds(items, args) -> bool:
-    """`all(items, condition)`: false as soon as one item decidedly breaks it, even where another
-    cannot be decided (a comparison with a cost written `unknown`); undecided (the first such
-    item's EvalError) only when no item breaks it."""
-    undecided = None
-    for item in items:
-        try:
-            if not args[0](item, truth):
-                return False
-        except EvalError as exc:
-            undecided = undecided or exc
-    if undecided is not None:
-        raise undecided
-    return True
-
-
-def _of_kind(value: Any, kind, span: Span) -> Any:
-    """`value` as `kind` (number or truth) wants it; unknown stays out of a sum."""
-    return 0 if value is None and kind is number else kind(value, span)
-
-
-class ModelEvaluator:
-    """Evaluates author invariants over the rulebook's own data."""
-
-    def __init__(self, ed: Edition):
-        self.ed = ed
-        # the views of the model's collections, made once: an assert such as
-        # `all(advances, cost >= sum(advances, ...))` reads them once per item
-        self._views: dict[str, list[dict]] = {}
-
-    def collection(self, name: str, context: dict | None) -> list[dict]:
-        if name == "specific_credits" and context is not None and "specific_credits" in context:
-            return context["specific_credits"]
-        if name not in self._views:
-            self._views[name] = self._collection(name)
-        return self._views[name]
-
-    def _collection(self, name: str) -> list[dict]:
-        """A collection of vocabulary.MODEL_COLLECTIONS, as its `_collection_<name>` views it."""
-        return getattr(self, f"_collection_{name}")()
-
-    def _collection_advances(self) -> list[dict]:
-        return [self.advance_view(a) for a in self.ed.advances.values()]
-
-    def _collection_calamities(self) -> list[dict]:
-        return [{"name": c.name, "stack": c.stack, "tradable": c.tradable, "major": c.major,
-                 "modifier_count": len(c.modifiers)} for c in self.ed.calamities.values()]
-
-    def _collection_commodities(self) -> list[dict]:
-        return [{"name": c.name, "value": c.value, "count": c.count, "stack": c.stack}
-                for c in self.ed.commodities.values()]
-
-    def _collection_specific_credits(self) -> list[dict]:
-        return [sc for a in self.ed.advances.values() for sc in self.advance_view(a)["specific_credits"]]
-
-    def advance_view(self, adv: Advance, depth: int = 0) -> dict:
-        view: dict[str, Any] = {"name": adv.name, "cost": adv.cost, "vp": adv.vp, "groups": list(adv.groups),
-                                "supply": adv.supply, "credit_total": sum(adv.credits.values()),
-                                "group_count": len(adv.groups), "first_group": adv.groups[0] if adv.groups else None,
-                                "second_group": adv.groups[1] if len(adv.groups) > 1 else None}
-        if depth == 0:
-            view["specific_credits"] = [
-                {"target": self.advance_view(self.ed.advances[sc.target], 1) if sc.target in self.ed.advances else None,
-                 "amount": sc.amount, "source": view} for sc in adv.specific]
-        return view
-
-    def evaluate(self, expr, context: dict | None = None):
-        def lookup(name: Name):
-            head = name.parts[0]
-            if context is not None and head in context and head != "specific_credits":
-                value: Any = context[head]
-            elif head in vocab.MODEL_COLLECTIONS:
-                value = self.collection(head, context)
-            elif head in self.ed.consts and self.ed.consts[head].value is not None:
-                value = self.ed.consts[head].value
-            elif head in self.ed.options:
-                value = self.ed.options[head].on
-            elif head in self.ed.groups:
-                value = head
-            else:
-                raise EvalError(f"`{name.dotted}` has no value here", name.span)
-            for part in name.parts[1:]:
-                if not isinstance(value, dict) or part not in value:
-                    raise EvalError(f"`{name.dotted}`: no attribute `{part}`", name.span)
-                value = value[part]
-            return value
-
-        def call(c: Call, ev):
-            if c.name in self.ed.tables:
-                raise EvalError("tables read player state; they cannot appear in an assert", c.span)
-            if c.name not in _AGGREGATES:
-                raise EvalError(f"`{c.name}` cannot be used in an assert", c.span)
-            wanted = len(vocab.FUNCTIONS[c.name].args)
-            if len(c.args) != wanted or c.kwargs:
-                raise EvalError(f"`{c.name}` takes {wanted} argument{'s' if wanted > 1 else ''}", c.span)
-            items = self.items(c.args[0], context)
-            return _AGGREGATES[c.name](items, [lambda item, kind, a=a: _of_kind(self.evaluate(a, item), kind, a.span)
-                                               for a in c.args[1:]])
-
-        return evaluate(expr, lookup, call)
-
-    def items(self, expr, context) -> list:
-        from .syntax import Where
-        if isinstance(expr, Where):
-            return [i for i in self.items(expr.items, context)
-                    if truth(self.evaluate(expr.condition, i), expr.condition.span)]
-        value = self.evaluate(expr, context)
-        if not isinstance(value, list):
-            raise EvalError("expected a collection (advances, calamities, commodities, specific_credits)", expr.span)
-        return value
-
-    def explain(self, expr) -> str | None:
-        """For a failed `all(...)`, name the items that break it; for a comparison, show both sides."""
-        from .syntax import BinOp
-        try:
-            if isinstance(expr, Call) and expr.name == "all":
-                return self._failing(expr)
-            if isinstance(expr, BinOp) and expr.op in ("==", "!=", "<", "<=", ">", ">="):
-                return f"left side is {self.evaluate(expr.left)}, right side is {self.evaluate(expr.right)}"
-        except EvalError:
-            return None
-        return None
-
-    def _failing(self, expr: Call) -> str:
-        """The items (the first ten) for which `all(items, condition)` does not hold."""
-        bad, undecided = [], []
-        for i in self.items(expr.args[0], None):
-            try:
-                value = self.evaluate(expr.args[1], i)
-            except EvalError:
-                value = None
-            if value is None:  # an unknown value (a cost written `unknown`) decides nothing
-                undecided.append(i.get("name", "?"))
-            elif value is not True:
-                bad.append(i.get("name", "?"))
-        text = "fails for: " + _first_ten(bad)
-        return text + ("; cannot be decided for: " + _first_ten(undecided) if undecided else "")
-
-
-def _first_ten(names: list) -> str:
-    return ", ".join(map(str, names[:10])) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
 
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
