@@ -312,8 +312,10 @@ def _cost_lines(data: dict) -> None:
     click.echo(f"total: {_known(data['total'])}  (credit policy: {policy}; treasury counts "
                f"{data['treasury_value']} per token)")
     if not data["complete"]:
+        limit = data["stopped"]
         click.echo(f"the best placement of the credits found, maybe not the least (the placement search "
-                   f"stopped at its limit): no placement pays less than {data['total_at_least']}")
+                   f"stopped at its limit of {limit['bound']:,} {limit['limit']}): no placement pays less than "
+                   f"{data['total_at_least']}")
     sc = data["start_credits"]
     if sc and sc["per_group"]:
         used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""

@@ -27,7 +27,7 @@ from . import jsops, pyscopes
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps"}
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl"}
 
 # the first line of the engines' part of the script
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"

@@ -17,10 +17,12 @@ function pyHash(k) {
   if (typeof k === "boolean") return k ? 1 : 0;
   if (k === null) return "\u0000N";
   if (Array.isArray(k)) {
+    // its items' keys written out by JSON (one native string, uniquely read back: a number is
+    // never quoted, a text always)
     if (k.$h !== undefined) return k.$h;
-    let text = "\u0000(";
-    for (let i = 0; i < k.length; i++) text += pyKeyPart(pyHash(k[i]));
-    return (k.$h = text + ")");
+    const parts = new Array(k.length);
+    for (let i = 0; i < k.length; i++) parts[i] = pyHash(k[i]);
+    return (k.$h = "\u0000(" + JSON.stringify(parts));
   }
   if (k instanceof PySet) {
     if (k.$h === null) k.$h = "\u0000{" + Array.from(k.$m.keys()).map(pyKeyPart).sort().join("") + "}";
@@ -179,7 +181,7 @@ function pyComp(xs, value, test) {
 }
 
 function pyList(xs) {
-  return Array.from(pyIter(xs));
+  return Array.isArray(xs) ? xs.slice() : Array.from(pyIter(xs));
 }
 
 function pyRange(start, stop, step) {
