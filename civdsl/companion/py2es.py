@@ -56,6 +56,15 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 _BOOL_CALLS = {"isinstance", "any", "all"}
+# built-ins with a form of their own (a method of _Module: the call's text, or None where it does not fit)
+_BUILTIN_FORMS = {"float": "_float_of_infinity", "any": "_any_all", "all": "_any_all", "sum": "_sum_call",
+                  "sorted": "_sorted_call", "max": "_min_max", "min": "_min_max", "tuple": "_container",
+                  "list": "_container", "set": "_container", "frozenset": "_container", "dict": "_container",
+                  "isinstance": "_isinstance"}
+# a container built from nothing, and from one iterable
+_CONTAINERS = {"tuple": ("[]", "pyList({})"), "list": ("[]", "pyList({})"),
+               "set": ("new PySet()", "pySetOf(pyIterAny({}))"), "frozenset": ("new PySet()", "pySetOf(pyIterAny({}))"),
+               "dict": ("new PyDict()", "pyDict({})")}
 # methods of list, dict and set, written as the runtime's (PyDict and PySet have Python's names)
 _DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
                      "difference", "intersection", "issubset", "isdisjoint"}
@@ -226,25 +235,15 @@ class _Module:
 
     def _function(self, fn: ast.FunctionDef, name: str, method: bool = False, cls=None, prologue=(), body=None,
                   keyword: str = "function") -> None:
-        a = fn.args
-        if a.vararg or a.kwarg:
+        if fn.args.vararg or fn.args.kwarg:
             self.refuse(fn, "*args or **kwargs")
         if fn.decorator_list and keyword:
             self.refuse(fn, "a decorated function")
-        params = (a.posonlyargs + a.args)[1 if method else 0:] + a.kwonlyargs
-        defaults = [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + list(a.defaults)
-        defaults = defaults[1 if method else 0:] + list(a.kw_defaults)
-        scope = _Scope(set(), cls=cls)
-        self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
-        scope.ints = {p.arg for p in params if pyscopes.is_int_annotation(p.annotation)}
+        params, defaults = self._parameters(fn.args, method)
         body = self._body_without_docstring(fn.body) if body is None else body
-        assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
-        self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
-        scope.ints |= pyscopes.int_declared(body)
+        scope, assigned = self._function_scope(params, body, method, cls)
         self.scopes.append(scope)
-        texts = []
-        for p, d in zip(params, defaults):
-            texts.append(self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}"))
+        texts = [self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}") for p, d in zip(params, defaults)]
         star = "*" if pyscopes.is_generator(fn) else ""
         head = f"{keyword}{star} {name}" if keyword else f"{star}{name}"
         if keyword:
@@ -255,14 +254,35 @@ class _Module:
             self.line(text)
         if assigned:
             self.line(f"let {', '.join(self.js_name(n) for n in assigned)};")
-        outer, self._in_generator = self._in_generator, pyscopes.is_generator(fn)
-        self.block(body)
-        if name != "constructor" and not self._in_generator and not (body and isinstance(body[-1], ast.Return)):
-            self.line("return null;")  # Python's None, where the body ends without a return
-        self._in_generator = outer
+        self._function_body(body, pyscopes.is_generator(fn), returns=name != "constructor")
         self.scopes.pop()
         self.depth -= 1
         self.line("}")
+
+    @staticmethod
+    def _parameters(a: ast.arguments, method: bool) -> tuple[list, list]:
+        """The parameters in call order (a method's without `self`) and each one's default or None."""
+        params = (a.posonlyargs + a.args)[1 if method else 0:] + a.kwonlyargs
+        defaults = [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + list(a.defaults)
+        return params, defaults[1 if method else 0:] + list(a.kw_defaults)
+
+    def _function_scope(self, params: list, body: list, method: bool, cls) -> tuple[_Scope, list[str]]:
+        """The function's scope (its parameters, the names it assigns and the functions it defines)
+        and the assigned names, declared at its top."""
+        scope = _Scope(set(), cls=cls)
+        self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
+        scope.ints = {p.arg for p in params if pyscopes.is_int_annotation(p.annotation)}
+        assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
+        self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
+        scope.ints |= pyscopes.int_declared(body)
+        return scope, assigned
+
+    def _function_body(self, body: list, generator: bool, returns: bool) -> None:
+        outer, self._in_generator = self._in_generator, generator
+        self.block(body)
+        if returns and not generator and not (body and isinstance(body[-1], ast.Return)):
+            self.line("return null;")  # Python's None, where the body ends without a return
+        self._in_generator = outer
 
     def _default(self, node) -> str:
         if not isinstance(node, ast.Constant) or isinstance(node.value, (list, dict, set)):
@@ -816,57 +836,80 @@ class _Module:
         return ", ".join("undefined" if v is None else v for v in values)
 
     def _builtin(self, e: ast.Call, f: str) -> str:
+        """A built-in's call: one helper of _CALLS (its arguments positional), else the form of
+        _BUILTIN_FORMS that writes it; a form that does not fit (None) is refused."""
+        form = _BUILTIN_FORMS.get(f)
+        text = getattr(self, form)(e, f) if form else None
+        if text is None and f in _CALLS:
+            self._keywords(e, set())
+            text = f"{_CALLS[f]}({', '.join(self._arg(a, f in _ANY_ORDER) for a in e.args)})"
+        if text is None:
+            self.refuse(e, f"the built-in {f}()")
+        return text
+
+    def _float_of_infinity(self, e: ast.Call, f: str) -> str | None:
         args = e.args
-        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
+        if len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
             return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
-        if f in _CALLS and f != "range":
-            self._keywords(e, set())
-            return f"{_CALLS[f]}({', '.join(self._arg(a, f in _ANY_ORDER) for a in args)})"
-        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
-            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
-        if f == "range":
-            self._keywords(e, set())
-            return f"pyRange({', '.join(self._arg(a) for a in args)})"
-        if f in ("any", "all") and len(args) == 1 and not e.keywords:
-            if isinstance(args[0], ast.GeneratorExp):
-                return self._early(args[0], f == "any")
-            return f"py{f.title()}({self._arg(args[0], True)})"
-        if f == "sum" and len(args) == 1 and isinstance(args[0], ast.GeneratorExp) and not e.keywords:
+        return None
+
+    def _any_all(self, e: ast.Call, f: str) -> str | None:
+        if len(e.args) != 1 or e.keywords:
+            return None
+        if isinstance(e.args[0], ast.GeneratorExp):
+            return self._early(e.args[0], f == "any")
+        return f"py{f.title()}({self._arg(e.args[0], True)})"
+
+    def _sum_call(self, e: ast.Call, f: str) -> str | None:
+        args = e.args
+        if e.keywords or not 1 <= len(args) <= 2:
+            return None
+        if len(args) == 1 and isinstance(args[0], ast.GeneratorExp):
             return self._sum(args[0])
-        if f == "sum" and 1 <= len(args) <= 2 and not e.keywords:
-            return f"pySum({', '.join(self._arg(a, True) for a in args)})"
-        if f == "sorted" and len(args) == 1:
-            kw = self._keywords(e, {"key", "reverse"})
-            return f"pySorted({self._arg(args[0], 'key' not in kw)}, {kw.get('key', 'null')}, " \
-                   f"{kw.get('reverse', 'false')})"
-        if f in ("max", "min") and args:
-            kw = self._keywords(e, {"key", "default"})
-            if len(args) == 2 and not kw:
-                return f"{jsops.MATH_CALLS[f]}({self._arg(args[0])}, {self._arg(args[1])})"
-            if len(args) > 1 and "default" in kw:
-                self.refuse(e, f"{f}() of several values with a default")
-            if len(args) > 1:
-                items = ", ".join(self._arg(a) for a in args)
-                return f"py{f.title()}([{items}], {kw.get('key', 'null')})"
-            listed = self._arg(args[0], "key" not in kw)
-            return f"py{f.title()}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
-        if f in ("tuple", "list") and len(args) <= 1 and not e.keywords:
-            return f"pyList({self._arg(args[0])})" if args else "[]"
-        if f in ("set", "frozenset") and len(args) <= 1 and not e.keywords:
-            return f"pySetOf(pyIterAny({self._arg(args[0], True)}))" if args else "new PySet()"
-        if f == "dict" and len(args) <= 1 and not e.keywords:
-            return f"pyDict({self._arg(args[0])})" if args else "new PyDict()"
-        if f == "isinstance" and len(args) == 2 and not e.keywords:
-            kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
-            value = self.expr(args[0])
-            tests = []
-            for k in kinds:
-                name = ast.unparse(k)
-                if name not in _TYPES:
-                    self.refuse(e, f"isinstance of {name}")
-                tests.append(_TYPES[name].format(value))
-            return "(" + " || ".join(tests) + ")"
-        self.refuse(e, f"the built-in {f}()")
+        return f"pySum({', '.join(self._arg(a, True) for a in args)})"
+
+    def _sorted_call(self, e: ast.Call, f: str) -> str | None:
+        if len(e.args) != 1:
+            return None
+        kw = self._keywords(e, {"key", "reverse"})
+        return f"pySorted({self._arg(e.args[0], 'key' not in kw)}, {kw.get('key', 'null')}, " \
+               f"{kw.get('reverse', 'false')})"
+
+    def _min_max(self, e: ast.Call, f: str) -> str | None:
+        args = e.args
+        if not args:
+            return None
+        kw = self._keywords(e, {"key", "default"})
+        if len(args) == 2 and not kw:
+            return f"{jsops.MATH_CALLS[f]}({self._arg(args[0])}, {self._arg(args[1])})"
+        if len(args) > 1 and "default" in kw:
+            self.refuse(e, f"{f}() of several values with a default")
+        if len(args) > 1:
+            items = ", ".join(self._arg(a) for a in args)
+            return f"py{f.title()}([{items}], {kw.get('key', 'null')})"
+        listed = self._arg(args[0], "key" not in kw)
+        return f"py{f.title()}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
+
+    def _container(self, e: ast.Call, f: str) -> str | None:
+        """tuple(), list(), set(), frozenset() and dict() of nothing or of one iterable."""
+        if len(e.args) > 1 or e.keywords:
+            return None
+        empty, of = _CONTAINERS[f]
+        return of.format(self._arg(e.args[0], f in _ANY_ORDER)) if e.args else empty
+
+    def _isinstance(self, e: ast.Call, f: str) -> str | None:
+        args = e.args
+        if len(args) != 2 or e.keywords:
+            return None
+        kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+        value = self.expr(args[0])
+        tests = []
+        for k in kinds:
+            name = ast.unparse(k)
+            if name not in _TYPES:
+                self.refuse(e, f"isinstance of {name}")
+            tests.append(_TYPES[name].format(value))
+        return "(" + " || ".join(tests) + ")"
 
     def _method_call(self, e: ast.Call) -> str:
         func = e.func
