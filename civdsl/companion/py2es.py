@@ -27,7 +27,17 @@ from . import jsops, pyscopes
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps"}
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.standing": "st"}
+
+# Names an engine module may import from a civdsl module that is not an engine module: the page's
+# hand-written runtime's name for each (the value model and its host). A module added to
+# ENGINE_MODULES takes precedence: its names become the generated ones.
+HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
+                                 "sum_if_known": "sumIfKnown"},
+              "civdsl.pricing": {"ability": "abilityOf"},
+              "civdsl.errors": {"StateError": "UserError"}}
+# the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
+_HOST_CLASSES = {"Unknown", "UserError"}
 
 # the first line of the engines' part of the script
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
@@ -45,14 +55,15 @@ _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: "
 _INT_COMPARE = {"==": "===", "!=": "!=="}
 _TYPES = {"int": "pyIsInt({})", "float": "{} instanceof PyFloat", "str": 'typeof {} === "string"',
           "tuple": "Array.isArray({})", "list": "Array.isArray({})", "dict": "{} instanceof PyDict",
-          "set": "{} instanceof PySet", "frozenset": "{} instanceof PySet", "Fraction": "{} instanceof Frac"}
+          "set": "{} instanceof PySet", "frozenset": "{} instanceof PySet", "Fraction": "{} instanceof Frac",
+          "Unknown": "{} instanceof Unknown"}
 # built-in calls of one helper each (their arguments positional)
 _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "pyRange", "float": "pyFloat",
           "int": "pyInt", "Fraction": "pyFraction", "combinations": "pyCombinations", "str": "pyStr",
           "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
-          "functools.cache": "pyCache"}
+          "functools.cache": "pyCache", "bool": "truthy"}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 _BOOL_CALLS = {"isinstance", "any", "all"}
@@ -60,7 +71,7 @@ _BOOL_CALLS = {"isinstance", "any", "all"}
 _BUILTIN_FORMS = {"float": "_float_of_infinity", "any": "_any_all", "all": "_any_all", "sum": "_sum_call",
                   "sorted": "_sorted_call", "max": "_min_max", "min": "_min_max", "tuple": "_container",
                   "list": "_container", "set": "_container", "frozenset": "_container", "dict": "_container",
-                  "isinstance": "_isinstance"}
+                  "isinstance": "_isinstance", "getattr": "_getattr"}
 # a container built from nothing, and from one iterable
 _CONTAINERS = {"tuple": ("[]", "pyList({})"), "list": ("[]", "pyList({})"),
                "set": ("new PySet()", "pySetOf(pyIterAny({}))"), "frozenset": ("new PySet()", "pySetOf(pyIterAny({}))"),
@@ -124,13 +135,17 @@ class _Scope:
 class _Module:
     """One engine module's translation."""
 
-    def __init__(self, source: str, module: str, prefix: str, short: bool = False):
+    def __init__(self, source: str, module: str, prefix: str, short: bool = False, qualified: str | None = None):
         self.module, self.prefix, self.short = module, prefix, short
+        self.package = qualified.rsplit(".", 1)[0] if qualified else None
         self.fresh: list[str] = []
         self.tree = ast.parse(source)
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.imported: dict[str, str] = {}  # local name -> "module" or "module.name"
+        self.host: dict[str, str] = {}  # a name imported from another civdsl module -> its JavaScript name
+        self.host_classes: set[str] = set()  # those of them that are classes
+        self.constants: dict[str, ast.expr] = {}
         self.out: list[str] = []
         self.depth = 0
         self.scopes: list[_Scope] = []
@@ -150,16 +165,34 @@ class _Module:
                 self.functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
+            elif self._is_constant_definition(node):
+                self.constants[node.targets[0].id] = node.value
             else:
-                self.refuse(node, f"module-level {type(node).__name__} (an engine module holds functions and classes)")
+                self.refuse(node, f"module-level {type(node).__name__} (an engine module holds functions, classes "
+                                  "and constants of tuples, text, numbers and the runtime's values)")
         for node in body:
             if isinstance(node, ast.ClassDef):
                 self._class(node)
+        for name, value in self.constants.items():
+            self.line(f"const {self.global_name(name)} = {self.expr(value)};")
         for node in body:
             if isinstance(node, ast.FunctionDef):
                 self.fresh = list(_short_names()) if self.short else []
                 self._function(node, self.global_name(node.name))
         return "\n".join(self.out) + "\n"
+
+    def _is_constant_definition(self, node) -> bool:
+        """NAME = a value no engine can change: constants, tuples of them, and the runtime's values
+        made of them (`Unknown(("ast_position",))`); no list, dict or set."""
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            return False
+        for n in ast.walk(node.value):
+            if isinstance(n, ast.Call):
+                if not (isinstance(n.func, ast.Name) and n.func.id in self.host_classes and not n.keywords):
+                    return False
+            elif not isinstance(n, (ast.Constant, ast.Tuple, ast.Load, ast.Name, ast.UnaryOp, ast.USub)):
+                return False
+        return True
 
     @staticmethod
     def _body_without_docstring(body: list) -> list:
@@ -175,12 +208,33 @@ class _Module:
                     self.refuse(node, f"import of {alias.name}")
                 self.imported[alias.name] = alias.name
             return
+        if node.level and self.package is not None and node.level == 1:
+            self._import_civdsl(node, f"{self.package}.{node.module}")
+            return
         if node.level or node.module not in _IMPORTS or _IMPORTS[node.module] is None:
             self.refuse(node, f"import from {'.' * node.level}{node.module or ''}")
         for alias in node.names:
             if alias.name not in _IMPORTS[node.module] or alias.asname:
                 self.refuse(node, f"import of {node.module}.{alias.name}")
             self.imported[alias.name] = f"{node.module}.{alias.name}"
+
+    def _import_civdsl(self, node: ast.ImportFrom, qualified: str) -> None:
+        """Names from another civdsl module: an engine module's generated ones, else the hand-written
+        runtime's (HOST_NAMES)."""
+        for alias in node.names:
+            if alias.asname:
+                self.refuse(node, f"import of {qualified}.{alias.name} under another name")
+            if qualified in ENGINE_MODULES:
+                classes = _classes_of(qualified)
+                js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
+            elif alias.name in HOST_NAMES.get(qualified, {}):
+                js = HOST_NAMES[qualified][alias.name]
+                classes = {alias.name} if js in _HOST_CLASSES else set()
+            else:
+                self.refuse(node, f"import of {qualified}.{alias.name} (neither an engine module's nor the runtime's)")
+            self.host[alias.name] = js
+            if alias.name in classes:
+                self.host_classes.add(alias.name)
 
     def global_name(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -198,8 +252,11 @@ class _Module:
         if node.decorator_list or node.keywords:
             self.refuse(node, "a decorated class or class keywords")
         bases = [ast.unparse(b) for b in node.bases]
+        if bases == ["Exception"]:
+            self._exception_class(node)
+            return
         if bases not in ([], ["dict"]):
-            self.refuse(node, f"a class based on {', '.join(bases)} (only dict, for __missing__)")
+            self.refuse(node, f"a class based on {', '.join(bases)} (only dict, for __missing__, or Exception)")
         self.line(f"// {self.module}:{node.lineno} {node.name}")
         self.line(f"class {self.global_name(node.name)}{' extends PyDict' if bases else ''} {{")
         self.depth += 1
@@ -211,6 +268,22 @@ class _Module:
             self._method(node, item, bool(bases))
         self.depth -= 1
         self.line("}")
+
+    def _exception_class(self, node: ast.ClassDef) -> None:
+        """An exception of the module: made with its message only, raised and caught by class."""
+        if any(not isinstance(item, ast.Pass) for item in self._body_without_docstring(node.body)):
+            self.refuse(node, "an exception class with a body")
+        self.line(f"// {self.module}:{node.lineno} {node.name}")
+        self.line(f"class {self.global_name(node.name)} extends Error {{}}")
+
+    def _exception(self, node) -> str:
+        """The JavaScript class of an exception a `raise` or `except` names: the module's or the runtime's."""
+        name = ast.unparse(node)
+        if name in self.classes and [ast.unparse(b) for b in self.classes[name].bases] == ["Exception"]:
+            return self.global_name(name)
+        if name in self.host_classes:
+            return self.host[name]
+        self.refuse(node, f"the exception {name} (neither the module's nor the runtime's)")
 
     def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
         static = [ast.unparse(d) for d in fn.decorator_list] == ["staticmethod"]
@@ -319,9 +392,11 @@ class _Module:
             return "this"
         if self.is_local(n):
             return self.js_name(n)
-        if n in self.functions or n in self.classes:
+        if n in self.functions or n in self.classes or n in self.constants:
             return self.global_name(n)
-        self.refuse(node, f"the name {n} (neither a local nor a function or class of the module)")
+        if n in self.host:
+            return self.host[n]
+        self.refuse(node, f"the name {n} (neither a local nor a function, class or constant of the module)")
 
     # -- statements -------------------------------------------------------------------------------
 
@@ -383,6 +458,35 @@ class _Module:
         if call.args:
             self.refuse(call, "sort with positional arguments")
         return f"pySort({target}, {kw.get('key', 'null')}, {kw.get('reverse', 'false')})"
+
+    def stmt_Try(self, node) -> None:
+        if node.orelse or node.finalbody:
+            self.refuse(node, "try ... else or finally")
+        caught = self.temp()
+        self.line("try {")
+        self._indented(node.body)
+        self.line(f"}} catch ({caught}) {{")
+        self.depth += 1
+        for i, handler in enumerate(node.handlers):
+            if handler.type is None or isinstance(handler.type, ast.Tuple):
+                self.refuse(handler, "an except of other than one exception class")
+            self.line(f"{'} else ' if i else ''}if ({caught} instanceof {self._exception(handler.type)}) {{")
+            self.depth += 1
+            if handler.name:
+                self.line(f"{self.js_name(handler.name)} = {caught};")
+            self.block(handler.body)
+            self.depth -= 1
+        self.line("} else {")
+        self.line(f"  throw {caught};")
+        self.line("}")
+        self.depth -= 1
+        self.line("}")
+
+    def stmt_Raise(self, node) -> None:
+        if node.cause is not None or not isinstance(node.exc, ast.Call) or node.exc.keywords \
+                or len(node.exc.args) != 1:
+            self.refuse(node, "a raise of other than an exception class with its message")
+        self.line(f"throw new {self._exception(node.exc.func)}({self.expr(node.exc.args[0])});")
 
     def stmt_If(self, node) -> None:
         self.line(f"if ({self.test(node.test)}) {{")
@@ -674,9 +778,9 @@ class _Module:
     def _compare(self, left, op, right) -> str:
         a, b = self.expr(left), self.expr(right)
         if isinstance(op, (ast.Is, ast.IsNot)):
-            if not (isinstance(right, ast.Constant) and right.value is None):
-                self.refuse(right, "`is` with other than None")
-            return f"({a} {'===' if isinstance(op, ast.Is) else '!=='} null)"
+            if not (isinstance(right, ast.Constant) and (right.value is None or isinstance(right.value, bool))):
+                self.refuse(right, "`is` with other than None, True or False")
+            return f"({a} {'===' if isinstance(op, ast.Is) else '!=='} {b})"
         if isinstance(op, (ast.In, ast.NotIn)):
             return f"{'' if isinstance(op, ast.In) else '!'}pyIn({a}, {b})"
         symbol = _COMPARE[type(op)]
@@ -801,6 +905,11 @@ class _Module:
             return f"{self.name(e.func)}({', '.join(self._arg(a) for a in e.args)})"
         if isinstance(e.func, ast.Name) and (f in self.functions or f in self.classes):
             return self._module_call(e, f)
+        if isinstance(e.func, ast.Name) and f in self.host:
+            if e.keywords:
+                self.refuse(e, f"keywords in a call of {f} (the runtime's)")
+            made = "new " if f in self.host_classes else ""
+            return f"{made}{self.host[f]}({', '.join(self._arg(a) for a in e.args)})"
         if isinstance(e.func, ast.Name):
             return self._builtin(e, f)
         if f in _CALLS:
@@ -897,6 +1006,14 @@ class _Module:
         empty, of = _CONTAINERS[f]
         return of.format(self._arg(e.args[0], f in _ANY_ORDER)) if e.args else empty
 
+    def _getattr(self, e: ast.Call, f: str) -> str | None:
+        """getattr(x, "NAME", default): a module's optional table."""
+        args = e.args
+        if e.keywords or len(args) != 3 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)) \
+                or not args[1].value.isidentifier() or args[1].value in _NO_ATTRIBUTES or args[1].value.startswith("__"):
+            return None
+        return f"pyGetattr({self.expr(args[0])}, {self.expr(args[1])}, {self.expr(args[2])})"
+
     def _isinstance(self, e: ast.Call, f: str) -> str | None:
         args = e.args
         if len(args) != 2 or e.keywords:
@@ -923,6 +1040,8 @@ class _Module:
             self.refuse(e, f"the value of {m}() (None): call it as a statement")
         if m == "extend":
             return f"pyExtend({self.expr(func.value)}, {self._arg(e.args[0])})"
+        if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
+            return f"pyIndexOf({self.expr(func.value)}, {self._arg(e.args[0])})"  # a list's or tuple's
         target = self.expr(func.value)
         if m in _DICT_SET_METHODS:
             self._keywords(e, set())
@@ -936,6 +1055,9 @@ class _Module:
                 self.refuse(e, f"keywords in a call of {m}, a method of no single class of the module")
             return f"{target}.{m}({self._ordered(e, _Signature.of(defs[0], True))})"
         return f"{target}.{m}({', '.join(self._arg(a) for a in e.args)})"
+
+    def _defines_method(self, name: str) -> bool:
+        return any(isinstance(d, ast.FunctionDef) and d.name == name for c in self.classes.values() for d in c.body)
 
     def expr_Yield(self, e) -> str:
         self.refuse(e, "yield inside an expression")
@@ -954,10 +1076,17 @@ class _Module:
 
 # --- the engines -------------------------------------------------------------------------------------------
 
-def translate_source(source: str, module: str, prefix: str, short: bool = False) -> str:
+def translate_source(source: str, module: str, prefix: str, short: bool = False, qualified: str | None = None) -> str:
     """The JavaScript of one engine module's text; Refused for a construct outside the subset.
-    SHORT: locals renamed to one or two letters (the page's lighter copy)."""
-    return _Module(source, module, prefix, short).translate()
+    SHORT: locals renamed to one or two letters (the page's lighter copy). QUALIFIED: the module's
+    dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
+    return _Module(source, module, prefix, short, qualified).translate()
+
+
+@functools.cache
+def _classes_of(qualified: str) -> frozenset:
+    """The classes an engine module defines (what its importers construct with `new`)."""
+    return frozenset(n.name for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef))
 
 
 @functools.cache
@@ -966,6 +1095,11 @@ def _short_names() -> tuple[str, ...]:
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     names = list(letters) + [a + b for a in letters for b in letters + "0123456789"]
     return tuple(n for n in names if n not in _JS_RESERVED and n not in _runtime_names())
+
+
+def engine_name(module: str, name: str) -> str:
+    """The page's name of the function or class NAME of the engine module MODULE."""
+    return f"{ENGINE_MODULES[module]}_{name}"
 
 
 def _module_text(name: str) -> tuple[str, str]:
@@ -981,5 +1115,5 @@ def engine_source(short: bool = False) -> str:
     for name, prefix in ENGINE_MODULES.items():
         _, text = _module_text(name)
         parts.append(f"// {name}")
-        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short))
+        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
     return "\n".join(parts)
