@@ -195,6 +195,11 @@ class PlayerState:
     def gives(self, name: str) -> bool:
         return name in self.facts
 
+    def probe(self) -> "PlayerState":
+        """A state of the same holdings and facts that records what it lacks on its own (whether
+        a condition can be decided at all)."""
+        return type(self)(self.module, self.held, self.facts)
+
     def with_fact(self, name: str, value) -> "PlayerState":
         """A copy reading VALUE for the fact NAME; it shares what is missing and undecided with
         this state, so what its readers lack is recorded here too."""

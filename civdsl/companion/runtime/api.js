@@ -95,7 +95,10 @@ function engineModule() {
   }
   engineModuleMade = {AST: tracks, CIVILIZATIONS: pyFromPlain(MODEL.CIVILIZATIONS || {}),
     AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
-    SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks};
+    SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
+    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue,
+    OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
+      : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
   return engineModuleMade;
 }
 

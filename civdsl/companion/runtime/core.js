@@ -663,13 +663,17 @@ class PlayerState {
     return this.heldSet.has(name);
   }
 
-  // runtime.PlayerState.given, gives, with_fact: what the generated engines read of the state
+  // runtime.PlayerState.given, gives, probe, with_fact: what the generated engines read of the state
   given(name) {
     return get(this.facts, name, null);
   }
 
   gives(name) {
     return own(this.facts, name);
+  }
+
+  probe() {
+    return new PlayerState(this.held, this.facts);
   }
 
   with_fact(name, value) {
@@ -814,7 +818,7 @@ class PlayerState {
         return sumValues(this.facts.commodities);
       case "hand_value":
         if (!own(this.facts, "commodities")) return this._missing("commodities");
-        return handValue(this.facts.commodities).total;
+        return hv_hand_value(engineModule(), pyFromPlain(this.facts.commodities)).getItem("total");
       case "ast_points": {
         const standing = st_ast_standing(engineModule(), this);
         return standing !== null ? standing.getItem("points") : 0;
@@ -849,19 +853,6 @@ function groupCredits(holds, extra) {
 
 function abilityArgs(name, kind) {
   return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; }).map(function (a) { return a[1]; });
-}
-
-// runtime.hand_value without a player: each set's value and the total
-function handValue(cards) {
-  const sets = [];
-  for (const name of Object.keys(cards).sort(pyCompareStrings)) {
-    const n = cards[name];
-    const face = MODEL.COMMODITIES[name].value;
-    sets.push({commodity: name, cards: n, face: face, value: n ? number(RULES.setValue(n, face)) : 0});
-  }
-  let total = 0;
-  for (const s of sets) total = add(total, s.value);
-  return {sets: sets, total: total};
 }
 
 // Python sorts strings by code point; JavaScript's default sort compares UTF-16 units
