@@ -122,6 +122,13 @@ def test_a_module_imports_the_runtime_values_and_other_engines_by_their_page_nam
     assert 'return st_ast_rows(m, "t", null);' in js
 
 
+def test_the_page_copy_calls_the_commonest_helpers_by_alias_and_leaves_text_alone():
+    js = py2es.translate_source('def f(d):\n    return d["pyItem(x)"], "truthy(\\"", d["a"]\n', "s.py", "t", short=True)
+    assert '$I(a, "pyItem(x)")' in js and '"truthy(\\""' in js and '$I(a, "a")' in js and "pyItem" not in js.replace(
+        '"pyItem(x)"', "")
+    assert set(py2es.SHORT_HELPERS.values()).isdisjoint(py2es._runtime_names())
+
+
 def test_a_local_never_hides_a_runtime_helper():
     # `floor` and `add` are core.js functions the translation calls; `new` is JavaScript's
     js = py2es.translate_source("def f(floor, add):\n    new = floor + add\n    return new\n", "s.py", "t")
@@ -450,7 +457,7 @@ def test_each_construct_answers_in_node_as_in_python(seed, short):
     """SHORT: the page's copy, its locals renamed to one or two letters."""
     scope: dict = {}
     exec(compile(CONSTRUCTS, "constructs.py", "exec"), scope)
-    js = py2es.translate_source(CONSTRUCTS, "constructs.py", "t", short)
+    js = (py2es.HELPER_ALIASES + "\n" if short else "") + py2es.translate_source(CONSTRUCTS, "constructs.py", "t", short)
     rng = random.Random(seed)
     calls = [(name, _arguments(name, rng)) for _ in range(60) for name in FUNCTIONS]
     answers = _run_node(js, FUNCTIONS, [(name, _encode(args)) for name, args in calls])

@@ -784,7 +784,8 @@ class _Module:
         if isinstance(op, (ast.In, ast.NotIn)):
             return f"{'' if isinstance(op, ast.In) else '!'}pyIn({a}, {b})"
         symbol = _COMPARE[type(op)]
-        if self.is_int(left) and self.is_int(right):
+        if (self.is_int(left) and self.is_int(right)) or (symbol in _INT_COMPARE and _is_text(left, right)):
+            # a value equals a text only if it is that text: JavaScript's === is Python's == there
             return f"({a} {_INT_COMPARE.get(symbol, symbol)} {b})"
         return jsops.BINARY[symbol].format(a, b)
 
@@ -1078,9 +1079,11 @@ class _Module:
 
 def translate_source(source: str, module: str, prefix: str, short: bool = False, qualified: str | None = None) -> str:
     """The JavaScript of one engine module's text; Refused for a construct outside the subset.
-    SHORT: locals renamed to one or two letters (the page's lighter copy). QUALIFIED: the module's
+    SHORT: locals renamed to one or two letters and the commonest helpers called by their aliases
+    (HELPER_ALIASES; the page's lighter copy). QUALIFIED: the module's
     dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
-    return _Module(source, module, prefix, short, qualified).translate()
+    js = _Module(source, module, prefix, short, qualified).translate()
+    return _aliased(js) if short else js
 
 
 @functools.cache
@@ -1097,6 +1100,11 @@ def _short_names() -> tuple[str, ...]:
     return tuple(n for n in names if n not in _JS_RESERVED and n not in _runtime_names())
 
 
+def _is_text(*nodes) -> bool:
+    """Whether one of NODES is a text literal."""
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes)
+
+
 def engine_name(module: str, name: str) -> str:
     """The page's name of the function or class NAME of the engine module MODULE."""
     return f"{ENGINE_MODULES[module]}_{name}"
@@ -1107,11 +1115,24 @@ def _module_text(name: str) -> tuple[str, str]:
     return spec.origin, open(spec.origin, encoding="utf-8").read()
 
 
+# The page's copy calls the runtime helpers the translation writes most through these aliases
+# (declared once by HELPER_ALIASES, before the engines).
+SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D"}
+HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
+_HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
+
+
+def _aliased(js: str) -> str:
+    """JS with each call of a helper of SHORT_HELPERS written through its alias (text literals,
+    which escape.js_string writes in double quotes, left as they are)."""
+    return _HELPER_CALL.sub(lambda m: m.group(1) or SHORT_HELPERS[m.group(2)], js)
+
+
 @functools.cache
 def engine_source(short: bool = False) -> str:
     """The JavaScript of every engine module (ENGINE_MODULES), in the table's order; SHORT: with
-    short local names (the page's copy; Node and the tests read the long one)."""
-    parts = [GENERATED_MARK]
+    short local names and helper aliases (the page's copy; Node and the tests read the long one)."""
+    parts = [GENERATED_MARK] + ([HELPER_ALIASES] if short else [])
     for name, prefix in ENGINE_MODULES.items():
         _, text = _module_text(name)
         parts.append(f"// {name}")

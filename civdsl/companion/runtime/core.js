@@ -36,10 +36,6 @@ class Unknown {
   }
 }
 
-function isUnknown(v) {
-  return v instanceof Unknown;
-}
-
 function unknownOf() {
   const facts = [];
   for (let i = 0; i < arguments.length; i++) {
