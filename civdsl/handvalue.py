@@ -3,7 +3,8 @@ block (`set_value off_block`), and the value of a hand of commodity cards with w
 advances let it do (card treasury, a substitute card).
 
 It imports only `unknown` and the price engine's ability lookup (`pricing.ability`), so the
-runtime's player state can derive facts from it (`hand_value`).
+runtime's player state can derive facts from it (`hand_value`). The page runs it translated
+(companion/py2es.py), so it keeps to the engine subset (docs/engine-route.md).
 """
 
 from __future__ import annotations

@@ -3,10 +3,11 @@ A.S.T. track, where the player's marker is and where it moves, the A.S.T. points
 
 Every rule comes from the compiled module (`AST`: tracks, rows, epochs and their requirements,
 backward rules; the scoring table); the player state is the runtime's `PlayerState`, read through
-its facts. It imports only `unknown` and the price engine's ability lookup, so the runtime's player
-state can derive facts from it (`ast_points`, whether the marker may be in the last epoch) and
-re-export the requirement constructors generated code calls (`requirement`, `requirement_bool`,
-`requirement_any`).
+its methods. It imports only `unknown`, `errors` and the price engine's ability lookup, so the
+runtime's player state can derive facts from it (`ast_points`, whether the marker may be in the
+last epoch) and re-export the requirement constructors generated code calls (`requirement`,
+`requirement_bool`, `requirement_any`). The page runs it translated (companion/py2es.py), so it
+keeps to the engine subset (docs/engine-route.md).
 """
 
 from __future__ import annotations
