@@ -206,19 +206,13 @@ class CallTranslation:
         return "(" + " || ".join(tests) + ")"
 
     def _method_call(self, e: ast.Call) -> str:
-        func = e.func
-        m = func.attr
-        receiver = ast.unparse(func.value)
-        if receiver == "super()" :
-            self.refuse(e, "super() other than a dict subclass's first super().__init__()")
-        if isinstance(func.value, ast.Name) and func.value.id in self.imported and not self.is_local(func.value.id):
-            self.refuse(e, f"{ast.unparse(func)}() (not a function of the subset)")
+        func, m = e.func, e.func.attr
+        self._check_receiver(e)
         if m in ("append", "sort"):
             self.refuse(e, f"the value of {m}() (None): call it as a statement")
-        if m == "extend":
-            return f"pyExtend({self.expr(func.value)}, {self._arg(e.args[0])})"
-        if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
-            return f"pyIndexOf({self.expr(func.value)}, {self._arg(e.args[0])})"  # a list's or tuple's
+        list_form = self._list_method(e)
+        if list_form is not None:
+            return list_form
         target = self.expr(func.value)
         if m in _DICT_SET_METHODS:
             self._keywords(e, set())
@@ -227,11 +221,32 @@ class CallTranslation:
         if m.startswith("__") or m in NO_ATTRIBUTES:
             self.refuse(e, f"the method {m}")
         if e.keywords:
-            defs = [d for c in self.classes.values() for d in c.body if isinstance(d, ast.FunctionDef) and d.name == m]
-            if len(defs) != 1:
-                self.refuse(e, f"keywords in a call of {m}, a method of no single class of the module")
-            return f"{target}.{m}({self._ordered(e, _Signature.of(defs[0], True))})"
+            return f"{target}.{m}({self._ordered(e, _Signature.of(self._only_method(e, m), True))})"
         return f"{target}.{m}({', '.join(self._arg(a) for a in e.args)})"
+
+    def _check_receiver(self, e: ast.Call) -> None:
+        """A method of super() or of an imported module is no method of the subset."""
+        func = e.func
+        if ast.unparse(func.value) == "super()":
+            self.refuse(e, "super() other than a dict subclass's first super().__init__()")
+        if isinstance(func.value, ast.Name) and func.value.id in self.imported and not self.is_local(func.value.id):
+            self.refuse(e, f"{ast.unparse(func)}() (not a function of the subset)")
+
+    def _list_method(self, e: ast.Call) -> str | None:
+        """A list's extend() or a list's or tuple's index(), where no class of the module has an index()."""
+        m = e.func.attr
+        if m == "extend":
+            return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"
+        if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
+            return f"pyIndexOf({self.expr(e.func.value)}, {self._arg(e.args[0])})"
+        return None
+
+    def _only_method(self, e: ast.Call, m: str) -> ast.FunctionDef:
+        """The one method named M among the module's classes (a call with keywords needs its parameters)."""
+        defs = [d for c in self.classes.values() for d in c.body if isinstance(d, ast.FunctionDef) and d.name == m]
+        if len(defs) != 1:
+            self.refuse(e, f"keywords in a call of {m}, a method of no single class of the module")
+        return defs[0]
 
     def _defines_method(self, name: str) -> bool:
         return any(isinstance(d, ast.FunctionDef) and d.name == name for c in self.classes.values() for d in c.body)
