@@ -68,8 +68,9 @@ LAYERS = {
     "runtime": ("pricing", "handvalue", "standing", "runtime", "sourcemap", "vocabulary", "state", "phrases",
                 "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax", "loader", "references", "expressions", "model", "resolver", "validator", "clauses",
-               "citations", "segment", "describe", "codegen", "serialize", "rounds.syntax", "rounds.model",
-               "rounds.resolve", "rounds.checks", "rounds.codegen", "rounds.serialize", "rounds.diff"),
+               "citations", "segment", "describe", "rulewalk", "codegen", "serialize", "rounds.syntax", "rounds.model",
+               "rounds.resolve", "rounds.checks", "rounds.codegen", "rounds.serialize", "rounds.diff",
+               "invariants", "cardchecks"),
     "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
               "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
               "companion", "rounds.reference", "rounds.event_plot"),
@@ -345,7 +346,8 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.purchase", "civdsl.plan.search"}),
+              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.answer", "civdsl.plan.objectives",
+               "civdsl.plan.payment", "civdsl.plan.purchase", "civdsl.plan.text", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
                                                         "civdsl.table.tablefile", "civdsl.table.calamity_phase"})]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from civdsl import validator
+from civdsl import invariants, validator
 from civdsl.frontend import check_file
 from civdsl.resources import shipped_house_rules, shipped_rulebooks
 
@@ -40,7 +40,7 @@ def counted(monkeypatch):
 
 
 def forget(monkeypatch) -> None:
-    monkeypatch.setattr(validator, "_HELD_ASSERTS", None)
+    monkeypatch.setattr(invariants, "_HELD_ASSERTS", None)
 
 
 def test_the_base_invariants_a_house_rule_leaves_alone_are_not_evaluated_again(tmp_path, monkeypatch, counted):
@@ -140,6 +140,6 @@ def test_forgetting_what_the_front_end_keeps_evaluates_everything_again(counted)
     check_file(MEGACIV)
     assert counted == []  # nothing it reads changed
     frontend.forget()
-    assert not loader._PARSED and validator._HELD_ASSERTS is None
+    assert not loader._PARSED and invariants._HELD_ASSERTS is None
     check_file(MEGACIV)
     assert counted

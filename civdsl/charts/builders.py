@@ -16,7 +16,7 @@ from .. import describe
 from .. import vocabulary as vocab
 from ..model import Edition
 from ..phrases import sentence
-from ..validator import set_value
+from ..cardchecks import set_value
 from . import derive
 from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Chip, Column, Link, Quote, Row, Sign, Strong, Table, cell,
                     chips_for, joined, lines, number)
