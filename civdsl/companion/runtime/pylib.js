@@ -93,6 +93,8 @@ function pyDict(from) {
   if (from instanceof PyDict) {
     for (const [h, value] of from.$v) d.$v.set(h, value);
     if (from.$k !== null) d.$k = new Map(from.$k);
+  } else if (Array.isArray(from)) {  // a display's pairs, the commonest
+    for (let i = 0; i < from.length; i++) d.setItem(from[i][0], from[i][1]);
   } else if (from !== undefined && from !== null) {
     for (const [key, value] of pyIter(from)) d.setItem(key, value);
   }
@@ -559,8 +561,10 @@ function pyPlain(x) {
   if (Array.isArray(x)) return x.map(pyPlain);
   if (!(x instanceof PyDict)) return x;
   const out = {};
-  for (const [k, v] of x.items()) {
-    Object.defineProperty(out, pyStr(k), {value: pyPlain(v), enumerable: true, writable: true, configurable: true});
+  for (const [h, v] of x.$v) {
+    const k = pyStr(x.keyOf(h));
+    if (k === "__proto__") Object.defineProperty(out, k, {value: pyPlain(v), enumerable: true, writable: true});
+    else out[k] = pyPlain(v);
   }
   return out;
 }
