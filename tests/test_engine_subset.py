@@ -328,6 +328,14 @@ def exceptions(xs):
         getattr(box, "c", 7)
 
 
+def texts(xs):
+    return ", ".join(str(x) for x in xs), "".join([])
+
+
+def texts_only(xs):
+    return "-".join(xs)
+
+
 def floats(a, b):
     x = 0.0
     x += a
@@ -355,7 +363,7 @@ def _arguments(name: str, rng: random.Random) -> list:
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
-        "floats": [a % 50, b % 50], "exceptions": [small],
+        "floats": [a % 50, b % 50], "exceptions": [small], "texts": [small], "texts_only": [small],
     }[name]
 
 

@@ -28,7 +28,8 @@ from .pycalls import NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.standing": "st", "civdsl.handvalue": "hv"}
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.standing": "st", "civdsl.handvalue": "hv",
+                  "civdsl.factchecks": "fc"}
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -36,7 +37,8 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.standing": "st", "civdsl.h
 HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
                                  "sum_if_known": "sumIfKnown"},
               "civdsl.pricing": {"ability": "abilityOf"},
-              "civdsl.errors": {"StateError": "UserError"}}
+              "civdsl.errors": {"StateError": "UserError"},
+              "civdsl.state": {"_hint": "hintText", "_short": "shortText"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 

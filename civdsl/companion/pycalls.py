@@ -233,8 +233,12 @@ class CallTranslation:
             self.refuse(e, f"{ast.unparse(func)}() (not a function of the subset)")
 
     def _list_method(self, e: ast.Call) -> str | None:
-        """A list's extend() or a list's or tuple's index(), where no class of the module has an index()."""
+        """A list's extend(), a list's or tuple's index() (where no class of the module has an
+        index()), or a text literal's join()."""
         m = e.func.attr
+        if m == "join" and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str) \
+                and len(e.args) == 1 and not e.keywords:
+            return f"pyJoin({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "extend":
             return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):

@@ -993,72 +993,6 @@ function checkState(data, source) {
   return clean;
 }
 
-// state.check_ast_facts: the civilization and track are the rulebook's, the marker on the row
-function checkAstFacts(facts, source) {
-  const problems = [];
-  const civs = MODEL.CIVILIZATIONS, tracks = MODEL.AST;
-  const civ = get(facts, "civilization", null), track = get(facts, "ast_track", null);
-  if (civ !== null && !own(civs, civ)) {
-    const listed = !Object.keys(civs).length ? "; the rulebook declares none" : hintText(civ, Object.keys(civs));
-    problems.push(source + ": `civilization` names unknown civilization `" + shortText(civ) + "`" + listed);
-  }
-  if (track !== null && !own(tracks, track)) {
-    problems.push(source + ": `ast_track` names unknown A.S.T. track `" + shortText(track) + "`" + hintText(track, Object.keys(tracks)));
-  }
-  const position = get(facts, "ast_position", null);
-  if (position !== null && !problems.length) {
-    const rows = civ !== null ? get(civs, civ, {rows: {}}).rows : {};
-    let endTrack = null, end = null;
-    for (const t of Object.keys(rows)) {
-      if ((track === null || t === track) && rows[t].spaces && (end === null || rows[t].spaces > end)) {
-        end = rows[t].spaces;
-        endTrack = t;
-      }
-    }
-    if (end !== null && position > end) {
-      problems.push(source + ": `ast_position` " + position + " is beyond the finish of " + civ + "'s row on `" + endTrack + "` (space " + end + ")");
-    }
-    const declared = (track ? [track] : Object.keys(tracks)).map(function (t) { return tracks[t].spaces; })
-      .filter(function (n) { return n !== null; });
-    if (!Object.keys(rows).length && declared.length && position > Math.max.apply(null, declared)) {
-      problems.push(source + ": `ast_position` " + position + " is beyond the finish of the A.S.T. (space " + Math.max.apply(null, declared) + ")");
-    }
-  }
-  if (problems.length) throw new UserError(problems.join("\n"));
-}
-
-// state.check_purchase_facts: a declared scenario and block, single-use start credits, hand limits
-function checkPurchaseFacts(facts, source) {
-  const problems = [];
-  const civs = MODEL.CIVILIZATIONS, scenarios = MODEL.SCENARIOS;
-  const scenario = get(facts, "scenario", null);
-  if (scenario !== null && scenarios.indexOf(scenario) < 0) {
-    const known = hintText(scenario, scenarios) || (scenarios.length ? "; scenarios: " + scenarios.join(", ") : "; the rulebook declares none");
-    problems.push(source + ": `scenario` names unknown scenario `" + shortText(scenario) + "`" + known);
-  }
-  const blockSet = new Set();
-  for (const c of Object.keys(civs)) if (civs[c].block) blockSet.add(civs[c].block);
-  const blocks = Array.from(blockSet).sort(pyCompareStrings);
-  const block = get(facts, "block", null);
-  if (block !== null && !blockSet.has(block)) {
-    const known = hintText(block, blocks) || (blocks.length ? "; blocks: " + blocks.join(", ") : "; the rulebook declares none");
-    problems.push(source + ": `block` names unknown trade block `" + shortText(block) + "`" + known);
-  }
-  const sc = MODEL.START_CREDITS;
-  const used = get(facts, "start_credits_used", null);
-  if (used && used.length && !(sc && sc.once)) {
-    problems.push(source + ": `start_credits_used` is given, but this rulebook's start credits are " + (sc ? "kept all game (not single-use)" : "not declared"));
-  }
-  const hand = get(facts, "commodities", null) || {};
-  for (const name of Object.keys(hand)) {
-    const limit = own(MODEL.COMMODITIES, name) ? MODEL.COMMODITIES[name].count : 0;
-    if (limit && isInt(hand[name]) && hand[name] > limit) {
-      problems.push(source + ": `commodities`: " + hand[name] + " " + name + " cards, but the deck holds " + limit);
-    }
-  }
-  if (problems.length) throw new UserError(problems.join("\n"));
-}
-
 // Rule switches set for one question (Rulebook.options)
 function checkOptions(given, source) {
   const declared = MODEL.OPTIONS;
@@ -1131,9 +1065,11 @@ function makePlayerState(state, options) {
     if (!(exc instanceof UserError)) throw exc;
     problems.push(exc.message);
   }
-  for (const check of [checkAstFacts, checkPurchaseFacts]) {
+  const module = engineModule(), checked = pyFromPlain(clean);
+  for (const check of [() => fc_check_ast_facts(checked, module.CIVILIZATIONS, module.AST, "state"),
+    () => fc_check_purchase_facts(checked, module, "state")]) {
     try {
-      check(clean, "state");
+      check();
     } catch (exc) {
       if (!(exc instanceof UserError)) throw exc;
       problems.push(exc.message);

@@ -574,3 +574,10 @@ function pyIndexOf(xs, x) {
   for (let i = 0; i < xs.length; i++) if (pyEqual(xs[i], x)) return i;
   throw new RuleError("ValueError", pyRepr(x) + " is not in list");
 }
+
+// str.join: of texts only, as Python requires
+function pyJoin(sep, xs) {
+  const parts = Array.from(pyIter(xs));
+  for (const p of parts) if (typeof p !== "string") throw new RuleError("TypeError", "join() takes texts, not " + pyRepr(p));
+  return parts.join(sep);
+}
