@@ -5,7 +5,9 @@ an int), every identifier in the output is made here from a fixed prefix, a coun
 ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
 before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
 rule's function records which rulebook line it came from (`LINES`), so that `sourcemap.located`
-can report an error at the rulebook line.
+can report an error at the rulebook line. How the rules are read (constants folded, requirements
+split, a calamity's variants, a role's walk) is `rulewalk.py`, shared with the page's JavaScript
+generator; this module gives it Python's words.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from . import vocabulary as vocab
 from .expressions import PlainLogicCompiler, PythonCompiler, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, slug  # noqa: F401 (CodegenError: API)
-from .rounds import codegen as rounds_codegen
 from .rulewalk import (AmountRules, EffectVar, RequirementWords, RoleWalk, SetValueScope, calamity_variants, call_mapping,
                        conjuncts, constant_literals, constant_value, requirement, score_lines, variant_index,
                        variant_options)
+from .sublanguages import used_by
 from .syntax import CancelOp, ChangeOp, Name, Num, Str
 
 GENERATOR_VERSION = "2"
@@ -83,8 +85,8 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     _turn(w, ed)
     _trade_decks(w, ed)
     _setup_players(w, ed)
-    if ed.has_rounds:
-        rounds_codegen.emit(w, consts, options, ed)
+    for sub in used_by(ed):
+        sub.emit(w, consts, options, ed)
     w.line("")
     for line in w.source_map():
         w.line(line)
@@ -102,8 +104,9 @@ def _header(w: Writer, ed: Edition, files: dict[str, str], consts: dict) -> None
     w.line("from __future__ import annotations")
     w.line("")
     w.line("from civdsl import runtime as _rt")
-    if ed.has_rounds:
-        w.line(rounds_codegen.RUNTIME_IMPORT)
+    for sub in used_by(ed):
+        if sub.runtime_import:
+            w.line(sub.runtime_import)
     w.line("from civdsl.runtime import PlayerState, Resolution")
     w.line("")
     w.line("_U = _rt.Unknown  # a value depending on a fact the user did not give")

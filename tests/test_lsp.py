@@ -21,6 +21,7 @@ from civdsl import vocabulary as vocab
 from civdsl.frontend import check_file
 from civdsl.lsp import (Engine, completions, definitions, format_document, hover_text, outline, references,
                         target_at, tokenize)
+from civdsl.rounds.model import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 MEGACIV = ROOT / "rulebooks" / "megaciv.civ"
@@ -325,7 +326,7 @@ def test_rename_a_stat_rewrites_its_declaration_targets_and_reads(tmp_path):
     copy = tmp_path / "cardgame.civ"
     copy.write_text(renamed, encoding="utf-8")
     checked = check_file(copy)
-    assert checked.ok and "grain" in checked.edition.stats and "food" not in checked.edition.stats
+    assert checked.ok and "grain" in rules(checked.edition).stats and "food" not in rules(checked.edition).stats
     with pytest.raises(ValueError):
         rename_edits(analysis, _offset(text, "stat food ", 6), "phase")  # a keyword
 
@@ -333,7 +334,7 @@ def test_rename_a_stat_rewrites_its_declaration_targets_and_reads(tmp_path):
 def test_round_rule_completions_name_what_each_statement_takes():
     text = CARDGAME.read_text(encoding="utf-8")
     _, _, analysis = _analyse(CARDGAME, text)
-    ed = analysis.edition
+    ed = rules(analysis.edition)
 
     def labels(offset: int) -> set[str]:
         return {c.label for c in completions(analysis, offset)}
@@ -350,7 +351,7 @@ def test_round_rule_completions_name_what_each_statement_takes():
 def test_outline_lists_round_declarations():
     text = CARDGAME.read_text(encoding="utf-8")
     _, _, analysis = _analyse(CARDGAME, text)
-    ed = analysis.edition
+    ed = rules(analysis.edition)
     items = outline(analysis.doc)
     phases = [o for o in items if o.kind == "phase"]
     assert [(o.name, o.detail) for o in phases] == [(p.id, p.name) for p in ed.phases.values()]
@@ -440,6 +441,30 @@ def test_outline():
     assert [e.name for e in tracks[0].children] == [e.name for e in ed.asts[tracks[0].name].epochs]
     first = by_kind["advance"][0]
     assert text[first.start:].startswith("advance") and text[first.end - 1] == "}"
+
+
+def test_outline_lists_trade_decks_and_set_ups():
+    text = MEGACIV.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(MEGACIV, text)
+    items = outline(analysis.doc)
+    ed = analysis.edition
+    decks = [o for o in items if o.kind == "trade_deck"]
+    assert [o.name for o in decks] == list(ed.trade_decks)
+    assert decks[0].detail == "for 5..8 block west" and text[decks[0].end - 1] == "}"
+    civs = {o.name: o for o in items if o.kind == "civilization"}
+    assert list(civs) == list(ed.civilizations)
+    assyria = {c.kind: c for c in civs["Assyria"].children}
+    assert assyria["block"].name == "block east" and assyria["block"].detail.startswith('for "11", "12"')
+    assert text[assyria["block"].start:assyria["block"].end] == 'block east for "11", "12", "13", "14", "15", "16"'
+    assert assyria["setups"].detail.startswith('"5 West", "7 West"')
+
+
+def test_outline_lists_the_set_ups_by_player_count():
+    path = MEGACIV.parent / "civ1980.civ"
+    text = path.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(path, text)
+    setups = [(o.name, o.detail) for o in outline(analysis.doc) if o.kind == "setups"]
+    assert setups[0] == ("2 players", "for 2") and setups[-1] == ("6 or 7 players", "for 6..7")
 
 
 def test_formatting_goes_through_fmt():
