@@ -619,7 +619,8 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
     from ..plan import hand_report, parse_cards, render_hand
-    from ..state import StateError, hand_limits, split_names
+    from ..factchecks import hand_limits
+    from ..state import StateError, split_names
 
     rb = _open(rulebook)
     calamities: dict = {}  # calamity cards held, where the edition values them (calamity_card_value)
