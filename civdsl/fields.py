@@ -6,7 +6,7 @@ it, and its words for charts and `explain`. The parser's unknown-field diagnosti
 did-you-mean), the resolver's "given twice" check and `change` semantics, the LSP's field
 completion, the language reference's field tables and the field lines of `civdsl explain`
 (`EXPLAIN_HEAD`, `FieldSpec.explain`, `FieldSpec.section`) derive from here, and so do, for a
-field whose value has one of the shapes of VALUES: its syntax callback (syntax.py registers one
+field whose value has one of the shapes of VALUES: its syntax callback (syntax_fields.py registers one
 per row, under the row's grammar alias `rule`), its model attribute (model.py adds it where the
 item's class does not declare it), the range its numbers must fall in (`bound`), and its part
 of schemas/model.schema.json (`schema_fragment`). A field of another shape names no value shape,

@@ -6,245 +6,30 @@ over-long numbers, numbers outside their field's bound in `bounds.FIELDS` or its
 later check still runs and all errors come out in one report.
 
 An item field whose row in `fields.ITEM_FIELDS` gives a value shape has no callback written here:
-one per row is registered under its grammar alias (`_register_field_callbacks`).
+one per row is registered under its grammar alias (`syntax_fields._register_field_callbacks`). The
+nodes it makes are declared in `syntax_nodes.py` and importable from here.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from lark import Discard, Token, Transformer, Tree, v_args
 from lark.exceptions import GrammarError, VisitError
 
-from . import fields as item_fields
-from .bounds import FIELDS, Bound
+from .bounds import Bound
 from .diagnostics import Diagnostics, Span, span_from, span_of
 from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
 from .sublanguages import registered
-
-# --- expressions --------------------------------------------------------------------
-
-
-@dataclass
-class Num:
-    value: int
-    span: Span
-
-
-@dataclass
-class Str:
-    value: str
-    span: Span
-
-
-@dataclass
-class Bool:
-    value: bool
-    span: Span
-
-
-@dataclass
-class Unknown:
-    span: Span
-
-
-@dataclass
-class Name:
-    parts: tuple[str, ...]
-    span: Span
-
-    @property
-    def dotted(self) -> str:
-        return ".".join(self.parts)
-
-
-@dataclass
-class Call:
-    name: str
-    args: list["Expr"]
-    kwargs: dict[str, "Expr"]
-    span: Span
-    kwarg_spans: dict[str, Span] = field(default_factory=dict)
-
-
-@dataclass
-class Where:
-    items: "Expr"
-    condition: "Expr"
-    span: Span
-
-
-@dataclass
-class BinOp:
-    op: str
-    left: "Expr"
-    right: "Expr"
-    span: Span
-
-
-@dataclass
-class Not:
-    operand: "Expr"
-    span: Span
-
-
-@dataclass
-class Neg:
-    operand: "Expr"
-    span: Span
-
-
-Expr = Union[Num, Str, Bool, Unknown, Name, Call, Where, BinOp, Not, Neg]
-
-# --- statements ------------------------------------------------------------------------
-
-
-@dataclass
-class Field:
-    """One statement inside an item block: `key` names what it is, `value` its payload."""
-
-    key: str
-    value: Any
-    span: Span
-    name_span: Span | None = None  # the name a field declares (an epoch's), for the index of references
-
-
-@dataclass
-class EffectCall:
-    call: Call
-    span: Span
-
-
-@dataclass
-class Branch:
-    condition: Expr
-    then: list
-    otherwise: list
-    span: Span
-
-
-@dataclass
-class Op:
-    """A modifier operation. Each operation is its own node type (below), so every stage handles
-    it in a `visit_<Node>` method; `op` keeps the rulebook's word (`add`, `prevent`, ...) for output."""
-
-    op: str
-    kind: str | None
-    param: str | None
-    amount: Expr | None
-    per: Expr | None
-    replacement: Call | None
-    each: bool
-    span: Span
-
-
-@dataclass
-class ChangeOp(Op):
-    """`add`, `prevent`, `set` or `cap` a parameter of one of the calamity's effects."""
-
-
-@dataclass
-class ImmuneOp(Op):
-    """`immune`: the victim suffers nothing."""
-
-
-@dataclass
-class CancelOp(Op):
-    """`cancel`: the calamity is cancelled."""
-
-
-@dataclass
-class OptionOp(Op):
-    """`option KIND -> EFFECT`: the victim may suffer another effect instead of one."""
-
-
-@dataclass
-class StopOp(Op):
-    """`stop -> EFFECT`: the victim may suffer an effect to stop the whole calamity for everyone."""
-
-
-OP_TYPES = (ChangeOp, ImmuneOp, CancelOp, OptionOp, StopOp)
-
-
-class NodeVisitor:
-    """Dispatches a node to `visit_<NodeClass>`; a missing method is a programming error
-    (tests/test_op_visitors.py checks that every stage handles every modifier operation type)."""
-
-    def visit(self, node, *args, **kwargs):
-        return getattr(self, f"visit_{type(node).__name__}")(node, *args, **kwargs)
-
-
-@dataclass
-class ModifierAst:
-    condition: Expr
-    role: str
-    priority: int
-    ops: list[Op]
-    span: Span
-
-
-@dataclass
-class Item:
-    """A top-level statement. `kind` is the statement keyword; `fields` its block's contents."""
-
-    kind: str
-    name: str | None
-    span: Span
-    fields: list[Field] = field(default_factory=list)
-    value: Any = None
-    name_span: Span | None = None  # the name as written, for the index of references (references.py)
-
-
-@dataclass
-class Cites:
-    """`cites "ID", ...` as written: the clause ids and where each is written."""
-
-    clauses: list[tuple[str, Span]]
-    span: Span
-
-
-@dataclass
-class Citation:
-    """A `cites` statement and what it cites: the statement written just before it in the same block
-    (`target`, where that statement starts), or the block's own statement when it comes first.
-    A top-level `cites` has no target here: it cites the top-level statement before it, which the
-    resolver knows (the language server parses top-level statements one at a time)."""
-
-    clauses: list[tuple[str, Span]]
-    span: Span
-    target: Span | None
-
-
-@dataclass
-class Acknowledgement:
-    """`clause "ID", ... ACK`: printed clauses no statement implements, and why. `kind` is the
-    acknowledgement's word (`out_of_scope`, `flavour`, `covered_by`, `departs`, `errata`); `detail`
-    its values (the scope and why, the clauses that cover it, the errata code, ...)."""
-
-    clauses: list[tuple[str, Span]]
-    kind: str
-    detail: tuple
-    span: Span
-
-
-@dataclass
-class RulebookAst:
-    path: str
-    language: int
-    language_span: Span
-    edition: str
-    edition_span: Span
-    display_name: str
-    extends: str | None
-    extends_is_path: bool
-    extends_span: Span | None
-    items: list[Item]
-
+from .syntax_dispatch import _NOWHERE, _place, _rule_functions
+from .syntax_fields import _bound, _register_field_callbacks
+# The nodes are the syntax pass's output: its users import them from here.
+from .syntax_nodes import (OP_TYPES, Acknowledgement, BinOp, Bool, Branch, Call, CancelOp, ChangeOp, Citation, Cites,
+                           EffectCall, Expr, Field, ImmuneOp, Item, ModifierAst, Name, Neg, NodeVisitor, Not, Num, Op,
+                           OptionOp, RulebookAst, StopOp, Str, Unknown, Where)
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 # A high surrogate escape followed by a low one is one character written JSON-style
@@ -1107,93 +892,6 @@ class _ToSyntax(Transformer):
 # Blocks that are no statement of their own: a `cites` first in one cites the statement holding it
 # (`primary { cites "52.3" ... }` cites the primary effects).
 _BARE_BLOCKS = frozenset({"effect_block"})
-
-
-class _Nowhere:
-    """The position of a node with no token (Lark's empty meta: span_of gives it line 1, column 1)."""
-
-
-_NOWHERE = _Nowhere()
-
-
-def _place(meta, first: Token | None, last: Token | None) -> None:
-    """Give a Lark meta the position derived from the node's tokens (for a rule Lark dispatches)."""
-    if first is not None:
-        meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
-        meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
-        meta.empty = False
-
-
-def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:
-    """Rule name -> (function, takes meta) for every rule callback of `cls`. Empty (Lark's own,
-    slower dispatch is used) if this Lark version keeps `v_args` differently."""
-    try:
-        from lark.visitors import _vargs_meta, _VArgsWrapper
-    except ImportError:
-        return {}
-    table: dict[str, tuple[Callable, bool]] = {}
-    for name in dir(cls):
-        if name.startswith("_") or name == "transform":
-            continue
-        attr = inspect.getattr_static(cls, name)
-        if isinstance(attr, _VArgsWrapper):
-            if attr.visit_wrapper is not _vargs_meta or not inspect.isfunction(attr.base_func):
-                return {}
-            table[name] = (attr.base_func, True)
-        elif inspect.isfunction(attr):
-            table[name] = (attr, False)
-    return table
-
-
-def _bound(field: str | Bound) -> Bound:
-    """A range: a meaning of bounds.FIELDS, or a field row's own."""
-    return FIELDS[field] if isinstance(field, str) else field
-
-
-# The tokens a field's value is made of (its keyword aside): how each value shape of
-# fields.VALUES reads them; `bound` is the row's range for its numbers.
-_VALUE_TOKENS = frozenset({"INT", "UNKNOWN", "STRING", "NAME"})
-_SHAPES: dict[str, Callable[[_ToSyntax, list, Bound | None], Any]] = {
-    "number": lambda t, ts, bound: t._int(ts[0], bound),
-    "number or unknown": lambda t, ts, bound: None if ts[0].type == "UNKNOWN" else t._int(ts[0], bound),
-    "numbers": lambda t, ts, bound: [t._int(x, bound) for x in ts],
-    "string": lambda t, ts, bound: t._string(ts[0]),
-    "strings": lambda t, ts, bound: [t._string(x) for x in ts],
-    "strings with places": lambda t, ts, bound: [(t._string(x), span_of(t.file, x)) for x in ts],
-    "name": lambda t, ts, bound: ts[0].value,
-    "name with place": lambda t, ts, bound: (ts[0].value, span_of(t.file, ts[0])),
-    "names with places": lambda t, ts, bound: [(x.value, span_of(t.file, x)) for x in ts],
-}
-
-
-def _shaped_callback(spec: item_fields.FieldSpec):
-    read = _SHAPES[spec.value]
-
-    def callback(self, meta, c):
-        values = [x for x in c if isinstance(x, Token) and x.type in _VALUE_TOKENS]
-        return Field(spec.key, read(self, values, spec.bound), self._span(meta))
-
-    callback.__doc__ = f"`{spec.word} ...`: {spec.doc} (fields.ITEM_FIELDS)"
-    return v_args(meta=True)(callback)
-
-
-def _register_field_callbacks(cls: type) -> None:
-    """One callback per item field of a declared value shape, under its grammar alias; a rule
-    that several kinds share (`summary`) must read the same way in each."""
-    shapes: dict[str, tuple[str, str]] = {}
-    for kind, specs in item_fields.ITEM_FIELDS.items():
-        for spec in specs:
-            if not spec.value:
-                continue
-            rule = spec.rule_of(kind)
-            if rule in shapes:
-                if shapes[rule] != (spec.key, spec.value):
-                    raise TypeError(f"grammar rule `{rule}` is declared with two value shapes")
-                continue
-            if rule in cls.__dict__:
-                raise TypeError(f"grammar rule `{rule}` has a callback in syntax.py and a value shape in fields.py")
-            shapes[rule] = (spec.key, spec.value)
-            setattr(cls, rule, _shaped_callback(spec))
 
 
 _register_field_callbacks(_ToSyntax)
