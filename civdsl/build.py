@@ -49,12 +49,7 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     from . import charts
 
     effect = _impact_of_house_rule(checked, base)
-    impact_chart = None
-    if effect is not None:
-        from .impact import impact_chart as draw_impact
-
-        impact_chart = draw_impact(effect, base.edition.name)
-    rendered, messages = charts.render_all(ed, base.edition if base else None, impact_chart)
+    rendered, messages = charts.render_all(ed, base.edition if base else None, effect)
     out.files.update(rendered)
     out.messages.extend(messages)
     from .companion.page import companion_html, module_from_code, page_answers

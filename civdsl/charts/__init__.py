@@ -84,11 +84,9 @@ def _readme_line(kind: str, chart, files: dict) -> str:
     return f"- [{md_escape(CHART_TITLES[kind])}]({kind}.md)" + (f" ({', '.join(extra)})" if extra else "")
 
 
-def render_all(edition: Edition, base: Edition | None = None,
-               impact=None) -> tuple[dict[str, str | bytes], list[str]]:
+def render_all(edition: Edition, base: Edition | None = None, effect=None) -> tuple[dict[str, str | bytes], list[str]]:
     """Every chart file of one edition, keyed by path under generated/<edition>/, and messages;
-    with IMPACT (the chart of a house rule's impact against BASE, drawn by impact.py), its impact
-    page too."""
+    with EFFECT (a house rule's impact against BASE, impact.py), its impact page too."""
     charts, diff = charts_for(edition, base, only_content=True)
     files: dict[str, str | bytes] = {}
     messages: list[str] = []
@@ -99,8 +97,8 @@ def render_all(edition: Edition, base: Edition | None = None,
     files["charts/model.yaml"] = model_yaml(to_data(edition))
     files.update(_round_reference_files(edition))
     files.update(_pages(edition, base, charts, diff, has_reference="charts/reference.html" in files))
-    if impact is not None and base is not None:
-        files.update(impact_files(edition, base, impact))
+    if effect is not None and base is not None:
+        files.update(impact_files(edition, base, effect))
     files["charts/README.md"] = _readme(edition, charts, diff, base, files)
     return dict(sorted(files.items())), messages
 
@@ -157,8 +155,9 @@ def _pages(edition: Edition, base: Edition | None, charts: dict, diff: Diff | No
     return files
 
 
-def impact_files(edition: Edition, base: Edition, chart) -> dict[str, str]:
-    """A house rule's impact chart (impact.py draws it) as a printable page, in Markdown and as CSV."""
+def impact_files(edition: Edition, base: Edition, effect) -> dict[str, str]:
+    """A house rule's impact (impact.py) as a printable page, in Markdown and as CSV."""
+    chart = builders.impact_chart(effect, base.name)
     files = _chart_files("impact", chart, edition.name)
     files["charts/impact.html"] = edition_page(edition, [chart], chips_for(edition), house=True,
                                                subtitle=f"A house rule on {base.name}: what it changes for players.")
