@@ -25,9 +25,18 @@ CONSTANTS = ("true", "false", "unknown")
 WORD_OPERATORS = ("and", "or", "not", "where")
 
 
-@functools.lru_cache(maxsize=1)
 def word_lists() -> dict[str, tuple[str, ...]]:
-    """Every highlighted word, by class. Keywords are the grammar's, the rest the vocabulary's."""
+    """Every highlighted word, by class. Keywords are the grammar's (with every registered
+    sub-language's), the rest the vocabulary's."""
+    from .sublanguages import registered
+
+    return _word_lists(registered())
+
+
+# keyed by the registered sub-languages, as the grammar's text is (resources.grammar_text): one
+# registered later in the process has its keywords highlighted
+@functools.lru_cache(maxsize=4)
+def _word_lists(subs: tuple) -> dict[str, tuple[str, ...]]:
     from . import parser
     from . import vocabulary as vocab
 

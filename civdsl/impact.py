@@ -613,29 +613,3 @@ def render_text(imp: Impact) -> str:
     return "\n".join(out) + "\n"
 
 
-def impact_chart(imp: Impact, title_a: str):
-    """The impact as a chart (charts/cells.py), for the printable page and the Markdown and CSV files."""
-    from .charts.cells import Chart, Column, Row, Table, cell, number
-
-    rows = [Row([cell(item_title(i)), cell(i.measure), number(i.situations), number(i.changed), number(i.incomplete),
-                 cell(change_text(i)), cell(worst_text(i)), cell(", ".join(i.lines_a)), cell(", ".join(i.lines_b))])
-            for i in imp.changed()]
-    same = sum(1 for i in imp.items if i.same_rules)
-    table = Table("impact", "What the house rule changes for players",
-                  [Column("Item", 1.4), Column("Compared", 1.1), Column("Situations", 0.6, numeric=True),
-                   Column("Changed", 0.6, numeric=True), Column("Incomplete", 0.6, numeric=True),
-                   Column("By how much (over the situations that change)", 2.2), Column("Most changed", 2.6),
-                   Column(f"Rules in {title_a}", 1.2), Column("Rules here", 1.2)], rows,
-                  intro=[f"Every calamity and role, every advance's price and every A.S.T. track resolved in both "
-                         f"rulebooks: for a calamity, every combination of the advances that modify it and a grid "
-                         f"over the facts its rules read (every situation up to {EXHAUSTIVE}, else a sample of "
-                         f"{SAMPLE}, seed {imp.seed}); for a price, the sets of advances that credit it, bought alone "
-                         f"and with each other advance of its group (every situation up to {EXHAUSTIVE}, else "
-                         f"{PRICE_HELD_SETS} sets, each bought alone and with one such advance drawn at random); for "
-                         f"a track, the advances held and the facts its epochs read (every situation up to "
-                         f"{EXHAUSTIVE}, else {EPOCH_SITUATIONS} drawn at random). A situation either rulebook "
-                         f"refuses as a state (an A.S.T. position past the finish, say) is left out. Incomplete answers are counted apart, never compared.",
-                         f"{len(imp.items) - len(rows)} items do not change: {same} have the same rules in both "
-                         f"and were not resolved."],
-                  empty="no situation changes")
-    return Chart("impact", "Impact", [table])

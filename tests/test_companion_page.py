@@ -1118,3 +1118,30 @@ def test_the_vp_band_option_switches_the_score_and_the_advances_victory_points(d
         assert _console_errors(driver) == []
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_name_typed_with_decomposed_accents_is_found(driver, tmp_path):
+    """The rulebook's names are NFC (as Python reads them, state.nfc): a player who types a name
+    with its accent as a combining character finds the advance in the search box, a state file
+    that names it so is read, and the engine API answers for it as for the composed name."""
+    composed, decomposed = "Caf\u00e9", "Cafe\u0301"
+    mini = (ROOT / "tests" / "fixtures" / "mini.civ").read_text(encoding="utf-8")
+    rulebook = tmp_path / "accented.civ"
+    rulebook.write_text(mini.replace('"Pottery"', f'"{composed}"'), encoding="utf-8")
+    page = tmp_path / "accented.html"
+    page.write_text(page_html(rulebook)[0], encoding="utf-8")
+    _open(driver, page)
+    search = driver.find_element("id", "adv-search")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", search)
+    search.send_keys("cafe\u0301")
+    assert driver.execute_script("return document.getElementById('adv-search').value") == "cafe\u0301"
+    assert _visible_advances(driver) == [composed]
+    dropped = driver.execute_script("return civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                                    f'{{"holds": ["{decomposed}"]}}')
+    assert dropped == []
+    assert driver.execute_script("return civdsl.model.ADVANCES[arguments[0]] !== undefined", composed)
+    assert driver.find_element("css selector", _adv(driver, composed)).is_selected()
+    answers = driver.execute_script("""return [[arguments[0]], [arguments[1]], []].map(h => JSON.stringify(
+                                         civdsl.score({holds: h}, {})))""", decomposed, composed)
+    assert "error" not in answers[0] and answers[0] == answers[1] != answers[2]
+    assert _console_errors(driver) == []

@@ -209,6 +209,28 @@ def test_the_ledgers_imports_run_one_way():
     assert changers - {"civdsl.ledger.turn"} <= graph["civdsl.ledger.turn"]
 
 
+def _rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph with each folder of civdsl/ drawn as one box (`civdsl.plan.search` -> `civdsl.plan`)."""
+    def room(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    rooms: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        rooms.setdefault(room(name), set()).update(room(t) for t in targets if room(t) != room(name))
+    return rooms
+
+
+def test_no_folder_imports_back_up():
+    """Drawn with each folder as one box, every arrow points down: no loop of imports runs between
+    two boxes (a loop inside one folder is a module cycle, which the test above checks)."""
+    assert _cycles(_rooms(_import_graph())) == []
+
+
+def test_the_folder_walk_sees_a_loop_between_folders():
+    graph = {"civdsl.a.x": {"civdsl.b"}, "civdsl.b": {"civdsl.a.y"}, "civdsl.a.y": set()}
+    assert _cycles(_rooms(graph)) == [{"civdsl.a", "civdsl.b"}]
+
+
 def _section(title: str) -> str:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")

@@ -423,6 +423,33 @@ def test_completion_keywords_are_what_the_grammar_accepts_at_the_cursor():
     assert set(parser.keywords()) <= {c.label for c in items}
 
 
+def test_completion_after_a_bare_when_offers_the_declared_rule_options():
+    """`vp tiers when`, `block ID when`: where the grammar takes a bare name after `when`, the
+    rulebook's own options are offered, with their text; a condition's `when` still offers
+    functions and facts."""
+    source = MEGACIV.read_text(encoding="utf-8")
+    at = source.index("vp tiers when ") + len("vp tiers when ")
+    analysis, items = _complete(source, at)
+    options = analysis.edition.options
+    assert len(options) >= 2
+    assert [c.label for c in items] == sorted(options)
+    assert {c.doc for c in items} == {o.doc for o in options.values()}
+    # while the option's name is being typed, and once the statement no longer parses (the last
+    # rulebook that resolved still names them)
+    _, items = _complete(source, at + len("vp"))
+    assert [c.label for c in items] == sorted(options)
+    engine, doc, _ = _analyse(MEGACIV, source)
+    broken = source[:at] + source[at + len("vp_cost_200_is_3"):]
+    analysis = engine.analyse(engine.update(doc.uri, broken, 2))
+    assert analysis.edition is None
+    assert [c.label for c in completions(analysis, at)] == sorted(options)
+    expansion = ROOT / "rulebooks" / "expansion.civ"
+    text = expansion.read_text(encoding="utf-8")
+    at = text.index("block shared when ") + len("block shared when ")
+    analysis, items = _complete(text, at, expansion)
+    assert [c.label for c in items] == sorted(analysis.edition.options)
+
+
 # --- outline, formatting ----------------------------------------------------------------------------
 
 

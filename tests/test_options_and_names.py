@@ -152,3 +152,22 @@ def test_states_and_arguments_name_an_item_in_nfc_or_nfd_alike(accented, tmp_pat
     assert "Traceback" not in proc.stderr and "unknown advance" not in proc.stderr, proc.stderr
     proc = run_cli("cost", str(accented), "--buy", "Agriculture", "--holds", spelling)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_page_engine_reads_names_in_nfc_as_the_command_line_does(accented):
+    """The companion's engine API answers a question naming an item with decomposed accents as
+    the Python engine does (both read names in NFC), in the state, in `holds` and as the calamity."""
+    from companion_harness import cli_answer, js_answers, node_available
+
+    if not node_available():
+        pytest.skip("Node is not installed")
+    queries = [{"command": "resolve", "calamity": "Famine", "role": "primary", "options": {"holds": [NFD_NAME]},
+                "state": {"cities": 3}},
+               {"command": "score", "state": {"holds": [NFD_NAME], "cities": 2}, "options": {}},
+               {"command": "epoch", "state": {"holds": [NFD_NAME]}, "options": {"holds": NFD_NAME}}]
+    answers = js_answers(accented, queries)
+    for query, got in zip(queries, answers):
+        assert "error" not in got, got
+        assert got == cli_answer(accented, query)
+    resolved = js_answers(accented, [{**queries[0], "options": {}}])[0]
+    assert resolved != answers[0]  # holding the advance changes the Famine: the name was found

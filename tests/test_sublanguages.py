@@ -56,17 +56,20 @@ def _changes(a, b, add) -> None:
         add("tally", "added", name, None, None, name, f"+ tally {name}")
 
 
-@pytest.fixture
-def tally(tmp_path):
+def _tally(tmp_path: Path) -> SubLanguage:
     grammar = tmp_path / "tally.lark"
     grammar.write_text(GRAMMAR, encoding="utf-8")
-    sub = SubLanguage(
+    return SubLanguage(
         name="tally", title="Tallies", grammar=grammar, transformer=TallyToSyntax, model=dict, declared=bool,
         applier=TallyApplier, check=_check, emit=_emit, changes=_changes,
         runtime_import="from fractions import Fraction as _tally_fraction",
         to_data=lambda ed: {k: n for k, (n, _) in ed.extensions["tally"].items()},
         references=References(declares={"tally": "tally"}, name_kinds=("tally",)))
-    sublanguages.register(sub)
+
+
+@pytest.fixture
+def tally(tmp_path):
+    sub = sublanguages.register(_tally(tmp_path))
     yield sub
     sublanguages.unregister("tally")
 
@@ -143,3 +146,21 @@ def test_the_formatter_lays_out_its_statements(tally):
 
     text = 'language 1\nedition t "T"\ntally   apples    3 # kept\n'
     assert format_text(text).endswith("tally apples 3  # kept\n")
+
+
+def test_a_sublanguage_registered_after_the_first_highlight_is_highlighted(tmp_path):
+    """The editor's lexer and the highlighter's word lists, made before the sub-language is
+    registered, are not reused after: its keyword is a keyword there, and no longer once it is gone."""
+    from civdsl.highlight import word_lists
+    from civdsl.lsp.tokens import lex_line
+
+    line = "tally apples 3"
+    assert lex_line(line)[0][0] == "name" and "tally" not in word_lists()["declaration"]
+    sublanguages.register(_tally(tmp_path))
+    try:
+        assert [(kind, text) for kind, text, *_ in lex_line(line)] == [("kw", "tally"), ("name", "apples"),
+                                                                        ("int", "3")]
+        assert "tally" in word_lists()["declaration"]
+    finally:
+        sublanguages.unregister("tally")
+    assert lex_line(line)[0][0] == "name" and "tally" not in word_lists()["declaration"]

@@ -157,9 +157,7 @@ def _pages(edition: Edition, base: Edition | None, charts: dict, diff: Diff | No
 
 def impact_files(edition: Edition, base: Edition, effect) -> dict[str, str]:
     """A house rule's impact (impact.py) as a printable page, in Markdown and as CSV."""
-    from ..impact import impact_chart
-
-    chart = impact_chart(effect, base.name)
+    chart = builders.impact_chart(effect, base.name)
     files = _chart_files("impact", chart, edition.name)
     files["charts/impact.html"] = edition_page(edition, [chart], chips_for(edition), house=True,
                                                subtitle=f"A house rule on {base.name}: what it changes for players.")

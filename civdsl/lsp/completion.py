@@ -60,7 +60,7 @@ def _pool(edition, kind: str) -> dict:
     if edition is None:
         return {}
     return {"advance": edition.advances, "calamity": edition.calamities, "commodity": edition.commodities,
-            "group": edition.groups}.get(kind, {})
+            "group": edition.groups, "option": edition.options}.get(kind, {})
 
 
 def _known_names(analysis: Analysis, kind: str) -> dict[str, str | None]:
@@ -306,6 +306,10 @@ def _acceptable(doc: FileInfo, prev_i: int, cut: int) -> set[str] | None:
 
 
 def _from_grammar(analysis: Analysis, toks: list[Tok], prev_i: int, accepted: set[str]) -> list[Completion]:
+    if accepted == {"NAME"} and prev_i >= 0 and toks[prev_i].text == "when":
+        # where the grammar takes a bare name after `when` (`vp tiers when`, `block ID when`, an
+        # `amounts` setting's `when`) that name is a rule option's; elsewhere a condition follows
+        return _options(analysis)
     keywords = parser.keyword_terminals()
     words = {keywords[t] for t in accepted if t in keywords}
     kind = _fields_kind(words)
@@ -315,6 +319,14 @@ def _from_grammar(analysis: Analysis, toks: list[Tok], prev_i: int, accepted: se
     if "NAME" in accepted:
         out += _names_here(analysis, toks, prev_i)
     return out
+
+
+def _options(analysis: Analysis) -> list[Completion]:
+    """The rule options the chain declares, with their text."""
+    edition = analysis.edition or analysis.last_edition
+    declared = edition.options if edition is not None else {}
+    return [Completion(name, "name", "rule option", getattr(declared.get(name), "doc", None))
+            for name in sorted(_known_names(analysis, "option"))]
 
 
 def _field_completions(kind: str, words: set[str]) -> list[Completion]:

@@ -28,11 +28,18 @@ class Tok(NamedTuple):
 _KINDS = {"NAME": "name", "STRING": "string", "INT": "int", "CODE": "code"}
 
 
-@functools.lru_cache(maxsize=1)
 def lexer():
+    """The lexer of the grammar as composed now, with every registered sub-language's terminals."""
+    return _lexer_of(parser._parser())
+
+
+# keyed by the parser, which is the composed grammar's: a sub-language registered later in the
+# process gets a lexer that knows its keywords
+@functools.lru_cache(maxsize=2)
+def _lexer_of(built):
     from lark.lexer import BasicLexer
 
-    return BasicLexer(parser._parser().lexer_conf)
+    return BasicLexer(built.lexer_conf)
 
 
 def tokenize(text: str) -> list[Tok]:
@@ -61,11 +68,12 @@ def lex_line(line: str) -> list[tuple[str, str, int, int, str]]:
     from lark.lexer import LexerThread
 
     keywords = parser.keyword_terminals()
+    lex = lexer()
     out: list[tuple[str, str, int, int, str]] = []
     pos = 0
     while pos < len(line):
         try:
-            for tok in LexerThread.from_text(lexer(), line[pos:]).lex(None):
+            for tok in LexerThread.from_text(lex, line[pos:]).lex(None):
                 start = pos + tok.start_pos
                 kind = "kw" if tok.type in keywords else _KINDS.get(tok.type, "op")
                 out.append((kind, tok.value, start, start + len(tok.value), tok.type))

@@ -334,7 +334,7 @@
   // Whether NAME is one the rulebook gives FACT (any case, or an `aka` name).
   function isKnown(fact, name) {
     if (typeof name !== "string" || !has(NAMED, fact.name)) return false;
-    const low = name.toLowerCase();
+    const low = name.normalize("NFC").toLowerCase();
     return NAMED[fact.name]().some((x) => x.toLowerCase() === low);
   }
 
@@ -697,7 +697,7 @@
   }
 
   function filterAdvances(text) {
-    const q = text.trim().toLowerCase();
+    const q = text.normalize("NFC").trim().toLowerCase();
     const aliases = new Map();  // advance -> its `aka` names, lower case
     for (const alias of Object.keys(ALIASES)) {
       const name = ALIASES[alias];
@@ -1377,9 +1377,10 @@
   });
   const COMMODITY_ALIASES = (M.ALIASES && M.ALIASES.commodity) || {};
 
-  // `name` as the rulebook spells it (any case, an alias as its item's own name); the name
-  // itself where the rulebook has no such name.
+  // `name` as the rulebook spells it (any case, accents composed or not, an alias as its item's
+  // own name); the name itself where the rulebook has no such name.
   function canonical(name, known) {
+    if (typeof name === "string") name = name.normalize("NFC");
     const low = String(name).toLowerCase();
     const hit = known.find((x) => x === name) || known.find((x) => x.toLowerCase() === low);
     if (hit === undefined) return name;
