@@ -284,7 +284,6 @@ class Errata:
     item: str
     reason: str
     span: Span
-    used: bool = False
 
 
 @dataclass

@@ -352,18 +352,12 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
                              help=f"a credit to one advance is at most its cost ({cost}): check both figures")
 
     def _advance_vp(self, adv: Advance) -> None:
-        """Victory points as the tier rule gives them (an explicit figure must agree)."""
-        name = adv.name
+        """An explicit figure of victory points agrees with the tier rule (the resolver gives the
+        others theirs)."""
         tier = self.ed.tier_vp(adv.cost)
-        if adv.vp_explicit:
-            if tier is not None and adv.vp != tier:
-                self.d.error("CIV030", f"`{name}` is worth {adv.vp} VP, but the tier rule gives {tier} for cost {adv.cost}",
-                             adv.field_spans["vp"], item=name)
-        elif self.ed.vp_tiers:
-            adv.vp = tier
-        if not adv.vp_explicit:  # a printed figure is the card's under every reading of the tiers
-            adv.vp_when = [(option, vp) for option, (tiers, _, _) in self.ed.vp_tiers_when.items()
-                           if (vp := self.ed.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
+        if adv.vp_explicit and tier is not None and adv.vp != tier:
+            self.d.error("CIV030", f"`{adv.name}` is worth {adv.vp} VP, but the tier rule gives {tier} for cost {adv.cost}",
+                         adv.field_spans["vp"], item=adv.name)
 
     def _prerequisite_cycles(self) -> None:
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
@@ -788,18 +782,20 @@ def _slot_values(slots: tuple, x) -> list:
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
     for e in ed.errata:
-        _acknowledge(e, diags.items[first:])
-        if not e.used:
+        if not _acknowledge(e, diags.items[first:]):
             diags.warning("CIV044", f"errata {e.code} for `{e.item}` matches no diagnostic", e.span, item=e.item,
                           help="remove it, or check the item name and code")
 
 
-def _acknowledge(e, diagnostics: list) -> None:
-    """Turn the diagnostics an errata line names (its code, on its item) into notes."""
+def _acknowledge(e, diagnostics: list) -> bool:
+    """Turn the diagnostics an errata line names (its code, on its item) into notes; whether it
+    named any (the edition is not marked: a house rule's edition may share its base's errata)."""
+    used = False
     for d in diagnostics:
         # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
         if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
             d.level = "note"
             d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
             d.help = None
-            e.used = True
+            used = True
+    return used
