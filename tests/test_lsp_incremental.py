@@ -219,3 +219,15 @@ def test_the_index_of_references_after_edits_equals_one_made_from_scratch():
             continue
         assert kept.refs().refs == again.refs().refs, f"step {step}"
     assert doc.parser.stats["shifted"] > 0
+
+
+def test_the_header_of_a_buffer_that_does_not_parse_is_read_from_its_first_lines():
+    """Go to definition in a buffer with a syntax error finds its bases from the header's tokens,
+    which are the buffer's first tokens, made without tokenizing the whole buffer."""
+    source = (RULEBOOKS / "house" / "gentle.civ").read_text(encoding="utf-8")
+    state = TextState()
+    for text in (source, "\n\n# a comment\n\n" + source, "", "language"):
+        state.update(text)
+        info = FileInfo(text, "x.civ", None, state=state)
+        assert info.first_tokens(12) == tokenize(text)[:12]
+        assert "tokens" not in info.__dict__

@@ -256,7 +256,7 @@ class Engine:
         definition only: nothing here is reported."""
         from types import SimpleNamespace
 
-        target = _extended(info.tokens[:12])
+        target = _extended(info.first_tokens(12))
         if target is None:
             return []
         here = doc.path if doc.path is not None else Path.cwd() / "untitled.civ"
