@@ -25,7 +25,7 @@ class CardChecks:
             if when is not None:
                 check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
-            self._commodity(com)
+            self._item(com, self._commodity)
 
     def _commodity(self, com) -> None:
         for key in ("value", "count"):

@@ -231,3 +231,39 @@ def test_the_header_of_a_buffer_that_does_not_parse_is_read_from_its_first_lines
         info = FileInfo(text, "x.civ", None, state=state)
         assert info.first_tokens(12) == tokenize(text)[:12]
         assert "tokens" not in info.__dict__
+
+
+def test_an_edit_checks_again_only_the_items_it_changed_or_whose_context_changed(monkeypatch):
+    """The validator keeps what each advance, calamity and commodity reported: an edit inside
+    one advance checks that advance alone; a new constant (a name every expression may read)
+    checks every item again; and what they report stays what a fresh analysis reports."""
+    from civdsl import validator
+
+    checked: list[str] = []
+    advance = validator._Validator._advance
+
+    def counting(self, adv):
+        checked.append(adv.name)
+        return advance(self, adv)
+
+    monkeypatch.setattr(validator._Validator, "_advance", counting)
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    at = source.index('advance "Naval Warfare"')
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    engine.analyse(doc)
+    assert len(checked) > 40
+    for version, text in enumerate([source[:at] + source[at:].replace("cost 160", "cost 5", 1),
+                                    source[:at] + "const naval_cost = 160\n" + source[at:]], 1):
+        checked.clear()
+        engine.update("untitled:m.civ", text, version)
+        got = engine.analyse(doc).diagnostics
+        checked_here = list(checked)
+        fresh = Engine()
+        assert got.to_json() == fresh.analyse(fresh.open("untitled:m.civ", text, 0)).diagnostics.to_json()
+        if version == 1:
+            # Naval Warfare, and Cloth Making, whose credit of 10 to it now exceeds its cost
+            assert ("CIV136", "Cloth Making") in {(d.code, d.item) for d in got.items}
+            assert sorted(checked_here) == ["Cloth Making", "Naval Warfare"]
+        else:
+            assert len(checked_here) > 40

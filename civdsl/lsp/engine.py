@@ -77,6 +77,7 @@ class Document:
     state: TextState = field(default_factory=TextState)  # its lines, tokens and statements
     refs_memo: dict = field(default_factory=dict)  # references.Index's, per statement
     resolve_memo: dict = field(default_factory=dict)  # resolver.resolve's, per item declared whole
+    validate_memo: dict = field(default_factory=dict)  # validator.validate's, per advance, calamity, commodity
     published: set[str] = field(default_factory=set)
 
 
@@ -88,7 +89,7 @@ def _checked(chain: list[LoadedFile], diags: Diagnostics, doc: "Document") -> tu
     if edition is None:
         return None, None
     index = Index((f.ast for f in chain), doc.refs_memo)
-    validate(edition, diags, index)
+    validate(edition, diags, index, doc.validate_memo)
     citations.check(edition, chain, diags)
     return edition, index
 
