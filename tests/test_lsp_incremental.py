@@ -66,6 +66,20 @@ def test_statements_tokens_and_limits_kept_line_by_line_equal_a_scan_of_the_whol
     assert state.stats["windows"] > state.stats["full scans"], state.stats
 
 
+def test_a_bracket_left_open_is_followed_line_by_line_not_by_a_scan_of_the_whole_text():
+    """An edit that opens a block mid-file swallows every later statement: the statements are
+    found by passing over the lines inside the bracket, and found back where the bracket closes."""
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    at = source.index('\nadvance "Pottery"') + 1
+    state = TextState()
+    state.update(source)
+    for text in (source[:at] + "advance {\n" + source[at:], source, source[:at] + "x = (\n" + source[at:],
+                 source[:at] + "x = (\n)\n" + source[at:], source[:at] + "}\n" + source[at:]):
+        state.update(text)
+        assert state.marks == _full_scan(text)
+    assert state.stats["full scans"] == 1 and state.stats["reached on"] >= 2, state.stats
+
+
 def test_an_analysis_keeps_the_lines_it_was_made_of():
     """The lines and tokens of an earlier analysis are not those of a later edit."""
     source = (RULEBOOKS / "civ1981.civ").read_text(encoding="utf-8")
