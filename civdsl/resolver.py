@@ -468,8 +468,9 @@ class _Applier(RoundsApplier):
     def _read(self, item: Item, cls, read_fields):
         """The model object of an item declared whole. It and what reading its fields reports
         depend on the item's syntax alone, so with a memo an item read before (the same syntax
-        object, its spans not moved since) gives its object and reports again. The object is
-        not shared with another edition: the memo keeps one buffer's last edition's objects."""
+        object, its spans not moved since) gives its object and reports again. Only one buffer's
+        successive editions share an object, each replacing the last (later passes only read it;
+        `_tier_vp` sets its victory points again for each)."""
         known = self.memo.get(id(item)) if self.memo is not None else None
         if known is not None and known[0] is item and known[1] is item.span:
             self.diags.items.extend(copy.copy(d) for d in known[3])
