@@ -52,7 +52,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import civdsl  # noqa: E402
-from civdsl.plan import purchase as planner  # noqa: E402
+
+
+def planner_api():
+    """The planner's entry points (plan, objective, PurchaseProblem) of the civdsl package imported,
+    in either layout: one module `plan/purchase.py` (a baseline tree before the planner was split)
+    or its modules of one job each."""
+    import types
+
+    from civdsl.plan import purchase
+
+    if hasattr(purchase, "plan"):
+        return purchase
+    from civdsl.plan import answer, objectives
+
+    return types.SimpleNamespace(plan=answer.plan, objective=objectives.objective,
+                                 PurchaseProblem=purchase.PurchaseProblem)
+
+
+planner = planner_api()
 
 
 def random_state(module, rng: random.Random) -> dict:
@@ -228,7 +246,8 @@ def _tree_planner(root: str):
     for mod in [m for m in sys.modules if m == "civdsl" or m.startswith("civdsl.")]:
         del sys.modules[mod]
     import civdsl as lib
-    from civdsl.plan import purchase as pl
+
+    pl = planner_api()
 
     if not lib.__file__.startswith(str(Path(root).resolve())) and not lib.__file__.startswith(root):
         raise SystemExit(f"the baseline imported {lib.__file__}, not the tree under {root}")

@@ -153,7 +153,13 @@ def compiler_fingerprint() -> str:
             _FINGERPRINT = fingerprint_of(package, grammar)
             if name:
                 write(name, _FINGERPRINT.encode())
-    return _FINGERPRINT
+    # a sub-language registered from outside the package changes the language too; none can be
+    # while the registry is not even imported (a question answered from the cache never imports it)
+    registry = sys.modules.get(f"{__package__}.sublanguages")
+    added = registry.added_identity() if registry is not None else ""
+    if not added:
+        return _FINGERPRINT
+    return sha256(f"{_FINGERPRINT}\0{added}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def compiler_sources(package: Path) -> list[str]:

@@ -23,9 +23,11 @@ from . import describe
 from . import fields as item_fields
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect, EffectBranch, Modifier
-from .rounds import diff as rounds_diff
+from .sublanguages import registered
 from .vocabulary import RESOLUTION_SETTINGS
 
+# The main language's sections of a diff, in the order shown; each sub-language's own stands before
+# the last, the prose (`_all_sections`).
 SECTIONS = [
     ("edition", "Edition"),
     ("rules", "Edition-wide rules"),
@@ -42,7 +44,6 @@ SECTIONS = [
     ("asserts", "Asserts"),
     ("rulings", "Rulings and laws"),
     ("errata", "Errata"),
-    ("rounds", "Round rules"),
     ("prose", "Summaries and notes"),
 ]
 
@@ -201,7 +202,7 @@ class Differ:
         self.asserts()
         self.rulings()
         self.errata()
-        self.rounds()
+        self.sublanguages()
         self.edition_notes()
         return self.changes
 
@@ -600,8 +601,10 @@ class Differ:
         self._listed(self.reporter("errata", None), None, [f"{e.code} {quote(self.renames.name(e.item))}" for e in self.a.errata],
                      [f"{e.code} {quote(e.item)}" for e in self.b.errata], word="errata")
 
-    def rounds(self):
-        rounds_diff.changes(self.a, self.b, self.add)
+    def sublanguages(self):
+        """Each sub-language's changes, in its own section (civdsl/sublanguages.py)."""
+        for sub in registered():
+            sub.changes(self.a, self.b, self.add)
 
     def edition_notes(self):
         self._listed(self.reporter("prose", None), "note", [t for t, _ in self.a.notes], [t for t, _ in self.b.notes],
@@ -782,11 +785,16 @@ def _touched(changes: list[Change]) -> int:
     return len({c.item for c in changes if c.field is not None or c.op == "renamed"})
 
 
+def _all_sections() -> list[tuple[str, str]]:
+    """SECTIONS with each sub-language's own section before the last (the prose)."""
+    return [*SECTIONS[:-1], *((s.name, s.title) for s in registered()), SECTIONS[-1]]
+
+
 def _sections(changes: list[Change], prose: bool) -> list[tuple[str, list[Change]]]:
     """(title with counts, changes) of each section with something to show (prose only with PROSE)."""
     shown = [c for c in changes if prose or c.section != "prose"]
     out = []
-    for key, title in SECTIONS:
+    for key, title in _all_sections():
         section = [c for c in shown if c.section == key]
         out += [(_label(title, _counts(section, key)), section)] if section else []
     return out

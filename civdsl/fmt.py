@@ -105,10 +105,17 @@ class _Sink:
 _SINK = _Sink()
 
 
-@functools.lru_cache(maxsize=1)
 def _lark() -> lark.Lark:
+    from .resources import grammar_text
+
+    return _lark_of(grammar_text())
+
+
+@functools.lru_cache(maxsize=2)
+def _lark_of(grammar: str) -> lark.Lark:
     from .parser import build_lark
 
+    # keyed by the joined grammar (a registered sub-language's statements are formatted too);
     # the compiler's grammar with every token kept (the formatter rewrites them) and the
     # comments collected; built, and cached, the one way the grammar always is
     return build_lark(keep_all_tokens=True, lexer_callbacks={"COMMENT": _SINK})

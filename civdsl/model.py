@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Span
-from .rounds.model import (CardDeck, Choice, EndCondition, EventTable, Flag, Pool, RoundPhase, Stat,  # noqa: F401
-                           Threshold, Track)
 from .syntax import Acknowledgement, Call, Expr, Op
 from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
 
@@ -454,18 +452,8 @@ class Edition:
     notes: list[tuple[str, Span]] = field(default_factory=list)
     turn: list[TurnStep] = field(default_factory=list)  # the sequence of play (`turn { step ... }`)
     turn_title: str | None = None
-    # round rules (games played in rounds of phases over declared stats); empty for the others
-    stats: dict[str, "Stat"] = field(default_factory=dict)
-    flags: dict[str, "Flag"] = field(default_factory=dict)
-    choices: dict[str, "Choice"] = field(default_factory=dict)
-    thresholds: dict[str, "Threshold"] = field(default_factory=dict)
-    pools: dict[str, "Pool"] = field(default_factory=dict)
-    tracks: dict[str, "Track"] = field(default_factory=dict)
-    event_tables: dict[str, "EventTable"] = field(default_factory=dict)
-    card_decks: dict[str, "CardDeck"] = field(default_factory=dict)
-    phases: dict[str, "RoundPhase"] = field(default_factory=dict)
-    setup: "RoundPhase | None" = None
-    ends: list["EndCondition"] = field(default_factory=list)
+    # each sub-language's own model (civdsl/sublanguages.py), by its name: the round rules' under "rounds"
+    extensions: dict[str, Any] = field(default_factory=dict)
     # the printed clauses: which statements implement them (`cites`), and which none does (`clause`)
     citations: list["Citation"] = field(default_factory=list)
     acknowledgements: list[Acknowledgement] = field(default_factory=list)
@@ -476,12 +464,6 @@ class Edition:
         names = {names} if isinstance(names, str) else set(names)
         return list(dict.fromkeys(i for c in self.citations if c.owner_kind == kind and c.owner_name in names
                                   for i, _ in c.clauses))
-
-    @property
-    def has_rounds(self) -> bool:
-        """Whether the edition declares round rules (stats, phases, ...)."""
-        return bool(self.stats or self.flags or self.phases or self.tracks or self.pools or self.event_tables
-                    or self.card_decks or self.thresholds or self.choices or self.setup is not None)
 
     def tier_vp(self, cost: int | None, tiers: list | None = None) -> int | None:
         """Victory points the edition's tier rule (or TIERS, a reading under an option) gives an

@@ -53,8 +53,14 @@ _TERMINAL_WORDS = {
 LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True)
 
 
-@functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
+    """The parser of the whole grammar: the main language's and each registered sub-language's."""
+    return _parser_of(grammar_text())
+
+
+@functools.lru_cache(maxsize=2)
+def _parser_of(grammar: str) -> lark.Lark:
+    # keyed by the joined grammar, so registering a sub-language gives a parser of its own.
     # Without Lark's position propagation, which costs more than a third of the parse: the syntax
     # pass derives every node's position from its tokens (syntax._ToSyntax._transform_node), and
     # the tokens keep theirs
@@ -109,12 +115,16 @@ def keywords() -> list[str]:
                   if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value))
 
 
-@functools.lru_cache(maxsize=1)
 def statement_edges() -> tuple[frozenset[str], frozenset[str]]:
     """The terminals that can begin and end a top-level statement (the grammar's `item` rule):
     where the editor's incremental parse may cut a text into statements."""
+    return _statement_edges(_parser())
+
+
+@functools.lru_cache(maxsize=2)
+def _statement_edges(built: lark.Lark) -> tuple[frozenset[str], frozenset[str]]:
     rules: dict[str, list] = {}
-    for r in _parser().rules:
+    for r in built.rules:
         rules.setdefault(str(r.origin.name), []).append(r.expansion)
     nullable = _nullable(rules)
     return (frozenset(_edge_terminals(rules, nullable, "item", False)),
@@ -432,12 +442,16 @@ MAX_UNKNOWN_FIELDS = 50
 REPAIR_BUDGET = 4_000_000  # characters re-parsed, at most, to recover from unknown fields
 
 
-@functools.lru_cache(maxsize=1)
 def _terminal_words() -> tuple[dict[str, str], frozenset[str]]:
     """({keyword: terminal name}, the terminals that can start an item), from the grammar."""
-    words = {t.pattern.value: t.name for t in _parser().terminals
+    return _terminal_words_of(_parser())
+
+
+@functools.lru_cache(maxsize=2)
+def _terminal_words_of(built: lark.Lark) -> tuple[dict[str, str], frozenset[str]]:
+    words = {t.pattern.value: t.name for t in built.terminals
              if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value)}
-    interactive = _parser().parse_interactive('language 1\nedition x "X"\n')
+    interactive = built.parse_interactive('language 1\nedition x "X"\n')
     interactive.exhaust_lexer()
     return words, frozenset(interactive.accepts())
 

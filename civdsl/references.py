@@ -21,28 +21,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 from . import fields as item_fields
 from . import vocabulary as vocab
 from .diagnostics import Span
-from .rounds.syntax import AddStmt, MoveStmt, ResetStmt, RollStmt, SetStmt
+from .sublanguages import registered
 from .syntax import Bool, Call, Item, Name, Not, Num, RulebookAst, Str, Where
 
 # The kinds of item whose fields fields.ITEM_FIELDS declares: a house rule may `change` them.
 ITEM_KINDS = tuple(item_fields.ITEM_FIELDS)
-# The names the round rules declare (civdsl/rounds/grammar.lark), by the statement declaring them:
-# stats, flags, choices, thresholds, dice pools, tracks, event tables, the deck and the phases. A
-# round track is `round_track` here: `track` is the A.S.T.'s.
-ROUND_KINDS = {"stat": "stat", "flag": "flag", "choice": "choice", "threshold": "threshold", "pool": "pool",
-               "track": "round_track", "event_table": "event_table", "card_deck": "deck", "phase": "phase"}
-# The kind of name each declaring statement declares, by its keyword.
-DECLARES = {**{k: k for k in ("group", "const", "table", "option", "civilization", *ITEM_KINDS)}, "ast": "track",
-            **ROUND_KINDS}
-# What a bare name in an expression (or a round statement's target) may stand for, first match first:
-# the round rules share one namespace with constants and options (rounds/checks.py, CIV074).
-NAME_KINDS = ("const", "option", "group", *(k for k in ROUND_KINDS.values() if k not in ("deck", "phase")), "color")
+# The kind of name each declaring statement of the main language declares, by its keyword; each
+# sub-language adds its own (civdsl/sublanguages.py, `References.declares`): `_composed_tables`.
+_DECLARES = {**{k: k for k in ("group", "const", "table", "option", "civilization", *ITEM_KINDS)}, "ast": "track"}
+# What a bare name in an expression (or a sub-language statement's target) may stand for, first
+# match first: the main language's kinds, then each sub-language's (`name_kinds()`).
+_NAME_KINDS = ("const", "option", "group")
 # What an errata names: any of these, whichever is declared.
 ERRATA_TARGETS = ("advance", "calamity", "commodity")
 # Statements the chain collects rather than replaces: a later one never hides an earlier one.
@@ -121,6 +117,8 @@ class _FileIndexer:
         self.out = out
         self.memo = memo if memo is not None else {}
         self.fresh = fresh if fresh is not None else {}
+        # what declares and which fields name things: the main language's and the sub-languages'
+        self._declares, _, self._field_visits = _composed_tables(registered())
 
     def add(self, kind: str, name: str, role: str, span: Span | None, via: str, owner, fld=None,
             scope=None, label=None, part=None, negated=False) -> None:
@@ -163,7 +161,7 @@ class _FileIndexer:
             self.add(item.value, item.name, item.kind, item.name_span, "declaration", owner, part=item)
             return owner
         owner = (item.kind, item.name)
-        declares = DECLARES.get(item.kind)
+        declares = self._declares.get(item.kind)
         if declares is not None:
             self.add(declares, item.name, "def", item.name_span, "declaration", owner, part=item)
         elif item.kind == "errata":
@@ -184,7 +182,7 @@ class _FileIndexer:
 
     def field(self, f, owner, label) -> None:
         """The declarations and uses in one field of the statement `owner` (kind, name)."""
-        visit = _FIELD_VISITS.get((owner[0], f.key)) or (_FileIndexer._naming if f.key in _NAMING_FIELDS else None)
+        visit = self._field_visits.get((owner[0], f.key)) or (_FileIndexer._naming if f.key in _NAMING_FIELDS else None)
         if visit is not None:
             visit(self, f, owner)
             return
@@ -202,12 +200,6 @@ class _FileIndexer:
         """A civilization's row on an A.S.T. track."""
         track, span, _, _ = f.value
         self.add("track", track, "ref", span, "row", owner, f.key, label=owner[1], part=f)
-
-    def _suit(self, f, owner) -> None:
-        """A deck's suit declares its colour (`suit "Hearts" red`), which hand functions read
-        (`hand_value(color=red)`)."""
-        _, color, span = f.value
-        self.add("color", color, "def", span, "declaration", owner, f.key, part=f)
 
     def _epoch(self, f, owner) -> None:
         """An epoch of an A.S.T. track: a name in its track's scope, and its requirements."""
@@ -244,7 +236,7 @@ class _FileIndexer:
     def _values(self, node, local: frozenset, neg: bool) -> Iterable:
         return ((x, local, neg) for x in node.values())
 
-    def _parts(self, node, local: frozenset, neg: bool) -> Iterable:
+    def parts(self, node, local: frozenset, neg: bool) -> Iterable:
         """The fields of any other syntax node (an operator, a round statement, ...)."""
         return ((v, local, neg) for v in node.__dict__.values())
 
@@ -254,26 +246,15 @@ class _FileIndexer:
     def _not(self, node: Not, local: frozenset, neg: bool) -> Iterable:
         return ((node.operand, local, not neg),)
 
-    def _target(self, node, local: frozenset, neg: bool) -> Iterable:
-        """A round statement's target: `set food = ...`, `move war_track 1`, `reset rebellion` name a
-        stat, flag or track as a bare name in an expression does (one namespace, rounds/checks.py)."""
-        self._use("name", node.target, node.target_span, node.keyword, neg)
-        return self._parts(node, local, neg)
-
-    def _roll(self, node: RollStmt, local: frozenset, neg: bool) -> tuple:
-        """`roll gained = luxury_dice` or `roll natural_events`: the dice pool or event table rolled
-        (the name bound to the result is local to its block)."""
-        self._use("name", node.source, node.source_span, "roll", neg)
-        return ()
-
-    def _use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
+    def use(self, kind: str, name: str, span: Span, via: str, neg: bool) -> None:
+        """Record a use of `name` in the expression being walked (a sub-language's visits call it too)."""
         owner, fld, label, part = self._at
         self.add(kind, name, "ref", span, via, owner, fld, label=label, part=part, negated=neg)
 
     def _name(self, node: Name, local: frozenset, neg: bool) -> tuple:
         first = node.parts[0]
         if first not in local:
-            self._use("name", first, _name_span(node.span, first), "name", neg)
+            self.use("name", first, _name_span(node.span, first), "name", neg)
         return ()
 
     def _call(self, call: Call, local: frozenset, neg: bool) -> list:
@@ -281,13 +262,13 @@ class _FileIndexer:
         if named is not None:  # every string names one (a ruling's `holds("A", "B")`, `cards("Grain", 3, "Salt", 1)`)
             for a in call.args:
                 if isinstance(a, Str):
-                    self._use(named, a.value, a.span, call.name, neg)
+                    self.use(named, a.value, a.span, call.name, neg)
             return []
-        self._use("call", call.name, _name_span(call.span, call.name), "call", neg)
+        self.use("call", call.name, _name_span(call.span, call.name), "call", neg)
         group = _group_argument(call)
         word = _group_word(group)
         if word is not None:
-            self._use("group", word, group.span, "group=", neg)
+            self.use("group", word, group.span, "group=", neg)
         return _arguments(call, group, local, neg)
 
 
@@ -335,23 +316,39 @@ def _later_scope(call: Call, local: frozenset) -> frozenset:
 _LEAVES = frozenset({str, int, float, bool, type(None), Span, Num, Str, Bool})
 # How the expression walk visits each type of node (`_visit_for` adds the others as it meets them).
 _VISITS = {list: _FileIndexer._items, tuple: _FileIndexer._items, dict: _FileIndexer._values,
-           Name: _FileIndexer._name, Call: _FileIndexer._call, Where: _FileIndexer._where, Not: _FileIndexer._not,
-           SetStmt: _FileIndexer._target, AddStmt: _FileIndexer._target, MoveStmt: _FileIndexer._target,
-           ResetStmt: _FileIndexer._target, RollStmt: _FileIndexer._roll}
+           Name: _FileIndexer._name, Call: _FileIndexer._call, Where: _FileIndexer._where, Not: _FileIndexer._not}
 
 
 # Fields that declare or name things, by (the kind of statement, the field's key); the fields of
 # _NAMING_FIELDS are read alike in every statement.
 _FIELD_VISITS = {("ast", "epoch"): _FileIndexer._epoch, ("ast", "backward"): _FileIndexer._backward,
-                 ("civilization", "row"): _FileIndexer._row, ("card_deck", "suit"): _FileIndexer._suit}
+                 ("civilization", "row"): _FileIndexer._row}
 
 
 def _visit_for(t: type):
-    """The visit of a node type met for the first time: its fields for a syntax node (a
-    dataclass), nothing for any other value."""
-    visit = _FileIndexer._parts if hasattr(t, "__dataclass_fields__") else _no_parts
+    """The visit of a node type met for the first time: a sub-language's own visit of it, else its
+    fields for a syntax node (a dataclass), nothing for any other value."""
+    visit = next((s.references.node_visits[t] for s in registered() if t in s.references.node_visits), None)
+    if visit is None:
+        visit = _FileIndexer.parts if hasattr(t, "__dataclass_fields__") else _no_parts
     _VISITS[t] = visit
     return visit
+
+
+def name_kinds() -> tuple[str, ...]:
+    """What a bare name may stand for, first match first: the main language's kinds, then each
+    registered sub-language's (which share one namespace with constants and options)."""
+    return _composed_tables(registered())[1]
+
+
+@functools.lru_cache(maxsize=4)
+def _composed_tables(subs: tuple) -> tuple[dict, tuple, dict]:
+    declares, kinds, fields = dict(_DECLARES), list(_NAME_KINDS), dict(_FIELD_VISITS)
+    for sub in subs:
+        declares.update(sub.references.declares)
+        kinds += sub.references.name_kinds
+        fields.update(sub.references.field_visits)
+    return declares, tuple(kinds), fields
 
 
 def _no_parts(indexer, node, local: frozenset, neg: bool) -> tuple:
@@ -380,7 +377,7 @@ class Index:
                 self.declared.setdefault(r.kind, set()).add(r.name)
         # scope resolution: what a bare name, a call or an errata's target stands for where it is
         # written, by the kinds it may be (first match first); a name none declares stays as it is
-        self._meaning = {"name": self._first_declared(NAME_KINDS, dict.fromkeys([*vocab.FACTS, *vocab.DERIVED_NAMES],
+        self._meaning = {"name": self._first_declared(name_kinds(), dict.fromkeys([*vocab.FACTS, *vocab.DERIVED_NAMES],
                                                                                 "fact")),
                          "call": {name: "table" for name in self.declared.get("table", ())},
                          "item": self._first_declared(ERRATA_TARGETS, {})}

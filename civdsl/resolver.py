@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import copy
 import dataclasses
+import functools
 
 from . import fields as item_fields
 from . import vocabulary as vocab
@@ -18,7 +19,7 @@ from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, evaluate, unparse
 from .references import advances_named
 from .loader import LoadedFile
-from .rounds.resolve import RoundsApplier
+from .sublanguages import registered
 from .model import (Citation, DeckLayer, TradeDeck, TurnStep, Ability, Advance, Assertion, Law, Overrule, Ruling, AstRow, AstTrack, Band, Calamity, Civilization, Commodity, Const,
                     Deck, Edition, Effect, EffectBranch, Epoch, Errata, Exclusion, Group, Modifier, Option,
                     Requirement, Score, ScoreLine, Secondary, SpecificCredit, StartCredits, Table)
@@ -40,12 +41,14 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = Non
     if not chain:
         return None
     last = chain[-1].ast
-    edition = Edition(id=last.edition, name=last.display_name, language=last.language, span=last.edition_span)
+    subs = registered()
+    edition = Edition(id=last.edition, name=last.display_name, language=last.language, span=last.edition_span,
+                      extensions={s.name: s.model() for s in subs})
     edition.files = [f.display for f in chain]
     edition.bases = [f.ast.edition for f in chain[:-1]]
     read: dict | None = None if memo is None else {}
     for index, loaded in enumerate(chain):
-        _Applier(edition, diags, is_extension=index > 0, memo=(memo, read)).apply(loaded.ast.items)
+        _applier_class(subs)(edition, diags, is_extension=index > 0, memo=(memo, read)).apply(loaded.ast.items)
     if memo is not None:
         memo.clear()
         memo.update(read)
@@ -67,8 +70,14 @@ def _tier_vp(edition: Edition) -> None:
                            if (vp := edition.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
 
 
-class _Applier(RoundsApplier):
-    """Applies one file's items (`_item_<kind>`); round-rule items are applied by the mixin."""
+@functools.lru_cache(maxsize=4)
+def _applier_class(subs: tuple) -> type:
+    """The applier of the main language with each sub-language's items (its `applier` mixin)."""
+    return type("_Applier", (*(s.applier for s in subs), _Applier), {}) if subs else _Applier
+
+
+class _Applier:
+    """Applies one file's items (`_item_<kind>`); a sub-language's items are applied by its mixin."""
 
     def __init__(self, edition: Edition, diags: Diagnostics, is_extension: bool,
                  memo: tuple[dict | None, dict | None] = (None, None)):

@@ -30,15 +30,28 @@ def grammar_path() -> Path:
 
 
 def grammar_parts() -> list[Path]:
-    """The grammar's files: the main language, then each sub-language composed into it with
-    `%extend` (today the round rules of civdsl/rounds/)."""
-    return [grammar_path(), Path(__file__).resolve().parent / "rounds" / "grammar.lark"]
+    """The grammar's files: the main language, then each registered sub-language's part
+    (civdsl/sublanguages.py), composed into it with `%extend`."""
+    from .sublanguages import registered
+
+    return _parts(registered())
 
 
-@functools.lru_cache(maxsize=1)
+def _parts(subs: tuple) -> list[Path]:
+    return [grammar_path(), *(s.grammar for s in subs)]
+
+
 def grammar_text() -> str:
     """The whole grammar: the parts joined in order (a part may extend rules of an earlier one)."""
-    return "\n".join(p.read_text(encoding="utf-8") for p in grammar_parts())
+    from .sublanguages import registered
+
+    return _joined(registered())
+
+
+# by the registered sub-languages (the parser asks for the text on every parse: no file is looked at then)
+@functools.lru_cache(maxsize=4)
+def _joined(subs: tuple) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in _parts(subs))
 
 
 def schemas_dir() -> Path:

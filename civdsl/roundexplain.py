@@ -8,10 +8,12 @@ references (references.py), across the extends chain.
 from __future__ import annotations
 
 from .expressions import unparse
-from .references import ROUND_KINDS, Index
+from .references import Index
+from .rounds.language import ROUND_KINDS
+from .rounds.model import rules
 
-# Each kind of name the round rules declare (references.ROUND_KINDS, and the suits' colours), in
-# words, and the model's field holding its declarations (model.Edition).
+# Each kind of name the round rules declare (rounds.language.ROUND_KINDS, and the suits' colours), in
+# words, and the field of their model holding its declarations (rounds.model.RoundRules).
 KIND_WORDS = {"stat": "stat", "flag": "flag", "choice": "choice", "threshold": "threshold", "pool": "dice pool",
               "round_track": "track", "event_table": "event table", "deck": "deck of cards", "phase": "phase",
               "color": "card colour"}
@@ -70,7 +72,7 @@ def _deck(deck, ed) -> str:
 
 
 def _phase(phase, ed) -> str:
-    order = list(ed.phases)
+    order = list(rules(ed).phases)
     return f"phase {order.index(phase.id) + 1} of {len(order)} of a round"
 
 
@@ -82,9 +84,9 @@ def summary(ed, kind: str, name: str) -> str | None:
     """One line on the declaration of `name`, a round name of `kind`, in the resolved edition:
     its title and what the rules make of it; None when the edition does not hold it."""
     if kind == "color":
-        suits = [s.name for d in ed.card_decks.values() for s in d.suits if s.color == name]
+        suits = [s.name for d in rules(ed).card_decks.values() for s in d.suits if s.color == name]
         return f"the colour of the suits {', '.join(suits)}" if suits else None
-    obj = getattr(ed, _MODEL[kind], {}).get(name)
+    obj = getattr(rules(ed), _MODEL[kind], {}).get(name)
     return None if obj is None else f"\"{obj.name}\": {_SUMMARIES[kind](obj, ed)}"
 
 

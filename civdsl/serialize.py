@@ -10,7 +10,7 @@ from . import describe
 from . import fields as item_fields
 from .expressions import unparse
 from .model import Calamity, Edition, EffectBranch
-from .rounds import serialize as rounds_serialize
+from .sublanguages import used_by
 
 
 def _where(span) -> dict:
@@ -120,29 +120,64 @@ def _off_block(off) -> dict | None:
 
 
 def to_data(ed: Edition) -> dict:
+    """The whole model as JSON-ready data, its parts in a fixed order: the edition, its settings,
+    its declarations, its cards and decks, what is asserted and ruled, and each sub-language's part."""
     return {
         "format": "civdsl-model/1",
         "id": ed.id, "name": ed.name, "language": ed.language, "source": ed.source,
         "files": ed.files, "bases": ed.bases,
+        **_settings(ed),
+        **_declarations(ed),
+        **_cards(ed),
+        **_rulings(ed),
+        "notes": [text for text, _ in ed.notes],
+        **{sub.name: sub.to_data(ed) for sub in used_by(ed)},
+    }
+
+
+def _settings(ed: Edition) -> dict:
+    return {
         "credit_policy": ed.credit_policy,
         "credit_variants": list(ed.credit_variants),
         # how amounts are bounded and combined (undeclared settings: the language default)
         "amounts": {k: list(ed.amount_setting(k)) for k in vocab_amount_settings()},
         "scenarios": [{"name": n, "doc": d} for n, (d, _) in ed.scenarios.items()],
         "start_credits": _start_credits(ed.start_credits),
-        "vp_tiers": [{"below": b, "vp": v} for b, v in ed.vp_tiers],
-        "vp_tiers_when": {o: [{"below": b, "vp": v} for b, v in t] for o, (t, _, _) in ed.vp_tiers_when.items()},
+        "vp_tiers": _tiers(ed.vp_tiers),
+        "vp_tiers_when": {o: _tiers(t) for o, (t, _, _) in ed.vp_tiers_when.items()},
+    }
+
+
+def _tiers(tiers) -> list[dict]:
+    return [{"below": b, "vp": v} for b, v in tiers]
+
+
+def _declarations(ed: Edition) -> dict:
+    return {
         "groups": _plain(ed.groups.values(), "id", "name", "color", "symbol"),
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
-        "tables": [{"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}
-                                                       for b in t.bands]} for t in ed.tables.values()],
+        "tables": [_table(t) for t in ed.tables.values()],
         "options": _plain(ed.options.values(), "id", "doc", "on"),
         "advances": [_advance(a) for a in ed.advances.values()],
         "calamities": [_calamity(c) for c in ed.calamities.values()],
         "asts": [_ast(t) for t in ed.asts.values()],
         "civilizations": [_civilization(c, ed) for c in ed.civilizations.values()],
-        "score": None if ed.score is None else {"points": _labelled(ed.score.points),
-                                                "tiebreaks": _labelled(ed.score.tiebreaks)},
+        "score": _score(ed.score),
+    }
+
+
+def _table(t) -> dict:
+    return {"id": t.id, "doc": t.doc, "bands": [{"low": b.low, "high": b.high, "value": unparse(b.value)}
+                                                for b in t.bands]}
+
+
+def _score(score) -> dict | None:
+    return None if score is None else {"points": _labelled(score.points), "tiebreaks": _labelled(score.tiebreaks)}
+
+
+def _cards(ed: Edition) -> dict:
+    """The commodities, the values of sets, abilities, the decks and their set-ups."""
+    return {
         "commodities": [_item("commodity", c, {"block_when": lambda v: [{"when": o.dotted, "block": b} for o, b in v]})
                         for c in ed.commodities.values()],
         "set_value": _text(ed.set_value),
@@ -151,10 +186,20 @@ def to_data(ed: Edition) -> dict:
         "decks": _plain(sorted(ed.decks.values(), key=lambda d: d.stack), "stack", "size"),
         "setup_players": [{"setup": n, "low": lo, "high": hi, "doc": doc}
                           for n, (lo, hi, doc, _) in ed.setup_players.items()],
-        "trade_decks": [{"name": d.name, "players": {"low": d.low, "high": d.high}, "block": d.block,
-                         "stacks": [{"stack": n, "layers": [{"cards": [{"card": c, "count": k} for c, k, _ in layer.cards],
-                                                             "clear": layer.clear} for layer in layers]}
-                                    for n, layers in d.stacks.items()]} for d in ed.trade_decks.values()],
+        "trade_decks": [_trade_deck(d) for d in ed.trade_decks.values()],
+    }
+
+
+def _trade_deck(d) -> dict:
+    return {"name": d.name, "players": {"low": d.low, "high": d.high}, "block": d.block,
+            "stacks": [{"stack": n, "layers": [{"cards": [{"card": c, "count": k} for c, k, _ in layer.cards],
+                                                "clear": layer.clear} for layer in layers]}
+                       for n, layers in d.stacks.items()]}
+
+
+def _rulings(ed: Edition) -> dict:
+    """What the rulebook asserts, corrects, rules, overrules and holds as laws."""
+    return {
         "asserts": [{"expr": unparse(a.expr), "message": a.message} for a in ed.asserts],
         "errata": _plain(ed.errata, "code", "item", "reason"),
         "rulings": [{"name": r.name, "question": r.question, "calls": [unparse(c) for c in r.calls]}
@@ -162,6 +207,4 @@ def to_data(ed: Edition) -> dict:
         "overrules": [{"name": o.name, "why": o.why} for o in ed.overrules.values()],
         "laws": [{"name": x.name, "text": x.text, "calls": [unparse(c) for c in x.calls]} for x in ed.laws.values()],
         "dropped_laws": [{"name": d.name, "why": d.why} for d in ed.dropped_laws.values()],
-        "notes": [text for text, _ in ed.notes],
-        **({"rounds": rounds_serialize.to_data(ed)} if ed.has_rounds else {}),
     }

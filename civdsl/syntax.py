@@ -8,6 +8,7 @@ come out in one report.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from lark.exceptions import GrammarError, VisitError
 from .bounds import FIELDS
 from .diagnostics import Diagnostics, Span, span_from, span_of
 from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
-from .rounds.syntax import RoundsToSyntax
+from .sublanguages import registered
 
 # --- expressions --------------------------------------------------------------------
 
@@ -278,8 +279,11 @@ def _nfc(text: str) -> str:
     return text if text.isascii() or unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
-class _ToSyntax(RoundsToSyntax, Transformer):
-    """The whole language's transformer: the main rules here, the round rules' in the mixin."""
+class _ToSyntax(Transformer):
+    """The main language's transformer; `transformer` composes it with each sub-language's
+    callbacks (its `transformer` mixin), which use its helpers."""
+
+    _rule_functions: dict[str, tuple[Callable, bool]] = {}  # _rule_functions() of the composed class
 
     def __init__(self, path: str, diags: Diagnostics):
         super().__init__(visit_tokens=False)
@@ -361,9 +365,9 @@ class _ToSyntax(RoundsToSyntax, Transformer):
             else:
                 self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
         # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
-        # node, a fifth of this pass: each rule's function is looked up once (_RULE_FUNCTIONS) and called here
+        # node, a fifth of this pass: each rule's function is looked up once (_rule_functions) and called here
         # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
-        entry = _RULE_FUNCTIONS.get(tree.data)
+        entry = self._rule_functions.get(tree.data)
         if entry is None:
             _place(tree.meta, first, last)
             return super()._call_userfunc(tree, children), first, last, depth
@@ -1202,13 +1206,27 @@ def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:
     return table
 
 
-_RULE_FUNCTIONS = _rule_functions(_ToSyntax)
+@functools.lru_cache(maxsize=4)
+def _composed(subs: tuple) -> type:
+    cls = type("_ToSyntax", (*(s.transformer for s in subs), _ToSyntax), {}) if subs else _ToSyntax
+    cls._rule_functions = _rule_functions(cls)
+    return cls
+
+
+def transformer_class() -> type:
+    """The whole language's transformer class: the main rules and every registered sub-language's."""
+    return _composed(registered())
+
+
+def transformer(path: str, diags: Diagnostics) -> _ToSyntax:
+    """A transformer of one file's parse tree (or a statement's: the language server's)."""
+    return transformer_class()(path, diags)
 
 
 def to_syntax(tree: Tree, path: str, diags: Diagnostics) -> RulebookAst:
     """The syntax tree of a parse tree; raises parser.TooDeep for one nested deeper than
     parser.MAX_DEPTH (which parser.parse refuses unless told the depth is measured here)."""
-    return rulebook_ast(path, *_ToSyntax(path, diags).transform(tree))
+    return rulebook_ast(path, *transformer(path, diags).transform(tree))
 
 
 def rulebook_ast(path: str, head: tuple, header: tuple, items: list) -> RulebookAst:

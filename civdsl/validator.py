@@ -21,7 +21,7 @@ from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
 from .state import whole_number
-from .rounds import checks as rounds_checks
+from .sublanguages import used_by
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
 # how a declaration of each kind is called in messages
@@ -133,8 +133,8 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         self._civilization_blocks()
         self._setup_players()
         self._asserts()
-        if self.ed.has_rounds:
-            rounds_checks.check(self.ed, self.d)
+        for sub in used_by(self.ed):
+            sub.check(self.ed, self.d)
         self._amount_switches()
         self._unread_options()
 

@@ -25,6 +25,7 @@ from civdsl.rounds.reference import render_round_reference as render_cardgame_re
 from civdsl.rounds.simulate import simulate
 from civdsl.rounds.state import state_from_data
 from civdsl.state import StateError
+from civdsl.rounds.model import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOK = ROOT / "rulebooks" / "cardgame.civ"
@@ -89,11 +90,11 @@ def test_rulebook_checks_clean():
     assert checked.ok, checked.diagnostics.render()
     assert not checked.diagnostics.items
     ed = checked.edition
-    assert ed.id == "cardgame" and ed.has_rounds
-    assert list(ed.phases) == ["upkeep", "internal_pressure", "state_actions", "war", "rebellion",
+    assert ed.id == "cardgame" and rules(ed).declared
+    assert list(rules(ed).phases) == ["upkeep", "internal_pressure", "state_actions", "war", "rebellion",
                                "natural_events", "cleanup"]
     core = ["unrest", "economy", "military", "food", "luxury", "morale", "population"]
-    assert all(ed.stats[s].initial_value == 0 for s in core)  # setup: all stats begin at 0
+    assert all(rules(ed).stats[s].initial_value == 0 for s in core)  # setup: all stats begin at 0
     assert not ed.advances and ed.credit_policy is None  # no advances, so no credit policy is asked for
 
 
@@ -145,7 +146,7 @@ def notes_of(rule_label):
             walk(getattr(s, "body", None), inside or (s.keyword == "rule" and s.text == rule_label))
             walk(getattr(s, "otherwise", None), inside)
 
-    for phase in ed.phases.values():
+    for phase in rules(ed).phases.values():
         walk(phase.body, False)
     return found
 

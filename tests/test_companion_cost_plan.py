@@ -373,16 +373,16 @@ def test_every_rulebook_and_house_rule_is_asked():
 
 def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime():
     """A guard: an ability kind the engines or the planner start to read (vocabulary's
-    ABILITY_KINDS named in runtime.py, pricing.py, handvalue.py, standing.py, plan/purchase.py or
-    plan/search.py) must be read by the JavaScript runtime too, or the two engines would silently
-    answer differently."""
+    ABILITY_KINDS named in runtime.py, pricing.py, handvalue.py, standing.py or the planner's
+    modules) must be read by the JavaScript runtime too, or the two engines would silently answer
+    differently."""
     import re
 
     from civdsl import vocabulary
 
     python = "".join((ROOT / "civdsl" / f).read_text(encoding="utf-8")
-                     for f in ("runtime.py", "pricing.py", "handvalue.py", "standing.py", "plan/purchase.py",
-                               "plan/search.py"))
+                     for f in ("runtime.py", "pricing.py", "handvalue.py", "standing.py", "plan/objectives.py",
+                               "plan/payment.py", "plan/purchase.py", "plan/answer.py", "plan/search.py"))
     js = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"))
     read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
     assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read
@@ -404,11 +404,11 @@ def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, a
     stop at the same point only if they agree."""
     import re
 
-    from civdsl.plan import purchase as planner
+    from civdsl.plan import payment, purchase
 
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
     assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
-    obj = {"pricing": pricing, "planner.PurchaseProblem": planner.PurchaseProblem,
-           "planner.PaymentTable": planner.PaymentTable}[owner]
+    obj = {"pricing": pricing, "planner.PurchaseProblem": purchase.PurchaseProblem,
+           "planner.PaymentTable": payment.PaymentTable}[owner]
     assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)

@@ -86,13 +86,13 @@ def test_every_name_a_rule_can_read_has_a_javascript_twin():
 def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
     """codegen's per-calamity `amounts` settings drive the JavaScript generator as well: a new one
     must be compiled there too."""
-    from civdsl.codegen import _AmountRules
+    from civdsl.rulewalk import AmountRules
 
     ed = civdsl.load("civ1981")
     from civdsl.companion.jsgen import edition_of
 
     edition = edition_of(ed.module)
-    rules = _AmountRules(edition, next(iter(edition.calamities.values())))
+    rules = AmountRules(edition, next(iter(edition.calamities.values())))
     assert set(vars(rules)) == {"bound", "floor", "floor_at", "order", "orders", "switches", "least_over", "unselect",
                                 "city_points"}
 

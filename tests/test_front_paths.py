@@ -98,11 +98,11 @@ def test_the_syntax_tree_of_a_tree_without_positions_equals_the_one_lark_placed(
 
 
 def test_rules_lark_dispatches_itself_get_the_same_positions(monkeypatch):
-    """A rule without a function of its own in _RULE_FUNCTIONS goes through Lark's dispatch, which
+    """A rule without a function of its own in `_rule_functions` goes through Lark's dispatch, which
     reads the node's meta: the derived position is written there first."""
     path = shipped_rulebooks()["megaciv"]
     expected = _syntax(_parsed(parser._parser(), path), "m")
-    monkeypatch.setattr(syntax, "_RULE_FUNCTIONS", {})
+    monkeypatch.setattr(syntax.transformer_class(), "_rule_functions", {})
     assert _syntax(_parsed(parser._parser(), path), "m") == expected
 
 

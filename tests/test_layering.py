@@ -61,16 +61,17 @@ def test_engines_never_import_the_command_line(path):
 
 # The layers of docs/architecture.md ("Layers"), bottom up: a module imports only modules of its
 # own layer or a lower one (every import, inside functions too). A package stands in one layer as a
-# whole, except the round rules' modules, which stand each with the stage it serves.
+# whole, except the round rules' modules, which stand each with the stage it serves. The round
+# rules' passes stand above the main passes: those find them through civdsl/sublanguages.py only.
 LAYERS = {
     "foundations": ("errors", "records", "escape", "codes", "bounds", "fields", "resources", "gcpause", "pysource",
-                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile"),
+                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages"),
     "runtime": ("pricing", "handvalue", "standing", "runtime", "sourcemap", "vocabulary", "state", "phrases",
                 "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax", "loader", "references", "expressions", "model", "resolver", "validator", "clauses",
-               "citations", "segment", "describe", "codegen", "serialize", "rounds.syntax", "rounds.model",
-               "rounds.resolve", "rounds.checks", "rounds.codegen", "rounds.serialize", "rounds.diff",
-               "invariants", "cardchecks"),
+               "citations", "segment", "describe", "rulewalk", "codegen", "serialize", "invariants", "cardchecks"),
+    "sub-languages": ("rounds.syntax", "rounds.model", "rounds.resolve", "rounds.checks", "rounds.codegen",
+                      "rounds.serialize", "rounds.diff", "rounds.language"),
     "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
               "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
               "companion", "rounds.reference", "rounds.event_plot"),
@@ -346,7 +347,8 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.purchase", "civdsl.plan.search"}),
+              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.answer", "civdsl.plan.objectives",
+               "civdsl.plan.payment", "civdsl.plan.purchase", "civdsl.plan.text", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
                                                         "civdsl.table.tablefile", "civdsl.table.calamity_phase"})]

@@ -21,6 +21,7 @@ from civdsl import vocabulary as vocab
 from civdsl.frontend import check_file
 from civdsl.lsp import (Engine, completions, definitions, format_document, hover_text, outline, references,
                         target_at, tokenize)
+from civdsl.rounds.model import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 MEGACIV = ROOT / "rulebooks" / "megaciv.civ"
@@ -325,7 +326,7 @@ def test_rename_a_stat_rewrites_its_declaration_targets_and_reads(tmp_path):
     copy = tmp_path / "cardgame.civ"
     copy.write_text(renamed, encoding="utf-8")
     checked = check_file(copy)
-    assert checked.ok and "grain" in checked.edition.stats and "food" not in checked.edition.stats
+    assert checked.ok and "grain" in rules(checked.edition).stats and "food" not in rules(checked.edition).stats
     with pytest.raises(ValueError):
         rename_edits(analysis, _offset(text, "stat food ", 6), "phase")  # a keyword
 
@@ -333,7 +334,7 @@ def test_rename_a_stat_rewrites_its_declaration_targets_and_reads(tmp_path):
 def test_round_rule_completions_name_what_each_statement_takes():
     text = CARDGAME.read_text(encoding="utf-8")
     _, _, analysis = _analyse(CARDGAME, text)
-    ed = analysis.edition
+    ed = rules(analysis.edition)
 
     def labels(offset: int) -> set[str]:
         return {c.label for c in completions(analysis, offset)}
@@ -350,7 +351,7 @@ def test_round_rule_completions_name_what_each_statement_takes():
 def test_outline_lists_round_declarations():
     text = CARDGAME.read_text(encoding="utf-8")
     _, _, analysis = _analyse(CARDGAME, text)
-    ed = analysis.edition
+    ed = rules(analysis.edition)
     items = outline(analysis.doc)
     phases = [o for o in items if o.kind == "phase"]
     assert [(o.name, o.detail) for o in phases] == [(p.id, p.name) for p in ed.phases.values()]

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 import civdsl
 from civdsl import pricing, runtime
 from civdsl.plan import horizon as plan_horizon
-from civdsl.plan import purchase as planner
+from civdsl.plan import answer, objectives, payment, purchase
+from civdsl.plan import text as plan_text
 from civdsl.cli import main
 from civdsl.state import StateError
 
@@ -245,7 +246,7 @@ def objective_values(module, spec):
         return {n: a["cost"] or 0 for n, a in module.ADVANCES.items()}
     if spec == "cards":
         return {n: 1 for n in module.ADVANCES}
-    return planner.objective(module, spec).values
+    return objectives.objective(module, spec).values
 
 
 PROPERTY = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -272,9 +273,9 @@ def test_plan_matches_brute_force(rid, data):
     expected = brute_force(rb, state, among, values, want=want, avoid=avoid, top=top)
     if not expected:
         with pytest.raises(StateError, match="--want"):
-            planner.plan(rb, state, objective_spec=spec, among=among, want=want, avoid=avoid, top=top)
+            answer.plan(rb, state, objective_spec=spec, among=among, want=want, avoid=avoid, top=top)
         return
-    got = planner.plan(rb, state, objective_spec=spec, among=among, want=want, avoid=avoid, top=top)
+    got = answer.plan(rb, state, objective_spec=spec, among=among, want=want, avoid=avoid, top=top)
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
     # the reported payment pays the price, leaves no more cards than the limit, spends no more
     # treasury than needed
@@ -295,7 +296,7 @@ def test_same_turn_prices_match_runtime(rid, data):
     module = rb.module
     state, among = random_instance(data, module, max_candidates=10)
     ps = rb.state((), state)
-    problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
+    problem = purchase.PurchaseProblem(module, ps.held, ps.facts, objectives.objective(module, "cards"), among=among)
     buys = data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys") if problem.candidates else []
     order = {n: i for i, n in enumerate(module.ADVANCES)}
     expected = pricing.prices(module, ps.held, sorted(buys, key=order.get), ps.facts.get("credits"))["total"]
@@ -313,7 +314,7 @@ def test_payment_matches_brute_force_over_card_subsets(rid, data):
     tv = data.draw(st.sampled_from([1, 2, 3]))
     price = data.draw(st.integers(0, 160))
     limit = data.draw(st.integers(0, 8))
-    table = planner.PaymentTable(module, cards, treasury, tv)
+    table = payment.PaymentTable(module, cards, treasury, tv)
     pays = brute_payments(module, cards, treasury, tv, price, limit)
     got = table.best(price, limit)
     if not pays:
@@ -348,7 +349,7 @@ def test_payment_with_card_abilities_matches_brute_force(rid, data):
     substitute = data.draw(st.booleans())
     price = data.draw(st.integers(0, 160))
     limit = data.draw(st.integers(0, 6))
-    table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    table = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     pays = brute_ability_payments(module, cards, treasury, tv, price, limit, rate, substitute)
     options = list(ability_options(module, cards, rate, substitute))
     assert table.budget(sum(cards.values())) == max(v + (treasury + c) * tv for v, c, *_ in options)
@@ -396,9 +397,9 @@ def test_chosen_payment_keeps_the_whole_programmes_choice(rid, data):
     rate = data.draw(st.sampled_from([0, 2]))
     substitute = data.draw(st.booleans())
     limit = data.draw(st.integers(0, sum(cards.values()) + 1))
-    table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    table = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     table.SMALL_PROGRAMME = 0  # the floors even where the whole programme is small
-    whole = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    whole = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     whole._chosen_layers = lambda limit, price, least, clamp, work: whole._layers(limit, cap=least, keep=True,
                                                                                 clamp=clamp, work=work)
     price = data.draw(st.integers(0, int(table.budget(limit)) + 3))
@@ -412,15 +413,15 @@ def test_trade_routes_turns_cards_into_treasury_and_keeps_the_rest():
     35; turned into 36 tokens they pay 35 exactly and 1 token stays in the treasury."""
     rb = _book("megaciv")
     state = {"holds": ["Trade Routes"], "commodities": {"Gold": 2}, "treasury": 0, "players": 5}
-    got = planner.plan(rb, state, want=["Mysticism"], among=["Mysticism"], objective_spec="cards")
+    got = answer.plan(rb, state, want=["Mysticism"], among=["Mysticism"], objective_spec="cards")
     pay = got["plans"][0]["payment"]
     assert got["plans"][0]["total"] == 35
     assert pay["converted"] == {"Gold": 2} and pay["converted_treasury"] == 36
     assert (pay["cards"], pay["treasury"], pay["overpayment"], pay["treasury_left"]) == ({}, 35, 0, 1)
-    text = planner.render(got)
+    text = plan_text.render(got)
     assert "first turn Gold x2 into 36 treasury" in text and "pay 35 treasury = 35; overpayment 0" in text
     # without it the two Gold are a set: 1 overpaid
-    plain = planner.plan(rb, dict(state, holds=["Pottery"]), want=["Mysticism"], among=["Mysticism"],
+    plain = answer.plan(rb, dict(state, holds=["Pottery"]), want=["Mysticism"], among=["Mysticism"],
                          objective_spec="cards")["plans"][0]
     assert plain["total"] == 35 and plain["payment"]["cards"] == {"Gold": 2} and plain["payment"]["overpayment"] == 1
 
@@ -432,10 +433,10 @@ def test_trade_routes_in_the_expansion_converts_before_the_purchase():
     module = rb.module
     face = {n: c["value"] for n, c in module.COMMODITIES.items() if c["value"] > 0}
     name = min(face, key=lambda n: (-face[n], n))
-    table = planner.PaymentTable(module, {name: 1}, 0, 1, None, 2, False)
+    table = payment.PaymentTable(module, {name: 1}, 0, 1, None, 2, False)
     pay = table.best(face[name] + 1, 0)
     assert pay.converted == {name: 1} and pay.treasury == face[name] + 1 and pay.treasury_left == face[name] - 1
-    assert planner.PaymentTable(module, {name: 1}, 0, 1).best(face[name] + 1, 0) is None
+    assert payment.PaymentTable(module, {name: 1}, 0, 1).best(face[name] + 1, 0) is None
 
 
 def test_trade_empire_completes_a_set_with_one_card():
@@ -444,19 +445,19 @@ def test_trade_empire_completes_a_set_with_one_card():
     12 + 4 = 16 as sets; the Oil as a third Salt pays 27, so 13 treasury buys a 40 price."""
     rb = _book("megaciv")
     state = {"holds": ["Trade Empire"], "commodities": {"Salt": 2, "Oil": 1}, "treasury": 13, "players": 5}
-    got = planner.plan(rb, state, want=["Mysticism"], among=["Mysticism"], objective_spec="cards")
+    got = answer.plan(rb, state, want=["Mysticism"], among=["Mysticism"], objective_spec="cards")
     plan = got["plans"][0]
     assert plan["total"] == 40
     pay = plan["payment"]
     assert pay["substitute"] == {"set": "Salt", "card": "Oil"} and pay["cards"] == {"Salt": 2}
     assert (pay["card_value"], pay["treasury"], pay["overpayment"], pay["kept"]) == (27, 13, 0, {})
-    assert "Salt x2 + 1 Oil as Salt (substitute card) (worth 27)" in planner.render(got)
+    assert "Salt x2 + 1 Oil as Salt (substitute card) (worth 27)" in plan_text.render(got)
     # a lower-valued card never stands in: Ochre (face 1) cannot complete Salt (face 3)
-    table = planner.PaymentTable(rb.module, {"Salt": 2, "Ochre": 1}, 0, 1, None, 0, True)
+    table = payment.PaymentTable(rb.module, {"Salt": 2, "Ochre": 1}, 0, 1, None, 0, True)
     assert table.spent(27, 3) is None and table.spent(13, 3) == 13
     # without Trade Empire the same state cannot pay 40
     with pytest.raises(StateError, match="--want"):
-        planner.plan(rb, dict(state, holds=["Pottery"]), want=["Mysticism"], among=["Mysticism"],
+        answer.plan(rb, dict(state, holds=["Pottery"]), want=["Mysticism"], among=["Mysticism"],
                      objective_spec="cards")
 
 
@@ -480,7 +481,7 @@ def test_two_turn_lookahead_matches_brute_force(data):
     module = rb.module
     state, among = random_instance(data, module, max_candidates=5)
     values = objective_values(module, None)
-    got = planner.plan(rb, state, among=among, horizon=2)["horizon"]
+    got = answer.plan(rb, state, among=among, horizon=2)["horizon"]
     best = best_pair(rb, state, among, values)
     assert got["total"] == best[0][0]
     assert (got["this_turn"]["buy"], got["next_turn"]["buy"]) == (best[1], best[2])
@@ -508,7 +509,7 @@ def test_megaciv_phase_12_examples(books, starts):
     s = scenario("megaciv", starts)
     rb = books["megaciv"]
     state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 8}, "treasury": 40, "players": 7}  # 7 players: no start credits
-    got = planner.plan(rb, state, want=s["cost"]["buy"], among=s["cost"]["buy"])["plans"][0]
+    got = answer.plan(rb, state, want=s["cost"]["buy"], among=s["cost"]["buy"])["plans"][0]
     prices = {row["advance"]: row["price"] for row in got["items"]}
     for name, price in s["expect"]["prices"].items():
         assert prices[name] == price
@@ -517,7 +518,7 @@ def test_megaciv_phase_12_examples(books, starts):
 def test_megaciv_example_1_with_exactly_its_price_buys_drama_and_poetry_and_mysticism(books):
     # Music held; Drama and Poetry 70 and Mysticism 40 make 110, paid exactly by 5 Grain + 10 treasury
     state = {"holds": ["Music"], "commodities": {"Grain": 5}, "treasury": 10, "players": 7}
-    p = planner.plan(books["megaciv"], state, want=["Drama and Poetry", "Mysticism"])["plans"][0]
+    p = answer.plan(books["megaciv"], state, want=["Drama and Poetry", "Mysticism"])["plans"][0]
     assert p["total"] == 110
     assert p["payment"]["cards"] == {"Grain": 5} and p["payment"]["treasury"] == 10
     assert p["payment"]["overpayment"] == 0
@@ -526,7 +527,7 @@ def test_megaciv_example_1_with_exactly_its_price_buys_drama_and_poetry_and_myst
 def test_megaciv_example_3_planner_prefers_agriculture_for_100(books):
     # Pottery held: Agriculture (3 VP) costs 100; five Grain pay 100 exactly; two 1-VP cards give less
     state = {"holds": ["Pottery"], "commodities": {"Grain": 5}, "treasury": 0, "players": 7}
-    p = planner.plan(books["megaciv"], state)["plans"][0]
+    p = answer.plan(books["megaciv"], state)["plans"][0]
     assert p["buy"] == ["Agriculture"] and p["total"] == 100 and p["objective"] == 3
     assert p["payment"]["cards"] == {"Grain": 5} and p["payment"]["overpayment"] == 0
     assert p["credit_gained"]["specific"] == {"Democracy": 20}
@@ -534,7 +535,7 @@ def test_megaciv_example_3_planner_prefers_agriculture_for_100(books):
 
 def test_megaciv_example_2_masonry_and_pottery_make_agriculture_90(books):
     state = {"holds": ["Pottery", "Masonry"], "commodities": {"Grain": 4, "Salt": 2}, "treasury": 14, "players": 7}
-    p = planner.plan(books["megaciv"], state, want=["Agriculture"])["plans"][0]
+    p = answer.plan(books["megaciv"], state, want=["Agriculture"])["plans"][0]
     row = next(r for r in p["items"] if r["advance"] == "Agriculture")
     assert row["price"] == 90
 
@@ -542,7 +543,7 @@ def test_megaciv_example_2_masonry_and_pottery_make_agriculture_90(books):
 def test_expansion_32_59_music_example(books):
     s = scenario("expansion", "music_purchase")
     state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 3, "Papyrus": 2, "Hides": 1}, "treasury": 10}
-    p = planner.plan(books["expansion"], state, want=["Music"])["plans"][0]
+    p = answer.plan(books["expansion"], state, want=["Music"])["plans"][0]
     assert p["buy"] == ["Music"] and p["total"] == s["expect"]["prices"]["Music"] == 55
     # "45 in cards + 10 treasury": every card and all the treasury, nothing over
     assert p["payment"]["cards"] == {"Grain": 3, "Hides": 1, "Papyrus": 2}
@@ -553,7 +554,7 @@ def test_expansion_32_59_music_example(books):
 def test_civ1981_17_5_music_example(books):
     s = scenario("civ1981", "music_purchase")
     state = {"holds": s["cost"]["holds"], "commodities": {"Grain": 3, "Papyrus": 2, "Hides": 1}, "treasury": 10}
-    report = planner.plan(books["civ1981"], state, want=["Music"])
+    report = answer.plan(books["civ1981"], state, want=["Music"])
     p = report["plans"][0]
     assert report["objective"]["name"] == "points"  # 1981 gives no VP per card: its score counts card points
     assert p["total"] == s["expect"]["prices"]["Music"] == 55
@@ -566,19 +567,19 @@ def test_library_discount_lets_two_advances_fit(books):
     # Democracy 220 and Library 220 cost 440; Library takes 40 off Democracy: 400 exactly
     state = {"holds": [], "commodities": {"Grain": 5}, "treasury": 300, "players": 7}
     rb = books["megaciv"]
-    p = planner.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
+    p = answer.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
     assert p["buy"] == ["Democracy", "Library"] and p["total"] == 400 and p["objective"] == 12
     demo = next(r for r in p["items"] if r["advance"] == "Democracy")
     assert demo["price"] == 180 and any("one-time discount" in c["from"] for c in demo["credits"])
     state["treasury"] = 299
-    p = planner.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
+    p = answer.plan(rb, state, among=["Library", "Democracy"])["plans"][0]
     assert p["objective"] == 6 and len(p["buy"]) == 1
 
 
 def test_anatomy_brings_a_cheap_sciences_advance_free(books):
     # Anatomy 270 + Astronavigation free: 270 buys 6 + 1 VP
     state = {"holds": [], "commodities": {}, "treasury": 270, "players": 7}
-    p = planner.plan(books["megaciv"], state, among=["Anatomy", "Astronavigation", "Mysticism"])["plans"][0]
+    p = answer.plan(books["megaciv"], state, among=["Anatomy", "Astronavigation", "Mysticism"])["plans"][0]
     assert p["buy"] == ["Astronavigation", "Anatomy"] and p["total"] == 270 and p["objective"] == 7
     astro = next(r for r in p["items"] if r["advance"] == "Astronavigation")
     assert astro["price"] == 0
@@ -586,7 +587,7 @@ def test_anatomy_brings_a_cheap_sciences_advance_free(books):
 
 def test_anatomy_acquires_every_cheap_science_card_in_the_expansion(books):
     state = {"holds": [], "commodities": {}, "treasury": 270}
-    p = planner.plan(books["expansion"], state, among=["Anatomy", "Astronomy", "Coinage"])["plans"][0]
+    p = answer.plan(books["expansion"], state, among=["Anatomy", "Astronomy", "Coinage"])["plans"][0]
     # 33.0681: Anatomy 270 brings Astronomy (80) and Coinage (90) along, both free: 440 points for 270
     assert p["buy"] == ["Astronomy", "Coinage", "Anatomy"] and p["total"] == 270 and p["objective"] == 440
 
@@ -595,30 +596,30 @@ def test_mining_treasury_counts_double_and_overpays_by_at_most_one(books):
     rb = books["megaciv"]
     held = {"holds": ["Mining"], "commodities": {}, "treasury": 30, "players": 7}
     # Mysticism costs 50: 25 tokens; Sculpture 50 too
-    p = planner.plan(rb, held, among=["Mysticism"])["plans"][0]
+    p = answer.plan(rb, held, among=["Mysticism"])["plans"][0]
     assert p["buy"] == ["Mysticism"] and p["payment"]["treasury"] == 25 and p["payment"]["overpayment"] == 0
-    assert planner.plan(rb, held, among=["Mysticism"])["budget"]["total"] == 60
+    assert answer.plan(rb, held, among=["Mysticism"])["budget"]["total"] == 60
     # an odd price: 45 needs 23 tokens (46), one over
     held["holds"] = ["Mining", "Music"]  # Music: arts 10 -> Mysticism 40; Sculpture 40
     held["credits"] = {"arts": 5}
-    p = planner.plan(rb, held, among=["Mysticism"])["plans"][0]
+    p = answer.plan(rb, held, among=["Mysticism"])["plans"][0]
     assert p["total"] == 35 and p["payment"]["treasury"] == 18 and p["payment"]["overpayment"] == 1
 
 
 def test_mining_bought_this_turn_does_not_double_this_turns_treasury(books):
     # without Mining held 230 treasury pays only Mining itself (230), not Mining + Mysticism (280)
     state = {"holds": [], "commodities": {}, "treasury": 230, "players": 7}
-    p = planner.plan(books["megaciv"], state, among=["Mining", "Mysticism"])["plans"][0]
+    p = answer.plan(books["megaciv"], state, among=["Mining", "Mysticism"])["plans"][0]
     assert p["buy"] == ["Mining"]
 
 
 def test_roadbuilding_bought_raises_the_hand_limit_after_the_phase(books):
     # 9 cards, limit 8: buying Roadbuilding (hand limit +1) lets all nine be kept when treasury pays
     state = {"holds": [], "commodities": {"Ochre": 9}, "treasury": 220, "players": 7}
-    p = planner.plan(books["megaciv"], state, want=["Roadbuilding"], among=["Roadbuilding"])["plans"][0]
+    p = answer.plan(books["megaciv"], state, want=["Roadbuilding"], among=["Roadbuilding"])["plans"][0]
     assert p["hand_limit"] == 9 and p["payment"]["cards"] == {} and p["payment"]["treasury"] == 220
     # without it, one card must go: the plan that buys nothing still turns in (discards) one Ochre
-    nothing = planner.plan(books["megaciv"], state, among=["Cloth Making"], avoid=["Cloth Making"])["plans"][0]
+    nothing = answer.plan(books["megaciv"], state, among=["Cloth Making"], avoid=["Cloth Making"])["plans"][0]
     assert nothing["buy"] == [] and nothing["payment"]["cards"] == {"Ochre": 1}
 
 
@@ -626,7 +627,7 @@ def test_hand_limit_forces_turning_in_more_cards(books):
     # 1981: hand limit 6. Eight cards, Pottery costs 45: paying it all in treasury would keep 8
     # cards, so two Ochre go in (overpayment is then the least possible with treasury exact)
     state = {"holds": [], "commodities": {"Ochre": 2, "Salt": 6}, "treasury": 50}
-    p = planner.plan(books["civ1981"], state, want=["Pottery"], among=["Pottery"])["plans"][0]
+    p = answer.plan(books["civ1981"], state, want=["Pottery"], among=["Pottery"])["plans"][0]
     pay = p["payment"]
     assert pay["kept_cards"] <= 6
     assert pay["paid"] == 45 and pay["overpayment"] == 0
@@ -636,13 +637,13 @@ def test_hand_limit_forces_turning_in_more_cards(books):
 
 def test_civ1981_prerequisite_law_must_be_held(books):
     rb = books["civ1981"]
-    report = planner.plan(rb, {"holds": [], "commodities": {}, "treasury": 500})
+    report = answer.plan(rb, {"holds": [], "commodities": {}, "treasury": 500})
     excluded = {e["advance"]: e["why"] for e in report["not_considered"]}
     assert "Law" in excluded["Democracy"] and "Law" in excluded["Philosophy"]
     assert "Democracy" not in report["plans"][0]["buy"]
     with pytest.raises(StateError, match="needs Law"):
-        planner.plan(rb, {"holds": [], "treasury": 500}, want=["Democracy"])
-    report = planner.plan(rb, {"holds": ["Law"], "commodities": {}, "treasury": 500})
+        answer.plan(rb, {"holds": [], "treasury": 500}, want=["Democracy"])
+    report = answer.plan(rb, {"holds": ["Law"], "commodities": {}, "treasury": 500})
     assert "Democracy" not in {e["advance"] for e in report["not_considered"]}
 
 
@@ -650,12 +651,12 @@ def test_civ1981_card_limit_of_eleven(books):
     rb = books["civ1981"]
     holds = ["Pottery", "Cloth Making", "Metalworking", "Agriculture", "Mysticism", "Astronomy", "Coinage",
              "Medicine", "Engineering"]
-    report = planner.plan(rb, {"holds": holds, "commodities": {}, "treasury": 2000}, top=3)
+    report = answer.plan(rb, {"holds": holds, "commodities": {}, "treasury": 2000}, top=3)
     assert report["card_limit"] == 11
     for p in report["plans"]:
         assert len(p["buy"]) <= 2
     with pytest.raises(StateError, match="card limit"):
-        planner.plan(rb, {"holds": holds, "treasury": 2000}, want=["Music", "Law", "Literacy"])
+        answer.plan(rb, {"holds": holds, "treasury": 2000}, want=["Music", "Law", "Literacy"])
 
 
 FIXTURE = textwrap.dedent('''
@@ -689,12 +690,12 @@ def fixture_book(tmp_path_factory):
 
 
 def test_unknown_costs_are_never_bought_and_are_listed(fixture_book):
-    report = planner.plan(fixture_book, {"holds": [], "commodities": {"Salt": 3}, "treasury": 400})
+    report = answer.plan(fixture_book, {"holds": [], "commodities": {"Salt": 3}, "treasury": 400})
     excluded = {e["advance"]: e["why"] for e in report["not_considered"]}
     assert "unknown" in excluded["Lore"] and "Lore" in excluded["Epic"]
     assert all("Lore" not in p["buy"] for p in report["plans"])
     with pytest.raises(StateError, match="unknown"):
-        planner.plan(fixture_book, {"holds": [], "treasury": 400}, want=["Lore"])
+        answer.plan(fixture_book, {"holds": [], "treasury": 400}, want=["Lore"])
 
 
 @settings(max_examples=60, deadline=None)
@@ -708,13 +709,13 @@ def test_fixture_rulebook_matches_brute_force(fixture_book, data):
     spec = data.draw(st.sampled_from([None, "points", "cards", "1 - vp"]))
     values = objective_values(module, spec)
     expected = brute_force(fixture_book, state, names, values, top=3)
-    got = planner.plan(fixture_book, state, objective_spec=spec, top=3)
+    got = answer.plan(fixture_book, state, objective_spec=spec, top=3)
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
 
 
 def test_water_like_cards_go_first_when_the_hand_is_over_the_limit(fixture_book):
     state = {"holds": [], "commodities": {"Salt": 3, "Sand": 2}, "treasury": 0}
-    p = planner.plan(fixture_book, state, objective_spec="cards", among=["Weaving"], avoid=["Weaving"])["plans"][0]
+    p = answer.plan(fixture_book, state, objective_spec="cards", among=["Weaving"], avoid=["Weaving"])["plans"][0]
     assert p["buy"] == [] and p["payment"]["cards"] == {"Sand": 2} and p["payment"]["overpayment"] == 0
 
 
@@ -722,69 +723,69 @@ def test_water_like_cards_go_first_when_the_hand_is_over_the_limit(fixture_book)
 
 def test_vp_objective_needs_victory_points(books):
     with pytest.raises(StateError, match="no victory points"):
-        planner.plan(books["civ1981"], {"treasury": 10}, objective_spec="vp")
+        answer.plan(books["civ1981"], {"treasury": 10}, objective_spec="vp")
 
 
 def test_objective_expression_errors_are_explained(books):
     with pytest.raises(StateError, match="unknown name `colour`"):
-        planner.plan(books["megaciv"], {"treasury": 10, "players": 5}, objective_spec="colour * 2")
+        answer.plan(books["megaciv"], {"treasury": 10, "players": 5}, objective_spec="colour * 2")
     with pytest.raises(StateError, match="--objective"):
-        planner.plan(books["megaciv"], {"treasury": 10, "players": 5}, objective_spec="vp +")
+        answer.plan(books["megaciv"], {"treasury": 10, "players": 5}, objective_spec="vp +")
 
 
 def test_objective_expression_reads_groups_and_constants(books):
-    obj = planner.objective(books["megaciv"].module, "sciences * city_points + vp")
+    obj = objectives.objective(books["megaciv"].module, "sciences * city_points + vp")
     assert obj.values["Library"] == 5 + 6 and obj.values["Pottery"] == 1
 
 
 def test_megaciv_needs_players_for_the_hand_limit(books):
     with pytest.raises(StateError, match="players"):
-        planner.plan(books["megaciv"], {"treasury": 10})
-    report = planner.plan(books["megaciv"], {"treasury": 10}, hand_limit=8)
+        answer.plan(books["megaciv"], {"treasury": 10})
+    report = answer.plan(books["megaciv"], {"treasury": 10}, hand_limit=8)
     assert report["hand_limit"]["from"] == "--hand-limit"
 
 
 def test_unaffordable_want_is_an_error(books):
     with pytest.raises(StateError, match="pay at most 10"):
-        planner.plan(books["megaciv"], {"treasury": 10, "players": 7}, want=["Democracy"])
+        answer.plan(books["megaciv"], {"treasury": 10, "players": 7}, want=["Democracy"])
 
 
 # --- explain, top, horizon ---------------------------------------------------------------------
 
 def test_explain_names_the_criterion_that_separates_plans(books):
     state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 7}
-    report = planner.plan(books["megaciv"], state, explain=True)
+    report = answer.plan(books["megaciv"], state, explain=True)
     ex = report["explain"]
     assert ex["runners_up"] and all(r["why_not"] for r in ex["runners_up"])
     assert report["plans"][0]["buy"] == ["Sculpture"]
     why = {e["advance"]: e["why_not"] for e in ex["advances_not_bought"]}
     assert "credit points" in why["Mysticism"]  # same VP and spend, less credit
     assert "budget" in why["Library"]
-    text = planner.render(report)
+    text = plan_text.render(report)
     assert "why this plan:" in text
 
 
 def test_two_turns_is_labelled_an_estimate_and_uses_this_turns_credits(books):
     state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 56, "players": 7}
-    report = planner.plan(books["megaciv"], state, among=["Pottery", "Agriculture", "Cloth Making"], horizon=2)
+    report = answer.plan(books["megaciv"], state, among=["Pottery", "Agriculture", "Cloth Making"], horizon=2)
     hz = report["horizon"]
     assert hz["estimate"] is True and "same as now" in hz["assumes"]
     # 120 a turn: Pottery now makes Agriculture 100 next turn (Pottery crafts 10 + 10 specific)
     assert hz["this_turn"]["buy"] == ["Cloth Making", "Pottery"] or hz["this_turn"]["buy"] == ["Pottery"]
     assert "Agriculture" in hz["next_turn"]["buy"]
-    assert "ESTIMATE" in planner.render(report)
+    assert "ESTIMATE" in plan_text.render(report)
 
 
 def test_two_turns_stops_early_on_a_work_limit_and_says_so(books):
     rb = books["megaciv"]
     state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
     ps = rb.state((), state)
-    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
+    problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
     problem.search()
     hz = plan_horizon.two_turns(problem, max_sets=5)
     assert hz["complete"] is False and hz["turn_one_sets"] <= 6
     assert hz["total"] >= hz["one_turn_best_objective"]
-    full = planner.plan(rb, state, horizon=2)["horizon"]
+    full = answer.plan(rb, state, horizon=2)["horizon"]
     assert full["complete"] is True and full["total"] >= hz["total"]
 
 
@@ -795,14 +796,14 @@ def test_a_stopped_look_ahead_bounds_the_pairs_it_left(books):
     rb = books["megaciv"]
     state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
     ps = rb.state((), state)
-    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
+    problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
     stopped = plan_horizon.two_turns(problem, max_sets=5)
-    report = planner.plan(rb, state, horizon=2)
+    report = answer.plan(rb, state, horizon=2)
     full = report["horizon"]
     assert stopped["complete"] is False and full["complete"] is True
     assert stopped["total"] <= full["total"] <= stopped["total_at_most"]
     assert full["total_at_most"] == full["total"]
-    text = planner.render(dict(report, horizon=stopped))
+    text = plan_text.render(dict(report, horizon=stopped))
     assert f"no pair gives more than {stopped['total_at_most']} VP" in text
 
 
@@ -812,14 +813,14 @@ def test_the_look_ahead_stops_at_its_work_over_both_turns(books, monkeypatch):
     with the bound of what it left."""
     rb = books["megaciv"]
     state = {"holds": [], "commodities": {"Grain": 4}, "treasury": 120, "players": 7}
-    full = planner.plan(rb, state, horizon=2)["horizon"]
-    monkeypatch.setattr(planner.PurchaseProblem, "horizon_work", 12)
-    report = planner.plan(rb, state, horizon=2)
+    full = answer.plan(rb, state, horizon=2)["horizon"]
+    monkeypatch.setattr(purchase.PurchaseProblem, "horizon_work", 12)
+    report = answer.plan(rb, state, horizon=2)
     stopped = report["horizon"]
     assert full["complete"] is True and stopped["complete"] is False and stopped["stopped"] is True
     assert stopped["turn_one_sets"] < full["turn_one_sets"]
     assert stopped["total"] <= full["total"] <= stopped["total_at_most"]
-    assert "the look-ahead stopped after" in planner.render(report)
+    assert "the look-ahead stopped after" in plan_text.render(report)
 
 
 STRICT = Path(__file__).resolve().parent.parent / "rulebooks" / "house" / "strict_credits.civ"
@@ -833,19 +834,19 @@ def test_a_look_ahead_whose_work_limit_is_spent_answers_the_best_found_and_says_
     (in text and JSON), never a traceback."""
     rb = civdsl.load(STRICT)
     ps = rb.state(tuple(MID_GAME["holds"]), {k: v for k, v in MID_GAME.items() if k != "holds"})
-    problem = planner.PurchaseProblem(rb.module, ps.held, ps.facts, planner.objective(rb.module))
+    problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
     problem.work[0] = problem.single_use_work + 1  # a limit already spent
     hz = plan_horizon.two_turns(problem)
     assert hz["this_turn"]["buy"] == [] and hz["next_turn"]["buy"] == []
     assert hz["stopped"] is True and hz["complete"] is False and hz["total_at_most"] is None
     json.dumps(hz)
-    assert "stopped at the work limit of the answer" in "\n".join(planner._horizon_lines(hz, "VP"))
+    assert "stopped at the work limit of the answer" in "\n".join(plan_text._horizon_lines(hz, "VP"))
 
 
 def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatch):
     """`plan --horizon 2` under strict credits in mid-game: the one-turn search spends the work
     limit, and the look-ahead starts from the plan it found instead of searching again."""
-    monkeypatch.setattr(planner.PurchaseProblem, "single_use_work", 2_000)  # small limits keep the test short
+    monkeypatch.setattr(purchase.PurchaseProblem, "single_use_work", 2_000)  # small limits keep the test short
     monkeypatch.setattr(plan_horizon.two_turns, "__defaults__", (3, None))
     result = CliRunner().invoke(main, ["plan", str(STRICT), "--set", "players=6", "--set", "treasury=300",
                                        "--holds", ",".join(MID_GAME["holds"]), "--horizon", "2", "--json"])
@@ -858,9 +859,9 @@ def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatc
 
 def test_hand_value_sets_and_water(books):
     module = books["megaciv"].module
-    cards = planner.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
+    cards = payment.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
     assert cards == {"Grain": 3, "Salt": 2, "Oil": 1, "Water": 1, "Ochre": 2}
-    report = planner.hand_report(module, cards)
+    report = payment.hand_report(module, cards)
     values = {s["commodity"]: s["value"] for s in report["sets"]}
     assert values == {"Grain": 36, "Salt": 12, "Oil": 4, "Water": 0, "Ochre": 4}
     assert report["total"] == 56 and report["zero_value_cards"] == 1 and report["cards"] == 9
@@ -868,7 +869,7 @@ def test_hand_value_sets_and_water(books):
 
 def test_hand_unknown_commodity_suggests_a_name(books):
     with pytest.raises(StateError, match="Papyri"):
-        planner.parse_cards(books["megaciv"].module, "Papyrus x2")
+        payment.parse_cards(books["megaciv"].module, "Papyrus x2")
 
 
 # --- command line ------------------------------------------------------------------------------
@@ -902,11 +903,11 @@ class dynamic_programme_only:
     """Within it, every search goes straight to the dynamic programme (no branch and bound)."""
 
     def __enter__(self):
-        self.saved = planner.PurchaseProblem.bb_cap
-        planner.PurchaseProblem.bb_cap = 0
+        self.saved = purchase.PurchaseProblem.bb_cap
+        purchase.PurchaseProblem.bb_cap = 0
 
     def __exit__(self, *exc):
-        planner.PurchaseProblem.bb_cap = self.saved
+        purchase.PurchaseProblem.bb_cap = self.saved
 
 
 @pytest.mark.parametrize("rid", SHIPPED)
@@ -927,7 +928,7 @@ def test_dynamic_programme_matches_brute_force(rid, data):
     values = objective_values(module, spec)
     expected = brute_force(rb, state, among, values, top=top)
     with dynamic_programme_only():
-        got = planner.plan(rb, state, objective_spec=spec, among=among, top=top)
+        got = answer.plan(rb, state, objective_spec=spec, among=among, top=top)
     assert got["search"] == "dynamic programme"
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
 
@@ -943,7 +944,7 @@ def test_dynamic_programme_on_the_fixture_rulebook(fixture_book, data):
     spec = data.draw(st.sampled_from([None, "points", "cards", "1 - vp"]))
     expected = brute_force(fixture_book, state, names, objective_values(module, spec), top=3)
     with dynamic_programme_only():
-        got = planner.plan(fixture_book, state, objective_spec=spec, top=3)
+        got = answer.plan(fixture_book, state, objective_spec=spec, top=3)
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
 
 
@@ -959,7 +960,7 @@ def test_same_turn_machine_prices_like_the_runtime(rid, data):
     state, among = random_instance(data, module, max_candidates=10)
     among = list(dict.fromkeys(among + [n for n in ("Library", "Anatomy") if n not in state["holds"]]))
     ps = rb.state((), state)
-    problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
+    problem = purchase.PurchaseProblem(module, ps.held, ps.facts, objectives.objective(module, "cards"), among=among)
     buys = data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys")
     bought = tuple(n for n in sorted(problem.same_turn, key=problem.order.get) if n in buys)
     machine = problem.machine_for(bought)
@@ -986,7 +987,7 @@ def test_target_assignments_partition_purchases_and_price_them(rid, data):
     state, among = random_instance(data, module, max_candidates=10)
     among = list(dict.fromkeys(among + [n for n in ("Library", "Anatomy") if n not in state["holds"]]))
     ps = rb.state((), state)
-    problem = planner.PurchaseProblem(module, ps.held, ps.facts, planner.objective(module, "cards"), among=among)
+    problem = purchase.PurchaseProblem(module, ps.held, ps.facts, objectives.objective(module, "cards"), among=among)
     buys = set(data.draw(st.lists(st.sampled_from(problem.candidates), unique=True), label="buys"))
     bought = tuple(n for n in sorted(problem.same_turn, key=problem.order.get) if n in buys)
     machine = problem.machine_for(bought)
@@ -1011,9 +1012,9 @@ def test_stress_states_structure(case):
     rb = _book(rid)
     module = rb.module
     state = BENCH.stress_state(module, state)
-    report = planner.plan(rb, state, **options)
+    report = answer.plan(rb, state, **options)
     with dynamic_programme_only():
-        alone = planner.plan(rb, state, **options)
+        alone = answer.plan(rb, state, **options)
     assert [summary(p) for p in report["plans"]] == [summary(p) for p in alone["plans"]]
     p = report["plans"][0]
     ps = rb.state((), state)
@@ -1025,8 +1026,8 @@ def test_stress_states_structure(case):
     # tokens from cards turned into treasury first (Trade Routes) pay too
     assert pay["treasury"] <= state["treasury"] + pay["converted_treasury"]
     assert pay["treasury"] == 0 or pay["card_value"] + (pay["treasury"] - 1) * pay["treasury_value"] < p["total"]
-    obj = planner.objective(module, options.get("objective_spec"))
-    problem = planner.PurchaseProblem(module, ps.held, ps.facts, obj)
+    obj = objectives.objective(module, options.get("objective_spec"))
+    problem = purchase.PurchaseProblem(module, ps.held, ps.facts, obj)
     for extra in problem.candidates:
         if extra in p["buy"] or obj.values[extra] <= 0:
             continue
@@ -1065,9 +1066,9 @@ def test_stress_states_against_brute_force(case):
         expected = brute_force(rb, st_, among, objective_values(module, spec), top=3)
         want = [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
         with dynamic_programme_only():
-            got = planner.plan(rb, st_, objective_spec=spec, among=among, top=3)
+            got = answer.plan(rb, st_, objective_spec=spec, among=among, top=3)
         assert [summary(p) for p in got["plans"]] == want
-        got = planner.plan(rb, st_, objective_spec=spec, among=among, top=3)
+        got = answer.plan(rb, st_, objective_spec=spec, among=among, top=3)
         assert [summary(p) for p in got["plans"]] == want
 
 
@@ -1099,9 +1100,9 @@ def test_stress_states_seed_the_property(data):
     expected = brute_force(rb, st_, among, objective_values(module, spec), top=top)
     want = [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
     with dynamic_programme_only():
-        got = planner.plan(rb, st_, objective_spec=spec, among=among, top=top)
+        got = answer.plan(rb, st_, objective_spec=spec, among=among, top=top)
     assert [summary(p) for p in got["plans"]] == want
-    got = planner.plan(rb, st_, objective_spec=spec, among=among, top=top)
+    got = answer.plan(rb, st_, objective_spec=spec, among=among, top=top)
     assert [summary(p) for p in got["plans"]] == want
 
 
@@ -1132,7 +1133,7 @@ def test_stress_states_seed_the_two_turn_property(data):
     treasury = data.draw(st.sampled_from([state["treasury"], whole // 2, whole // 4, whole // 8]), label="treasury")
     st_ = dict(state, treasury=treasury)
     spec = options.get("objective_spec")
-    got = planner.plan(rb, st_, objective_spec=spec, among=among, horizon=2)["horizon"]
+    got = answer.plan(rb, st_, objective_spec=spec, among=among, horizon=2)["horizon"]
     best = best_pair(rb, st_, among, objective_values(module, spec))
     assert got["complete"] is True and got["total_at_most"] == got["total"] == best[0][0]
     assert (got["this_turn"]["buy"], got["next_turn"]["buy"]) == (best[1], best[2])
@@ -1150,7 +1151,7 @@ def test_a_tie_on_the_objective_found_in_a_later_assignment_run_is_not_skipped()
     spec = "vp * 10 - cost // 10"
     expected = brute_force(rb, state, among, objective_values(rb.module, spec), top=1)
     with dynamic_programme_only():
-        got = planner.plan(rb, state, objective_spec=spec, among=among)
+        got = answer.plan(rb, state, objective_spec=spec, among=among)
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
     assert got["plans"][0]["buy"] == ["Urbanism", "Deism", "Diplomacy", "Library"]
 
@@ -1165,7 +1166,7 @@ def test_a_tie_on_objective_and_spend_in_a_later_assignment_run_is_decided_by_cr
              "Roadbuilding", "Universal Doctrine", "Enlightenment"]
     expected = brute_force(rb, state, among, objective_values(rb.module, "cards"), top=3)
     with dynamic_programme_only():
-        got = planner.plan(rb, state, objective_spec="cards", among=among, top=3)
+        got = answer.plan(rb, state, objective_spec="cards", among=among, top=3)
     assert [summary(p) for p in got["plans"]] == [(e[1], e[0][0], e[3], e[4], e[2]) for e in expected]
     assert got["plans"][2]["buy"] == ["Masonry", "Astronavigation", "Engineering", "Enlightenment",
                                       "Universal Doctrine", "Anatomy"]
@@ -1204,8 +1205,8 @@ def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, da
     rate = data.draw(st.sampled_from([0, 2]))
     substitute = data.draw(st.booleans())
     limit = data.draw(st.integers(0, sum(cards.values()) + 1))
-    exact = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
-    table = planner.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    exact = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
+    table = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     table.WORK = data.draw(st.integers(0, 300))
     table.CHOICE_WORK = data.draw(st.integers(0, 300))
     table.CHOICE_STOP = data.draw(st.sampled_from([0, 50, 500, 5_000_000]))
@@ -1216,8 +1217,8 @@ def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, da
     else:
         assert exact.spent(price, limit) <= least == got.paid
         _assert_legal(module, cards, treasury, tv, rate, got, price, limit)
-    assert exact.stopped == [] and set(table.stopped) <= {planner.PAYING, planner.CHOOSING}
-    if planner.PAYING in table.stopped:
+    assert exact.stopped == [] and set(table.stopped) <= {payment.PAYING, payment.CHOOSING}
+    if payment.PAYING in table.stopped:
         assert table.paying[0] > table.WORK  # the moves it counted passed the limit
         assert table.budget(limit) <= exact.budget(limit) <= table.most_payable()
     else:
@@ -1235,18 +1236,18 @@ def test_the_whole_deck_with_trade_routes_and_trade_empire_answers_within_the_pa
     state = bench_planner().stress_state(rb.module, {"holds": ["Pottery", "Trade Routes", "Trade Empire"],
                                                      "hand": 296, "treasury": 20, "players": 9})
     assert sum(state["commodities"].values()) == 296
-    table = planner.PaymentTable(rb.module, state["commodities"], 20, 1, None, 2, True)
+    table = payment.PaymentTable(rb.module, state["commodities"], 20, 1, None, 2, True)
     table.levels(9)
-    assert table.stopped == [planner.PAYING] and table.paying[0] > planner.PaymentTable.WORK
-    report = planner.plan(rb, state)
-    assert report["payment_stopped"] == [planner.PAYING] and report["complete"] is False
-    assert report["payment_work_limit"] == planner.PaymentTable.WORK
+    assert table.stopped == [payment.PAYING] and table.paying[0] > payment.PaymentTable.WORK
+    report = answer.plan(rb, state)
+    assert report["payment_stopped"] == [payment.PAYING] and report["complete"] is False
+    assert report["payment_work_limit"] == payment.PaymentTable.WORK
     best = report["plans"][0]
     assert best["objective"] <= report["total_at_most"]
-    pay = planner.Payment(**best["payment"])
+    pay = payment.Payment(**best["payment"])
     _assert_legal(rb.module, state["commodities"], 20, 1, 2, pay, best["total"], best["hand_limit"])
-    text = planner.render(report)
-    assert (f"working out what the hand can pay stopped at its work limit ({planner.PaymentTable.WORK:,} steps)"
+    text = plan_text.render(report)
+    assert (f"working out what the hand can pay stopped at its work limit ({payment.PaymentTable.WORK:,} steps)"
             in text and f"no plan gives more than {report['total_at_most']} VP" in text)
 
 
@@ -1256,11 +1257,11 @@ def test_a_payment_chosen_past_its_limit_hands_over_the_least_and_says_so():
     rb = _book("megaciv")
     state = bench_planner().stress_state(rb.module, {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0,
                                                      "players": 9})
-    report = planner.plan(rb, state)
-    assert report["payment_stopped"] == [planner.CHOOSING] and report["complete"] is False
+    report = answer.plan(rb, state)
+    assert report["payment_stopped"] == [payment.CHOOSING] and report["complete"] is False
     best = report["plans"][0]
     assert best["payment"]["paid"] == best["spent"] and report["total_at_most"] == best["objective"]
-    assert "choosing the payment stopped at its work limit" in planner.render(report)
+    assert "choosing the payment stopped at its work limit" in plan_text.render(report)
 
 
 def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(monkeypatch):
@@ -1268,10 +1269,10 @@ def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(mon
     proven out by the bound of every purchase with it, or said not to be worked out."""
     rb = _book("megaciv")
     state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 6}
-    full = planner.plan(rb, state, explain=True)["explain"]
+    full = answer.plan(rb, state, explain=True)["explain"]
     assert full["complete"] is True and full["not_worked_out"] == 0 and full["sets_examined"] > 0
-    monkeypatch.setattr(planner.PurchaseProblem, "explain_cap", 0)
-    report = planner.plan(rb, state, explain=True)
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_cap", 0)
+    report = answer.plan(rb, state, explain=True)
     ex = report["explain"]
     assert ex["sets_examined"] == 0 and ex["work_limit"] == 0
     limited = [e for e in ex["advances_not_bought"] if "work limit" in e["why_not"]]
@@ -1286,6 +1287,6 @@ def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(mon
 
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
-    for number in (planner.PaymentTable.WORK, planner.PaymentTable.CHOICE_WORK, planner.PaymentTable.CHOICE_STOP,
-                   planner.PurchaseProblem.explain_cap, planner.PurchaseProblem.horizon_work):
+    for number in (payment.PaymentTable.WORK, payment.PaymentTable.CHOICE_WORK, payment.PaymentTable.CHOICE_STOP,
+                   purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work):
         assert f"{number:,}" in text

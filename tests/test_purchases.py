@@ -312,7 +312,8 @@ def test_a_strict_credit_look_ahead_shares_one_work_limit_with_its_next_turns():
     its placements in the answer's one work count, so the walk stops once that count passes the
     limit (each next turn with a fresh count never answered), and the answer says it is not proven."""
     from civdsl.plan import horizon as plan_horizon
-    from civdsl.plan.purchase import PurchaseProblem, objective
+    from civdsl.plan.objectives import objective
+    from civdsl.plan.purchase import PurchaseProblem
 
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
@@ -472,7 +473,7 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
     report = plan(strict, state, among=capped["buy"])
     assert report["complete"] is False and report["stopped"] is False and report["prices_capped"] >= 1
     assert report["total_at_most"] >= report["plans"][0]["objective"]
-    from civdsl.plan.purchase import render
+    from civdsl.plan.text import render
 
     assert any(line.endswith(f"the best plan found (no plan gives more than {report['total_at_most']} VP)")
                and line.startswith(f"{report['prices_capped']} sets of advances priced by the best placement")
@@ -494,7 +495,7 @@ def test_a_two_turn_plan_over_capped_prices_claims_no_bound(monkeypatch):
     hz = plan(strict, state, among=capped["buy"], horizon=2)["horizon"]
     assert hz["prices_capped"] >= 1 and hz["complete"] is False and hz["stopped"] is False
     assert hz["total_at_most"] is None
-    from civdsl.plan.purchase import render
+    from civdsl.plan.text import render
 
     text = render(plan(strict, state, among=capped["buy"], horizon=2))
     assert (f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits found "
@@ -511,7 +512,7 @@ def test_an_explanation_over_capped_prices_is_not_proven():
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     strict = plan(civdsl.load(HOUSE / "strict_credits.civ"), state, among=capped["buy"], explain=True)
     assert strict["explain"]["complete"] is False
-    from civdsl.plan.purchase import render
+    from civdsl.plan.text import render
 
     assert ("  (not proven: the search stopped at its limit or priced some sets by the best placement of the "
             "credits found within its limit)") in render(strict).splitlines()

@@ -10,6 +10,7 @@ from civdsl.diagnostics import Diagnostics
 from civdsl.frontend import check_file
 from civdsl.loader import load_chain
 from civdsl.references import advances_named, index_chain
+from civdsl.rounds.model import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 MEGACIV = ROOT / "rulebooks" / "megaciv.civ"
@@ -163,9 +164,9 @@ def test_round_declarations_are_found_with_the_name_span():
     chain, index = _index(CARDGAME)
     ed = check_file(CARDGAME).edition
     lines = chain[-1].text.split("\n")
-    declared = {"stat": ed.stats, "flag": ed.flags, "choice": ed.choices, "threshold": ed.thresholds,
-                "pool": ed.pools, "round_track": ed.tracks, "event_table": ed.event_tables, "deck": ed.card_decks,
-                "phase": ed.phases}
+    r = rules(ed)
+    declared = {"stat": r.stats, "flag": r.flags, "choice": r.choices, "threshold": r.thresholds, "pool": r.pools,
+                "round_track": r.tracks, "event_table": r.event_tables, "deck": r.card_decks, "phase": r.phases}
     for kind, names in declared.items():
         assert index.names(kind) == set(names), kind
         for name in names:

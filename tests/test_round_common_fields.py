@@ -9,6 +9,7 @@ from pathlib import Path
 from civdsl.frontend import check_file
 from civdsl.rounds.reference import render_round_reference
 from civdsl.serialize import to_data
+from civdsl.rounds.model import rules
 
 RULES = textwrap.dedent("""\
     language 1
@@ -57,7 +58,7 @@ def _check(tmp_path: Path, text: str = RULES):
 def test_round_items_keep_summary_aka_and_notes(tmp_path):
     checked = _check(tmp_path)
     assert checked.ok, checked.diagnostics.render()
-    ed = checked.edition
+    ed = rules(checked.edition)
     for item, summary, aka, note in [
         (ed.pools["coins"], "Two dice, for the coins of a round.", "Treasury dice", "Rolled at the start of every round."),
         (ed.tracks["fame"], "How famous the city is.", "Glory track", "The marker never leaves the track."),
@@ -102,5 +103,5 @@ def test_fmt_keeps_the_common_fields_of_an_event_table(tmp_path):
     once = format_text(RULES)
     assert format_text(once) == once
     assert '  2: "Bad omen" { add gold -1 }\n  summary "One die of two sides, every round."\n  aka "Signs"\n' in once
-    assert _check(tmp_path, once).edition.event_tables["omens"].notes == [
+    assert rules(_check(tmp_path, once).edition).event_tables["omens"].notes == [
         "The seed names only two omens; we read one each."]

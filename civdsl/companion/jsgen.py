@@ -24,9 +24,9 @@ from pathlib import Path
 
 from .. import describe
 from .. import vocabulary as vocab
-from ..codegen import _requirement as requirement
-from ..codegen import (_AmountRules, _variant_options, calamity_variants, variant_index, _const_value, _constants, _conjuncts, _RoleWalk, RequirementWords, SetValueScope,
-                       call_mapping, score_lines, source_hashes)
+from ..codegen import source_hashes
+from ..rulewalk import (RequirementWords, RoleWalk, SetValueScope, calamity_variants, call_mapping, conjuncts,
+                        constant_literals, constant_value, requirement, score_lines, variant_index, variant_options)
 from ..expressions import ExpressionCompiler
 from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError
@@ -272,7 +272,7 @@ class JSCompiler(ExpressionCompiler):
 
 
 class _SetValueJS(SetValueScope, JSCompiler):
-    """A set's value (`set_value`) in JavaScript: codegen.SetValueScope's names in JSCompiler's words."""
+    """A set's value (`set_value`) in JavaScript: rulewalk.SetValueScope's names in JSCompiler's words."""
 
 
 # --- the rules -------------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ RULES_MARK = "// the rules of this edition, compiled from its rulebook by civdsl
 
 def rules_source(ed: Edition) -> str:
     """The JavaScript of one edition's rules: RULE_TABLES and RULES, read by the runtime."""
-    consts = _constants(ed)
+    consts = constant_literals(ed)
     options = {k: o.on for k, o in ed.options.items()}
     c = JSCompiler(consts, options, set(ed.tables))
     c.const_exprs = {k: cn.expr for k, cn in ed.consts.items() if cn.value is None}
@@ -321,10 +321,10 @@ def rules_source(ed: Edition) -> str:
 
 
 def _rule_tables(w: _Out, ed: Edition, consts: dict, options: dict) -> None:
-    """RULE_TABLES: each rulebook table's bands, their values folded (codegen._const_value)."""
+    """RULE_TABLES: each rulebook table's bands, their values folded (rulewalk.constant_value)."""
     w.line("const RULE_TABLES = new Map([")
     for t in ed.tables.values():
-        bands = [(b.low, b.high, _const_value(consts, options, b.value, t.id)) for b in t.bands]
+        bands = [(b.low, b.high, constant_value(consts, options, b.value, t.id)) for b in t.bands]
         w.line(f"  [{js_string(t.id)}, {js_literal(bands)}],")
     w.line("]);")
 
@@ -363,7 +363,7 @@ def _track_functions(w: _Out, c: JSCompiler, ti: int, track) -> tuple:
         w.line(f"function {fn}(s) {{  // {js_comment(epoch.span.path)}:{epoch.span.line}")
         w.line("  return [")
         for req in epoch.requirements:
-            for part in _conjuncts(req.expr):
+            for part in conjuncts(req.expr):
                 w.line(f"    {_requirement(c, part, req, each_step=req.each_step)},")
         w.line("  ];")
         w.line("}")
@@ -414,7 +414,7 @@ def _start_credits(c: JSCompiler, sc) -> str:
 
 
 def _requirement(c: JSCompiler, expr, req, line: int | None = None, each_step: bool = False) -> str:
-    return requirement(c, expr, req, line, each_step, _JS_REQUIREMENT)
+    return requirement(_JS_REQUIREMENT, c, expr, req, line, each_step)
 
 
 # --- calamities (the twin of codegen._calamity) ----------------------------------------------------
@@ -427,7 +427,7 @@ def _calamity_with_variants(w: _Out, c: JSCompiler, ed: Edition, cal, fn: str) -
         return _calamity(w, c, cal, fn, variants[0][1])
     for i, (_, rules) in enumerate(variants):
         _calamity(w, c, cal, f"{fn}_v{i}", rules)
-    table = {"|".join(sorted(on)): variant_index(variants, ed, cal, on) for on in _variant_options(ed, cal)}
+    table = {"|".join(sorted(on)): variant_index(variants, ed, cal, on) for on in variant_options(ed, cal)}
     w.line("")
     w.line(f"function {fn}(s, role) {{  // {js_comment(cal.span.path)}:{cal.span.line}")
     w.line(f"  const on = {js_literal(list(switches))}.filter((n) => truthy(s.option(n))).sort().join(\"|\");")
@@ -474,9 +474,9 @@ def _param_code(c: JSCompiler, p, value) -> str:
     return js_string(value.parts[0]) if p.kind == "enum" else c.compile(value)
 
 
-class _JSRoleBody(_RoleWalk):
+class _JSRoleBody(RoleWalk):
     """One role's branch of a calamity function in JavaScript: the twin of codegen._RoleBody, the
-    same walk (codegen._RoleWalk) with each statement written for the JavaScript runtime."""
+    same walk (rulewalk.RoleWalk) with each statement written for the JavaScript runtime."""
 
     indent = "    "
     END = ";"

@@ -166,7 +166,7 @@ class IncrementalParser:
         the header and their diagnostics."""
         if self.header is None or self.header[0] != head_text + "\0" + display:
             d = Diagnostics()
-            head, header, _ = syntax._ToSyntax(display, d).transform(_lark_tree(head_text))
+            head, header, _ = syntax.transformer(display, d).transform(_lark_tree(head_text))
             self.header = (head_text + "\0" + display, (head, header, d.items))
         return self.header[1]
 
@@ -209,7 +209,7 @@ class IncrementalParser:
             raise _Failed
         tree = _lark_tree(PREFIX + "\n" * (line - 1) + " " * (col - 1) + chunk_text)
         d = Diagnostics()
-        _, _, items = syntax._ToSyntax(display, d).transform(tree)
+        _, _, items = syntax.transformer(display, d).transform(tree)
         self.stats["parsed"] += 1
         return _Chunk(line, items, d.items)
 

@@ -1,14 +1,19 @@
 """The purchase planner (`civdsl plan`, `civdsl hand`): which advances to buy this turn, how to
 pay for them, and what a hand of commodity cards is worth.
 
-- `purchase.py`: the problem (candidates, prices from the credit engine, objectives, the payment
-  table), its branch and bound, the answer and its words;
+- `objectives.py`: what a plan maximises (`--objective`);
+- `payment.py`: the hand (`--cards`, `civdsl hand`) and the payment table;
+- `purchase.py`: the problem (candidates, prices from the credit engine) and its branch and bound;
+- `answer.py`: the planner's answer (`plan`), its notes and `--explain`;
+- `text.py`: the answer and a hand's value as text;
 - `search.py`: the exact dynamic programme over price the branch and bound hands over to;
 - `horizon.py`: the two-turn look-ahead (`--horizon 2`), loaded only when asked for.
 
 Method, bounds and measurements: docs/planner.md.
 """
 
-from .purchase import hand_report, parse_cards, plan, render, render_hand
+from .answer import plan
+from .payment import hand_report, parse_cards
+from .text import render, render_hand
 
 __all__ = ["hand_report", "parse_cards", "plan", "render", "render_hand"]

@@ -13,6 +13,7 @@ from ..diagnostics import Diagnostics, Span, suggestion
 from ..expressions import EvalError, evaluate, unparse, walk
 from ..model import Edition
 from ..syntax import BinOp, Bool, Call, Name, Neg, Not, Num, Str, Unknown, Where
+from .model import rules
 from .syntax import (AddStmt, DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, MoveStmt, NoteStmt, ResetStmt,
                      RollStmt, RuleStmt, SetStmt, ShuffleStmt, StatementVisitor)
 
@@ -67,6 +68,7 @@ class RoundChecker(StatementVisitor):
 
     def __init__(self, ed: Edition, diags: Diagnostics):
         self.ed = ed
+        self.rules = rules(ed)
         self.d = diags
         self.kinds: dict[str, str] = {}  # readable name -> what it is
         self._choice_kinds: dict[str, str] = {}
@@ -81,40 +83,40 @@ class RoundChecker(StatementVisitor):
 
     def _declarations(self) -> None:
         """Stats, tracks, the deck and the kinds of value of the choices."""
-        for stat in self.ed.stats.values():
+        for stat in self.rules.stats.values():
             self._stat(stat)
-        for track in self.ed.tracks.values():
+        for track in self.rules.tracks.values():
             self._track(track)
-        if len(self.ed.card_decks) > 1:
-            extra = list(self.ed.card_decks.values())[1]
+        if len(self.rules.card_decks) > 1:
+            extra = list(self.rules.card_decks.values())[1]
             self.d.error("CIV073", "an edition has at most one deck of playing cards", extra.span, item=extra.id,
                          help="hand functions and `draw` read the one deck")
-        for deck in self.ed.card_decks.values():
+        for deck in self.rules.card_decks.values():
             self._deck(deck)
-        for choice in self.ed.choices.values():
+        for choice in self.rules.choices.values():
             self._choice_kind(choice.id)
 
     def _rules(self) -> None:
         """What is computed and done: thresholds, pools, event tables, the end, setup and the phases."""
-        for th in self.ed.thresholds.values():
+        for th in self.rules.thresholds.values():
             self._condition(th.condition, {}, th.id)
             self._block(th.body or [], {}, th.id)
-        for pool in self.ed.pools.values():
+        for pool in self.rules.pools.values():
             self._pool(pool)
-        for table in self.ed.event_tables.values():
+        for table in self.rules.event_tables.values():
             self._event_table(table)
-        for end in self.ed.ends:
+        for end in self.rules.ends:
             self._condition(end.condition, {}, "end")
-        if self.ed.setup is not None:
-            self._block(self.ed.setup.body, {}, "setup")
-        for phase in self.ed.phases.values():
+        if self.rules.setup is not None:
+            self._block(self.rules.setup.body, {}, "setup")
+        for phase in self.rules.phases.values():
             self._block(phase.body, {}, phase.id)
 
     def _namespace(self) -> None:
         groups = [("constant", self.ed.consts), ("option", self.ed.options), ("table", self.ed.tables),
-                  ("stat", self.ed.stats), ("flag", self.ed.flags), ("track", self.ed.tracks),
-                  ("threshold", self.ed.thresholds), ("choice", self.ed.choices), ("dice pool", self.ed.pools),
-                  ("event table", self.ed.event_tables)]
+                  ("stat", self.rules.stats), ("flag", self.rules.flags), ("track", self.rules.tracks),
+                  ("threshold", self.rules.thresholds), ("choice", self.rules.choices), ("dice pool", self.rules.pools),
+                  ("event table", self.rules.event_tables)]
         spans: dict[str, Span] = {}
         for kind, items in groups:
             for name, obj in items.items():
@@ -162,7 +164,7 @@ class RoundChecker(StatementVisitor):
         if name in self._resolving:
             return "any"  # a cycle: reported by _dependency_cycles
         self._resolving.append(name)
-        choice = self.ed.choices[name]
+        choice = self.rules.choices[name]
         kind = self._expr(choice.default, {}, name) or "any"
         self._resolving.pop()
         self._choice_kinds[name] = kind
@@ -170,11 +172,11 @@ class RoundChecker(StatementVisitor):
 
     def _dependency_cycles(self) -> None:
         """Thresholds and choices are computed on reading: one that reads itself never ends."""
-        computed = {**self.ed.thresholds, **self.ed.choices}
+        computed = {**self.rules.thresholds, **self.rules.choices}
 
         def reads(name: str) -> list[str]:
             obj = computed[name]
-            expr = obj.condition if name in self.ed.thresholds else obj.default
+            expr = obj.condition if name in self.rules.thresholds else obj.default
             out = []
             for node in walk(expr):
                 if isinstance(node, Name) and node.parts[0] in computed and node.parts[0] not in out:
@@ -415,7 +417,7 @@ class RoundChecker(StatementVisitor):
         self._number(s.expr, env, item, whole=True, what="the number of cards")
 
     def _cards(self, s, item: str) -> None:
-        if not self.ed.card_decks:
+        if not self.rules.card_decks:
             self.d.error("CIV072", f"`{s.keyword}` needs a deck of cards, and the edition declares none", s.span,
                          item=item, help='declare one: `deck ID "Name" { suit "Hearts" red ... }`')
 
@@ -447,11 +449,11 @@ class RoundChecker(StatementVisitor):
     def _roll(self, s, env: dict, item: str) -> None:
         source = s.source
         span = s.source_span or s.span
-        if source in self.ed.pools:
+        if source in self.rules.pools:
             if s.target is None:
                 self.d.error("CIV072", f"rolling pool `{source}` needs a name for the result", s.span, item=item,
                              help=f"write `roll result = {source}`")
-        elif source not in self.ed.event_tables:
+        elif source not in self.rules.event_tables:
             self._not_rollable(source, span, item)
         if s.target is not None:
             self._bind(s.target, s.target_span or s.span, env, item, "int")
@@ -459,7 +461,7 @@ class RoundChecker(StatementVisitor):
     def _not_rollable(self, source: str, span: Span, item: str) -> None:
         """CIV072: a `roll` of something that is no dice pool or event table."""
         what = self.kinds.get(source)
-        candidates = list(self.ed.pools) + list(self.ed.event_tables)
+        candidates = list(self.rules.pools) + list(self.rules.event_tables)
         message = (f"`{source}` is a {what}, not a dice pool or event table" if what
                    else f"there is no dice pool or event table `{source}`")
         self.d.error("CIV072", message, span, item=item, help=suggestion(source, candidates))
@@ -580,7 +582,7 @@ class RoundChecker(StatementVisitor):
         if e.args:
             self.d.error("CIV014", f"`{e.name}` takes no positional arguments", e.span, item=item,
                          help="name the colour: `hand_value(color=red)`" if fn.kwargs else None)
-        if not self.ed.card_decks:
+        if not self.rules.card_decks:
             self.d.error("CIV072", f"`{e.name}` reads the hand, and the edition declares no deck of cards", e.span,
                          item=item)
             return "int"
@@ -589,7 +591,7 @@ class RoundChecker(StatementVisitor):
 
     def _hand_kwargs(self, e: Call, fn, item: str) -> None:
         """A hand function's named arguments: its parameters, each naming a colour of the deck."""
-        colors = [c for deck in self.ed.card_decks.values() for c in deck.colors]
+        colors = [c for deck in self.rules.card_decks.values() for c in deck.colors]
         for key, value in e.kwargs.items():
             span = e.kwarg_spans.get(key, e.span)
             if key not in fn.kwargs:

@@ -15,6 +15,7 @@ from ..diagnostics import Span
 from ..model import Edition
 from ..pysource import Writer, comment_text, slug
 from ..syntax import Call, Name
+from .model import rules
 from .syntax import (DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, NoteStmt, ResetStmt, RollStmt, RuleStmt,
                      ShuffleStmt, StatementVisitor)
 
@@ -41,11 +42,12 @@ class _RoundCompiler(PlainLogicCompiler):
         head = e.parts[0]
         if head in self.locals:
             return self.locals[head]
-        if head in self.ed.stats or head in self.ed.flags or head in self.ed.tracks:
+        r = rules(self.ed)
+        if head in r.stats or head in r.flags or head in r.tracks:
             return f"s.v[{head!r}]"
-        if head in self.ed.thresholds:
+        if head in r.thresholds:
             return f"s.threshold({head!r})"
-        if head in self.ed.choices:
+        if head in r.choices:
             return f"s.choice({head!r})"
         return super().visit_Name(e)
 
@@ -147,7 +149,7 @@ class _Block(StatementVisitor):
 
     def visit_RollStmt(self, s: RollStmt, indent: str) -> None:
         line = s.span.line
-        call = (f"s.roll({s.source!r}, {line!r})" if s.source in self.c.ed.pools
+        call = (f"s.roll({s.source!r}, {line!r})" if s.source in rules(self.c.ed).pools
                 else f"s.roll_table({s.source!r}, {line!r})")
         if s.target is not None:
             var = self.fresh("r", s.target)
@@ -186,15 +188,16 @@ def _names_read(ed: Edition, expr, seen: set | None = None) -> set[str]:
     """Values a computed name depends on: stats, flags, tracks, and '@hand' for the cards."""
     seen = set() if seen is None else seen
     out: set[str] = set()
+    r = rules(ed)
     for node in walk(expr):
         if isinstance(node, Name):
             head = node.parts[0]
-            if head in ed.thresholds or head in ed.choices:
+            if head in r.thresholds or head in r.choices:
                 if head not in seen:
                     seen.add(head)
-                    inner = ed.thresholds[head].condition if head in ed.thresholds else ed.choices[head].default
+                    inner = r.thresholds[head].condition if head in r.thresholds else r.choices[head].default
                     out |= _names_read(ed, inner, seen)
-            elif head in ed.stats or head in ed.flags or head in ed.tracks:
+            elif head in r.stats or head in r.flags or head in r.tracks:
                 out.add(head)
         elif isinstance(node, Call) and node.name in vocab.ROUND_FUNCTIONS:
             out.add("@hand")
@@ -222,15 +225,15 @@ def emit(w: Writer, consts: dict, options: dict, ed: Edition) -> None:
 
 def _data(w: Writer, ed: Edition) -> None:
     w.line("STATS = {")
-    for st in ed.stats.values():
+    for st in rules(ed).stats.values():
         data = {"name": st.name, "initial": st.initial_value, "low": st.low, "high": st.high, "line": st.span.line}
         w.line(f"    {st.id!r}: {data!r},", st.span)
     w.line("}")
     w.line("FLAGS = {")
-    for fl in ed.flags.values():
+    for fl in rules(ed).flags.values():
         w.line(f"    {fl.id!r}: {{'name': {fl.name!r}, 'initial': {fl.on!r}, 'line': {fl.span.line!r}}},", fl.span)
     w.line("}")
-    deck = next(iter(ed.card_decks.values()), None)
+    deck = next(iter(rules(ed).card_decks.values()), None)
     if deck is None:
         w.line("CARD_DECK = None")
         w.line("CARDS = {}")
@@ -257,7 +260,7 @@ def _expression_function(w: Writer, fn: str, at: Span, doc: str | None, value: s
 def _choice_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, str]:
     """Choices are computed when read: their default policy, unless the state decides them."""
     out = {}
-    for i, ch in enumerate(ed.choices.values()):
+    for i, ch in enumerate(rules(ed).choices.values()):
         out[ch.id] = f"choice_{i}_{slug(ch.id)}"
         c.locals = {}
         _expression_function(w, out[ch.id], ch.span, "Default policy for the choice: " + ch.name,
@@ -268,7 +271,7 @@ def _choice_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, st
 def _threshold_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, tuple[str, str | None]]:
     """Each threshold's test, and the block it runs when it switches on."""
     out = {}
-    for i, th in enumerate(ed.thresholds.values()):
+    for i, th in enumerate(rules(ed).thresholds.values()):
         fn = f"threshold_{i}_{slug(th.id)}"
         c.locals = {}
         _expression_function(w, fn, th.span, th.name, f"bool({c.compile(th.condition)})")
@@ -283,7 +286,7 @@ def _threshold_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str,
 def _pool_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, str]:
     """Each dice pool's sides and dice, as the state makes them when it is rolled."""
     out = {}
-    for i, pool in enumerate(ed.pools.values()):
+    for i, pool in enumerate(rules(ed).pools.values()):
         fn = f"pool_{i}_{slug(pool.id)}"
         out[pool.id] = fn
         c.locals = {}
@@ -313,7 +316,7 @@ def _mark_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, dict
     """What happens when a track's marker arrives at a marked position: track -> position ->
     (label, function or None, line)."""
     out = {}
-    for i, track in enumerate(ed.tracks.values()):
+    for i, track in enumerate(rules(ed).tracks.values()):
         marks = {}
         for mark in track.marks:
             fn = None
@@ -328,7 +331,7 @@ def _mark_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, dict
 def _event_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, list]:
     """One function per row of each event table: table -> [(low, high, label, function, line)]."""
     out = {}
-    for i, table in enumerate(ed.event_tables.values()):
+    for i, table in enumerate(rules(ed).event_tables.values()):
         rows = []
         for j, row in enumerate(table.rows):
             fn = f"event_{i}_{j}_{slug(row.label)}"
@@ -340,7 +343,7 @@ def _event_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> dict[str, lis
 
 def _end_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> list[tuple[str, str, int]]:
     out = []
-    for i, end in enumerate(ed.ends):
+    for i, end in enumerate(rules(ed).ends):
         fn = f"end_{i}"
         c.locals = {}
         _expression_function(w, fn, end.span, None, f"bool({c.compile(end.condition)})")
@@ -351,12 +354,13 @@ def _end_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> list[tuple[str,
 def _phase_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> tuple[str | None, list]:
     """The setup's function (or None) and each phase's: (id, name, function)."""
     setup_fn = None
-    if ed.setup is not None:
+    setup = rules(ed).setup
+    if setup is not None:
         setup_fn = "phase_setup"
-        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", ed.setup.span,
-                  ed.setup.body, wrap="setup")
+        _function(w, c, setup_fn, "state, rng", "Setup: run once to start a game", setup.span,
+                  setup.body, wrap="setup")
     phase_fns = []
-    for i, phase in enumerate(ed.phases.values()):
+    for i, phase in enumerate(rules(ed).phases.values()):
         fn = f"phase_{i}_{slug(phase.id)}"
         phase_fns.append((phase.id, phase.name, fn))
         _function(w, c, fn, "state, rng", f"{phase.name}: maps a state to (next state, trace)", phase.span,
@@ -367,17 +371,17 @@ def _phase_functions(w: Writer, c: _RoundCompiler, ed: Edition) -> tuple[str | N
 def _computed_tables(w: Writer, ed: Edition, fns: dict) -> None:
     """CHOICES, THRESHOLDS and which values each threshold is checked after (THRESHOLD_WATCH)."""
     w.line("CHOICES = {")
-    for ch in ed.choices.values():
+    for ch in rules(ed).choices.values():
         w.line(f"    {ch.id!r}: {{'name': {ch.name!r}, 'default': {fns['choices'][ch.id]}, 'line': {ch.span.line!r}}},")
     w.line("}")
     w.line("THRESHOLDS = {")
-    for th in ed.thresholds.values():
+    for th in rules(ed).thresholds.values():
         test, body = fns["thresholds"][th.id]
         w.line(f"    {th.id!r}: {{'name': {th.name!r}, 'test': {test}, 'body': {body or 'None'}, "
                f"'line': {th.span.line!r}}},")
     w.line("}")
     watch: dict[str, list[str]] = {}
-    for th in ed.thresholds.values():
+    for th in rules(ed).thresholds.values():
         for name in sorted(_names_read(ed, th.condition)):
             watch.setdefault(name, []).append(th.id)
     w.line(f"THRESHOLD_WATCH = {({k: tuple(v) for k, v in sorted(watch.items())})!r}")
@@ -386,12 +390,12 @@ def _computed_tables(w: Writer, ed: Edition, fns: dict) -> None:
 def _rule_tables(w: Writer, ed: Edition, fns: dict) -> None:
     """POOLS, TRACKS, EVENT_TABLES, ENDS, SETUP and PHASES, naming the functions above."""
     w.line("POOLS = {")
-    for pool in ed.pools.values():
+    for pool in rules(ed).pools.values():
         w.line(f"    {pool.id!r}: {{'name': {pool.name!r}, 'dice': {fns['pools'][pool.id]}, "
                f"'success': {pool.success!r}, 'line': {pool.span.line!r}}},")
     w.line("}")
     w.line("TRACKS = {")
-    for track in ed.tracks.values():
+    for track in rules(ed).tracks.values():
         stages = tuple((s.low, s.high, s.name) for s in track.stages)
         marks = ", ".join(f"{pos!r}: ({label!r}, {fn or 'None'}, {ln!r})"
                           for pos, (label, fn, ln) in fns["marks"][track.id].items())
@@ -399,7 +403,7 @@ def _rule_tables(w: Writer, ed: Edition, fns: dict) -> None:
                f"'high': {track.high!r}, 'stages': {stages!r}, 'marks': {{{marks}}}, 'line': {track.span.line!r}}},")
     w.line("}")
     w.line("EVENT_TABLES = {")
-    for table in ed.event_tables.values():
+    for table in rules(ed).event_tables.values():
         rows = "".join(f"({lo!r}, {hi!r}, {label!r}, {fn}, {ln!r}), "
                        for lo, hi, label, fn, ln in fns["events"][table.id])
         w.line(f"    {table.id!r}: {{'name': {table.name!r}, 'die': {table.die!r}, 'rows': ({rows}), "

@@ -5,16 +5,14 @@ declaration is covered without a comparison written per kind."""
 from __future__ import annotations
 
 from ..model import Edition
-from ..serialize import to_data
+from .model import rules
+from .serialize import to_data
 
 
 def changes(a: Edition, b: Edition, add) -> None:
     """Report each change with `add(section, op, item, field, old, new, text)`."""
-    try:
-        old = to_data(a).get("rounds") or {}
-        new = to_data(b).get("rounds") or {}
-    except Exception:  # the model serializer is another module's: never let it break a diff
-        return
+    old = to_data(a) if rules(a).declared else {}
+    new = to_data(b) if rules(b).declared else {}
     for kind in dict.fromkeys([*old, *new]):
         _part(kind, old.get(kind), new.get(kind), add)
 

@@ -2,7 +2,8 @@
 tables, a deck of cards, phases and end conditions, as plain dataclasses.
 
 Expressions and statements stay syntax nodes (`civdsl.syntax` expressions, `rounds.syntax`
-statements): they are already structure. The main `Edition` holds these in its round fields.
+statements): they are already structure. `RoundRules` holds them all: an edition's
+`extensions["rounds"]` (civdsl/sublanguages.py), read with `rules(edition)`.
 """
 
 from __future__ import annotations
@@ -194,3 +195,40 @@ class EndCondition:
     condition: Expr
     text: str
     span: Span
+
+
+# The round rules' name among the sub-languages (civdsl/sublanguages.py): their model's key in
+# `Edition.extensions`, their part of the JSON model.
+NAME = "rounds"
+
+
+@dataclass
+class RoundRules:
+    """An edition's round rules (its `extensions["rounds"]`); empty for a game not played in rounds."""
+
+    stats: dict[str, Stat] = field(default_factory=dict)
+    flags: dict[str, Flag] = field(default_factory=dict)
+    choices: dict[str, Choice] = field(default_factory=dict)
+    thresholds: dict[str, Threshold] = field(default_factory=dict)
+    pools: dict[str, Pool] = field(default_factory=dict)
+    tracks: dict[str, Track] = field(default_factory=dict)
+    event_tables: dict[str, EventTable] = field(default_factory=dict)
+    card_decks: dict[str, CardDeck] = field(default_factory=dict)
+    phases: dict[str, RoundPhase] = field(default_factory=dict)
+    setup: RoundPhase | None = None
+    ends: list[EndCondition] = field(default_factory=list)
+
+    @property
+    def declared(self) -> bool:
+        """Whether the edition declares round rules (stats, phases, ...)."""
+        declarations = (self.stats, self.flags, self.phases, self.tracks, self.pools, self.event_tables,
+                        self.card_decks, self.thresholds, self.choices)
+        return self.setup is not None or any(declarations)
+
+
+def rules(edition) -> RoundRules:
+    """The round rules of an edition (empty ones for an edition resolved without them)."""
+    found = edition.extensions.get(NAME)
+    if found is None:
+        found = edition.extensions[NAME] = RoundRules()
+    return found

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..escape import markdown as md
 from ..unknown import number
 from ..syntax import BinOp, Bool, Call, Name, Neg, NodeVisitor, Not, Num, Str, Unknown
+from .model import rules
 from .syntax import (AddStmt, DiscardStmt, DrawStmt, IfStmt, InsteadStmt, LetStmt, MoveStmt, NoteStmt, ResetStmt,
                      RollStmt, RuleStmt, SetStmt, ShuffleStmt, StatementVisitor)
 
@@ -51,19 +52,20 @@ class Words(NodeVisitor):
 
     def __init__(self, ed):
         self.ed = ed
+        self.rules = rules(ed)
         self.lets: set[str] = set()
 
     expr = NodeVisitor.visit
 
     def name(self, n: str) -> str:
         ed = self.ed
-        if n in ed.stats:
-            return _lower(ed.stats[n].name)
-        for named in (ed.flags, ed.thresholds, ed.choices):
+        if n in self.rules.stats:
+            return _lower(self.rules.stats[n].name)
+        for named in (self.rules.flags, self.rules.thresholds, self.rules.choices):
             if n in named:
                 return _lower(_short(named[n].name))
-        if n in ed.tracks:
-            return f"the {_lower(ed.tracks[n].name)}"
+        if n in self.rules.tracks:
+            return f"the {_lower(self.rules.tracks[n].name)}"
         if n in ed.consts:
             c = ed.consts[n]
             return number(c.value) if c.value is not None else self.expr(c.expr)
@@ -165,8 +167,8 @@ class _Statements(StatementVisitor):
         self.visit_IfStmt(s, indent, word="instead, if")
 
     def visit_SetStmt(self, s: SetStmt, indent: str) -> None:
-        if s.target in self.w.ed.flags and isinstance(s.expr, Bool):
-            flag = _lower(_short(self.w.ed.flags[s.target].name))
+        if s.target in self.w.rules.flags and isinstance(s.expr, Bool):
+            flag = _lower(_short(self.w.rules.flags[s.target].name))
             self.line(indent, f"now: {flag}" if s.expr.value else f"no longer: {flag}")
             return
         self.line(indent, f"{self.w.name(s.target)} becomes {self.w.expr(s.expr)}")
@@ -198,16 +200,15 @@ class _Statements(StatementVisitor):
             self.line(indent, f"move {track} forward by {self.w.expr(e)}")
 
     def visit_ResetStmt(self, s: ResetStmt, indent: str) -> None:
-        track = self.w.ed.tracks.get(s.target)
+        track = self.w.rules.tracks.get(s.target)
         start = f" (position {track.start})" if track is not None else ""
         self.line(indent, f"put {self.w.name(s.target)} back to its start{start}")
 
     def visit_RollStmt(self, s: RollStmt, indent: str) -> None:
-        ed = self.w.ed
-        if s.source in ed.event_tables:
-            what = f"roll on the table {ed.event_tables[s.source].name}"
-        elif s.source in ed.pools:
-            what = f"roll the {_lower(ed.pools[s.source].name)}"
+        if s.source in self.w.rules.event_tables:
+            what = f"roll on the table {self.w.rules.event_tables[s.source].name}"
+        elif s.source in self.w.rules.pools:
+            what = f"roll the {_lower(self.w.rules.pools[s.source].name)}"
         else:
             what = f"roll {s.source.replace('_', ' ')}"
         if s.target:
@@ -270,7 +271,7 @@ def render_round_reference(edition) -> dict[str, str]:
     round's phases, tables, thresholds, dice pools, tracks, event tables, the deck and the
     readings, in words. Returns {file name: Markdown}."""
     ed = edition
-    if not ed.has_rounds:
+    if not rules(ed).declared:
         return {}
     w = Words(ed)
     out = [f"# {md(ed.name)}: round reference", ""]
@@ -285,9 +286,9 @@ def render_round_reference(edition) -> dict[str, str]:
 
 def _section_phases(ed, w: Words, out: list[str]) -> None:
     """The round: each phase's statements, in order."""
-    if ed.phases:
+    if w.rules.phases:
         out += ["## The round", ""]
-        for i, phase in enumerate(ed.phases.values(), 1):
+        for i, phase in enumerate(w.rules.phases.values(), 1):
             out += [f"### {i}. {md(phase.name)}", ""]
             _Statements(out, w).block(phase.body, "")
             out.append("")
@@ -295,9 +296,9 @@ def _section_phases(ed, w: Words, out: list[str]) -> None:
 
 def _section_setup(ed, w: Words, out: list[str]) -> None:
     """The statements that start a game."""
-    if ed.setup is not None:
+    if w.rules.setup is not None:
         out += ["## Setup", ""]
-        _Statements(out, w).block(ed.setup.body, "")
+        _Statements(out, w).block(w.rules.setup.body, "")
         out.append("")
 
 
@@ -317,8 +318,8 @@ def _readings(notes, label: str = "") -> list[str]:
 def _section_stats(ed, w: Words, out: list[str]) -> None:
     """Each stat and flag: where it starts and its range."""
     _table(out, "Stats", ("stat", "starts at", "range"),
-           [(md(st.name), st.initial_value, _bounds(st.low, st.high)) for st in ed.stats.values()]
-           + [(md(fl.name), "yes" if fl.on else "no", "yes or no") for fl in ed.flags.values()])
+           [(md(st.name), st.initial_value, _bounds(st.low, st.high)) for st in w.rules.stats.values()]
+           + [(md(fl.name), "yes" if fl.on else "no", "yes or no") for fl in w.rules.flags.values()])
 
 
 def _section_numbers(ed, w: Words, out: list[str]) -> None:
@@ -349,15 +350,15 @@ def _section_thresholds(ed, w: Words, out: list[str]) -> None:
     """Each threshold: when it is on, and what it does when it switches on."""
     _table(out, "Thresholds", ("threshold", "on while", "when it switches on"),
            [(md(th.name), md(w.expr(th.condition)), _cell(_clauses(w, th.body) if th.body else "") or DASH)
-            for th in ed.thresholds.values()])
+            for th in w.rules.thresholds.values()])
 
 
 def _section_pools(ed, w: Words, out: list[str]) -> None:
     """Each dice pool: sides, dice and result, then its readings."""
-    _table(out, "Dice pools", ("pool", "sides", "dice", "result"), [_pool_row(w, p) for p in ed.pools.values()])
-    for p in ed.pools.values():
+    _table(out, "Dice pools", ("pool", "sides", "dice", "result"), [_pool_row(w, p) for p in w.rules.pools.values()])
+    for p in w.rules.pools.values():
         out += _readings(p.notes, f" ({md(p.name)})")
-    if any(p.notes for p in ed.pools.values()):
+    if any(p.notes for p in w.rules.pools.values()):
         out.append("")
 
 
@@ -377,9 +378,9 @@ def _pool_row(w: Words, p) -> tuple[str, str, str, str]:
 
 def _section_tracks(ed, w: Words, out: list[str]) -> None:
     """Each track: positions, stages, marks and readings."""
-    if ed.tracks:
+    if w.rules.tracks:
         out += ["## Tracks", ""]
-        for t in ed.tracks.values():
+        for t in w.rules.tracks.values():
             out += [f"{_named(t, bold=True)}: positions {_bounds(t.low, t.high)}, starts at {t.start}", ""]
             for s in t.stages:
                 span = _range(s.low, s.high)
@@ -393,9 +394,9 @@ def _section_tracks(ed, w: Words, out: list[str]) -> None:
 
 def _section_event_tables(ed, w: Words, out: list[str]) -> None:
     """Each event table's rows."""
-    if ed.event_tables:
+    if w.rules.event_tables:
         out += ["## Event tables", ""]
-        for t in ed.event_tables.values():
+        for t in w.rules.event_tables.values():
             out += [f"{_named(t, bold=True)}: roll one {t.die}-sided die", "", "| roll | event | effect |", "|---|---|---|"]
             for row in t.rows:
                 face = _range(row.low, row.high)
@@ -408,7 +409,7 @@ def _section_event_tables(ed, w: Words, out: list[str]) -> None:
 
 def _section_cards(ed, w: Words, out: list[str]) -> None:
     """The deck of cards: suits, ranks, hand limit, readings."""
-    for deck in ed.card_decks.values():
+    for deck in w.rules.card_decks.values():
         out += [f"## Cards: {md(deck.name)}", ""]
         if deck.aka or deck.summary:
             out += [_named(deck, bold=True), ""]
@@ -426,14 +427,14 @@ def _section_cards(ed, w: Words, out: list[str]) -> None:
 def _section_choices(ed, w: Words, out: list[str]) -> None:
     """Each choice, and what simulations choose."""
     _table(out, "Choices (and what simulations choose)", ("choice", "simulations choose"),
-           [(md(ch.name), md(w.expr(ch.default))) for ch in ed.choices.values()])
+           [(md(ch.name), md(w.expr(ch.default))) for ch in w.rules.choices.values()])
 
 
 def _section_ends(ed, w: Words, out: list[str]) -> None:
     """What ends the game."""
-    if ed.ends:
+    if w.rules.ends:
         out += ["## End of the game", ""]
-        for end in ed.ends:
+        for end in w.rules.ends:
             out.append(f"- When {md(w.expr(end.condition))}: {md(end.text)}")
         out.append("")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..expressions import unparse
 from ..model import Edition
+from .model import rules
 
 
 def _stmts(stmts) -> list:
@@ -60,20 +61,21 @@ def _deck(d) -> dict:
 
 def to_data(ed: Edition) -> dict:
     """The `rounds` part of the JSON model (schemas/model.schema.json)."""
+    r = rules(ed)
     return {
         "stats": [{"id": s.id, "name": s.name, "initial": s.initial_value, "low": s.low, "high": s.high,
-                   "line": s.span.line} for s in ed.stats.values()],
-        "flags": [{"id": f.id, "name": f.name, "initial": f.on, "line": f.span.line} for f in ed.flags.values()],
+                   "line": s.span.line} for s in r.stats.values()],
+        "flags": [{"id": f.id, "name": f.name, "initial": f.on, "line": f.span.line} for f in r.flags.values()],
         "choices": [{"id": c.id, "name": c.name, "default": unparse(c.default), "line": c.span.line}
-                    for c in ed.choices.values()],
+                    for c in r.choices.values()],
         "thresholds": [{"id": t.id, "name": t.name, "when": unparse(t.condition), "effects": _stmts(t.body),
-                        "line": t.span.line} for t in ed.thresholds.values()],
-        "pools": [_pool(p) for p in ed.pools.values()],
-        "tracks": [_track(t) for t in ed.tracks.values()],
-        "event_tables": [_event_table(t) for t in ed.event_tables.values()],
-        "decks": [_deck(d) for d in ed.card_decks.values()],
-        "setup": _stmts(ed.setup.body) if ed.setup is not None else None,
+                        "line": t.span.line} for t in r.thresholds.values()],
+        "pools": [_pool(p) for p in r.pools.values()],
+        "tracks": [_track(t) for t in r.tracks.values()],
+        "event_tables": [_event_table(t) for t in r.event_tables.values()],
+        "decks": [_deck(d) for d in r.card_decks.values()],
+        "setup": _stmts(r.setup.body) if r.setup is not None else None,
         "phases": [{"id": p.id, "name": p.name, "statements": _stmts(p.body), "line": p.span.line}
-                   for p in ed.phases.values()],
-        "ends": [{"when": unparse(e.condition), "text": e.text, "line": e.span.line} for e in ed.ends],
+                   for p in r.phases.values()],
+        "ends": [{"when": unparse(e.condition), "text": e.text, "line": e.span.line} for e in r.ends],
     }

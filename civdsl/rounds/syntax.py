@@ -7,7 +7,8 @@ setup, a threshold's or a track mark's or an event row's body) become one typed 
 statement: every later stage (checks, code generation, the printed reference) handles each
 node type in its own `visit_<Node>` method, and a test fails if one of them lacks a handler.
 
-`RoundsToSyntax` is mixed into the main transformer (`civdsl.syntax._ToSyntax`), whose helpers
+`RoundsToSyntax` is composed with the main transformer (`civdsl.syntax.transformer()`, through the
+sub-language's `transformer` hook), whose helpers
 (`_string`, `_int`, `_located`, `_tokens`, `_field`, `_item`, `_fields`, `_span`) it uses: it imports
 nothing from the main passes.
 """

@@ -1,0 +1,269 @@
+"""The planner's answer (`civdsl plan`): the problem built from a state, searched, its plans
+priced again and reported, with the notes of what it assumes and, with --explain, why each
+advance not bought was left out."""
+
+from __future__ import annotations
+
+from .. import pricing, runtime
+from ..state import StateError
+from ..unknown import number
+from .objectives import objective
+from .payment import PAYING, PaymentTable, hand_report
+from .purchase import Choice, PurchaseProblem
+
+
+# --- the planner's answer -------------------------------------------------------------------
+
+def _notes(problem: PurchaseProblem) -> list[str]:
+    """What the plan assumes or leaves unchecked: the limits, the payment's abilities held, the
+    rulebook's supply and prerequisites."""
+    notes = []
+    if problem.card_limit is not None and len(problem.holds) > problem.card_limit:
+        notes.append(f"the state holds {len(problem.holds)} advances, more than the card limit")
+    return notes + _payment_notes(problem) + _rulebook_notes(problem.module)
+
+
+def _payment_notes(problem: PurchaseProblem) -> list[str]:
+    """How the advances held change the payment: token value, cards into treasury, a substitute."""
+    notes = []
+    if problem.treasury_value != 1:
+        notes.append(f"treasury counts {problem.treasury_value} per token (an advance held); it may exceed "
+                     f"the price by at most {problem.treasury_value - 1}")
+    if problem.payments.rate:
+        notes.append(f"commodity cards may first be turned into {problem.payments.rate} treasury per face-value "
+                     f"point (card_treasury, an advance held); tokens not needed stay in the treasury; the "
+                     f"stock of tokens is not checked")
+    if problem.payments.substitute:
+        notes.append("one card of at least the same face value may complete an incomplete set "
+                     "(substitute_card, an advance held)")
+    return notes
+
+
+def _rulebook_notes(module) -> list[str]:
+    """The rulebook's rules the plan does not check (supply) or reads strictly (prerequisites)."""
+    notes = []
+    if any(a["supply"] for a in module.ADVANCES.values()):
+        notes.append("supply (cards of each advance in the box) is not checked: the state does not say "
+                     "what other players hold")
+    if any(a["requires"] for a in module.ADVANCES.values()):
+        notes.append("prerequisites must be held before this turn")
+    return notes
+
+
+def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
+    """What the plan could not count for want of a fact: start credits without the player count,
+    the trade-block value of a set without the player's block."""
+    notes = []
+    start = pricing.start_credits(module, runtime.PlayerState(module, held, facts))
+    if start is not None and start["per_group"] is None:
+        notes.append("start credits are not counted: they depend on "
+                     + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))
+    if "block" in hand.get("missing_facts", ()):
+        notes.append("sets are valued in their native trade block: the state does not give `block` "
+                     "(or `civilization`)")
+    return notes
+
+
+def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str | None = None, want=(), avoid=(),
+         top: int = 1, explain: bool = False, horizon: int = 1, hand_limit: int | None = None, among=None) -> dict:
+    """The best purchases this turn (and, with horizon 2, an estimate of the next turn's).
+
+    `rulebook` is a Rulebook (civdsl.load) or an edition id / path; `state` the facts of a state
+    file (holds, credits, commodities, treasury, players, ...).
+    """
+    if not hasattr(rulebook, "module"):
+        from ..api import load
+
+        rulebook = load(rulebook)
+    module = rulebook.module
+    st = rulebook.state(holds, dict(state or {}))
+    held, facts = st.held, st.facts
+    obj = objective(module, objective_spec, st)
+    if horizon not in (1, 2):
+        raise StateError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)")
+    problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
+    shown = max(int(top), 5 if explain else 1)
+    choices = problem.search(top=shown)
+    hand = hand_report(module, problem.cards, runtime.PlayerState(module, held, facts))
+    report: dict = {
+        "rulebook": rulebook.id,
+        "edition": rulebook.name,
+        "objective": {"name": obj.name, "label": obj.label},
+        "holds": list(held),
+        "budget": {
+            "hand": hand,
+            "treasury": problem.treasury,
+            "treasury_value": problem.treasury_value,
+            "total": number(problem.payments.budget(problem.limit_max)),
+        },
+        "hand_limit": {"limit": problem.limit0, "from": problem.limit_source,
+                       "note": "after this turn's purchases; advances bought with a hand_limit ability change it"},
+        "card_limit": problem.card_limit,
+        "card_room": problem.max_new,
+        "credit_policy": module.CREDIT_POLICY,
+        "plans": [],
+        "not_considered": problem.excluded,
+        "candidates": len(problem.candidates),
+        "sets_examined": problem.visited,
+        "search": problem.method,
+        # False where the search stopped at its work limit (only under the strict single-use credit
+        # variant): the plans are the best found, and no purchase gives more than total_at_most
+        "complete": problem.complete,
+        "total_at_most": None,
+        # why it is not: the walk stopped at its work limit; the number of sets priced by a
+        # single-use placement stopped at its cap (their price payable, maybe not the least)
+        "stopped": problem.stopped,
+        "prices_capped": len(problem.capped_least),
+        "notes": _notes(problem) + _missing_notes(module, held, facts, hand),
+    }
+    if not choices:
+        need = problem.exact_price(problem.want)
+        raise StateError(f"--want: {', '.join(problem.want)} cost {need} together after credits; "
+                         f"the hand and treasury pay at most {report['budget']['total']}")
+    report["plans"] = [problem.plan_dict(c, i + 1) for i, c in enumerate(choices[:max(1, int(top))])]
+    report["total_at_most"] = number(choices[0].objective if problem.complete else problem.total_at_most)
+    if explain:
+        report["explain"] = _explain(problem, choices)
+    if horizon == 2:
+        from .horizon import two_turns
+
+        report["horizon"] = two_turns(problem, one=choices[:1])
+    _payment_limit(report, problem)
+    return report
+
+
+def _payment_limit(report: dict, problem: PurchaseProblem) -> None:
+    """The payment table's work limit, and what it stopped (the plans' payments are worked out by
+    now): stopped working out what the hand can pay, the plans are the best found with whole sets
+    (`complete` false; no plan gives more than the objective bound of all the hand and treasury
+    could pay, the hand limit aside); stopped choosing the payment, the ranking is proven but the
+    payment named may keep less than the best one."""
+    pay = problem.payments
+    report["payment_work_limit"] = PaymentTable.WORK
+    report["payment_choice_limit"] = PaymentTable.CHOICE_WORK
+    report["payment_stopped"] = list(pay.stopped)
+    if not pay.stopped:
+        return
+    report["complete"] = False
+    if PAYING in pay.stopped:
+        most = pay.most_payable()
+        report["total_at_most"] = number(max(report["total_at_most"], problem.root_bound(most)))
+
+
+# --- explaining -----------------------------------------------------------------------------
+
+def _compare(best: Choice, other: Choice, label: str) -> str:
+    """Why `best` ranks above `other`, naming the first criterion that separates them."""
+    n = number
+    if other.objective != best.objective:
+        return f"{n(other.objective)} {label} against {n(best.objective)}"
+    same = f"the same {n(best.objective)} {label}"
+    if other.spent != best.spent:
+        return f"{same}, but hands over {n(other.spent)} against {n(best.spent)}"
+    same += f" for the same {n(best.spent)} handed over"
+    if other.credit != best.credit:
+        return f"{same}, but {n(other.credit)} credit points for later turns against {n(best.credit)}"
+    if len(other.buys) != len(best.buys):
+        return f"{same} and credit, but {len(other.buys)} advances against {len(best.buys)} (fewer come first)"
+    return f"{same} and credit; the plan merely comes first in rulebook order"
+
+
+def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
+    """Why the plan beats the next best plans, and for every advance it leaves out, the best
+    purchase that includes it (or why none fits)."""
+    best = choices[0]
+    label = problem.objective.label
+    runners = [{"buy": list(c.buys), "objective": number(c.objective), "spent": number(c.spent),
+                "credit": number(c.credit), "why_not": _compare(best, c, label)} for c in choices[1:]]
+    left_out = [name for name in problem.candidates if name not in best.buys]
+    # the searches to make: for advances in no listed plan, where the card limit leaves room
+    room = problem.max_new is None or len(problem.want) < problem.max_new
+    problem.explain_pending = sum(1 for n in left_out if room and not any(n in c.buys for c in choices))
+    others = [_not_bought(problem, choices, name) for name in left_out]
+    # the comparisons are proven only when the ranking is and no search here (the purchases with an
+    # advance left out share the problem's prices) priced a set by a capped placement (single_use)
+    return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
+            "complete": (problem.complete and not problem.capped_least and not problem.explain_stopped
+                         and not problem.explain_unsearched),
+            "work_limit": problem.explain_cap, "sets_examined": problem.explain_sets,
+            "not_worked_out": problem.explain_unsearched}
+
+
+def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
+    """The advances left out, near misses first (the best purchases with them, best first, by
+    their ranking key, which then goes), then the unaffordable ones (most objective, cheapest,
+    rulebook order)."""
+    from fractions import Fraction
+
+    near = sorted((e for e in others if "rank_key" in e), key=lambda e: e["rank_key"], reverse=True)
+    far = sorted((e for e in others if "rank_key" not in e),
+                 key=lambda e: (-Fraction(e["objective"]), e["price"], problem.order[e["advance"]]))
+    for e in near:
+        del e["rank_key"]
+    return near + far
+
+
+def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> dict:
+    """An advance the plan leaves out: the best purchase that includes it and why the plan beats
+    it (with its ranking key, for the order), or why no purchase with it fits."""
+    entry = {"advance": name, "objective": number(problem.objective.values[name]),
+             "price": problem.base[name]}
+    got = _best_with(problem, choices, name)
+    if got is _UNSEARCHED:
+        limit = f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances)"
+        bound, best = problem.with_want(name).root_bound(), choices[0].objective
+        if bound < best:  # the knapsack bound of every purchase with it proves it out
+            entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
+                                f"{problem.objective.label} against {number(best)} ({limit})")
+        else:
+            problem.explain_unsearched += 1
+            entry["why_not"] = f"not worked out: {limit}"
+        return entry
+    if got is None:
+        entry["why_not"] = _unaffordable(problem, name)
+        return entry
+    entry["best_with_it"] = list(got.buys)
+    entry["rank_key"] = got.key
+    entry["why_not"] = (f"the best purchase with it ({', '.join(got.buys)}) gives "
+                        + _compare(choices[0], got, problem.objective.label))
+    return entry
+
+
+def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Choice | None:
+    """The best purchase that includes `name`: the first of the ranked plans that does (every plan
+    ranked above it is listed and leaves it out: no search needed then), else a search that
+    wants it too where the card limit leaves room; None when no purchase with it fits."""
+    listed = next((c for c in choices if name in c.buys), None)
+    if listed is not None:
+        return listed
+    if problem.max_new is not None and len(problem.want) >= problem.max_new:
+        return None
+    # a branch and bound within an even share of the sets left (the plan's own search is not rerun
+    # in full: no dynamic programme per advance); under single-use credits it stops with the best
+    # found
+    share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
+    problem.explain_pending -= 1
+    if share <= 0:
+        return _UNSEARCHED
+    clone = problem.with_want(name)
+    clone.complete, clone.stopped = True, False
+    got, _ = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
+    if got is None:
+        problem.explain_sets += share
+        return _UNSEARCHED
+    problem.explain_sets += clone.visited
+    problem.explain_stopped += clone.stopped
+    return got[0] if got else None
+
+
+# --explain's answer for an advance its work limit left unexplained
+_UNSEARCHED = object()
+
+
+def _unaffordable(problem: PurchaseProblem, name: str) -> str:
+    """Why no purchase that includes `name` fits."""
+    budget = number(problem.budget_max)
+    if problem.eff[name] > problem.budget_max:
+        return f"costs {problem.base[name]} after credits; the budget is {budget}"
+    return (f"costs {problem.base[name]} after credits; no purchase that includes it "
+            f"(and every --want) fits the budget of {budget} and the card limit")

@@ -1,0 +1,799 @@
+"""The hand and the payment: parsing `--cards`, what a hand is worth (`civdsl hand`) and the
+payment table (PaymentTable): which cards and tokens to turn in for a price, under the hand
+limit, `card_treasury` and `substitute_card`."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import heapq
+import math
+import re
+from typing import Any, Iterable
+
+from .. import handvalue
+from ..records import Record
+from ..state import canonical_names, split_names
+from ..unknown import number
+
+
+# --- the hand and the payment ---------------------------------------------------------------
+
+_CARD = r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$"
+
+
+def parse_cards(module, text: str | None, calamities: dict[str, int] | None = None) -> dict[str, int]:
+    """`"Grain x3, Salt x2, Oil"` (also `3 Grain`, `Grain*3`) -> {"Grain": 3, "Salt": 2, "Oil": 1}.
+    Given CALAMITIES (a dict to fill), calamity cards go there where the edition gives them a
+    trade value (`const calamity_card_value`); elsewhere a calamity is no card of a hand."""
+    cards: dict[str, int] = {}
+    for part in split_names(text):
+        m = re.match(_CARD, part, re.I)
+        count = int(m.group(1) or m.group(3) or 1) if m else 1
+        name = (m.group(2) if m else part).strip()
+        calamity = _calamity_card(module, name) if calamities is not None else None
+        if calamity is not None:
+            calamities[calamity] = calamities.get(calamity, 0) + count
+            continue
+        # any declared name, `aka` included, in any case
+        name = canonical_names(module, "commodity", [name], "--cards")[0]
+        cards[name] = cards.get(name, 0) + count
+    return cards
+
+
+def _calamity_card(module, name: str) -> str | None:
+    """The calamity NAME names, where the edition values calamity cards in a hand and NAME is no
+    commodity's; else None."""
+    if "calamity_card_value" not in module.CONSTS:
+        return None
+    if canonical_names(module, "commodity", [name], "--cards", strict=False)[0] in module.COMMODITIES:
+        return None
+    own = canonical_names(module, "calamity", [name], "--cards", strict=False)[0]
+    return own if own in module.CALAMITIES else None
+
+
+class Payment(Record):
+    """What to hand over for a purchase whose total price after credits is `price`."""
+
+    price: int
+    cards: dict  # commodity -> cards turned in
+    card_value: Any
+    treasury: int  # tokens turned in
+    treasury_value: int  # points per token
+    paid: Any
+    overpayment: Any
+    kept: dict  # commodity -> cards kept
+    kept_value: Any
+    kept_cards: int
+    hand_limit: int
+    treasury_left: int
+    converted: dict  # commodity -> cards turned into treasury first (`card_treasury`)
+    converted_treasury: int  # tokens those cards gave
+    substitute: dict | None  # {"set": X, "card": Y}: one Y card completes X's set (`substitute_card`)
+
+    def to_dict(self) -> dict:
+        return {"price": self.price, "cards": dict(self.cards), "card_value": number(self.card_value),
+                "treasury": self.treasury, "treasury_value": self.treasury_value, "paid": number(self.paid),
+                "overpayment": number(self.overpayment), "kept": dict(self.kept),
+                "kept_value": number(self.kept_value), "kept_cards": self.kept_cards,
+                "hand_limit": self.hand_limit, "treasury_left": self.treasury_left,
+                "converted": dict(self.converted), "converted_treasury": self.converted_treasury,
+                "substitute": dict(self.substitute) if self.substitute else None}
+
+
+_DONE = ("done",)
+# Trade Empire's flag, commodities taken in ascending face order (PaymentTable): a set took the
+# substitute and owes a donor (any later commodity's face is at least its), or a donor was given
+# and owes a set (only a commodity of the same face can still take it)
+_OWE = ("owe",)
+_GAVE = ("gave",)
+# the flag once a commodity takes a role in the substitution: the first of the set and the donor
+# owes the other, the second completes it
+_AFTER = {"set": {None: _OWE, _GAVE: _DONE}, "donor": {None: _GAVE, _OWE: _DONE}}
+
+
+# the flags as the low digit of a group's code (PaymentTable._group_order)
+_FLAG_INDEX = {None: 0, _OWE: 1, _GAVE: 2, _DONE: 3}
+
+
+def _complete(flag) -> bool:
+    """A substitution owed or given but not matched is no payment."""
+    return flag is None or flag is _DONE
+
+
+def _unchanged(layer: dict) -> dict:
+    """A layer with nothing to drop."""
+    return layer
+
+
+def _fewest_kept(layer: dict) -> dict:
+    """Drop a state of what can be paid when another with the same (value, flag) keeps no more
+    cards and has at least as many tokens (the entry's first slot): every completion of the
+    first is one of the second, turning in the same value with at least its tokens, so the
+    values payable and their most tokens (`PaymentTable._final`) stay the same."""
+    by_kept: dict = {}
+    for key in layer:  # fewest cards kept first, in the layer's order between equals
+        by_kept.setdefault(key[2], []).append(key)
+    most: dict = {}
+    out = {}
+    for kept in sorted(by_kept):
+        for key in by_kept[kept]:
+            group, entry = (key[0], key[3]), layer[key]
+            if group not in most or entry[0] > most[group]:
+                most[group] = entry[0]
+                out[key] = entry
+    return out
+
+
+class _PaymentStopped(Exception):
+    """A programme of the payment table reached its work limit (PaymentTable.WORK)."""
+
+
+# what stopped, in the player's words (the answer's `payment_stopped`)
+PAYING = "working out what the hand can pay"
+CHOOSING = "choosing the payment"
+
+
+class PaymentTable:
+    """Every way to turn in cards, reduced to what a payment needs.
+
+    A commodity's k cards pay set_value(k, face); the k of each commodity are chosen
+    independently. A dynamic programme over commodities, whose state is (value turned in, cards
+    kept) with the cards kept never above the hand limit (only when the limit binds), lists the
+    values that can be turned in while keeping at most `limit` cards; for the chosen payment the
+    same programme keeps, per state, the most valuable hand kept and a back-pointer to the
+    previous commodity's state. Its size is at most (value of the hand + 1) x (limit + 1)
+    states, and it never enumerates subsets of the hand. Treasury then covers the rest, in
+    whole tokens, never more than needed.
+
+    Two abilities of advances held before the purchase widen the state, only when held:
+    `card_treasury(rate)` (Trade Routes): c cards of a commodity become rate x face treasury
+    tokens each before paying; the state adds the tokens gained (bounded by rate x the hand's
+    face total), and tokens not needed stay in the treasury (no overpayment from them).
+    `substitute_card()` (Mega Civilization's Trade Empire): one card of commodity Y counts as
+    one more card of an incomplete set of X whose face is at most Y's; the state adds a flag
+    (none / a set owes a donor / a donor owes a set / done). The commodities are taken in
+    ascending face order so that the flag need not carry a face: a donor after the set has a
+    face at least the set's, and a donor given before its set must share its face, so "donor
+    owes a set" states end at the next face (at most 4 times the states, not 2 x faces + 2).
+    """
+
+    # a chosen payment without converted tokens and with fewer (value, cards kept) pairs than this
+    # runs the whole programme (PaymentTable._floors_pay)
+    SMALL_PROGRAMME = 20_000
+    PAYING, CHOOSING = PAYING, CHOOSING
+    # The work limit of what the hand can pay (its programmes under every hand limit asked, in
+    # all) and of the choice of one payment. A unit is one move of one commodity tried from one
+    # state (every loop of the table counts its steps in these units). Past it, what the hand can
+    # pay is worked out for whole sets only (`_whole_sets`) and the payment chosen among
+    # what-can-be-paid's own payments (`_paid_choice`).
+    WORK = 300_000
+    # the chosen payment's programme runs only where what the hand can pay took at most this much
+    # work (its work grows with that programme's and more: the tokens kept); else the payment is
+    # the best of what-can-be-paid's own payments of the least (`_paid_choice`)
+    CHOICE_WORK = 30_000
+    # ... and stops (the same `_paid_choice`) past this much of its own work: far above what the
+    # hands CHOICE_WORK lets through need, since the page runs the whole programme where Python
+    # runs the floors' passes (a 19-card hand under the cut: 419,294 units in the whole programme)
+    CHOICE_STOP = 5_000_000
+
+    def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
+                 rate: int = 0, substitute: bool = False, paying: list | None = None):
+        self.module = module
+        self.treasury = int(treasury)
+        self.tv = int(treasury_value)
+        self.rate = int(rate)
+        self.substitute = bool(substitute)
+        self.state = state
+        self.names = sorted(n for n, k in cards.items() if k > 0)
+        self.counts = [int(cards[n]) for n in self.names]
+        self.faces = [int(module.COMMODITIES[n]["value"]) for n in self.names]
+        # a complete set needs no substitute: the deck's count of the commodity (0: unknown)
+        self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
+        self.values = [self._set_values(*c) for c in zip(self.names, self.counts, self.faces)]
+        self.total_cards = sum(self.counts)
+        self.order = self._programme_order()
+        self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
+        self._levels: dict[int, list] = {}
+        self._conv: dict[int, dict] = {}
+        self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
+        # what-can-be-paid's programme per hand limit: its layers (with back-pointers) and its work,
+        # or, stopped at WORK, the whole-set payments that replace it
+        self._paid: dict[int, list] = {}
+        self._paid_work: dict[int, int] = {}
+        self._whole: dict[int, list] = {}
+        # the work of what-can-be-paid's programmes so far, every hand limit's: one count [units] for
+        # every table of an answer (the look-ahead's next turns have tables of their own)
+        self.paying = [0] if paying is None else paying
+        self.stopped: list[str] = []  # what reached the work limit (PAYING, CHOOSING), in order
+        self.work = 0  # every programme's work, in WORK's units
+        # the search asks the same (price, limit) many times; every state of a commodity's layer
+        # with the same flag has the same moves
+        self.spent = functools.cache(self._least_spent)
+        self._moves = functools.cache(self._moves_keeping)
+
+    def _programme_order(self) -> list[int]:
+        """The programme's order of the commodities: the names', or with a substitute card
+        ascending face then name (the substitution's face test becomes an order; ties between
+        equally good payments are then met in that order)."""
+        order = list(range(len(self.names)))
+        if self.substitute:
+            order.sort(key=lambda i: (self.faces[i], self.names[i]))
+        return order
+
+    def _set_values(self, name: str, n: int, face: int) -> list:
+        """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
+        makes a set one larger)."""
+        # a set redeemed outside its native trade block may be worth more (handvalue.off_block)
+        module = self.module
+        value = module.OFF_BLOCK["value"] if handvalue.off_block(module, name, self.state) else module.set_value
+        top = n + 1 if self.substitute else n
+        return [0] + [number(value(k, face)) for k in range(1, top + 1)]
+
+    def _moves_keeping(self, i: int, flag, room: int) -> list[tuple]:
+        """The moves of commodity i from a state with substitution flag `flag` that keep at most
+        `room` cards of it, in `_all_moves`'s order (the first found wins between equals)."""
+        return [move for move in self._all_moves(i, flag) if move[5] <= room]
+
+    def _all_moves(self, i: int, flag) -> list[tuple]:
+        """(cards turned in as a set, cards converted, role, set value, new flag, cards kept): the
+        moves of commodity i from a state with substitution flag `flag`."""
+        n, f = self.counts[i], self.values[i]
+        moves = []
+        for k in range(n + 1):
+            for c in range(n - k + 1 if self.rate else 1):
+                moves.append((k, c, None, f[k], flag, n - k - c))
+                if self.substitute:
+                    moves.extend(self._substitutions(i, k, c, flag))
+        return moves
+
+    def _substitutions(self, i: int, k: int, c: int, flag):
+        """The moves of commodity i (k cards in its set, c converted) that take part in the
+        substitution (faces ascend: a donor given before its set has the set's face, one given
+        after at least its face)."""
+        n, f = self.counts[i], self.values[i]
+        after = _AFTER["set"].get(flag)
+        if after is not None and self._may_take(i, k):
+            yield k, c, "set", f[k + 1], after, n - k - c
+        after = _AFTER["donor"].get(flag)
+        if after is not None and k + c < n:  # one of its cards left is the substitute
+            yield k, c, "donor", f[k], after, n - k - c - 1
+
+    def _may_take(self, i: int, k: int) -> bool:
+        """Whether commodity i's set of k cards may take the substitute: it has a card of its own
+        and a face, and stays within the deck's count of the commodity (an incomplete set)."""
+        return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
+
+    def _layers(self, limit: int, cap=math.inf, keep: bool = False, clamp=None, work=None) -> list[dict]:
+        """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
+        substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
+        the previous state and this commodity's move); with `keep` the value kept counts the
+        tokens converted at their token value (wealth kept) and the key's tokens are cut at
+        `clamp`. Without `keep` (what can be paid) the
+        key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
+        are counted only while the limit can bind (else 0); values above `cap` are dropped
+        (values only grow). `work` ([units]) counts the moves tried; past WORK the programme stops
+        (_PaymentStopped) as soon as a state's moves take it there."""
+        binds = limit < self.total_cards
+        prune = self._prune(keep, binds)
+        work = [0] if work is None else work
+        layers = [{(0, 0, 0, None): (0, 0, None)}]
+        for p, i in enumerate(self.order):
+            if keep:
+                layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap,
+                                                                                  work))))
+                self._check(work)
+            else:  # values only grow: what can be paid needs no cap
+                layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
+        return layers
+
+    def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
+        """The next layer of what can be paid: only the most tokens matter (the tokens a later
+        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
+        held in the entry's first slot (the token dimension drops out), with a back-pointer to the
+        state and move that first gave it (`_paid_choice`). One loop (`_transitions` inlined: this
+        programme is the table's largest), counting the moves tried per state."""
+        per_card, new, most = self.rate * self.faces[i], {}, self.WORK
+        get, moves_for = new.get, self._moves
+        for key, entry in self._open_states(layer, p):
+            moves = moves_for(i, key[3], limit - key[2])
+            work[0] += len(moves)
+            if work[0] > most:
+                raise _PaymentStopped
+            v0, kc0, tokens0 = key[0], key[2], entry[0]
+            for move in moves:
+                nkey = (v0 + move[3], 0, kc0 + move[5] if binds else 0, move[4])
+                tokens = tokens0 + move[1] * per_card
+                got = get(nkey)
+                if got is None or tokens > got[0]:
+                    new[nkey] = (tokens, 0, (key, (move[0], move[1], move[2], move[5])))
+        return new
+
+    def _check(self, work: list) -> None:
+        """Stop a chosen payment's programme whose work passed its limit (what can be paid stops in
+        `_paid_step`, at WORK)."""
+        if work[0] > self.CHOICE_STOP:
+            raise _PaymentStopped
+
+    def _prune(self, keep: bool, binds: bool):
+        """How a layer drops the states no completion needs: the chosen payment's by `_pareto`
+        (only with converted tokens in its key), what can be paid by `_fewest_kept` (only while
+        the limit binds: else every state keeps 0 cards)."""
+        if keep:
+            return self._pareto if self.rate else _unchanged
+        return _fewest_kept if binds else _unchanged
+
+    def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap, work: list) -> Iterable[tuple]:
+        """Every move of commodity i (at position p of `order`) from every state of `layer` that
+        keeps at most `limit` cards (counted only when the limit `binds`, else 0) and turns in
+        at most `cap`: (state, entry, move, value turned in, cards kept). A state's cards kept
+        are 0 unless the limit binds, so its room is the whole limit, never below a hand's cards."""
+        for key, entry in self._open_states(layer, p):
+            moves = self._moves(i, key[3], limit - key[2])
+            work[0] += len(moves)
+            if work[0] > self.CHOICE_STOP:  # checked per state: a layer never runs far past the limit
+                raise _PaymentStopped
+            for move in moves:
+                v = key[0] + move[3]
+                if v <= cap:
+                    yield key, entry, move, v, key[2] + move[5] if binds else 0
+
+    def _open_states(self, layer: dict, p: int) -> Iterable:
+        """The states of `layer` that commodity order[p] may extend: with a substitute card, a
+        donor given at a lower face can no longer find a set (faces ascend)."""
+        faces, order = self.faces, self.order
+        if not self.substitute or p == 0 or faces[order[p]] == faces[order[p - 1]]:
+            return layer.items()
+        return [(key, entry) for key, entry in layer.items() if key[3] is not _GAVE]
+
+    def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
+        """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
+        (tokens beyond it pay nothing more: the most a price can ask of them, so states above it
+        share a key, ranked by their wealth kept); the entry the wealth and cards kept and the
+        back-pointer."""
+        per_card = self.rate * self.faces[i]
+        worth, tv = self.values[i], self.tv
+        new: dict = {}
+        for key, entry, (k, c, role, _, flag, kept), v, kc in transitions:
+            nkey = (v, min(key[1] + c * per_card, clamp), kc, flag)
+            kv, kh = entry[0] + worth[kept] + c * per_card * tv, entry[1] + kept
+            old = new.get(nkey)
+            # more value kept, then more cards kept (fewer turned in): the order `best` ranks
+            # payments by; between equals the first found (fewer of the earlier commodities
+            # turned in)
+            if old is None or (kv, kh) > (old[0], old[1]):
+                new[nkey] = (kv, kh, (key, (k, c, role, kept)))
+        return new
+
+    @staticmethod
+    def _pareto(layer: dict) -> dict:
+        """Drop a state when another with the same (value, cards kept, flag) has at least as
+        many tokens and at least as much (wealth kept, cards kept): every completion of the first
+        is a completion of the second, paying the same and keeping at least as much. (States beaten
+        by one keeping fewer cards are kept: dropping them would change the order in which the
+        next layer meets its states, and so which of two equally good payments is found first.)"""
+        groups: dict = {}
+        for key in layer:
+            groups.setdefault((key[0], key[2], key[3]), []).append(key)
+        out = {}
+        for keys in groups.values():
+            keys.sort(key=lambda key: -key[1])
+            best = None
+            for key in keys:  # most tokens first
+                entry = layer[key]
+                if best is not None and (entry[0], entry[1]) <= best:
+                    continue
+                out[key] = entry
+                best = (entry[0], entry[1])
+        return out
+
+    def _final(self, limit: int) -> dict:
+        """Value turned in -> the most tokens converted alongside it, over complete payments
+        (a substitution owed or given but not matched is no payment). With cards convertible
+        (`card_treasury`) every card not turned in may be converted, which only adds tokens: the
+        most tokens for a value keep no card, so the table is the same under every hand limit and
+        needs only the moves that keep none (those of a limit of 0)."""
+        limit = self._paid_limit(limit)
+        got = self._conv.get(limit)
+        if got is None:
+            # one count for every hand limit asked (the hand-limit abilities bought make several)
+            before = self.paying[0]
+            try:
+                layers = self._layers(limit, work=self.paying) if before <= self.WORK else None
+            except _PaymentStopped:
+                layers = None
+            self.work += self.paying[0] - before
+            self._paid_work[limit] = self.paying[0] - before
+            got = {}
+            if layers is None:
+                self._stop(PAYING)
+                self._whole[limit] = self._whole_sets(limit)
+                for v, conv, _ in self._whole[limit]:
+                    got[v] = max(got.get(v, 0), conv)
+            else:
+                self._paid[limit] = layers
+                for (v, _, _, flag), (conv, _, _) in layers[-1].items():
+                    if _complete(flag):
+                        got[v] = max(got.get(v, 0), conv)
+            self._conv[limit] = got
+        return got
+
+    def _paid_limit(self, limit: int) -> int:
+        """The hand limit what-can-be-paid's programme runs under (0 with card_treasury: `_final`)."""
+        return 0 if self.rate else max(0, limit)
+
+    def _stop(self, what: str) -> None:
+        if what not in self.stopped:
+            self.stopped.append(what)
+
+    def _whole_sets(self, limit: int) -> list[tuple]:
+        """The payments that replace what-can-be-paid's programme where it stopped at its work
+        limit: each commodity turned in whole as a set or not at all (then converted with
+        card_treasury, else kept), the sets turned in being the first j commodities by the value
+        of the whole set, most first, then least first (j = 0 .. all): (value turned in, tokens
+        converted, moves) of those that keep at most `limit` cards. Real payments, so every plan
+        and payment found with them can be made; they miss the partial sets and substitutes."""
+        m = len(self.names)
+        worth = [self.values[i][n] for i, n in enumerate(self.counts)]
+        by_worth = sorted(range(m), key=lambda i: (-worth[i], self.names[i]))
+        out = []
+        for order in (by_worth, by_worth[::-1]):
+            for j in range(m + 1):
+                given = set(order[:j])
+                moves = tuple((n, 0, None, 0) if i in given else (0, n, None, 0) if self.rate else (0, 0, None, n)
+                              for i, n in enumerate(self.counts))
+                if sum(mv[3] for mv in moves) <= limit:
+                    conv = sum(mv[1] * self.rate * self.faces[i] for i, mv in enumerate(moves))
+                    out.append((sum(worth[i] for i in given), conv, moves))
+        self.work += 2 * (m + 1) * max(1, m)
+        return out
+
+    def levels(self, limit: int) -> list:
+        """Sorted card values payable while keeping at most `limit` cards."""
+        limit = max(0, limit)
+        got = self._levels.get(limit)
+        if got is None:
+            got = sorted(self._final(limit))
+            self._levels[limit] = got
+        return got
+
+    def cards_only(self, treasury_value: int, rate: int, substitute: bool) -> "PaymentTable":
+        """The same cards with no treasury, at token value `treasury_value` and with these card
+        abilities (card_treasury's rate, substitute_card)."""
+        return PaymentTable(self.module, dict(zip(self.names, self.counts)), 0, treasury_value, self.state, rate,
+                            substitute)
+
+    def budget(self, limit: int):
+        """The largest total price payable: cards, the tokens converted cards give, all the treasury."""
+        limit = max(0, limit)
+        got = self._budgets.get(limit)
+        if got is None:
+            if limit >= self.total_cards and limit not in self._conv:
+                got = self._unbound_most(self.tv) + self.treasury * self.tv
+            else:
+                got = max(v + (self.treasury + c) * self.tv for v, c in self._final(limit).items())
+            self._budgets[limit] = got
+        return got
+
+    def most_payable(self):
+        """The most the hand and treasury could pay, the hand limit aside (an upper bound of
+        `budget` under every limit, cheap where what-can-be-paid's programme is not)."""
+        return self._unbound_most(self.tv) + self.treasury * self.tv
+
+    def most_turned_in(self):
+        """The largest card value payable where the hand limit does not bind (`levels`' last)."""
+        return self._unbound_most(0)
+
+    def _unbound_most(self, token_value):
+        """The most the cards pay (value turned in plus converted tokens at `token_value`) where
+        the hand limit cannot bind: every move is open, so the most adds up commodity by commodity
+        and only the substitution flag is carried (the moves and flags of `_layers`), not every
+        value turned in (the same number as `_final`'s largest value plus tokens)."""
+        layer = {(0, 0, 0, None): 0}
+        for p, i in enumerate(self.order):
+            per_card, new = self.rate * self.faces[i] * token_value, {}
+            for key, paid in self._open_states(layer, p):
+                moves = self._moves(i, key[3], self.total_cards)
+                self.work += len(moves)  # at most 4 states a layer: never near the limit
+                for move in moves:
+                    nkey, x = (0, 0, 0, move[4]), paid + move[3] + move[1] * per_card
+                    if nkey not in new or x > new[nkey]:
+                        new[nkey] = x
+            layer = new
+        return max(x for key, x in layer.items() if _complete(key[3]))
+
+    def _least_spent(self, price, limit: int):
+        """The least that can be handed over for `price` (None if unaffordable): a card value
+        alone at or above it, or one below it topped up with treasury."""
+        levels = self.levels(limit)
+        i = bisect.bisect_left(levels, price)
+        if self.rate:
+            topped = self._topped_up_converted(price, limit, levels[:i])
+        else:
+            topped = self._topped_up(price, levels, i)
+        return min(levels[i:i + 1] + topped, default=None)
+
+    def _topped_up(self, price, levels: list, i: int) -> list:
+        """The least handed over for `price` by card values below it (levels[:i]) topped up with
+        whole tokens, never more than needed (empty when the treasury cannot make up any)."""
+        j = bisect.bisect_left(levels, price - self.treasury * self.tv)
+        if j >= i:
+            return []
+        if self.tv == 1:
+            return [price]
+        return [price + min((v - price) % self.tv for v in levels[j:i])]
+
+    def _topped_up_converted(self, price, limit: int, below: list) -> list:
+        """What the card values `below` the price hand over topped up with tokens when cards may
+        first be turned into tokens (the tokens they give depend on the cards turned in)."""
+        conv = self._final(limit)
+        paid = []
+        for v in below:
+            t = self.tokens_for(price, v)
+            if t <= self.treasury + conv[v]:
+                paid.append(v + t * self.tv)
+        return paid
+
+    def tokens_for(self, price, card_value) -> int:
+        """Treasury tokens needed on top of `card_value`: exactly enough, never more."""
+        short = price - card_value
+        return 0 if short <= 0 else -(-short // self.tv)
+
+    def best(self, price, limit: int) -> Payment | None:
+        """The payment with the least overpayment; then the most value kept (cards and treasury,
+        converted tokens included), then the fewest cards turned in, then the fewest of the
+        alphabetically first commodities turned in, converted, then substituted."""
+        limit = max(0, limit)
+        least = self.spent(price, limit)
+        if least is None:
+            return None
+        paid = self._paid_limit(limit)
+        if paid in self._whole:  # what can be paid stopped: its whole-set payments are all there is
+            return self._payment(price, limit, self._pick(price, least, self._whole[paid], None))
+        if self._paid_work[paid] > self.CHOICE_WORK:
+            return self._paid_choice(price, limit, least)
+        # no payment needs more converted tokens than the price in tokens less the treasury
+        clamp = max(0, self.tokens_for(price, 0) - self.treasury)
+        work = [0]
+        try:
+            layers = self._chosen_layers(limit, price, least, clamp, work)
+        except _PaymentStopped:
+            self.work += work[0]
+            return self._paid_choice(price, limit, least)
+        self.work += work[0]
+        return self._payment(price, limit, self._choose(layers, price, least))
+
+    def _paid_choice(self, price, limit: int, least) -> Payment:
+        """The payment chosen without its own programme (past CHOICE_WORK or WORK): the best, by
+        `best`'s order, of what-can-be-paid's own payments (each value turned in with the most
+        tokens, along its back-pointers) that hand over exactly `least`. It hands over the least
+        there is; it may keep less than the best payment (it converts every card it can)."""
+        self._stop(CHOOSING)
+        paid = self._paid_limit(limit)
+        layers = self._paid[paid]
+        rows = [(key[0], entry[0], key) for key, entry in layers[-1].items() if _complete(key[3])]
+        return self._payment(price, limit, self._pick(price, least, rows, layers))
+
+    def _pick(self, price, least, rows: list, layers) -> tuple:
+        """Of `rows` (value turned in, tokens converted, moves; or with `layers` a final state of
+        them to follow back), the best payment of exactly `least`, as `_choose` ranks it."""
+        choice = None
+        for value, conv, ref in rows:
+            t = self.tokens_for(price, value)
+            if t > self.treasury + conv or value + t * self.tv != least:
+                continue
+            moves = ref if layers is None else self._turned_in(layers, ref)
+            self.work += len(moves)
+            wealth = sum(self.values[i][m[3]] for i, m in enumerate(moves)) + conv * self.tv
+            rank = (-(wealth + (self.treasury - t) * self.tv), -sum(m[3] for m in moves)) + _tie_break(moves)
+            if choice is None or rank < choice[0]:
+                choice = (rank, value, t, wealth, moves)
+        return choice
+
+    def _payment(self, price, limit: int, choice: tuple) -> Payment:
+        """The Payment of a choice (rank, value turned in, tokens, wealth kept, moves by name)."""
+        _, value, t, wealth, moves = choice
+        conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
+        roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
+        left = self._per_commodity(moves, 3)
+        return Payment(price=price, cards=self._per_commodity(moves, 0), card_value=value, treasury=t,
+                       treasury_value=self.tv, paid=value + t * self.tv, overpayment=value + t * self.tv - price,
+                       kept=left, kept_value=wealth - conv * self.tv, kept_cards=sum(left.values()),
+                       hand_limit=limit, treasury_left=self.treasury + conv - t,
+                       converted=self._per_commodity(moves, 1), converted_treasury=conv,
+                       substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
+
+    def _chosen_layers(self, limit: int, price, least, clamp, work: list) -> list[dict]:
+        """The chosen payment's layers (`_layers` with `keep`), restricted to the states that can
+        still lead to the payment `_choose` picks, found in the same order as the whole programme
+        finds them, so with the same back-pointers.
+
+        A payment handing over exactly `least` keeps wealth + treasury - tokens paid, and the tokens
+        paid are (least - value turned in) / token value, so payments rank first by wealth kept plus
+        value turned in. Given a floor of that sum, a state whose wealth and value so far plus the
+        most every later commodity can add (`_gains`) fall short of it is dropped. The states kept
+        are the whole programme's states that can reach the floor, with the same entries: an entry
+        a dropped state would have made in a kept state's key is strictly below it. So if the best
+        payment reaches the floor, it is among the final states kept, with the same back-pointers;
+        if no final state pays, it does not, and a lower floor is tried (`_floors`: from the most
+        any payment could keep down to what one payment found by a narrow pass keeps, `_floor`);
+        where none is found the whole programme runs. What a dropped state would have changed is the order the next
+        commodity meets the states in (between equal entries of one key the first found wins): a
+        layer of the whole programme lists its groups (value turned in, cards kept, flag) in the
+        order the previous layer's first state of each group first reaches them, then each group's
+        states by most tokens first (`_pareto`); every state of a group has the same moves, so that
+        order follows from the groups alone, which `_group_order` computes without entries, and
+        the kept states are put in it."""
+        if self._floors_pay(limit, least):
+            gains, groups = self._gains(work), None
+            for floor in self._floors(gains[0][None], lambda: self._floor(limit, price, least, clamp, work)):
+                groups = groups or self._group_order(limit, least, limit < self.total_cards, work)
+                layers = self._floored_layers(limit, least, clamp, floor, gains, groups, work)
+                if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
+                    return layers
+        return self._layers(limit, cap=least, keep=True, clamp=clamp, work=work)
+
+    def _floors_pay(self, limit: int, least) -> bool:
+        """Whether the floors are worth trying: with converted tokens in the key (many states per
+        group), or without them where the groups are many (below that the floors' passes cost
+        more than the whole programme); and only with whole-number set values (group codes)."""
+        groups = (least + 1) * (limit + 1 if limit < self.total_cards else 1)
+        whole = all(isinstance(x, int) for row in self.values for x in row) and isinstance(least, int)
+        return whole and (self.rate > 0 or groups >= self.SMALL_PROGRAMME)
+
+    @staticmethod
+    def _floors(most, found) -> Iterable:
+        """The floors `_chosen_layers` tries: `most` (no loss at all); then the sum of a payment
+        `found()` finds, which cannot fail; where it finds none, lower than `most` by 1, 3, 7, ...
+        (a run keeps few states while its floor is near the best payment) down to half of it."""
+        yield most
+        low, gap = found(), 1
+        if low is not None:
+            if low < most:
+                yield low
+            return
+        while gap <= most / 2:
+            yield most - gap
+            gap = gap * 2 + 1
+
+    def _floored_layers(self, limit: int, cap, clamp, floor, gains: list, groups: list, work: list) -> list[dict]:
+        """The chosen payment's programme keeping the states that can reach `floor` (wealth kept
+        plus value turned in), each layer in the whole programme's order (`_chosen_layers`)."""
+        binds = limit < self.total_cards
+        width = (limit + 1 if binds else 1) * 4
+        prune = self._prune(True, binds)
+        layers = [{(0, 0, 0, None): (0, 0, None)}]
+        for p, i in enumerate(self.order):
+            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
+            self._check(work)
+            rank, rest = groups[p + 1], gains[p + 1]
+            live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
+            live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + _FLAG_INDEX[item[0][3]]],
+                                        -item[0][1]))
+            layers.append(dict(live))
+        return layers
+
+    def _gains(self, work: list) -> list[dict]:
+        """Per position p of `order` and substitution flag: the most wealth kept plus value turned
+        in that the commodities from p on can add to a state with that flag (-inf where none
+        completes the substitution), the hand limit and the price left aside."""
+        flags = (None, _OWE, _GAVE, _DONE)
+        after = {flag: 0 if _complete(flag) else -math.inf for flag in flags}
+        suffix = [after]
+        for p in range(len(self.order) - 1, -1, -1):
+            i = self.order[p]
+            worth, per_card = self.values[i], self.rate * self.faces[i] * self.tv
+            work[0] += 4 * len(self._all_moves(i, None))
+            here = {flag: max((m[3] + worth[m[5]] + m[1] * per_card + after[m[4]] for m in self._all_moves(i, flag)),
+                              default=-math.inf) for flag in flags}
+            if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
+                here[_GAVE] = -math.inf  # a donor given at a lower face finds no set (`_open_states`)
+            suffix.append(here)
+            after = here
+        return suffix[::-1]
+
+    def _floor(self, limit: int, price, least, clamp, work: list, width: int = 48):
+        """Wealth kept plus value turned in of one payment handing over exactly `least`, found by
+        the chosen payment's programme keeping only the `width` states of most wealth and value
+        per layer; None when that finds none (the chosen payment then runs in full)."""
+        binds = limit < self.total_cards
+        layer = {(0, 0, 0, None): (0, 0, None)}
+        for p, i in enumerate(self.order):
+            new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least, work))
+            self._check(work)
+            layer = dict(heapq.nlargest(width, new.items(), key=lambda item: item[1][0] + item[0][0]))
+        return max((entry[0] + key[0] for key, entry in layer.items()
+                    if self._tokens_paying(key, price, least) is not None), default=None)
+
+    def _group_order(self, limit: int, cap, binds: bool, work: list) -> list[dict]:
+        """Per layer of the chosen payment's programme: its groups (value turned in, cards kept,
+        flag; coded as one number) -> their place in the order the whole programme meets them.
+        A group first appears where the previous layer's earliest group first reaches it (its
+        first state makes every move of the group: moves depend on the flag and the room left),
+        so a layer's order is that of the previous layer's groups, then of the moves."""
+        span = limit + 1 if binds else 1
+        top = (cap * span + span - 1) * 4 + 3
+        codes = [0]
+        orders = [{0: 0}]
+        for p, i in enumerate(self.order):
+            steps = [self._group_steps(i, flag, limit - kc if binds else limit, span if binds else 0)
+                     for kc in range(span) for flag in (None, _OWE, _GAVE, _DONE)]
+            if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
+                codes = [g for g in codes if g % 4 != _FLAG_INDEX[_GAVE]]
+            # a group this far below the top cannot step past the cap: its moves need no test
+            safe, width = top - max(max(s, default=0) for s in steps), span * 4
+            work[0] += len(codes) * max(map(len, steps))  # at most this many moves of groups
+            self._check(work)
+            codes = list(dict.fromkeys(g + d for g in codes for d in (
+                steps[g % width] if g <= safe else [d for d in steps[g % width] if g + d <= top])))
+            orders.append(dict(zip(codes, range(len(codes)))))
+        return orders
+
+    def _group_steps(self, i: int, flag, room: int, span: int) -> list:
+        """The moves of commodity i from a group with flag `flag` and `room` cards of room, as
+        what they add to the group's code, in move order (a repeated one only where first met)."""
+        here = _FLAG_INDEX[flag]
+        steps = ((m[3] * (span or 1) + (m[5] if span else 0)) * 4 + _FLAG_INDEX[m[4]] - here
+                 for m in self._moves(i, flag, room))
+        return list(dict.fromkeys(steps))
+
+    def _per_commodity(self, moves: tuple, part: int) -> dict:
+        """Commodity -> one part of its move (cards turned in, converted or kept), where not 0."""
+        return {n: m[part] for n, m in zip(self.names, moves) if m[part]}
+
+    def _choose(self, layers: list[dict], price, least) -> tuple:
+        """Among the final states that pay `least` exactly: (rank, value turned in, tokens,
+        wealth kept, moves in the names' order) of the best by the order `best` documents."""
+        choice = None
+        for key, (wealth, held, _) in layers[-1].items():
+            t = self._tokens_paying(key, price, least)
+            if t is None:
+                continue
+            rank = (-(wealth + (self.treasury - t) * self.tv), -held)
+            if choice is not None and rank > choice[0][:2]:
+                continue
+            moves = self._turned_in(layers, key)
+            rank += _tie_break(moves)
+            if choice is None or rank < choice[0]:
+                choice = (rank, key[0], t, wealth, moves)
+        return choice
+
+    def _tokens_paying(self, key: tuple, price, least) -> int | None:
+        """The tokens with which the final state `key` pays exactly `least` for `price` (None: it
+        cannot, or it leaves a substitution unmatched)."""
+        value, conv, _, flag = key
+        t = self.tokens_for(price, value)
+        if not _complete(flag) or t > self.treasury + conv or value + t * self.tv != least:
+            return None
+        return t
+
+    def _turned_in(self, layers: list[dict], key) -> tuple:
+        """Follow the back-pointers from a final state: each commodity's move (cards turned in,
+        cards converted, substitution role, cards kept), in the names' (alphabetical) order."""
+        moves: list = [None] * len(self.names)
+        for p in range(len(self.order) - 1, -1, -1):
+            key, moves[self.order[p]] = layers[p + 1][key][2]
+        return tuple(moves)
+
+
+def _tie_break(moves: tuple) -> tuple:
+    """Between equally good payments: the fewest of the alphabetically first commodities turned
+    in, then converted, then substituted."""
+    return (tuple(m[0] for m in moves), tuple(m[1] for m in moves), tuple(m[2] or "" for m in moves))
+
+
+def hand_report(module, cards: dict[str, int], state=None, calamities: dict[str, int] | None = None) -> dict:
+    """Each set's value (set_value of its cards; outside its trade block, given a state, the
+    off-block value), zero-value cards, and the total; calamity cards held (CALAMITIES) at the
+    edition's `calamity_card_value` each."""
+    value = handvalue.hand_value(module, {n: k for n, k in cards.items() if k}, state)
+    for s in value["sets"]:
+        s["zero_value"] = s["face"] == 0
+    value["cards"] = sum(cards.values())
+    value["zero_value_cards"] = sum(s["cards"] for s in value["sets"] if s["zero_value"])
+    if calamities:
+        each = module.CONSTS["calamity_card_value"]
+        value["calamities"] = [{"calamity": n, "cards": k, "value": each * k} for n, k in calamities.items()]
+        worth = sum(c["value"] for c in value["calamities"])
+        value["total"] = None if value["total"] is None else value["total"] + worth
+    return value
