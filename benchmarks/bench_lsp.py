@@ -226,7 +226,8 @@ def main() -> int:
     args.add_argument("--rounds", type=int, default=20)
     args.add_argument("--no-pipe", action="store_true", help="only the in-process measurement")
     args.add_argument("--in-process-size", type=float, default=1.0,
-                      help="in process: a synthetic rulebook this many times Mega Civilization (default 1: megaciv.civ)")
+                      help="in process: a synthetic rulebook this many times Mega Civilization "
+                           "(default 1: megaciv.civ)")
     args.add_argument("--size", type=float, default=10.0,
                       help="over the pipe: a synthetic rulebook this many times Mega Civilization (default 10)")
     opts = args.parse_args()

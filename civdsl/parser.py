@@ -310,7 +310,8 @@ def _first_excess_token(text: str, matches: int | None = None) -> int | None:
     return excess.start() if excess else None
 
 
-def parse(text: str, path: str, diags: Diagnostics, depth: bool = True, within_limits: bool = False) -> lark.Tree | None:
+def parse(text: str, path: str, diags: Diagnostics, depth: bool = True,
+          within_limits: bool = False) -> lark.Tree | None:
     """Parse normalised text; on failure report the first syntax error. Without `depth`, the tree
     is not checked against MAX_DEPTH here: the caller's syntax pass measures it on its way
     (syntax.to_syntax raises TooDeep) and reports it with `report_too_deep`. `within_limits`:

@@ -400,7 +400,8 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         others theirs)."""
         tier = self.ed.tier_vp(adv.cost)
         if adv.vp_explicit and tier is not None and adv.vp != tier:
-            self.d.error("CIV030", f"`{adv.name}` is worth {adv.vp} VP, but the tier rule gives {tier} for cost {adv.cost}",
+            self.d.error("CIV030", f"`{adv.name}` is worth {adv.vp} VP, but the tier rule gives {tier} "
+                         f"for cost {adv.cost}",
                          adv.field_spans["vp"], item=adv.name)
 
     def _prerequisite_cycles(self) -> None:
