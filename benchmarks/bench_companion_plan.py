@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import civdsl  # noqa: E402
 from civdsl.plan import answer  # noqa: E402
 from civdsl.companion.jsgen import engine_script  # noqa: E402
+from companion_harness import checked_edition  # noqa: E402
 
 # Times each query in Node: a warm-up run (the cold time), then the least of `repeat` runs.
 _DRIVER = r"""
@@ -63,7 +64,7 @@ process.stdin.on("end", () => {
 
 
 def node_times(rulebook: str, queries: list, repeat: int) -> list[dict]:
-    script = engine_script(civdsl.load(rulebook).module)
+    script = engine_script(checked_edition(rulebook), civdsl.load(rulebook).module)
     with tempfile.TemporaryDirectory(prefix="civdsl-bench-") as tmp:
         engine, driver = Path(tmp) / "engine.js", Path(tmp) / "driver.js"
         engine.write_text(script, encoding="utf-8")

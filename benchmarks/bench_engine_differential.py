@@ -36,8 +36,10 @@ EDITIONS = ("megaciv", "expansion", "civ1981", "civ1980")
 
 def page_engine(edition: str) -> str:
     from civdsl.companion.page import companion_html
+    from companion_harness import checked_edition
 
-    return re.findall(r"<script>(.*?)</script>", companion_html(civdsl.load(edition).module), re.S)[0]
+    return re.findall(r"<script>(.*?)</script>", companion_html(civdsl.load(edition).module, checked_edition(edition)),
+                      re.S)[0]
 
 
 def compare(edition: str, states: int, first: int, page: bool, chunk: int = 500) -> tuple[int, list[str], float, float]:

@@ -24,7 +24,7 @@ import civdsl  # noqa: E402
 from civdsl import rulings  # noqa: E402
 from civdsl.diagnostics import Diagnostics  # noqa: E402
 from civdsl.frontend import check_file  # noqa: E402
-from civdsl.impact import impact_of  # noqa: E402
+from civdsl.api import impact_of  # noqa: E402
 
 HOUSE = ROOT / "rulebooks" / "house"
 

@@ -399,3 +399,36 @@ class Rulebook:
             player = self.state(facts.pop("holds", []), facts)
         with sourcemap.rules_of(self.module):
             return handvalue.hand_value(self.module, cards, player)
+
+
+# --- what the tools ask of a rulebook given by path: loaded here, so that the tools themselves
+# (rulings, impact) work on what they are handed and never load a rulebook --------------------
+
+def run_rulings(path, checked, diags) -> list:
+    """`rulings.check` for a rulebook the front end checked without errors: its compiled module is
+    loaded (from the cache when unchanged) and every ruling of its chain run on it."""
+    from .rulings import check
+
+    try:
+        rulebook = load(path)
+    except RulebookError as exc:  # a rule the validator let through but Python cannot hold
+        diags.items.extend(d for d in exc.diagnostics.items if d not in diags.items)
+        return []
+    return check(checked.edition, rulebook, diags)
+
+
+def impact_of(a: str, b: str, seed: int = 0):
+    """The impact of rulebook B against rulebook A (edition ids or paths), each checked and compiled
+    (from the cache when unchanged). Raises RulebookError for a rulebook with errors."""
+    from .frontend import check_file
+    from .impact import impact
+
+    loaded = []
+    for name in (a, b):
+        path = Path(locate(name))
+        checked = check_file(path, reuse=True)
+        if not checked.ok:
+            raise RulebookError(f"{name} has errors", checked.diagnostics)
+        loaded.append((load(path).module, checked.edition))
+    (ma, ea), (mb, eb) = loaded
+    return impact(ma, mb, ea, eb, seed)

@@ -19,12 +19,11 @@ from pathlib import Path
 
 from .codegen import CodegenError, generate_module
 from .frontend import Checked, check_file
-from .api import RulebookError
+from .api import RulebookError, run_rulings
 from .atomicfile import atomic_write, create_temporary, encoded
 from .diagnostics import Diagnostics
 from .escape import shown_name
 from .laws import check_declared
-from .rulings import check_checked
 from .serialize import to_data
 
 # Outputs whose bytes depend on the tools installed (Graphviz's version): compared loosely.
@@ -141,7 +140,7 @@ def compile_all(paths: list[Path], diags: Diagnostics, progress=None) -> list[Ed
             continue
         ids[checked.edition.id] = path
         before = len(diags.errors)
-        check_checked(path, checked, diags)
+        run_rulings(path, checked, diags)
         check_declared(checked.edition, diags)
         if len(diags.errors) > before:
             continue  # a failing ruling: the rules do not answer as the rulebook says they do

@@ -5,7 +5,9 @@ an int), every identifier in the output is made here from a fixed prefix, a coun
 ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
 before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
 rule's function records which rulebook line it came from (`LINES`), so that `sourcemap.located`
-can report an error at the rulebook line.
+can report an error at the rulebook line. How the rules are read (constants folded, requirements
+split, a calamity's variants, a role's walk) is `rulewalk.py`, shared with the page's JavaScript
+generator; this module gives it Python's words.
 """
 
 from __future__ import annotations

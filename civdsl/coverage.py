@@ -74,17 +74,45 @@ class Report:
 
 def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Report:
     ed = checked.edition
-    texts = {f.display: f.text.splitlines() for f in checked.chain}
+    line_of = _Lines(checked.chain)
     own_file = checked.chain[-1].display if len(checked.chain) > 1 else None
-
-    def line_of(path: str, line: int) -> str:
-        lines = texts.get(path, ())
-        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
-        return text if len(text) <= _WIDTH else text[:_WIDTH - 1] + "…"
-
     # what the house rule changes: its own statements, and the base's items it changes or removes
     changed = {(i.value, i.name) for i in checked.chain[-1].ast.items if i.kind in ("change", "remove")} \
         if own_file else set()
+    by_clause, cited_owners = _implementations(ed, line_of, own_file, changed)
+    acks, covering = _acknowledged(ed)
+    rows = []
+    for c in listed.clauses.values():
+        required = listed.is_required(c.id)
+        ack = acks.get(c.id) or (f"{c.kind}: {clause_lists.KINDS[c.kind]}" if _kind_acknowledges(listed, c, required)
+                                 else None)
+        rows.append(ClauseCover(c.id, c.title, c.kind, required, by_clause.get(c.id, []), ack))
+    _uncover_what_covers_nothing(rows, covering)
+    uncited = [Implementation(item.span.path, item.span.line, line_of(item.span.path, item.span.line), "",
+                              item.span.path == own_file)
+               for f in checked.chain for item in f.ast.items
+               if item.kind not in _NOT_RULES and (item.span.path, item.span.line, item.span.column) not in cited_owners]
+    report = Report(ed.id, listed.path, rows, uncited, _chapters(listed, rows), house_rule=own_file is not None)
+    if copy is not None:
+        _compare(report, listed, copy)
+    return report
+
+
+class _Lines:
+    """A line of a file of the chain as a report shows it: stripped, cut to the report's width."""
+
+    def __init__(self, chain: list):
+        self.texts = {f.display: f.text.splitlines() for f in chain}
+
+    def __call__(self, path: str, line: int) -> str:
+        lines = self.texts.get(path, ())
+        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        return text if len(text) <= _WIDTH else text[:_WIDTH - 1] + "…"
+
+
+def _implementations(ed, line_of: _Lines, own_file: str | None,
+                     changed: set) -> tuple[dict[str, list[Implementation]], set[tuple[str, int, int]]]:
+    """(each cited clause's implementations, where the statements that cite are)."""
     by_clause: dict[str, list[Implementation]] = {}
     cited_owners: set[tuple[str, int, int]] = set()
     for cite in ed.citations:
@@ -94,32 +122,20 @@ def cover(checked: Checked, listed: ClauseList, copy: str | None = None) -> Repo
                               cite.span.path == own_file or (cite.owner_kind, cite.owner_name) in changed)
         for clause_id, _ in cite.clauses:
             by_clause.setdefault(clause_id, []).append(impl)
+    return by_clause, cited_owners
+
+
+def _acknowledged(ed) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(each acknowledged clause's words, each clause acknowledged as covered by others: those others)."""
     acks: dict[str, str] = {}
-    covering: dict[str, list[str]] = {}  # a clause acknowledged as covered by others: those others
+    covering: dict[str, list[str]] = {}
     for ack in ed.acknowledgements:
         words = _acknowledgement_words(ack)
         for clause_id, _ in ack.clauses:
             acks[clause_id] = words
             if ack.kind == "covered_by":
                 covering[clause_id] = [i for i, _ in ack.detail]
-    rows = []
-    for c in listed.clauses.values():
-        required = listed.is_required(c.id)
-        ack = acks.get(c.id) or (f"{c.kind}: {clause_lists.KINDS[c.kind]}" if _kind_acknowledges(listed, c, required)
-                                 else None)
-        rows.append(ClauseCover(c.id, c.title, c.kind, required, by_clause.get(c.id, []), ack))
-    _uncover_what_covers_nothing(rows, covering)
-    uncited = []
-    for f in checked.chain:
-        for item in f.ast.items:
-            if item.kind in _NOT_RULES or (item.span.path, item.span.line, item.span.column) in cited_owners:
-                continue
-            uncited.append(Implementation(item.span.path, item.span.line, line_of(item.span.path, item.span.line),
-                                          "", item.span.path == own_file))
-    report = Report(ed.id, listed.path, rows, uncited, _chapters(listed, rows), house_rule=own_file is not None)
-    if copy is not None:
-        _compare(report, listed, copy)
-    return report
+    return acks, covering
 
 
 def _kind_acknowledges(listed: ClauseList, clause: clause_lists.Clause, required: bool) -> bool:

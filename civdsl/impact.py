@@ -281,17 +281,7 @@ def _calamity_item(a, b, eda: Edition, edb: Edition, name: str, role: str, rng: 
                    same_rules: bool, advances_same: bool) -> ItemImpact:
     ca, cb = eda.calamities[name], edb.calamities[name]
     item = ItemImpact("calamity", name, role, "what the victim loses")
-    advances = sorted({x for c in (ca, cb) for m in c.modifiers if m.role in (role, "any") for x in m.advances
-                       if x in eda.advances and x in edb.advances})
-    facts, cards = facts_read(ca, cb)
-    facts = sorted(set(facts) | _bound_facts(a, name) | _bound_facts(b, name))
-    grid = [f for f in facts if vocab.FACTS.get(f) is not None and vocab.FACTS[f].type in FACT_GRID
-            or f in vocab.DERIVED_FACTS]
-    item.not_varied = [f for f in facts if f not in grid]
-    axes = ([(f"holds:{x}", (False, True)) for x in advances]
-            + [(f, FACT_GRID[vocab.FACTS[f].type] if f in vocab.FACTS else FACT_GRID["int"]) for f in grid]
-            + [(f"cards:{c}", CARD_GRID) for c in cards])
-    item.varied = advances + grid + [f"cards of {c}" for c in cards]
+    axes = _calamity_axes(item, a, b, eda, edb, role)
     if same_rules and _stripped(_calamity(ca)) == _stripped(_calamity(cb)) and (
             advances_same or not (_reads_derived(ca) or _reads_derived(cb))):
         item.same_rules = True
@@ -300,12 +290,31 @@ def _calamity_item(a, b, eda: Edition, edb: Edition, name: str, role: str, rng: 
     known: dict = {}
     situations = [s for s in situations if _possible((a, b), _situation_words(axes, s), known)]
     item.lines_a, item.lines_b = _changed_lines(ca, cb, role)
-    with sourcemap.rules_of(a):
-        answers_a = [_calamity_answer(a, name, role, _situation_words(axes, s)) for s in situations]
-    with sourcemap.rules_of(b):
-        answers_b = [_calamity_answer(b, name, role, _situation_words(axes, s)) for s in situations]
-    _compare(item, situations, answers_a, answers_b, lambda s: _situation_words(axes, s))
+    answers = []
+    for module in (a, b):
+        with sourcemap.rules_of(module):
+            answers.append([_calamity_answer(module, name, role, _situation_words(axes, s)) for s in situations])
+    _compare(item, situations, *answers, lambda s: _situation_words(axes, s))
     return item
+
+
+def _calamity_axes(item: ItemImpact, a, b, eda: Edition, edb: Edition, role: str) -> list:
+    """The axes of a calamity's grid for one role: each advance a modifier of the role names (held
+    or not), each fact read that has a grid of values, each commodity's cards; the facts read
+    without a grid are named on the item as not varied."""
+    name = item.item
+    ca, cb = eda.calamities[name], edb.calamities[name]
+    advances = sorted({x for c in (ca, cb) for m in c.modifiers if m.role in (role, "any") for x in m.advances
+                       if x in eda.advances and x in edb.advances})
+    facts, cards = facts_read(ca, cb)
+    facts = sorted(set(facts) | _bound_facts(a, name) | _bound_facts(b, name))
+    grid = [f for f in facts if vocab.FACTS.get(f) is not None and vocab.FACTS[f].type in FACT_GRID
+            or f in vocab.DERIVED_FACTS]
+    item.not_varied = [f for f in facts if f not in grid]
+    item.varied = advances + grid + [f"cards of {c}" for c in cards]
+    return ([(f"holds:{x}", (False, True)) for x in advances]
+            + [(f, FACT_GRID[vocab.FACTS[f].type] if f in vocab.FACTS else FACT_GRID["int"]) for f in grid]
+            + [(f"cards:{c}", CARD_GRID) for c in cards])
 
 
 def _compare(item: ItemImpact, situations, answers_a, answers_b, words) -> None:
@@ -356,8 +365,25 @@ def _price_item(a, b, eda: Edition, edb: Edition, name: str, rng: random.Random)
                    and set(eda.advances[n].groups) & set(eda.advances[name].groups))
     item.varied = creditors
     axes = [(f"holds:{x}", (False, True)) for x in creditors]
+    situations, buys = _purchases(item, creditors, peers, rng)
+    answers = []
+    for module in (a, b):
+        with sourcemap.rules_of(module):
+            answers.append([_priced(module, [x for x, h in zip(creditors, s) if h], buy)
+                            for s, buy in zip(situations, buys)])
+    item.lines_a, item.lines_b = _advance_lines(eda, edb, [name, *creditors])
+    _compare(item, list(zip(situations, map(tuple, buys))), *answers,
+             lambda s: {**_situation_words(axes, s[0]), "buy": list(s[1])})
+    return item
+
+
+def _purchases(item: ItemImpact, creditors: list[str], peers: list[str],
+               rng: random.Random) -> tuple[list[tuple[bool, ...]], list[list[str]]]:
+    """(the held sets, what each buys): every held set of the creditors, the advance bought alone
+    and with each advance of its group not held; past the exhaustive bound, a sample of held sets
+    with one companion each. Sets the item's space and whether it is exhaustive."""
+    name = item.item
     held_space = 2 ** len(creditors)
-    # every held set, bought alone and with each advance of its group not held
     item.space = held_space * (1 + len(peers))
     item.exhaustive = item.space <= EXHAUSTIVE
     situations, buys = [], []
@@ -368,26 +394,18 @@ def _price_item(a, b, eda: Edition, edb: Edition, name: str, rng: random.Random)
                 situations.append(s)
                 buys.append(buy)
         item.space = len(situations)  # a held advance is never bought
-    else:
-        held_sets = (list(itertools.product((False, True), repeat=len(creditors))) if held_space <= PRICE_HELD_SETS
-                     else sorted({_few(rng, len(creditors)) for _ in range(PRICE_HELD_SETS * 2)},
-                                 key=repr)[:PRICE_HELD_SETS])
-        for s in held_sets:
-            held = [x for x, h in zip(creditors, s) if h]
-            companions = [p for p in peers if p not in held]
-            for buy in ([name], [name, rng.choice(companions)] if companions else None):
-                if buy is not None:
-                    situations.append(s)
-                    buys.append(buy)
-    answers = []
-    for module in (a, b):
-        with sourcemap.rules_of(module):
-            answers.append([_priced(module, [x for x, h in zip(creditors, s) if h], buy)
-                            for s, buy in zip(situations, buys)])
-    item.lines_a, item.lines_b = _advance_lines(eda, edb, [name, *creditors])
-    _compare(item, list(zip(situations, map(tuple, buys))), *answers,
-             lambda s: {**_situation_words(axes, s[0]), "buy": list(s[1])})
-    return item
+        return situations, buys
+    held_sets = (list(itertools.product((False, True), repeat=len(creditors))) if held_space <= PRICE_HELD_SETS
+                 else sorted({_few(rng, len(creditors)) for _ in range(PRICE_HELD_SETS * 2)},
+                             key=repr)[:PRICE_HELD_SETS])
+    for s in held_sets:
+        held = [x for x, h in zip(creditors, s) if h]
+        companions = [p for p in peers if p not in held]
+        for buy in ([name], [name, rng.choice(companions)] if companions else None):
+            if buy is not None:
+                situations.append(s)
+                buys.append(buy)
+    return situations, buys
 
 
 def _few(rng: random.Random, n: int) -> tuple[bool, ...]:
@@ -620,22 +638,3 @@ def impact_chart(imp: Impact, title_a: str):
                          f"and were not resolved."],
                   empty="no situation changes")
     return Chart("impact", "Impact", [table])
-
-
-def impact_of(a: str, b: str, seed: int = 0) -> Impact:
-    """The impact of rulebook B against rulebook A (edition ids or paths), each checked and compiled
-    (from the cache when unchanged). Raises RulebookError for a rulebook with errors."""
-    from pathlib import Path
-
-    from .api import RulebookError, load, locate
-    from .frontend import check_file
-
-    loaded = []
-    for name in (a, b):
-        path = Path(locate(name))
-        checked = check_file(path, reuse=True)
-        if not checked.ok:
-            raise RulebookError(f"{name} has errors", checked.diagnostics)
-        loaded.append((load(path).module, checked.edition))
-    (ma, ea), (mb, eb) = loaded
-    return impact(ma, mb, ea, eb, seed)

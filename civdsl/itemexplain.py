@@ -168,23 +168,33 @@ def _printed_clauses(ed: Edition, kind: str, names: set[str]) -> list[str]:
     if not ids:
         return []
     own = [c for c in ed.citations if c.owner_kind == kind and c.owner_name in names]
-    titles = {}
-    if ed.clause_list is not None:
-        from . import clauses
-        from .diagnostics import Diagnostics
-
-        listed = clauses.read(Path(ed.clause_list[0]), Diagnostics())
-        titles = {k: v.title for k, v in listed.clauses.items()} if listed is not None else {}
+    titles = _clause_titles(ed)
     out = ["", "Printed clauses it implements (civdsl cover):"]
     for clause_id in ids:
-        title = titles.get(clause_id, "")
-        at = ", ".join(_where(c.target) for c in own if any(i == clause_id for i, _ in c.clauses))
-        out.append(f"  {clause_id}" + (f" ({title})" if title and not clause_id.endswith(title) else "") + f"  {at}")
-        others = [c for c in ed.citations if c not in own and any(i == clause_id for i, _ in c.clauses)]
-        for c in others[:_MOST_OTHERS]:
-            out.append(f"    also in {c.owner_kind}{' ' + c.owner_name if c.owner_name else ''}  {_where(c.target)}")
-        if len(others) > _MOST_OTHERS:
-            out.append(f"    and {len(others) - _MOST_OTHERS} more statements (civdsl cover {ed.id} --all)")
+        out += _clause_lines(ed, clause_id, titles.get(clause_id, ""), own)
+    return out
+
+
+def _clause_titles(ed: Edition) -> dict[str, str]:
+    """Each clause's title in the edition's clause list (none without a list)."""
+    if ed.clause_list is None:
+        return {}
+    from . import clauses
+    from .diagnostics import Diagnostics
+
+    listed = clauses.read(Path(ed.clause_list[0]), Diagnostics())
+    return {k: v.title for k, v in listed.clauses.items()} if listed is not None else {}
+
+
+def _clause_lines(ed: Edition, clause_id: str, title: str, own: list) -> list[str]:
+    """One clause: where the item's statements cite it, then the first other statements citing it."""
+    at = ", ".join(_where(c.target) for c in own if any(i == clause_id for i, _ in c.clauses))
+    out = [f"  {clause_id}" + (f" ({title})" if title and not clause_id.endswith(title) else "") + f"  {at}"]
+    others = [c for c in ed.citations if c not in own and any(i == clause_id for i, _ in c.clauses)]
+    for c in others[:_MOST_OTHERS]:
+        out.append(f"    also in {c.owner_kind}{' ' + c.owner_name if c.owner_name else ''}  {_where(c.target)}")
+    if len(others) > _MOST_OTHERS:
+        out.append(f"    and {len(others) - _MOST_OTHERS} more statements (civdsl cover {ed.id} --all)")
     return out
 
 

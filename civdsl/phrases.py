@@ -12,12 +12,12 @@ from __future__ import annotations
 from . import vocabulary as vocab
 from .records import Record
 
-_AREA_TEXT = {"any": "", "coastal": " from coastal areas", "flood_plain": " from the flood plain",
-              "volcano": " in areas touched by the volcano", "open_sea": " next to the open sea",
-              "adjacent": " in an adjacent area"}
+AREA_TEXT = {"any": "", "coastal": " from coastal areas", "flood_plain": " from the flood plain",
+             "volcano": " in areas touched by the volcano", "open_sea": " next to the open sea",
+             "adjacent": " in an adjacent area"}
 
 # A kind's sentence when one of its parameters is zero (the clause about it disappears).
-_ZERO_VARIANTS = {
+ZERO_VARIANTS = {
     ("faction_split", "by_victim"): "a faction of {amount} {unit_points}, all picked by the beneficiary, breaks away",
 }
 
@@ -130,13 +130,13 @@ def _plurals(one: bool) -> dict[str, str]:
 def _where_and_who(values: dict) -> dict[str, str]:
     """The words of where an effect acts and who chooses or receives: `area_text`, `area`, `chooser`, `to`."""
     area = values.get("area", "any")
-    return {"area_text": _AREA_TEXT.get(str(area), f" ({values.get('area')})"), "area": str(area).replace("_", " "),
+    return {"area_text": AREA_TEXT.get(str(area), f" ({values.get('area')})"), "area": str(area).replace("_", " "),
             "chooser": str(values.get("chooser", "victim")), "to": str(values.get("to", "beneficiary"))}
 
 
 def _template(kind_name: str, text: str, values: dict) -> str:
-    """The kind's sentence, or its variant for a parameter that is zero (_ZERO_VARIANTS)."""
-    for (k, param), variant in _ZERO_VARIANTS.items():
+    """The kind's sentence, or its variant for a parameter that is zero (ZERO_VARIANTS)."""
+    for (k, param), variant in ZERO_VARIANTS.items():
         if k == kind_name and is_zero(values.get(param)):
             text = variant
     return text

@@ -20,6 +20,12 @@ from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, literal
 from .syntax import BinOp, Call, CancelOp, ChangeOp, ImmuneOp, Name, NodeVisitor, Num, OptionOp, StopOp
 
+# What the code generators use: a target imports these names only (tests/test_layering.py fails
+# if companion/ takes an underscore name).
+__all__ = ["AmountRules", "EffectVar", "FloorStep", "RequirementWords", "RoleWalk", "SetValueScope", "calamity_variants",
+           "call_mapping", "conjuncts", "constant_literals", "constant_value", "requirement", "score_lines",
+           "variant_index", "variant_options"]
+
 
 def constant_literals(ed: Edition) -> dict[str, str]:
     """Each constant with a value, as the Python literal the module holds."""
@@ -86,9 +92,9 @@ def conjuncts(expr) -> list:
     return [expr]
 
 
-def disjuncts(expr) -> list:
+def _disjuncts(expr) -> list:
     if isinstance(expr, BinOp) and expr.op == "or":
-        return disjuncts(expr.left) + disjuncts(expr.right)
+        return _disjuncts(expr.left) + _disjuncts(expr.right)
     return [expr]
 
 
@@ -108,7 +114,7 @@ def requirement(words: RequirementWords, compiler, expr, req, line: int | None =
     line = line if line is not None else req.span.line
     text = _requirement_text(expr, req)
     step = words.each_step if each_step else ""
-    alternatives = disjuncts(expr)
+    alternatives = _disjuncts(expr)
     if len(alternatives) > 1:
         # "A or B and C": every part is evaluated, so the answer shows the player's count in each
         parts = ", ".join("[" + ", ".join(_requirement_part(compiler, c, line, words) for c in conjuncts(alt)) + "]"

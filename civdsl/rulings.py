@@ -200,50 +200,72 @@ def _answer_key(expr) -> str:
                       '`price("Music") == 55`, `cancelled`', expr.span)
 
 
-def read(ruling: Ruling) -> Reading:
-    """The ruling as data, or RulingError at its first mistake."""
-    players, options, expected, citations, borders = [], {}, [], [], {}
+@dataclass
+class _Calls:
+    """What a ruling's calls say, gathered one call at a time (`add`)."""
+    players: list = field(default_factory=list)
+    options: dict = field(default_factory=dict)
+    expected: list = field(default_factory=list)
+    citations: list = field(default_factory=list)
+    borders: dict = field(default_factory=dict)
     secondary: dict | None = None  # None: the ruling names no secondary victims, {}: it names none
-    questions = []
-    for call in ruling.calls:
+    questions: list = field(default_factory=list)
+
+    def add(self, call: Call) -> None:
         if call.name in QUESTIONS:
-            questions.append(call)
-        elif call.name == "player":
-            players.append(_player(call))
-        elif call.name == "option":
-            options.update({k: _literal(v, f"option `{k}`") for k, v in call.kwargs.items()})
-        elif call.name == "expect":
-            expected.extend(_expectation(a) for a in call.args)
-        elif call.name == "cite":
-            citations.extend(("rules", text) for text in _strings(call))
-            citations.extend((_citation_kind(k, call), _citation_text(v, k)) for k, v in call.kwargs.items())
-        elif call.name == "border":  # border("anna", "bruno", "land")
-            names = _strings(call)
-            if len(names) not in (2, 3) or names[2:] and names[2] not in BORDER_KINDS:
-                raise RulingError('`border` names two players and how they border: border("anna", "bruno", "land"), '
-                                  "`land`, `water` or `near`", call.span)
-            borders.setdefault(names[2] if len(names) == 3 else "land", []).append(names[:2])
-        elif call.name == "secondary":  # secondary("bruno", 10): the amount assigned to him; secondary(): none
-            secondary = _secondary(call, secondary)
+            self.questions.append(call)
+        elif call.name in OTHER_CALLS:
+            getattr(self, f"_{call.name}")(call)
         else:
             raise RulingError(f"unknown call `{call.name}` in a ruling", call.span,
                               suggestion(call.name, list(QUESTIONS) + list(OTHER_CALLS)))
+
+    def _player(self, call: Call) -> None:
+        self.players.append(_player(call))
+
+    def _option(self, call: Call) -> None:
+        self.options.update({k: _literal(v, f"option `{k}`") for k, v in call.kwargs.items()})
+
+    def _expect(self, call: Call) -> None:
+        self.expected.extend(_expectation(a) for a in call.args)
+
+    def _cite(self, call: Call) -> None:
+        self.citations.extend(("rules", text) for text in _strings(call))
+        self.citations.extend((_citation_kind(k, call), _citation_text(v, k)) for k, v in call.kwargs.items())
+
+    def _border(self, call: Call) -> None:  # border("anna", "bruno", "land")
+        names = _strings(call)
+        if len(names) not in (2, 3) or names[2:] and names[2] not in BORDER_KINDS:
+            raise RulingError('`border` names two players and how they border: border("anna", "bruno", "land"), '
+                              "`land`, `water` or `near`", call.span)
+        self.borders.setdefault(names[2] if len(names) == 3 else "land", []).append(names[:2])
+
+    def _secondary(self, call: Call) -> None:  # secondary("bruno", 10): the amount assigned to him; secondary(): none
+        self.secondary = _secondary(call, self.secondary)
+
+
+def read(ruling: Ruling) -> Reading:
+    """The ruling as data, or RulingError at its first mistake."""
+    calls = _Calls()
+    for call in ruling.calls:
+        calls.add(call)
+    questions, expected = calls.questions, calls.expected
     if len(questions) != 1:
         raise RulingError("a ruling asks one question: " + ", ".join(f"{q}(...)" for q in QUESTIONS)
                           + (f" (it asks {len(questions)})" if questions else ""),
                           questions[1].span if questions else ruling.span)
     if not expected:
         raise RulingError("a ruling says the answer it expects: expect(...)", ruling.span)
-    if not citations:
+    if not calls.citations:
         raise RulingError("a ruling cites where its answer comes from: cite(\"paragraph\"), cite(errata=\"...\") "
                           "or cite(faq=\"...\")", ruling.span)
     q = questions[0]
-    _check_question(q, players)
+    _check_question(q, calls.players)
     for e in expected:
         _check_answer_key(q.name, e)
-    return Reading(ruling, players or [{"name": None, "holds": [], "facts": {}}], options, q.name, _strings(q),
-                   {k: _literal(v, f"`{k}`") for k, v in q.kwargs.items()}, q.span, expected, citations,
-                   borders, secondary)
+    return Reading(ruling, calls.players or [{"name": None, "holds": [], "facts": {}}], calls.options, q.name,
+                   _strings(q), {k: _literal(v, f"`{k}`") for k, v in q.kwargs.items()}, q.span, expected,
+                   calls.citations, calls.borders, calls.secondary)
 
 
 def _citation_text(value, key: str) -> str:
@@ -615,17 +637,3 @@ def _notes(outcome: Outcome) -> list[str]:
         notes.append("the answer is incomplete: it depends on " + ", ".join(missing))
     notes.extend(outcome.trace)
     return notes
-
-
-def check_checked(path, checked, diags: Diagnostics) -> list[Outcome]:
-    """`check` for a rulebook the front end checked without errors: its compiled module is loaded
-    (from the cache when unchanged) and every ruling of its chain run on it."""
-    from .api import load
-    from .errors import RulebookError
-
-    try:
-        rulebook = load(path)
-    except RulebookError as exc:  # a rule the validator let through but Python cannot hold
-        diags.items.extend(d for d in exc.diagnostics.items if d not in diags.items)
-        return []
-    return check(checked.edition, rulebook, diags)

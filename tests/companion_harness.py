@@ -1,6 +1,7 @@
 """Both engines answer the same questions: the generated JavaScript one in Node, the Python one in-process.
 
-`js_answers(rulebook, queries)` builds the rulebook's engine (companion.jsgen.engine_script), runs
+`js_answers(rulebook, queries)` builds the rulebook's engine (companion.jsgen.engine_script, from the
+checked edition `checked_edition` gives and its compiled module), runs
 it once in Node with every query as JSON on stdin, and returns the answers as the command line's
 --json prints them (parsed back, so a float stays a float: Node prints them as Python does).
 `cli_answer(rulebook, query)` is the Python answer to the same query from the functions the
@@ -61,6 +62,19 @@ process.stdin.on("end", () => {
 _SCRIPTS: dict = {}
 
 
+def checked_edition(rulebook):
+    """The checked edition of a shipped edition id or a rulebook file: what `civdsl build` hands
+    the page's generator beside the module it compiled from it."""
+    from civdsl.api import locate
+    from civdsl.frontend import check_file
+
+    path = locate(str(rulebook)).resolve()
+    checked = check_file(path, reuse=True)
+    if not checked.ok:
+        raise RulebookError(f"{path} has errors", checked.diagnostics)
+    return checked.edition
+
+
 def engine(rulebook) -> str:
     """The engine script of a shipped edition id or a rulebook file (built once per compiled module)."""
     from civdsl.companion.jsgen import engine_script
@@ -68,7 +82,7 @@ def engine(rulebook) -> str:
     module = civdsl.load(rulebook).module
     script = _SCRIPTS.get(id(module))
     if script is None or script[0] is not module:
-        script = (module, engine_script(module))
+        script = (module, engine_script(checked_edition(rulebook), module))
         _SCRIPTS[id(module)] = script
     return script[1]
 

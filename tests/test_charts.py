@@ -13,7 +13,6 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 from conftest import run_cli
 
 from civdsl import describe
@@ -21,7 +20,6 @@ from civdsl import vocabulary as vocab
 from civdsl.build import EditionOutputs
 from civdsl.charts import derive, render_all, site_files
 from civdsl.charts import explorer as explorer_mod
-from civdsl.cli.charts import chart as chart_command
 from civdsl.charts.explorer import dot_quote
 from civdsl.charts.markdown import md_escape
 from civdsl.frontend import check_file
@@ -601,51 +599,49 @@ def test_every_modifier_operation_has_words(mini):
 
 
 def test_chart_command_formats(tmp_path):
-    runner = CliRunner()
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "calamities", "--format", "csv"])
+    result = run_cli("chart", str(MINI), "--kind", "calamities", "--format", "csv")
     assert result.exit_code == 0, result.output
     assert [r["Calamity"] for r in rows(result.output)] == ["Famine", "Flood"]
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "advances", "--format", "json"])
+    result = run_cli("chart", str(MINI), "--kind", "advances", "--format", "json")
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert [a["name"] for a in data["advances"]] == ["Pottery", "Agriculture", "Drama and Poetry", "Law"]
-    result = runner.invoke(chart_command, ["civ1981", "--kind", "epochs", "--format", "md"])
+    result = run_cli("chart", "civ1981", "--kind", "epochs", "--format", "md")
     assert result.exit_code == 0 and "Late Iron Age" in result.output
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "explorer", "--format", "dot"])
+    result = run_cli("chart", str(MINI), "--kind", "explorer", "--format", "dot")
     assert result.output.startswith('digraph "explorer mini"')
     out = tmp_path / "page.html"
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "all", "--format", "html", "-o", str(out)])
+    result = run_cli("chart", str(MINI), "--kind", "all", "--format", "html", "-o", str(out))
     assert result.exit_code == 0 and out.read_text().startswith("<!DOCTYPE html>")
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "all", "--format", "csv", "-o", str(tmp_path / "csv")])
+    result = run_cli("chart", str(MINI), "--kind", "all", "--format", "csv", "-o", str(tmp_path / "csv"))
     assert result.exit_code == 0 and (tmp_path / "csv" / "credits.csv").is_file()
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "all", "--format", "yaml"])
+    result = run_cli("chart", str(MINI), "--kind", "all", "--format", "yaml")
     assert yaml.safe_load(result.output)["id"] == "mini"
 
 
 def test_chart_command_errors(tmp_path):
-    runner = CliRunner()
     bad = tmp_path / "bad.civ"
     bad.write_text(MINI.read_text().replace("cost 60", "cost"))
-    result = runner.invoke(chart_command, [str(bad)])
+    result = run_cli("chart", str(bad))
     assert result.exit_code == 1
-    assert "bad.civ" in result.output  # the diagnostics (CliRunner mixes stderr in)
-    result = runner.invoke(chart_command, ["no-such-edition"])
+    assert "bad.civ" in result.output  # the diagnostics (on stderr; `output` interleaves both streams)
+    result = run_cli("chart", "no-such-edition")
     assert result.exit_code == 1 and "no rulebook" in result.output
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "calamities", "--format", "svg"])
+    result = run_cli("chart", str(MINI), "--kind", "calamities", "--format", "svg")
     assert result.exit_code != 0 and "--kind explorer" in result.output
-    result = runner.invoke(chart_command, [str(MINI), "--kind", "all", "--format", "csv"])
+    result = run_cli("chart", str(MINI), "--kind", "all", "--format", "csv")
     assert result.exit_code == 1 and "-o" in result.output
 
 
 @pytest.mark.skipif(not HAVE_DOT, reason="graphviz `dot` is not installed")
 def test_chart_command_svg():
-    result = CliRunner().invoke(chart_command, [str(MINI), "--kind", "explorer", "--format", "svg"])
+    result = run_cli("chart", str(MINI), "--kind", "explorer", "--format", "svg")
     assert result.exit_code == 0 and "<svg" in result.output
 
 
 def test_chart_command_svg_without_dot(monkeypatch):
     monkeypatch.setattr(explorer_mod.shutil, "which", lambda name: None)
-    result = CliRunner().invoke(chart_command, [str(MINI), "--kind", "explorer", "--format", "svg"])
+    result = run_cli("chart", str(MINI), "--kind", "explorer", "--format", "svg")
     assert result.exit_code == 1 and "apt-get install graphviz" in result.output
 
 
@@ -657,7 +653,7 @@ def test_edition_without_chart_items(tmp_path):
     assert messages == []
     assert "declares none of the items these charts show" in files["charts/bare.html"]
     # on demand, the command still renders an empty chart
-    result = CliRunner().invoke(chart_command, [str(path), "--kind", "advances", "--format", "md"])
+    result = run_cli("chart", str(path), "--kind", "advances", "--format", "md")
     assert result.exit_code == 0 and "nothing in this edition" in result.output
 
 
@@ -764,15 +760,12 @@ def test_every_chart_is_plain_words():
 
 
 def test_resolve_answers_in_plain_words():
-    from civdsl.cli import main
-
-    runner = CliRunner()
     editions, _ = _shipped()
     for path, ed, base in editions:
         for name in ed.calamities:
             for role in ("primary", "secondary"):
-                res = runner.invoke(main, ["resolve", str(path), name, "--role", role, "--set", "cities=3",
-                                           "--set", "tokens=10", "--set", "treasury=5"])
+                res = run_cli("resolve", str(path), name, "--role", role, "--set", "cities=3",
+                              "--set", "tokens=10", "--set", "treasury=5")
                 assert res.exit_code in (0, 1), res.output
                 for line in res.output.splitlines():
                     if "--set" in line:
@@ -866,7 +859,6 @@ def test_round_reference_is_plain_words():
     source, operators, backticks or <br>), reachable from the index, its chart page and the
     command."""
     from civdsl.build import EditionOutputs
-    from civdsl.cli import main
     from civdsl.rounds.reference import render_round_reference
 
     ed = load(ROOT / "rulebooks" / "cardgame.civ")
@@ -886,7 +878,7 @@ def test_round_reference_is_plain_words():
     assert "reference.html" in files["charts/README.md"]
     index = site_files([EditionOutputs(ed.id, ed, files)])["index.html"]
     assert 'href="cardgame/charts/reference.html"' in index
-    res = CliRunner().invoke(main, ["chart", "cardgame"])
+    res = run_cli("chart", "cardgame")
     assert res.exit_code == 0 and "round reference" in res.output and "The round" in res.output
 
 

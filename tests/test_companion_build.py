@@ -107,11 +107,12 @@ def test_the_page_engine_leaves_out_only_what_the_page_never_asks():
     """The page's engine has no look-ahead, no explanation and no price of trade cards (the page asks
     for none): asked for them it answers with an error naming the option; every other answer is the
     full engine's."""
-    from civdsl.companion.jsgen import edition_of, engine_parts
+    from civdsl.companion.jsgen import engine_parts
     from civdsl.companion.page import PAGE_LEAVES_OUT, page_engine
+    from companion_harness import checked_edition
 
     module = civdsl.load("megaciv").module
-    parts = engine_parts(edition_of(module), module)
+    parts = engine_parts(checked_edition("megaciv"), module)
     full, page = "\n".join(parts) + "\n", "\n".join(page_engine(parts)) + "\n"
     assert len(full) - len(page) > 10_000  # unminified
     for name in PAGE_LEAVES_OUT:

@@ -118,11 +118,12 @@ def test_the_engine_minified_part_by_part_is_the_whole_engine_minified(rulebook)
     """A build minifies the runtime files once and joins each page's parts as minify_script joins
     lines: the page's engine is byte for byte the whole engine minified."""
     import civdsl
-    from civdsl.companion.jsgen import edition_of, engine_parts
+    from civdsl.companion.jsgen import engine_parts
     from civdsl.companion.page import minified_parts
+    from companion_harness import checked_edition
 
     module = civdsl.load(rulebook).module
-    parts = engine_parts(edition_of(module), module)
+    parts = engine_parts(checked_edition(rulebook), module)
     whole = "\n".join(parts) + "\n"
     assert minified_parts(parts, whole) == minify_script(compact_script(whole))
 

@@ -13,7 +13,7 @@ import pytest
 
 import civdsl
 from civdsl.companion.jsgen import engine_script, js_string
-from companion_harness import cli_answer, first_difference, node_available, run_engine
+from companion_harness import checked_edition, cli_answer, first_difference, node_available, run_engine
 
 CORPUS = Path(__file__).resolve().parent / "hostile"
 OK_CASES = sorted(p for p in CORPUS.glob("codegen_*.civ")
@@ -37,7 +37,7 @@ def test_a_string_literal_is_ascii_and_cannot_end_a_script(text):
 @pytest.mark.parametrize("path", OK_CASES, ids=lambda p: p.stem)
 def test_hostile_rulebook_engine_runs_as_data(path):
     module = civdsl.load(path).module
-    script = engine_script(module)
+    script = engine_script(checked_edition(path), module)
     assert script.isascii(), "the engine holds a character outside ASCII (U+2028 ends a line in old parsers)"
     lowered = script.lower()
     assert "<script" not in lowered and "</script" not in lowered and "<!--" not in lowered
@@ -88,10 +88,7 @@ def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():
     must be compiled there too."""
     from civdsl.rulewalk import AmountRules
 
-    ed = civdsl.load("civ1981")
-    from civdsl.companion.jsgen import edition_of
-
-    edition = edition_of(ed.module)
+    edition = checked_edition("civ1981")
     rules = AmountRules(edition, next(iter(edition.calamities.values())))
     assert set(vars(rules)) == {"bound", "floor", "floor_at", "order", "orders", "switches", "least_over", "unselect",
                                 "city_points"}
@@ -123,7 +120,7 @@ def test_the_engine_runtime_and_generated_rules_are_plain_es2017(tmp_path):
     import json
     import subprocess
 
-    from civdsl.companion.jsgen import edition_of, rules_source
+    from civdsl.companion.jsgen import rules_source
     from civdsl.resources import shipped_rulebooks
 
     # every runtime file and the page's script: syntax no later than ES2017 (the planner calls the BigInt
@@ -133,7 +130,7 @@ def test_the_engine_runtime_and_generated_rules_are_plain_es2017(tmp_path):
                                        "plan.js", "ui.js"}
     for rulebook in list(shipped_rulebooks()) + [CORPUS / "codegen_javascript.civ"]:
         path = tmp_path / f"rules-{Path(str(rulebook)).stem}.js"
-        path.write_text(rules_source(edition_of(civdsl.load(rulebook).module)), encoding="utf-8")
+        path.write_text(rules_source(checked_edition(rulebook)), encoding="utf-8")
         files.append(path)
     script = tmp_path / "parse.js"
     script.write_text(_PARSE, encoding="utf-8")
@@ -170,12 +167,12 @@ def test_no_top_level_name_is_declared_twice_in_the_engine(tmp_path):
     import json
     import subprocess
 
-    from civdsl.companion.jsgen import edition_of, rules_source
+    from civdsl.companion.jsgen import rules_source
     from companion_harness import NODE
 
     files = sorted(RUNTIME.glob("*.js"))
     rules = tmp_path / "rules.js"
-    rules.write_text(rules_source(edition_of(civdsl.load("megaciv").module)), encoding="utf-8")
+    rules.write_text(rules_source(checked_edition("megaciv")), encoding="utf-8")
     script = tmp_path / "names.js"
     script.write_text(_NAMES, encoding="utf-8")
     done = subprocess.run([NODE, str(script), str(ACORN), *map(str, files + [rules])], capture_output=True,

@@ -11,14 +11,14 @@ import pytest
 
 import civdsl
 from civdsl.companion.page import companion_html, short_locals, short_runtime_locals, without_unused
-from companion_harness import cli_answer, first_difference, node_available, run_engine
+from companion_harness import checked_edition, cli_answer, first_difference, node_available, run_engine
 from test_companion_equality import _questions, random_state
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _page_engine(module) -> str:
-    return re.findall(r"<script>(.*?)</script>", companion_html(module), re.S)[0]
+def _page_engine(rulebook, module) -> str:
+    return re.findall(r"<script>(.*?)</script>", companion_html(module, checked_edition(rulebook)), re.S)[0]
 
 
 def _rulebooks():
@@ -39,7 +39,7 @@ def test_the_page_engine_answers_as_python(rulebook):
     named = _questions(module, {}, "empty state") + _questions(module, {"holds": list(module.ADVANCES)}, "every advance")
     for i in range(4):
         named += _questions(module, random_state(module, rng, dense=rng.choice((0.5, 1.0))), f"random {i}", rng)
-    answers = run_engine(_page_engine(module), [q for _, q in named])
+    answers = run_engine(_page_engine(rulebook, module), [q for _, q in named])
     problems = [f"{name}: {got.get('crash') or first_difference(cli_answer(rulebook, query), got)}"
                 for (name, query), got in zip(named, answers)
                 if "crash" in got or first_difference(cli_answer(rulebook, query), got)]
@@ -120,9 +120,9 @@ def test_short_runtime_locals_keeps_a_function_whose_locals_may_be_keys(body):
 
 @pytest.mark.parametrize("rulebook", _rulebooks(), ids=lambda r: Path(r).stem)
 def test_a_shared_rule_literal_is_a_constant_only_where_rules_repeat_it(rulebook):
-    from civdsl.companion.jsgen import edition_of, rules_source
+    from civdsl.companion.jsgen import rules_source
 
-    source = rules_source(edition_of(civdsl.load(rulebook).module))
+    source = rules_source(checked_edition(rulebook))
     assert "\0" not in source
     for name in re.findall(r"^const (ruleData[0-9]+) = ", source, re.M):
         assert len(re.findall(rf"\b{name}\b", source)) > 2, name  # declared once, read at least twice

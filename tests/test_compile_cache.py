@@ -20,6 +20,7 @@ import pytest
 from civdsl import api, cache, frontend, parser
 from civdsl.diagnostics import Diagnostics
 from civdsl.resources import grammar_path, rulebooks_dir, shipped_house_rules, shipped_rulebooks
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CIV1980 = rulebooks_dir() / "civ1980.civ"
@@ -309,19 +310,15 @@ def test_a_changed_file_in_the_chain_is_checked_again(tmp_path, fresh_cache):
 
 
 def test_the_check_command_reuses_an_unchanged_chain(tmp_path, fresh_cache, monkeypatch):
-    from click.testing import CliRunner
-
-    from civdsl.cli import main
-
     house = rulebooks_dir() / "house" / "gentle.civ"
-    first = CliRunner().invoke(main, ["check", str(house), str(CIV1980)])
+    first = run_cli("check", str(house), str(CIV1980))
     assert first.exit_code == 0, first.output
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("parsed again")
 
     monkeypatch.setattr(parser, "parse", no_parsing)
-    second = CliRunner().invoke(main, ["check", str(house), str(CIV1980)])
+    second = run_cli("check", str(house), str(CIV1980))
     assert second.exit_code == 0, second.output
     assert second.output == first.output
 

@@ -7,10 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from civdsl.cli import main
 from civdsl.diff import diff, load_edition, render_md, render_text
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ROOT / "rulebooks" / "house"
@@ -175,17 +174,16 @@ def test_house_on_house_and_mixed_arguments():
 
 
 def test_text_md_and_json_output(pair):
-    runner = CliRunner()
-    res = runner.invoke(main, ["diff", str(pair[0]), str(pair[1])])
+    res = run_cli("diff", str(pair[0]), str(pair[1]))
     assert res.exit_code == 0, res.output
     assert "Famine: primary damage 10 -> 8" in res.output
     assert "\x1b[" not in res.output  # colour only on a terminal
     assert "Advances (1 added" in res.output
-    res = runner.invoke(main, ["diff", str(pair[0]), str(pair[1]), "--format", "md"])
+    res = run_cli("diff", str(pair[0]), str(pair[1]), "--format", "md")
     assert res.exit_code == 0
     assert res.output.startswith("# Base → Next")
     assert "## Calamities" in res.output and "- Famine: primary damage 10 -> 8" in res.output
-    res = runner.invoke(main, ["diff", str(pair[0]), str(pair[1]), "--json"])
+    res = run_cli("diff", str(pair[0]), str(pair[1]), "--json")
     data = json.loads(res.output)
     assert data["command"] == "diff" and data["rulebooks"] == ["base", "next"]
     assert data["format"] == "civdsl-diff/1"
@@ -206,19 +204,18 @@ def test_colour_when_asked(pair):
 def test_prose_is_counted_or_listed(tmp_path):
     a = _write(tmp_path, "a.civ", 'language 1\nedition a "A"\nnote "one"\n')
     b = _write(tmp_path, "b.civ", 'language 1\nedition b "A"\nnote "two"\n')
-    res = CliRunner().invoke(main, ["diff", str(a), str(b)])
+    res = run_cli("diff", str(a), str(b))
     assert "to summaries, notes or descriptions not shown" in res.output
-    res = CliRunner().invoke(main, ["diff", str(a), str(b), "--prose"])
+    res = run_cli("diff", str(a), str(b), "--prose")
     assert '+ note "two"' in res.output and '- note "one"' in res.output
 
 
 def test_errors_are_reported(tmp_path):
-    runner = CliRunner()
-    res = runner.invoke(main, ["diff", "megaciv", "megacv"])
+    res = run_cli("diff", "megaciv", "megacv")
     assert res.exit_code == 1
     assert "did you mean `megaciv`" in res.output
     bad = _write(tmp_path, "bad.civ", 'language 1\nedition bad "B"\nconst x = \n')
-    res = runner.invoke(main, ["diff", str(bad), "megaciv"])
+    res = run_cli("diff", str(bad), "megaciv")
     assert res.exit_code == 1
     assert "error[CIV001]" in res.output
 

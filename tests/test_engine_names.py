@@ -10,6 +10,7 @@ import pytest
 import civdsl
 from civdsl import vocabulary as vocab
 from civdsl.frontend import check_file
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "semantics.civ"
@@ -67,14 +68,10 @@ def test_right_declarations_and_shipped_rulebooks_are_clean(tmp_path):
 
 
 def test_vocab_and_the_language_reference_list_the_table():
-    from click.testing import CliRunner
-
-    from civdsl.cli.main import main
-
-    out = CliRunner().invoke(main, ["vocab"]).output
+    out = run_cli("vocab").output
     for e in vocab.ENGINE_NAMES.values():
         assert f"{e.declared_as} {e.name} (" in out
-    data = CliRunner().invoke(main, ["vocab", "--json"]).output
+    data = run_cli("vocab", "--json").output
     assert '"token_points"' in data
     docs = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
     assert vocab.engine_names_markdown() in docs

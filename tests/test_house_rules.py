@@ -13,6 +13,7 @@ from civdsl.frontend import check_file
 from civdsl.itemexplain import explain_item
 from civdsl.resources import shipped_house_rules
 from civdsl.state import StateError
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ROOT / "rulebooks" / "house"
@@ -177,14 +178,10 @@ def test_explain_a_round_rule_name_follows_the_chain(tmp_path):
 
 
 def test_explain_command(tmp_path):
-    from click.testing import CliRunner
-
-    from civdsl.cli import main
-
-    res = CliRunner().invoke(main, ["explain", str(GENTLE), "Famine"])
+    res = run_cli("explain", str(GENTLE), "Famine")
     assert res.exit_code == 0, res.output
     assert "take 8 damage" in res.output
-    res = CliRunner().invoke(main, ["explain", "megaciv", "Famin"])
+    res = run_cli("explain", "megaciv", "Famin")
     assert res.exit_code == 1 and "did you mean `Famine`" in res.output
 
 

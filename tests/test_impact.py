@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import civdsl
+from civdsl import api
 from civdsl import impact as impact_mod
-from civdsl.cli.main import main
 from civdsl.errors import StateError
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ROOT / "rulebooks" / "house"
@@ -24,7 +24,7 @@ SHIPPED = [(h.stem, "megaciv" if h.stem != "gentle_granary" else str(HOUSE / "ge
 
 @pytest.fixture(scope="module")
 def reports():
-    return {house: impact_mod.impact_of(base, str(HOUSE / f"{house}.civ")) for house, base in SHIPPED}
+    return {house: api.impact_of(base, str(HOUSE / f"{house}.civ")) for house, base in SHIPPED}
 
 
 def _grid(item) -> list[dict]:
@@ -138,7 +138,7 @@ def test_incomplete_answers_are_counted_apart_never_compared(tmp_path):
     house = tmp_path / "treason.civ"
     house.write_text('language 1\nedition treason "Treason" extends megaciv\nchange calamity "Treachery" {\n'
                      '  drop when holds("Diplomacy")\n  summary "Diplomacy no longer helps."\n}\n', encoding="utf-8")
-    report = impact_mod.impact_of("megaciv", str(house))
+    report = api.impact_of("megaciv", str(house))
     treachery = next(i for i in report.items if (i.item, i.role) == ("Treachery", "primary"))
     assert treachery.incomplete == treachery.situations > 0 and treachery.changed == 0
     assert treachery in report.uncompared() and treachery not in report.changed()
@@ -156,9 +156,9 @@ def test_the_epoch_reached_is_not_incomplete_for_want_of_the_marker(reports):
 
 
 def test_a_sampled_space_states_its_sample_and_is_reproducible_with_a_seed():
-    one = impact_mod.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=3)
-    again = impact_mod.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=3)
-    other = impact_mod.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=4)
+    one = api.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=3)
+    again = api.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=3)
+    other = api.impact_of("megaciv", str(HOUSE / "strict_credits.civ"), seed=4)
     assert one.to_dict() == again.to_dict()
     assert one.to_dict() != other.to_dict()
     sampled = [i for i in one.items if i.kind == "price" and not i.exhaustive]
@@ -167,7 +167,7 @@ def test_a_sampled_space_states_its_sample_and_is_reproducible_with_a_seed():
 
 
 def test_identical_rulebooks_have_no_impact():
-    report = impact_mod.impact_of("megaciv", "megaciv")
+    report = api.impact_of("megaciv", "megaciv")
     assert report.changed() == [] and all(i.same_rules for i in report.items)
 
 
@@ -176,25 +176,24 @@ def test_a_changed_number_shows_in_the_impact(tmp_path):
     house.write_text('language 1\nedition harsh "Harsh" extends megaciv\nchange calamity "Tempest" {\n'
                      '  primary { damage(3, area=coastal) lose_treasury(5) }\n  summary "Harsher."\n}\n',
                      encoding="utf-8")
-    report = impact_mod.impact_of("megaciv", str(house))
+    report = api.impact_of("megaciv", str(house))
     [item] = report.changed()
     assert (item.item, item.role) == ("Tempest", "primary")
     assert item.deltas["damage"].high == 1 and item.lines_b == [f"{house}:4"]
 
 
 def test_the_command_line_text_and_json():
-    runner = CliRunner()
-    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact"])
+    res = run_cli("diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact")
     assert res.exit_code == 0, res.output
     assert "Famine (primary victim): what the victim loses" in res.output
     assert "28 of 56 situations change (every situation)" in res.output
     assert "points of damage: mean \u22123.14, from \u22125 to \u22121" in res.output
-    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--json", "--seed", "2"])
+    res = run_cli("diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--json", "--seed", "2")
     data = json.loads(res.output)
     assert data["command"] == "diff" and data["impact"]["seed"] == 2
     famine = next(i for i in data["impact"]["items"] if i["item"] == "Famine" and i["role"] == "primary")
     assert famine["changed"] == 28 and famine["compared"] == 56 and famine["deltas"]["damage"]["min"] == -5
-    res = runner.invoke(main, ["diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--exit-code"])
+    res = run_cli("diff", "megaciv", str(HOUSE / "gentle.civ"), "--impact", "--exit-code")
     assert res.exit_code == 1
 
 
@@ -347,7 +346,7 @@ def test_small_price_and_epoch_spaces_are_walked_whole_and_match_a_brute_force(t
     a_path, b_path = tmp_path / "tiny_a.civ", tmp_path / "tiny_b.civ"
     a_path.write_text(TINY.format(id="tiny_a", weaving=10, third=2), encoding="utf-8")
     b_path.write_text(TINY.format(id="tiny_b", weaving=20, third=3), encoding="utf-8")
-    report = impact_mod.impact_of(str(a_path), str(b_path))
+    report = api.impact_of(str(a_path), str(b_path))
     a, b = civdsl.load(a_path), civdsl.load(b_path)
     items = {(i.kind, i.item): i for i in report.items}
     assert set(items) == {("price", "Pottery"), ("price", "Weaving"), ("price", "Smithing"), ("epoch", "standard")}

@@ -131,13 +131,8 @@ def test_a_small_space_is_walked_whole(tmp_path):
 
 
 def test_check_searches_laws_only_when_asked(tmp_path):
-    from click.testing import CliRunner
-
-    from civdsl.cli.main import main
-
     path = _house(tmp_path, "greedy", GREEDY)
-    runner = CliRunner()
-    assert runner.invoke(main, ["check", str(path)]).exit_code == 0
-    res = runner.invoke(main, ["check", str(path), "--laws", "--counterexamples", str(tmp_path)])
+    assert run_cli("check", str(path)).exit_code == 0
+    res = run_cli("check", str(path), "--laws", "--counterexamples", str(tmp_path))
     assert res.exit_code == 1 and "error[CIV170]" in res.output
     assert (tmp_path / "counterexample-greedy-advances_protect.yaml").exists()

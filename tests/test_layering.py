@@ -72,7 +72,7 @@ LAYERS = {
                "citations", "segment", "describe", "rulewalk", "codegen", "serialize", "invariants", "cardchecks"),
     "sub-languages": ("rounds.syntax", "rounds.model", "rounds.resolve", "rounds.checks", "rounds.codegen",
                       "rounds.serialize", "rounds.diff", "rounds.language"),
-    "tools": ("frontend", "api", "build", "schemas", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
+    "tools": ("frontend", "api", "build", "schemas", "modelschema", "diff", "fmt", "highlight", "lsp", "scaffold", "itemexplain",
               "roundexplain", "coverage", "rulings", "impact", "laws", "plan", "table", "ledger", "charts",
               "companion", "rounds.reference", "rounds.event_plot"),
     "command line": ("cli",),
@@ -400,3 +400,69 @@ def test_a_kept_state_file_keeps_its_order_and_values(tmp_path, monkeypatch):
     assert list(again["commodities"]) == ["Salt", "Grain", "Ochre"] and again == first
     path.write_text("when: 2026-12-01\n")
     assert state.parse_yaml(path) == state.parse_yaml(path) == {"when": datetime.date(2026, 12, 1)}
+
+
+# The page's build walks down only: the build hands the companion the checked edition and the
+# module compiled from it, so nothing of the page can check a rulebook again or reach the
+# compiler's cache, even through the modules it imports (the rulings and the impact it words
+# are run and loaded by `api`, not by those modules).
+_CHECKING = ("civdsl.api", "civdsl.frontend", "civdsl.loader", "civdsl.build", "civdsl.codegen")
+_PAGE_BUILD = ("civdsl.companion.jsgen", "civdsl.companion.jsops", "civdsl.companion.py2es",
+                "civdsl.companion.pyscopes", "civdsl.companion.page")
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+@pytest.mark.parametrize("module", _PAGE_BUILD)
+def test_the_pages_build_has_no_path_back_to_the_rulebook_checker(module):
+    graph = _import_graph()
+    assert module in graph
+    back = sorted(_reachable(graph, module) & set(_CHECKING))
+    assert not back, f"{module} reaches {back}: the build hands it the checked edition"
+
+
+COMPANION_FILES = sorted((PACKAGE / "companion").rglob("*.py"))
+
+
+def _private_uses(path: Path) -> list[str]:
+    """The underscore names a file takes from another module: `from m import _x` and `m._x` of a
+    module it imported by name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules, found = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and alias.name != "__future__" and node.module != "__future__":
+                    found.append(f"{node.module or '.'}.{alias.name}")
+                modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def test_the_private_use_scan_sees_both_forms():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "probe.py"
+        probe.write_text("from ..codegen import _requirement as r\nfrom .. import phrases\nx = phrases._AREA\n"
+                         "y = phrases.AREA\n", encoding="utf-8")
+        assert _private_uses(probe) == ["codegen._requirement", "phrases._AREA"]
+
+
+@pytest.mark.parametrize("path", COMPANION_FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_companion_uses_only_public_names_of_other_modules(path):
+    private = _private_uses(path)
+    assert not private, f"{path.relative_to(ROOT)} takes {private}: make what it needs a public, documented name"

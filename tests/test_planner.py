@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,10 +23,10 @@ from civdsl import pricing, runtime
 from civdsl.plan import horizon as plan_horizon
 from civdsl.plan import answer, objectives, payment, purchase
 from civdsl.plan import text as plan_text
-from civdsl.cli import main
 from civdsl.state import StateError
 
 from benchmark_modules import bench_planner
+from conftest import run_cli
 
 SHIPPED = ["megaciv", "expansion", "civ1981", "civ1980"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -848,8 +847,8 @@ def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatc
     limit, and the look-ahead starts from the plan it found instead of searching again."""
     monkeypatch.setattr(purchase.PurchaseProblem, "single_use_work", 2_000)  # small limits keep the test short
     monkeypatch.setattr(plan_horizon.two_turns, "__defaults__", (3, None))
-    result = CliRunner().invoke(main, ["plan", str(STRICT), "--set", "players=6", "--set", "treasury=300",
-                                       "--holds", ",".join(MID_GAME["holds"]), "--horizon", "2", "--json"])
+    result = run_cli("plan", str(STRICT), "--set", "players=6", "--set", "treasury=300",
+                     "--holds", ",".join(MID_GAME["holds"]), "--horizon", "2", "--json")
     assert result.exit_code == 0, result.output
     hz = json.loads(result.output)["horizon"]
     assert hz["one_turn_best"] and (hz["this_turn"] is None or hz["total"] >= hz["one_turn_best_objective"])
@@ -878,22 +877,21 @@ def test_cli_plan_and_hand(tmp_path):
     state = tmp_path / "state.yaml"
     state.write_text(yaml.safe_dump({"holds": ["Music"], "commodities": {"Grain": 5, "Papyri": 2},
                                      "treasury": 10, "players": 7}))
-    runner = CliRunner()
-    out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--top", "2", "--explain"])
+    out = run_cli("plan", "megaciv", "--state", str(state), "--top", "2", "--explain")
     assert out.exit_code == 0, out.output
     assert "plan 1:" in out.output and "pay " in out.output and "why this plan:" in out.output
-    out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--json", "--want", "Drama and Poetry,Mysticism"])
+    out = run_cli("plan", "megaciv", "--state", str(state), "--json", "--want", "Drama and Poetry,Mysticism")
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert {r["advance"]: r["price"] for r in data["plans"][0]["items"]} == {"Drama and Poetry": 70, "Mysticism": 40}
-    out = runner.invoke(main, ["plan", "megaciv", "--state", str(state), "--horizon", "2"])
+    out = run_cli("plan", "megaciv", "--state", str(state), "--horizon", "2")
     assert out.exit_code == 0 and "ESTIMATE" in out.output
-    out = runner.invoke(main, ["plan", "civ1981", "--objective", "vp", "--set", "treasury=5"])
+    out = run_cli("plan", "civ1981", "--objective", "vp", "--set", "treasury=5")
     assert out.exit_code == 1 and "no victory points" in out.output
-    out = runner.invoke(main, ["hand", "megaciv", "--cards", "Grain x3, Salt x2, Oil, Water"])
+    out = run_cli("hand", "megaciv", "--cards", "Grain x3, Salt x2, Oil, Water")
     assert out.exit_code == 0
     assert "Grain x3 (face 4): 36" in out.output and "worth nothing" in out.output and "total: 52" in out.output
-    out = runner.invoke(main, ["hand", "civ1981", "--cards", "Grain x3", "--json"])
+    out = run_cli("hand", "civ1981", "--cards", "Grain x3", "--json")
     assert json.loads(out.output)["total"] == 36
 
 

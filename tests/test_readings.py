@@ -4,11 +4,10 @@ the rulebook's, the other one answers when the option is switched on, each with 
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import civdsl
-from civdsl.cli.main import main
 from civdsl.frontend import check_file
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CYCLONE_HOLDS = ["Masonry", "Calendar", "Trade Empire"]
@@ -108,8 +107,8 @@ def test_order_lists_add_and_prevent_once_together_or_apart(tmp_path):
 def test_resolve_switches_a_reading_per_question_with_option():
     args = ["resolve", "expansion", "Cyclone", "--holds", ",".join(CYCLONE_HOLDS),
             "--set", "cities_adjacent_open_sea=2", "--set", "ships=0", "--set", "players=3"]
-    default = CliRunner().invoke(main, args)
-    other = CliRunner().invoke(main, args + ["--option", "cyclone_prevention_on_amount=on"])
+    default = run_cli(*args)
+    other = run_cli(*args, "--option", "cyclone_prevention_on_amount=on")
     assert "0 taken" in default.stdout
     assert "reduce 1 city next to the open sea" in other.stdout
 
@@ -198,11 +197,11 @@ def test_the_vp_band_option_switches_the_expert_epochs_victory_point_requirement
 
 def test_score_and_plan_switch_the_vp_band_per_question_with_option():
     base = ["score", str(VP_BAND_200), "--holds", "Library", "--set", "cities=0", "--set", "ast_position=0"]
-    assert "Civilization advances: 6" in CliRunner().invoke(main, base).stdout
-    assert "Civilization advances: 3" in CliRunner().invoke(main, base + ["--option", "vp_cost_200_is_3=on"]).stdout
+    assert "Civilization advances: 6" in run_cli(*base).stdout
+    assert "Civilization advances: 3" in run_cli(*base, "--option", "vp_cost_200_is_3=on").stdout
     plan = ["plan", str(VP_BAND_200), "--set", "treasury=200", "--set", "players=6", "--objective", "vp"]
-    assert "buy Cloth Making, Library: 7 VP" in CliRunner().invoke(main, plan).stdout
-    other = CliRunner().invoke(main, plan + ["--option", "vp_cost_200_is_3=on"]).stdout
+    assert "buy Cloth Making, Library: 7 VP" in run_cli(*plan).stdout
+    other = run_cli(*plan, "--option", "vp_cost_200_is_3=on").stdout
     assert "Library" not in other.split("plan:")[1].splitlines()[1] and ": 5 VP" in other
 
 
@@ -254,6 +253,6 @@ def test_a_house_rule_that_moves_a_vp_band_under_the_option_shows_in_the_diff(tm
     path = tmp_path / "bands.civ"
     path.write_text('language 1\nedition bands "Bands" extends megaciv\n'
                     "vp tiers when vp_cost_200_is_3 { below 100: 1, below 250: 3, else: 6 }\n", encoding="utf-8")
-    out = CliRunner().invoke(main, ["diff", "megaciv", str(path)]).stdout
+    out = run_cli("diff", "megaciv", str(path)).stdout
     assert ("vp tiers when vp_cost_200_is_3 { below 100: 1, below 201: 3, else: 6 } -> "
             "vp_cost_200_is_3 { below 100: 1, below 250: 3, else: 6 }") in out

@@ -8,9 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from civdsl.cli import main
 from civdsl.frontend import check_file
 from civdsl.fmt import format_text
 
@@ -21,7 +19,7 @@ CODE = re.compile(r"^# *((change|remove|advance|errata|const|credit|option|note|
 
 def _new(tmp_path: Path, name: str, base: str, out: str | None = None):
     out_path = tmp_path / (out or f"{name}.civ")
-    res = CliRunner().invoke(main, ["new", name, "--from", base, "-o", str(out_path)])
+    res = run_cli("new", name, "--from", base, "-o", str(out_path))
     return res, out_path
 
 
@@ -44,6 +42,7 @@ def _uncomment(text: str, lines: list[int]) -> str:
 
 
 from civdsl.resources import shipped_rulebooks
+from conftest import run_cli
 
 SHIPPED = sorted(shipped_rulebooks())
 WITH_ITEMS = [b for b in SHIPPED if b != "cardgame"]  # the card game has no advances or calamities
@@ -143,7 +142,7 @@ def test_extending_a_house_rule_by_relative_path(tmp_path):
 def test_refuses_to_overwrite(tmp_path):
     target = tmp_path / "mine.civ"
     target.write_text("# my precious work\n")
-    res = CliRunner().invoke(main, ["new", "mine", "-o", str(target)])
+    res = run_cli("new", "mine", "-o", str(target))
     assert res.exit_code == 1
     assert "already exists" in res.output
     assert target.read_text() == "# my precious work\n"
@@ -156,14 +155,14 @@ def test_refuses_to_overwrite(tmp_path):
     ("megaciv", "shipped rulebook"),
 ])
 def test_refuses_bad_names(tmp_path, name, message):
-    res = CliRunner().invoke(main, ["new", name, "-o", str(tmp_path / "x.civ")])
+    res = run_cli("new", name, "-o", str(tmp_path / "x.civ"))
     assert res.exit_code == 1
     assert message in res.output
     assert not (tmp_path / "x.civ").exists()
 
 
 def test_unknown_base(tmp_path):
-    res = CliRunner().invoke(main, ["new", "mine", "--from", "megacv", "-o", str(tmp_path / "x.civ")])
+    res = run_cli("new", "mine", "--from", "megacv", "-o", str(tmp_path / "x.civ"))
     assert res.exit_code == 1
     assert "did you mean `megaciv`" in res.output
     assert not (tmp_path / "x.civ").exists()
@@ -171,7 +170,7 @@ def test_unknown_base(tmp_path):
 
 def test_default_output_is_name_dot_civ(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(main, ["new", "mine"])
+    res = run_cli("new", "mine")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "mine.civ").is_file()
     assert not list(tmp_path.glob(".civdsl-new-*"))  # trial files are cleaned up
@@ -182,7 +181,7 @@ def test_base_outside_the_new_files_tree_is_refused(tmp_path):
     (tmp_path / "rules").mkdir()
     shutil.copy(ROOT / "rulebooks" / "house" / "gentle.civ", tmp_path / "bases" / "gentle.civ")
     out = tmp_path / "rules" / "mine.civ"
-    res = CliRunner().invoke(main, ["new", "mine", "--from", str(tmp_path / "bases" / "gentle.civ"), "-o", str(out)])
+    res = run_cli("new", "mine", "--from", str(tmp_path / "bases" / "gentle.civ"), "-o", str(out))
     assert res.exit_code == 1
     assert "outside" in res.output
     assert not out.exists()

@@ -9,20 +9,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 import civdsl
-from civdsl.cli import main
 from civdsl.errors import StateError
 from civdsl.table import load_table, table_schema
 from civdsl.table import resolve_phase
+from conftest import run_cli
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "table.yaml"
-
-
-def _cli(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 def _example() -> dict:
@@ -218,7 +213,7 @@ def test_megaciv_resolves_minor_first_then_by_stack_nontradable_first_then_ast()
 # --- the command ------------------------------------------------------------------------------------
 
 def test_the_command_prints_each_calamity_with_its_trace_and_each_players_outcome():
-    result = _cli("table", "megaciv", str(EXAMPLE))
+    result = run_cli("table", "megaciv", str(EXAMPLE))
     assert result.exit_code == 0, result.output
     assert "beneficiary: dario (most cities in stock 5, then tokens in stock 22)" in result.output
     assert "beneficiary: chloe (the player who traded the calamity to the victim)" in result.output
@@ -229,7 +224,7 @@ def test_the_command_prints_each_calamity_with_its_trace_and_each_players_outcom
 
 
 def test_the_command_in_json_and_an_incomplete_answer_exits_1(tmp_path):
-    result = _cli("table", "megaciv", str(EXAMPLE), "--json")
+    result = run_cli("table", "megaciv", str(EXAMPLE), "--json")
     data = json.loads(result.output)
     assert result.exit_code == 0 and data["command"] == "table" and data["rulebook"] == "megaciv"
     assert data["complete"] and [c["calamity"] for c in data["calamities"]][0] == "Treachery"
@@ -238,25 +233,25 @@ def test_the_command_in_json_and_an_incomplete_answer_exits_1(tmp_path):
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(broken), encoding="utf-8")
     for extra in ([], ["--json"]):
-        result = _cli("table", "megaciv", str(path), *extra)
+        result = run_cli("table", "megaciv", str(path), *extra)
         assert result.exit_code == 1 and "calamities[0].secondary" in result.output
 
 
 def test_the_command_names_an_unknown_calamity_with_did_you_mean_and_shows_only_the_one_asked():
-    result = _cli("table", "megaciv", str(EXAMPLE), "--calamity", "epidemc")
+    result = run_cli("table", "megaciv", str(EXAMPLE), "--calamity", "epidemc")
     assert result.exit_code == 1 and "did you mean `Epidemic`?" in result.output
-    only = json.loads(_cli("table", "megaciv", str(EXAMPLE), "--calamity", "epidemic", "--json").output)
+    only = json.loads(run_cli("table", "megaciv", str(EXAMPLE), "--calamity", "epidemic", "--json").output)
     assert [c["calamity"] for c in only["calamities"]] == ["Epidemic"]
 
 
 def test_a_bad_table_file_is_a_user_error_never_a_traceback(tmp_path):
     path = tmp_path / "t.yaml"
     path.write_text("players: [{name: a, cities: -1}]\n", encoding="utf-8")
-    result = _cli("table", "megaciv", str(path))
+    result = run_cli("table", "megaciv", str(path))
     assert result.exit_code == 1 and "`cities` cannot be below 0" in result.output
     assert "Traceback" not in result.output
     path.write_text("players: [\n", encoding="utf-8")
-    result = _cli("table", "megaciv", str(path), "--json")
+    result = run_cli("table", "megaciv", str(path), "--json")
     assert result.exit_code == 1 and json.loads(result.output)["error"]["kind"] == "user"
 
 
@@ -368,7 +363,7 @@ def test_the_readme_worked_example_is_what_the_command_prints(monkeypatch):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```\n\$ civdsl table megaciv examples/table.yaml\n(.*?)```", readme, re.S)
     monkeypatch.chdir(ROOT)
-    result = _cli("table", "megaciv", "examples/table.yaml")
+    result = run_cli("table", "megaciv", "examples/table.yaml")
     assert result.exit_code == 0
     assert result.output == block.group(1)
     # the example shows the declared rules at work: a duplicate discarded, a city destroyed
@@ -462,7 +457,7 @@ const calamity_cap = 2
 resolution { limit calamity_cap  assign ast }
 change calamity "Iconoclasm and Heresy" { resolution { beneficiary_among land } }
 ''', encoding="utf-8")
-    result = _cli("diff", "megaciv", str(path))
+    result = run_cli("diff", "megaciv", str(path))
     assert "resolution limit calamity_limit -> calamity_cap" in result.output
     assert "resolution assign ask -> ast" in result.output
     assert "Iconoclasm and Heresy: resolution the edition's -> beneficiary_among land" in result.output
@@ -498,7 +493,7 @@ def test_expansion_barbarians_drawn_are_controlled_by_the_player_with_fewest_cit
 
 
 def test_a_player_whose_facts_are_wrong_is_reported_once_not_wherever_he_is_named():
-    result = _cli("table", "expansion", str(EXAMPLE))  # Minoa, Hellas and Saba are Mega Civilization's
+    result = run_cli("table", "expansion", str(EXAMPLE))  # Minoa, Hellas and Saba are Mega Civilization's
     assert result.exit_code == 1
     assert "players[2] (chloe): `civilization` names unknown civilization `Minoa`" in result.output
     assert "unknown player" not in result.output
@@ -656,7 +651,7 @@ def test_the_command_locates_a_nominee_against_the_rule_in_the_table_file(tmp_pa
     data["players"][2]["tokens"] = 0
     data["calamities"][0]["beneficiary"] = "b"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    result = _cli("table", "civ1981", str(path))
+    result = run_cli("table", "civ1981", str(path))
     assert result.exit_code != 0
     assert f"{path}: calamities[0] (Civil War): `beneficiary` is b, but the rule names c (`nominee_without tokens`" \
         in result.output
@@ -664,7 +659,7 @@ def test_the_command_locates_a_nominee_against_the_rule_in_the_table_file(tmp_pa
 
 def test_a_house_rules_table_cites_the_file_that_holds_the_line():
     house = str(Path(__file__).resolve().parents[1] / "rulebooks" / "house" / "gentle.civ")
-    result = _cli("table", house, str(EXAMPLE))
+    result = run_cli("table", house, str(EXAMPLE))
     head = result.output.split("\n\n")[0]
     assert "[rulebooks/megaciv.civ:" in head and "gentle.civ:" not in head, head
 

@@ -1,6 +1,6 @@
 """The second code-generation target: an edition's rules as one self-contained JavaScript program.
 
-`engine_script(module)` returns plain ES2017 (no modules, no eval, no Function()) that sets
+`engine_script(edition, module)` returns plain ES2017 (no modules, no eval, no Function()) that sets
 `globalThis.civdsl` in a browser or in Node: the generic runtime (runtime/*.js, the twin of
 civdsl/runtime.py), then `const MODEL = ...` (the compiled module's data, `model_data`), then the
 rules of this edition compiled from the same resolved model as codegen.py compiles them to Python
@@ -20,11 +20,9 @@ import math
 import re
 from fractions import Fraction
 from importlib import resources
-from pathlib import Path
 
 from .. import describe
 from .. import vocabulary as vocab
-from ..codegen import source_hashes
 from ..rulewalk import (RequirementWords, RoleWalk, SetValueScope, calamity_variants, call_mapping, conjuncts,
                         constant_literals, constant_value, requirement, score_lines, variant_index, variant_options)
 from ..expressions import ExpressionCompiler
@@ -726,44 +724,11 @@ def _runtime_file(name: str) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def edition_of(module) -> Edition:
-    """The resolved model a compiled module was made from: its rulebook checked again (from the
-    compiler's own cache when current), and refused if its files are not the bytes compiled."""
-    from ..frontend import check_file
-    from ..errors import RulebookError
-
-    path = _main_file(module)
-    checked = check_file(path, reuse=True)
-    if not checked.ok:
-        raise RulebookError(f"{path} has errors", checked.diagnostics)
-    texts = {f.display: f.text for f in checked.chain}
-    if source_hashes(texts) != dict(module.SOURCES):
-        raise RulebookError(f"{path} changed since it was compiled: load it again")
-    return checked.edition
-
-
-def _main_file(module) -> Path:
-    from .. import api
-
-    for path, (files, rulebook) in api._LOADED.items():
-        if rulebook.module is module:
-            return path
-    path = Path(module.SOURCE_PATH)
-    if path.is_file():
-        return path
-    from ..resources import rulebook_argument
-
-    return rulebook_argument(module.EDITION["id"])
-
-
-def engine_script(module) -> str:
+def engine_script(ed: Edition, module) -> str:
     """The edition's engine: one self-contained ES2017 program that sets `globalThis.civdsl`
-    (see docs/companion.md). `module` is a compiled rulebook module (`civdsl.load(...).module`)."""
-    return engine_for(edition_of(module), module)
-
-
-def engine_for(ed: Edition, module) -> str:
-    """The engine of a resolved edition and the module compiled from it."""
+    (see docs/companion.md). `ed` is the checked edition and `module` the module compiled from it
+    (`codegen.generate_module`), both handed down by the build: the engine is never compiled from
+    anything but what its caller compiled."""
     return checked_engine("\n".join(engine_parts(ed, module)) + "\n")
 
 

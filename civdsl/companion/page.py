@@ -1,6 +1,6 @@
 """The companion page: one self-contained HTML file per rulebook, for players at the table.
 
-`companion_html(module)` puts together, inline, the page's CSS (page/page.css), the edition's
+`companion_html(module, edition)` puts together, inline, the page's CSS (page/page.css), the edition's
 engine (`jsgen.engine_script`, which sets `globalThis.civdsl`) and the user interface
 (page/ui.js, which asks only that engine and reads only its MODEL). The page fetches nothing:
 a Content-Security-Policy allows exactly these inline script and style texts, by their sha256
@@ -26,7 +26,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
-from .jsgen import RULES_MARK, checked_engine, edition_of, engine_parts, js_json, js_string
+from .jsgen import RULES_MARK, checked_engine, engine_parts, js_json, js_string
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
 # tokens, stock and treasury (the rest appear when some answer of this rulebook needs them).
@@ -44,7 +44,7 @@ def page_words() -> dict:
     every effect kind's sentence template and parameters, the plural words they use, the nouns of
     derived names and what a counted requirement needs ("at least 2 needed")."""
     return {"facts": _fact_rows(), "effects": _effect_words(), "plurals": {k: list(v) for k, v in vocab.PLURALS.items()},
-            "areas": dict(phrases._AREA_TEXT), "base_facts": list(BASE_FACTS),
+            "areas": dict(phrases.AREA_TEXT), "base_facts": list(BASE_FACTS),
             "derived_words": {k: list(v) for k, v in vocab.DERIVED_WORDS.items()}, "needed": dict(phrases.REQUIREMENT_NEEDS)}
 
 
@@ -54,7 +54,7 @@ def _effect_words() -> dict:
     as the command line does."""
     effects = {}
     for kind in vocab.EFFECT_KINDS.values():
-        zero = {param: text for (k, param), text in phrases._ZERO_VARIANTS.items() if k == kind.name}
+        zero = {param: text for (k, param), text in phrases.ZERO_VARIANTS.items() if k == kind.name}
         words = {"text": kind.text, "params": {p.name: p.default for p in kind.params}}
         # an absent `main` or `zero` reads as none in ui.js: a lighter page
         if kind.main is not None:
@@ -618,38 +618,57 @@ def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
     if tokens is None:
         return function
     new = dict(zip(names, fresh))
-    word = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
     out, brackets = [], []  # the brackets open where the scan is (_track_brackets)
     for i, (kind, token) in enumerate(tokens):
-        if kind != "code":
-            out.append(token)
+        text = _renamed_code(tokens, i, new, brackets) if kind == "code" else token
+        if text is None:
+            return function
+        out.append(text)
+    return "".join(out)
+
+
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _renamed_code(tokens, i: int, new: dict[str, str], brackets: list[str]) -> str | None:
+    """The code token I with the locals of NEW renamed, BRACKETS tracked through it; None where a
+    local may be a shorthand property or a method (the function keeps its names)."""
+    token = tokens[i][1]
+    pieces, pos, scanned = [], 0, 0
+    for m in _WORD.finditer(token):
+        _track_brackets(brackets, token[scanned:m.start()],
+                        token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i), token[:scanned])
+        scanned = m.end()
+        if m.group() not in new:
             continue
-        pieces, pos, scanned = [], 0, 0
-        for m in word.finditer(token):
-            _track_brackets(brackets, token[scanned:m.start()],
-                            token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i), token[:scanned])
-            scanned = m.end()
-            if m.group() not in new:
-                continue
-            before = token[:m.start()].rstrip()[-1:] or _last_code_char(tokens, i)
-            after = token[m.end():].lstrip()[:1] or _next_code_char(tokens, i)
-            in_braces = brackets[-1:] == ["o"]
-            if before == "." and not _spread(token[:m.start()], tokens, i):
-                continue  # a property
-            if in_braces and before in "{," and after in ",}":
-                return function  # perhaps `{trace}`: keep the names
-            if in_braces and before in "{," and after == ":":
-                continue  # an object's key
-            if in_braces and before in "{," and after == "(":
-                return function  # perhaps a method `{trace() {...}}`: keep the names
+        before = token[:m.start()].rstrip()[-1:] or _last_code_char(tokens, i)
+        after = token[m.end():].lstrip()[:1] or _next_code_char(tokens, i)
+        use = _local_use(before, after, brackets[-1:] == ["o"], lambda: _spread(token[:m.start()], tokens, i))
+        if use is None:
+            return None
+        if use:
             pieces.append(token[pos:m.start()])
             pieces.append(new[m.group()])
             pos = m.end()
-        _track_brackets(brackets, token[scanned:], token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i),
-                        token[:scanned])
-        pieces.append(token[pos:])
-        out.append("".join(pieces))
-    return "".join(out)
+    _track_brackets(brackets, token[scanned:], token[:scanned].rstrip()[-1:] or _last_code_char(tokens, i),
+                    token[:scanned])
+    pieces.append(token[pos:])
+    return "".join(pieces)
+
+
+def _local_use(before: str, after: str, in_braces: bool, spread) -> bool | None:
+    """Whether a local's name between the characters BEFORE and AFTER is the local (renamed): not
+    a property nor an object's key (False); None where it may be a shorthand property `{trace}`
+    or a method `{trace() {...}}`. SPREAD says whether a `...` comes right before the name."""
+    if before == "." and not spread():
+        return False  # a property
+    if in_braces and before in "{," and after in ",}":
+        return None  # perhaps `{trace}`
+    if in_braces and before in "{," and after == ":":
+        return False  # an object's key
+    if in_braces and before in "{," and after == "(":
+        return None  # perhaps a method
+    return True
 
 
 def _spread(code: str, tokens, i: int) -> bool:
@@ -842,15 +861,14 @@ def page_answers(module) -> bool:
     return any(getattr(module, name, None) for name in _PAGE_QUESTIONS)
 
 
-def companion_html(module, edition=None, effect=None) -> str:
-    """The companion page of one compiled rulebook (a module from codegen), as HTML text; with
-    EDITION (the resolved model the module was compiled from), the engine is compiled from it
-    rather than from the rulebook files the module names; with EFFECT (a house rule's impact
-    against its base), the page sums up what the house rule changes for players."""
-    extra = ((rulings_section(edition) + clauses_section(edition) if edition is not None else "")
-             + (impact_section(effect) if effect else ""))
+def companion_html(module, edition, effect=None) -> str:
+    """The companion page of one compiled rulebook, as HTML text: MODULE is compiled from EDITION
+    (the checked, resolved model), and the page's engine from the same EDITION, both handed down
+    by the build; with EFFECT (a house rule's impact against its base), the page sums up what the
+    house rule changes for players."""
+    extra = rulings_section(edition) + clauses_section(edition) + (impact_section(effect) if effect else "")
     # the engines generated from Python with short locals (py2es), the rules' renamed here
-    parts = page_engine(engine_parts(edition if edition is not None else edition_of(module), module, short_names=True))
+    parts = page_engine(engine_parts(edition, module, short_names=True))
     parts = without_unused(parts, ui_script())
     parts = short_runtime_locals(parts)
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
