@@ -32,7 +32,8 @@ the baseline's planner.
 
 `--bound` times every named state (the stress states, the strict variant's, the bound's: big hands
 with Trade Routes and Trade Empire, --explain, --top, --horizon 2 and the strict variant with them;
-and the look-ahead's), each in a fresh process stopped at `--state-cap` CPU seconds, and prints
+the look-ahead's; and `cost` of wide purchases under strict single-use credits), each in a fresh
+process stopped at `--state-cap` CPU seconds, and prints
 the worst and how many pass 200 ms and 1 s (the goal: none past 1 s). `--stress` runs it too.
 
 Also runs under pytest-benchmark: `pytest benchmarks/bench_planner.py --benchmark-enable`.
@@ -170,6 +171,19 @@ SINGLE_USE_CAPPED = {
               "Deism", "Naval Warfare", "Monotheism", "Literacy", "Architecture", "Sculpture", "Drama and Poetry",
               "Mythology"],
     "buy": ["Universal Doctrine", "Urbanism", "Mathematics", "Enlightenment", "Advanced Military"],
+}
+
+# a purchase of 32 advances with 19 held cards: the placement stops at its work limit
+# (pricing.SINGLE_USE_PLACEMENT_WORK) long before its states per card would stop it
+SINGLE_USE_WIDE = {
+    "holds": ["Diaspora", "Empiricism", "Metalworking", "Mythology", "Calendar", "Naval Warfare", "Military",
+              "Advanced Military", "Cartography", "Music", "Monarchy", "Trade Empire", "Mysticism", "Monotheism",
+              "Enlightenment", "Cloth Making", "Provincial Empire", "Literacy", "Theocracy"],
+    "buy": ["Public Works", "Democracy", "Deism", "Library", "Theology", "Philosophy", "Architecture",
+            "Trade Routes", "Engineering", "Drama and Poetry", "Medicine", "Politics", "Mathematics", "Law",
+            "Wonder of the World", "Anatomy", "Monument", "Roadbuilding", "Pottery", "Urbanism", "Masonry",
+            "Fundamentalism", "Universal Doctrine", "Coinage", "Cultural Ascendancy", "Agriculture",
+            "Written Record", "Rhetoric", "Diplomacy", "Astronavigation", "Mining", "Sculpture"],
 }
 
 HORIZON_STRESS = [case for case in STRESS if case[0] in (
@@ -472,12 +486,18 @@ def _bounded_case(index: int, cap: float) -> None:
     signal.setitimer(signal.ITIMER_PROF, cap)
     t0 = time.process_time()
     try:
-        report = planner.plan(rb, st, **{k: v for k, v in options.items() if k != "stops"})
+        if "cost" in options:   # a `cost` question: one purchase priced
+            report = rb.cost(st.pop("holds"), options["cost"], st)
+        else:
+            report = planner.plan(rb, st, **{k: v for k, v in options.items() if k != "stops"})
     except TimeoutError:
         print(json.dumps({"cpu": None}))
         return
     cpu = time.process_time() - t0
     signal.setitimer(signal.ITIMER_PROF, 0)
+    if "cost" in options:
+        print(json.dumps({"cpu": cpu, "complete": report["complete"], "stopped": report["stopped"] is not None}))
+        return
     parts = [report] + [report[k] for k in ("explain", "horizon") if k in report]
     print(json.dumps({"cpu": cpu, "complete": all(p["complete"] for p in parts),
                       "stopped": any(p.get("stopped") or p.get("payment_stopped") or p.get("not_worked_out")
@@ -485,11 +505,28 @@ def _bounded_case(index: int, cap: float) -> None:
 
 
 def bound_cases() -> list:
-    """Every named state: the stress states, the strict variant's, the bound's and the
-    look-ahead's (with --horizon 2)."""
+    """Every named state: the stress states, the strict variant's, the bound's, the
+    look-ahead's (with --horizon 2) and the strict variant's `cost` questions."""
     horizon = [(f"--horizon 2, {name}", rid, state, {**options, "horizon": 2})
                for name, rid, state, options in HORIZON_STRESS if name != "180-card hand"]
-    return STRESS + SINGLE_USE_STRESS + BOUND_STRESS + horizon
+    return STRESS + SINGLE_USE_STRESS + BOUND_STRESS + horizon + cost_cases()
+
+
+def cost_cases() -> list:
+    """`cost` under strict single-use credits (options {"cost": the advances bought}): the capped
+    and wide purchases, and six random purchases of 16-36 advances with 15-35 held (seed 30)."""
+    names = list(civdsl.load(STRICT).module.ADVANCES)
+    rng = random.Random(30)
+    out = [("cost, strict credits, 5 bought, 21 held", STRICT, {"holds": SINGLE_USE_CAPPED["holds"], "players": 9},
+            {"cost": SINGLE_USE_CAPPED["buy"]}),
+           ("cost, strict credits, 32 bought, 19 held", STRICT, {"holds": SINGLE_USE_WIDE["holds"], "players": 9},
+            {"cost": SINGLE_USE_WIDE["buy"]})]
+    for i in range(6):
+        held = rng.randint(15, 35)
+        pick = rng.sample(names, min(len(names), held + rng.randint(16, 36)))
+        out.append((f"cost, strict credits, random purchase {i}: {len(pick) - held} bought, {held} held", STRICT,
+                    {"holds": pick[:held], "players": 9}, {"cost": pick[held:]}))
+    return out
 
 
 def random_horizon(count: int, cap: float) -> list[tuple[float, str]]:

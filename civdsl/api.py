@@ -19,8 +19,8 @@ from pathlib import Path
 from . import cache, handvalue, pricing, runtime, sourcemap, standing
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .state import (StateError, canonical_names, check_ast_facts, check_names, check_purchase_facts, check_state,
-                    hand_limits)
+from .factchecks import check_ast_facts, check_purchase_facts, hand_limits
+from .state import StateError, canonical_names, check_names, check_state
 
 
 def cache_dir() -> Path:

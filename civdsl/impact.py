@@ -206,7 +206,8 @@ def _situation_words(axes: list[tuple[str, tuple]], values: tuple) -> dict:
 def _possible(modules, state: dict, known: dict) -> bool:
     """Whether both rulebooks accept the situation's facts as a state file (an A.S.T. position
     past the finish, say, is no situation a player can be in); each set of facts checked once."""
-    from .state import StateError, check_ast_facts, check_purchase_facts, check_state
+    from .factchecks import check_ast_facts, check_purchase_facts
+    from .state import StateError, check_state
 
     facts = {k: v for k, v in state.items() if k not in ("holds", "buy")}
     key = repr(sorted(facts.items()))

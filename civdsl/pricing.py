@@ -11,8 +11,7 @@ from it (`credit_total`), and the planner, the ledger and the questions call it 
 
 from __future__ import annotations
 
-import functools
-
+from . import placement
 from .unknown import number, sum_if_known
 
 
@@ -42,9 +41,9 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     holds = list(holds)
     single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
     if single_use:
-        rows, gap = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
+        rows, gap, stopped = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
     else:
-        rows, gap = _policy_rows(module, holds, list(buys), extra_credits or {}), None
+        rows, gap, stopped = _policy_rows(module, holds, list(buys), extra_credits or {}), None, None
     # after the credits, before what follows (only a capped placement's least price reads it)
     placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
     # what follows may take more off another placement than off the one found (it lands on the
@@ -59,6 +58,7 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         if row["price"] is not None:
             row["price"] = max(0, row["price"])
     total = sum_if_known(r["price"] for r in rows)
+    complete = gap is None or (gap == 0 and not taken)
     return {
         "policy": policy,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
@@ -70,11 +70,21 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         # total_at_least, the total less what the best placement could save more (gap) and,
         # where same-turn abilities or advances acquired automatically follow, less the most
         # they could take off any placement.
-        "complete": gap is None or (gap == 0 and not taken),
+        "complete": complete,
         "total_at_least": _least_total(total, placed, gap, taken),
+        # where the answer is not complete, the declared limit that stopped the placement
+        "stopped": None if complete else _placement_limit(stopped),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _placement_limit(stopped: str) -> dict:
+    """The declared limit a single-use placement met (STOPPED: "states" or "work"): what it bounds
+    and its value, as `cost` states it."""
+    if stopped == "states":
+        return {"limit": "states per held card", "bound": SINGLE_USE_PLACEMENT_CAP}
+    return {"limit": "units of work", "bound": SINGLE_USE_PLACEMENT_WORK}
 
 
 def _least_total(total: int | None, placed: int | None, gap: int | None, taken: int) -> int | None:
@@ -182,7 +192,8 @@ def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
                 row["price"] = 0
 
 
-def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | None = None) -> tuple[list[dict], int]:
+def _single_use_rows(module, holds: list, buys: list, extra: dict,
+                     work: list | None = None) -> tuple[list[dict], int, str]:
     """The strict reading (variant `single_use`): each held card's credit, and each group's free
     credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
     advance its credit in the group the advance is discounted by (a dual-group advance is
@@ -194,10 +205,11 @@ def _single_use_rows(module, holds: list, buys: list, extra: dict, work: list | 
     largest total saving: an exact search, not a greedy placement (which is not always best and
     depended on the order the purchases were listed in). Purchases are taken in rulebook order,
     so the answer never depends on how the buys were listed. Also returns how much more than the
-    placement found the best one could save (None: the search never reached its cap)."""
+    placement found the best one could save (None: the search never reached a limit) and which
+    limit stopped it ("states", "work" or None)."""
     sources, priced = _single_use_sources(module, holds, buys, extra)
-    given, gap = _place_single_use_credits(module, sources, priced, work)
-    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap
+    given, gap, stopped = _place_single_use_credits(module, sources, priced, work)
+    return [_price_row(name, module.ADVANCES[name], given.get(name, [])) for name in buys], gap, stopped
 
 
 def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[list, list]:
@@ -219,12 +231,8 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
             and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
-        start = _placement_start(module, priced)
-        useful = _useful_sources(module, sources, priced)
-        _count_greedy_work(work, sources, useful, priced)
-        left = sum(_greedy_placement(start, useful)[-1][0])
-        _, most = _within_reach(start, useful, 0)
-        if sum(start[0]) - left == most(-1, start):  # the greedy saving is the most any placement saves
+        left = placement.greedy_total(*_placement_problem(module, sources, priced), work)
+        if left is not None:  # the greedy saving is the most any placement saves
             return left, True, left
     got = prices(module, holds, buys, extra_credits, work)
     return got["total"], got["complete"], got["total_at_least"]
@@ -236,176 +244,31 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
 # state and those that saved most so far, which bounds its time and memory (at most this many
 # states per source) and still ends in a real placement, with a proven bound on the best.
 SINGLE_USE_PLACEMENT_CAP = 1000
+# The most work one placement does (credits.js creditPlacementWork mirrors it): each state a
+# source's step makes and each (source, advance) pair the greedy placements weigh. The cap alone
+# lets a purchase of 30 advances with 25 held cards make a quarter of a million states; past this
+# much work the search goes on with the greedy placement's state only, so it still ends in a real
+# placement, never worse than the greedy one, with a proven bound on the best.
+SINGLE_USE_PLACEMENT_WORK = 60_000
 
 
 def _place_single_use_credits(module, sources: list, priced: list,
-                              work: list | None = None) -> tuple[dict[str, list], int]:
-    """The placement of credits with the largest total saving, each source's credit going to at
-    most one of `priced`, and how much more the best placement could save than it (None: the
-    search never reached its cap, so it is the full search's). A state is the prices still to
-    pay and, under `best_group`, the group each advance is being discounted by (None until its
-    first group credit). Equal states merge, so the work follows the number of distinct states,
-    not the number of placements.
-
-    A state that cannot reach a greedy placement's saving is dropped (_within_reach): every
-    state it leads to falls short too, so neither the best final state nor a back-pointer on its
-    path changes -- the answer is the one the full search gives. Past SINGLE_USE_PLACEMENT_CAP
-    states after a source, the search keeps the greedy placement's state and those that saved
-    most so far (_keep_within_cap); the best any dropped state could still reach bounds the gap."""
-    start = _placement_start(module, priced)
-    useful = _useful_sources(module, sources, priced)
-    _count_greedy_work(work, sources, useful, priced)
-    greedy = _greedy_placement(start, useful)
-    reach, most = _within_reach(start, useful, sum(start[0]) - sum(greedy[-1][0]))
-    layers: list = []     # per useful source: state -> (previous state, index of the advance or None)
-    states, beyond = {start: None}, None
-    for k, (name, options, _) in enumerate(useful):
-        step = _after_source(states, options)
-        if work is not None:
-            work[0] += len(step)
-        states = {s: back for s, back in step.items() if reach(k, s)}
-        if len(states) > SINGLE_USE_PLACEMENT_CAP:
-            states, dropped = _keep_within_cap(states, greedy[k + 1])
-            beyond = max([most(k, s) for s in dropped] + ([] if beyond is None else [beyond]))
-        layers.append((name, states))
-    best = min(states, key=lambda s: (sum(s[0]), s[0]))
-    gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
-    return _placement(layers, best, priced), gap
+                              work: list | None = None) -> tuple[dict[str, list], int, str]:
+    """The placement of credits with the largest total saving (placement.place, under this
+    module's limits): the credits each advance of PRICED takes, how much more the best placement
+    could save (None: the full search's) and which limit stopped it ("states", "work" or None)."""
+    found, gap, stopped = placement.place(*_placement_problem(module, sources, priced), SINGLE_USE_PLACEMENT_CAP,
+                                          SINGLE_USE_PLACEMENT_WORK, work)
+    given = {name: [{"from": f"{source} (single use)", "amount": amount} for source, amount in credits]
+             for name, credits in zip(priced, found)}
+    return given, gap, stopped
 
 
-def _count_greedy_work(work: list | None, sources: list, useful: list, priced: list) -> None:
-    """Count in WORK (the planner's shared count of placement work) what finding the useful sources
-    and the greedy placements weighs: every (source, advance) pair once, every (useful source,
-    advance) pair four times (two orders, each replayed). A purchase of many advances with many
-    held cards weighs thousands of pairs before its search makes any state, so the limit that
-    bounds a question's time counts them too (credits.js creditGreedyWork)."""
-    if work is not None:
-        work[0] += len(priced) * (len(sources) + 4 * len(useful))
-
-
-def _placement_start(module, priced: list) -> tuple:
-    """The placement's first state: every advance's printed cost still to pay, no group chosen."""
-    return tuple(module.ADVANCES[b]["cost"] for b in priced), (None,) * len(priced)
-
-
-def _keep_within_cap(states: dict, greedy: tuple) -> tuple[dict, list]:
-    """The SINGLE_USE_PLACEMENT_CAP states to go on with (in the order found) and the dropped
-    ones: the greedy placement's state first (so the answer is never worse than it), then those
-    with the least left to pay, then the first found."""
-    listed = list(states.items())
-    ranked = sorted(range(len(listed)), key=lambda i: (listed[i][0] != greedy, sum(listed[i][0][0]), i))
-    kept = sorted(ranked[:SINGLE_USE_PLACEMENT_CAP])
-    return dict(listed[i] for i in kept), [listed[i][0] for i in ranked[SINGLE_USE_PLACEMENT_CAP:]]
-
-
-def _useful_sources(module, sources: list, priced: list) -> list[tuple]:
-    """(name, options, the most it gives one advance) for each source that can discount one of
-    PRICED, in the sources' order; options[i](chosen) is (credit, group it fixes) for each way the
-    source can discount advance i."""
-    per_card = module.CREDIT_POLICY == "per_card"
-    useful = []
-    for name, gcred, spec in sources:
-        options = [functools.partial(_credit_options, per_card, tuple(module.ADVANCES[b]["groups"]), gcred,
-                                     spec.get(b, 0)) for b in priced]
-        most = max((c for option in options for c, _ in option(None)), default=0)
-        if most > 0:
-            useful.append((name, options, most))
-    return useful
-
-
-def _greedy_placement(start: tuple, useful: list) -> list[tuple]:
-    """The states of the better of two greedy placements (the first of equals): the sources chosen
-    in their order, or largest credit first (_greedy_path)."""
-    by_credit = sorted(range(len(useful)), key=lambda j: -useful[j][2])
-    return max((_greedy_path(start, useful, order) for order in (range(len(useful)), by_credit)),
-               key=lambda path: -sum(path[-1][0]))
-
-
-def _greedy_path(start: tuple, useful: list, order) -> list[tuple]:
-    """The states of one placement the search can reach (START, then the state after each source):
-    each source, taken in ORDER (indices of USEFUL), goes to the advance it saves most on; then
-    the sources are placed so in their own order, as the search places them (which group an
-    advance is discounted by depends on that order). A placement, so never saving more than the
-    best one."""
-    target: list = [None] * len(useful)     # the advance each source went to in ORDER
-    for sequence in (order, range(len(useful))):
-        left, chosen = list(start[0]), list(start[1])
-        path = [start]
-        for j in sequence:
-            advances = range(len(left)) if target[j] is None else (target[j],)
-            gain, i, group = max(((min(c, left[i]), i, g) for i in advances
-                                  for c, g in useful[j][1][i](chosen[i])), key=lambda o: o[0])
-            if gain > 0:
-                left[i] -= gain
-                chosen[i] = group
-                target[j] = i
-            path.append((tuple(left), tuple(chosen)))
-    return path
-
-
-def _within_reach(start: tuple, useful: list, greedy: int):
-    """reach(k, state): whether STATE, after the first k + 1 useful sources, can still save as much
-    as a greedy placement does (GREEDY: the better of the sources chosen in their order and
-    largest credit first); and most(k, state), the most any placement through it saves. The most
-    a state can still save is what is left to pay, and at most the sum of the largest credit each
-    remaining source gives; a source's credit never grows once an advance's group is fixed."""
-    rest = [0] * (len(useful) + 1)      # rest[k]: the most sources k, k + 1, ... can give together
-    for k in range(len(useful) - 1, -1, -1):
-        rest[k] = rest[k + 1] + useful[k][2]
-    total = sum(start[0])
-
-    def most(k: int, state: tuple) -> int:
-        to_pay = sum(state[0])
-        return total - to_pay + min(to_pay, rest[k + 1])
-    return (lambda k, state: most(k, state) >= greedy), most
-
-
-def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, chosen) -> list[tuple[int, object]]:
-    """(credit, group it fixes) for each way a source (group credits GCRED, SPECIFIC credit toward
-    the advance) can discount an advance of GROUPS already discounted by the group CHOSEN (None:
-    not yet). Under `per_card` the larger of its group and specific credit, no group fixed."""
-    if per_card:
-        return [(max(max([gcred.get(g, 0) for g in groups] or [0]), specific), None)]
-    if chosen is not None:
-        return [(gcred.get(chosen, 0) + specific, chosen)]
-    found = [(gcred[g] + specific, g) for g in groups if gcred.get(g, 0)]
-    return found or [(specific, None)]
-
-
-def _after_source(states: dict, options: list) -> dict:
-    """Every state one source leads to, its credit placed on one advance still to pay or on none:
-    state -> (the state before, index of the advance or None). Equal states merge."""
-    step: dict = {}
-    ways: dict = {}     # (advance, its group so far) -> the source's options: few, asked per state
-    for state in states:
-        left, chosen = state
-        step.setdefault(state, (state, None))
-        for i, option in enumerate(options):
-            if left[i] <= 0:
-                continue
-            found = ways.get((i, chosen[i]))
-            if found is None:
-                found = ways[i, chosen[i]] = option(chosen[i])
-            for credit, group in found:
-                if credit > 0:
-                    after = (left[:i] + (max(0, left[i] - credit),) + left[i + 1:],
-                             chosen[:i] + (group,) + chosen[i + 1:])
-                    step.setdefault(after, (state, i))
-    return step
-
-
-def _placement(layers: list, state: tuple, priced: list) -> dict[str, list]:
-    """The credits each advance of PRICED takes, read back from the final STATE through the
-    LAYERS (each source's step), in the order of the sources."""
-    given: dict[str, list] = {b: [] for b in priced}
-    for name, step in reversed(layers):
-        previous, i = step[state]
-        if i is not None:
-            given[priced[i]].append({"from": f"{name} (single use)", "amount": previous[0][i] - state[0][i]})
-        state = previous
-    for credits in given.values():
-        credits.reverse()
-    return given
+def _placement_problem(module, sources: list, priced: list) -> tuple:
+    """placement.place's plain data: the advances' names, printed costs and groups, the sources and
+    whether the policy is `per_card`."""
+    return (priced, [module.ADVANCES[b]["cost"] for b in priced], [module.ADVANCES[b]["groups"] for b in priced],
+            sources, module.CREDIT_POLICY == "per_card")
 
 
 def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:

@@ -309,6 +309,9 @@ def _stress_queries() -> list[tuple[str, str, dict]]:
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     out.append((bench.STRICT, "stress: a capped placement", {"command": "cost", "state": state,
                                                              "options": {"buy": capped["buy"]}}))
+    wide = bench.SINGLE_USE_WIDE
+    out.append((bench.STRICT, "stress: a placement stopped at its work limit",
+                {"command": "cost", "state": {"holds": wide["holds"], "players": 9}, "options": {"buy": wide["buy"]}}))
     out.append((bench.STRICT, "stress: a plan pricing a capped placement",
                 {"command": "plan", "state": state, "options": {"among": capped["buy"]}}))
     out.append((bench.STRICT, "stress: a two-turn plan pricing capped placements",
@@ -393,8 +396,10 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
     ("credits.js", "creditPlacementCap", "pricing", "SINGLE_USE_PLACEMENT_CAP"),
+    ("credits.js", "creditPlacementWork", "pricing", "SINGLE_USE_PLACEMENT_WORK"),
     ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
     ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
+    ("plan.js", "planExplainProgrammes", "planner.PurchaseProblem", "explain_programmes"),
     ("plan.js", "planHorizonWork", "planner.PurchaseProblem", "horizon_work"),
     ("plan.js", "planPaymentChoiceWork", "planner.PaymentTable", "CHOICE_WORK"),
     ("plan.js", "planPaymentChoiceStop", "planner.PaymentTable", "CHOICE_STOP"),

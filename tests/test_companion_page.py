@@ -754,8 +754,9 @@ def test_a_capped_credit_placement_says_so(driver, pages):
     assert result["complete"] is False
     assert _text(driver, "#basket-total") == str(result["total"])
     assert _text(driver, "#cost-capped") == (
-        "The best placement of the credits found, maybe not the least (the placement search stopped at its limit): "
-        f"no placement pays less than {result['total_at_least']}.")
+        "The best placement of the credits found, maybe not the least (the placement search stopped at its limit of "
+        f"{result['stopped']['bound']:,} {result['stopped']['limit']}): no placement pays less than "
+        f"{result['total_at_least']}.")
     assert _console_errors(driver) == []
 
 

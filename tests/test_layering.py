@@ -66,8 +66,8 @@ def test_engines_never_import_the_command_line(path):
 LAYERS = {
     "foundations": ("errors", "records", "escape", "codes", "bounds", "fields", "resources", "gcpause", "pysource",
                     "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages"),
-    "runtime": ("pricing", "handvalue", "standing", "runtime", "sourcemap", "vocabulary", "state", "phrases",
-                "rounds.runtime", "rounds.state", "rounds.simulate"),
+    "runtime": ("pricing", "placement", "handvalue", "standing", "runtime", "sourcemap", "vocabulary", "state", "factchecks",
+                "phrases", "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax", "loader", "references", "expressions", "model", "resolver", "validator", "clauses",
                "citations", "segment", "describe", "rulewalk", "codegen", "serialize", "invariants", "cardchecks"),
     "sub-languages": ("rounds.syntax", "rounds.model", "rounds.resolve", "rounds.checks", "rounds.codegen",
@@ -350,14 +350,14 @@ def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
 # division) is imported where that path starts.
 QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
                  "civdsl.cli.terminal", "civdsl.errors", "civdsl.gcpause", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
-                 "civdsl.unknown", "civdsl.pricing", "civdsl.handvalue", "civdsl.standing", "civdsl.sourcemap",
-                 "civdsl.records", "civdsl.state", "civdsl.vocabulary"}
+                 "civdsl.unknown", "civdsl.pricing", "civdsl.placement", "civdsl.handvalue", "civdsl.standing", "civdsl.sourcemap",
+                 "civdsl.records", "civdsl.state", "civdsl.factchecks", "civdsl.vocabulary"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.answer", "civdsl.plan.objectives",
+              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.answer", "civdsl.plan.hand", "civdsl.plan.objectives",
                "civdsl.plan.payment", "civdsl.plan.purchase", "civdsl.plan.text", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",

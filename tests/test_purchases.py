@@ -397,7 +397,7 @@ def test_the_single_use_placement_saves_what_brute_force_does(data):
     """The placement's saving is the largest of every way to place the credits, and it is complete."""
     strict = civdsl.load(HOUSE / "strict_credits.civ")
     holds, buys, extra = _placement_instance(data, strict)
-    rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
+    rows, gap, _ = pricing._single_use_rows(strict.module, holds, buys, extra)
     assert gap is None     # never capped here
     assert sum(c["amount"] for r in rows for c in r["credits"]) == _best_saving(strict.module, holds, buys, extra)
 
@@ -411,7 +411,7 @@ def test_a_capped_single_use_placement_encloses_the_best_price(data, cap):
     holds, buys, extra = _placement_instance(data, strict)
     limit, pricing.SINGLE_USE_PLACEMENT_CAP = pricing.SINGLE_USE_PLACEMENT_CAP, cap
     try:
-        rows, gap = pricing._single_use_rows(strict.module, holds, buys, extra)
+        rows, gap, _ = pricing._single_use_rows(strict.module, holds, buys, extra)
     finally:
         pricing.SINGLE_USE_PLACEMENT_CAP = limit
     printed = sum(strict.module.ADVANCES[b]["cost"] for b in buys)
@@ -448,6 +448,46 @@ def _capped():
     return bench_planner().SINGLE_USE_CAPPED
 
 
+def test_a_wide_purchase_stops_at_the_placement_work_limit_and_says_so():
+    """32 advances bought with 19 cards held: the placement's states per card alone would let it
+    make about four times SINGLE_USE_PLACEMENT_WORK states; it stops at that work (counted for
+    every state made, so it never runs past it by more than the greedy placement's own steps),
+    ends in a real placement with a proven least price, and `cost` names the limit in text and
+    JSON."""
+    import json
+
+    wide = bench_planner().SINGLE_USE_WIDE
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    holds, buys = wide["holds"], wide["buy"]
+    work = [0]
+    result = pricing.prices(strict.module, holds, buys, None, work)
+    limit = pricing.SINGLE_USE_PLACEMENT_WORK
+    assert result["complete"] is False
+    assert result["stopped"] == {"limit": "units of work", "bound": limit}
+    # the greedy placement's state goes on past the limit: one step per source and advance
+    assert limit <= work[0] <= limit + len(holds) * len(buys) * 4
+    assert sum(r["printed"] - r["price"] for r in result["items"]) == sum(
+        c["amount"] for r in result["items"] for c in r["credits"])     # a real placement
+    assert result["total_at_least"] <= result["total"]
+    # without the work limit the same placement makes several times as many states
+    unbounded = [0]
+    saved, pricing.SINGLE_USE_PLACEMENT_WORK = pricing.SINGLE_USE_PLACEMENT_WORK, 10 ** 9
+    try:
+        full = pricing.prices(strict.module, holds, buys, None, unbounded)
+    finally:
+        pricing.SINGLE_USE_PLACEMENT_WORK = saved
+    assert unbounded[0] > 2 * limit and full["stopped"]["limit"] == "states per held card"
+    assert result["total_at_least"] <= full["total"]
+    args = ("cost", str(HOUSE / "strict_credits.civ"), "--holds", ", ".join(holds), "--buy", ", ".join(buys))
+    out = run_cli(*args)
+    assert out.exit_code == 0, out.output
+    assert (f"the best placement of the credits found, maybe not the least (the placement search stopped at its "
+            f"limit of {limit:,} units of work): no placement pays less than {result['total_at_least']}"
+            ) in out.stdout.splitlines()
+    data = json.loads(run_cli(*args, "--json").stdout)
+    assert (data["complete"], data["stopped"]) == (False, {"limit": "units of work", "bound": limit})
+
+
 def test_a_capped_placement_says_so_and_bounds_the_price():
     """A purchase of five advances with 21 cards held: the placement stops at its cap with a real
     price (640, the exhaustive search's) and a proven least (630); `cost` prints both and exits 0;
@@ -465,9 +505,10 @@ def test_a_capped_placement_says_so_and_bounds_the_price():
     out = run_cli(*args)
     assert out.exit_code == 0, out.output
     assert ("the best placement of the credits found, maybe not the least (the placement search stopped at its "
-            "limit): no placement pays less than 630") in out.stdout.splitlines()
+            "limit of 1,000 states per held card): no placement pays less than 630") in out.stdout.splitlines()
     data = json.loads(run_cli(*args, "--json").stdout)
     assert (data["complete"], data["total_at_least"]) == (False, 630)
+    assert data["stopped"] == {"limit": "states per held card", "bound": pricing.SINGLE_USE_PLACEMENT_CAP}
     assert _complete_under_the_usual_reading(capped)
     state = {"holds": capped["holds"], "players": 9, "treasury": 2000}
     report = plan(strict, state, among=capped["buy"])

@@ -312,8 +312,10 @@ def _cost_lines(data: dict) -> None:
     click.echo(f"total: {_known(data['total'])}  (credit policy: {policy}; treasury counts "
                f"{data['treasury_value']} per token)")
     if not data["complete"]:
+        limit = data["stopped"]
         click.echo(f"the best placement of the credits found, maybe not the least (the placement search "
-                   f"stopped at its limit): no placement pays less than {data['total_at_least']}")
+                   f"stopped at its limit of {limit['bound']:,} {limit['limit']}): no placement pays less than "
+                   f"{data['total_at_least']}")
     sc = data["start_credits"]
     if sc and sc["per_group"]:
         used = f"; spent: {', '.join(sc['used'])}" if sc["used"] else ""
@@ -617,7 +619,8 @@ def hand(rulebook, cards, holds, state_file, sets, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
     state, what the player's block and advances make of it."""
     from ..plan import hand_report, parse_cards, render_hand
-    from ..state import StateError, hand_limits, split_names
+    from ..factchecks import hand_limits
+    from ..state import StateError, split_names
 
     rb = _open(rulebook)
     calamities: dict = {}  # calamity cards held, where the edition values them (calamity_card_value)

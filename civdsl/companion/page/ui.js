@@ -820,9 +820,10 @@
     out.appendChild(list);
     out.appendChild(el("p", {cls: "total"}, "Total: ", el("strong", {id: "basket-total", text: ans.total === null ? "?" : String(ans.total)})));
     if (ans.complete === false) {
-      // the single-use placement stopped at its cap (civdsl cost prints the same line)
+      // the single-use placement stopped at a declared limit (civdsl cost prints the same line)
       out.appendChild(el("p", {id: "cost-capped", cls: "incomplete", text: "The best placement of the credits found, "
-        + "maybe not the least (the placement search stopped at its limit): no placement pays less than "
+        + "maybe not the least (the placement search stopped at its limit of "
+        + ans.stopped.bound.toLocaleString("en-US") + " " + ans.stopped.limit + "): no placement pays less than "
         + ans.total_at_least + "."}));
     }
     for (const x of ans.illegal || []) {

@@ -162,7 +162,8 @@ function creditPrices(M, holds, buys, extra, work) {
     row.price = adv.cost - creditSum(row.credits.map((c) => c.amount));
     rows.push(row);
   }
-  if (singleUse) [rows, gap] = creditSingleUseRows(M, holds, buys, extra || {}, work);
+  let stopped = null;  // the limit that stopped the single-use placement ("states", "work")
+  if (singleUse) [rows, gap, stopped] = creditSingleUseRows(M, holds, buys, extra || {}, work);
   // after the credits, before what follows, and the most what follows could take off any
   // placement (runtime.prices)
   const placed = rows.every((r) => r.price !== null) ? creditSum(rows.map((r) => r.price)) : null;
@@ -200,6 +201,7 @@ function creditPrices(M, holds, buys, extra, work) {
     }
   }
   const total = known.length === rows.length ? creditSum(known) : null;
+  const complete = gap === null || (gap === 0 && !taken);
   return {
     policy: policy,
     variants: creditVariants(M),
@@ -207,8 +209,11 @@ function creditPrices(M, holds, buys, extra, work) {
     acquired: creditAcquiredWith(M, holds, buys),
     total: total,
     // false where the single-use placement stopped at its cap short of a proof (runtime.prices)
-    complete: gap === null || (gap === 0 && !taken),
+    complete: complete,
     total_at_least: gap === null || total === null ? total : Math.max(0, taken ? placed - gap - taken : total - gap),
+    // where the answer is not complete, the declared limit that stopped the placement (runtime._placement_limit)
+    stopped: complete ? null : stopped === "states" ? {limit: "states per held card", bound: creditPlacementCap}
+      : {limit: "units of work", bound: creditPlacementWork},
     unknown: rows.filter((r) => r.price === null).map((r) => r.advance),
     treasury_value: treasuryValue === null ? 1 : treasuryValue,
   };
@@ -237,7 +242,13 @@ function creditMostTaken(M, priced, holds, buys) {
 // saving (runtime._single_use_rows), and how much more the best placement could save.
 function creditSingleUseRows(M, holds, buys, extra, work) {
   const [sources, priced] = creditSingleUseSources(M, holds, buys, extra);
-  const [given, gap] = creditPlaceSingleUse(M, sources, priced, work);
+  // the placement is placement.py's, translated (pl_ names: civdsl/companion/py2es.py)
+  const [found, gap, stopped] = pl_place(...creditPlacementProblem(M, sources, priced), creditPlacementCap,
+    creditPlacementWork, work || null);
+  const given = {};
+  priced.forEach((b, i) => {
+    given[b] = found[i].map(([source, amount]) => ({from: source + " (single use)", amount: amount}));
+  });
   const rows = [];
   for (const name of buys) {
     const adv = M.ADVANCES[name];
@@ -250,7 +261,7 @@ function creditSingleUseRows(M, holds, buys, extra, work) {
     rows.push({advance: name, printed: adv.cost, credits: credits,
                price: adv.cost - creditSum(credits.map((c) => c.amount))});
   }
-  return [rows, gap];
+  return [rows, gap, stopped];
 }
 
 // each advance's position in the rulebook
@@ -263,77 +274,10 @@ function creditOrder(M) {
   return M.__creditOrder;
 }
 
-// [name, group credits, specific credits, the most it gives one advance] for each source that can
-// discount one of the N priced advances, in the sources' order (runtime._useful_sources)
-function creditUsefulSources(sources, n, options) {
-  const useful = [];
-  for (const source of sources) {
-    let most = 0;
-    for (let i = 0; i < n; i++) {
-      for (const opt of options(source[1], source[2], i, null)) most = Math.max(most, opt[0]);
-    }
-    if (most > 0) useful.push([source[0], source[1], source[2], most]);
-  }
-  return useful;
-}
-
-// the states of one placement the search can reach (START, then the state after each source):
-// each source, taken in ORDER (indices of USEFUL), goes to the advance it saves most on; then the
-// sources are placed so in their own order, as the search places them (runtime._greedy_path)
-function creditGreedyPath(start, useful, options, order) {
-  const target = useful.map(() => null);  // the advance each source went to in ORDER
-  let path = null;
-  for (const sequence of [order, useful.map((_, j) => j)]) {
-    const left = start[0].slice();
-    const chosen = start[1].slice();
-    path = [start];
-    for (const j of sequence) {
-      let best = null;
-      for (let i = 0; i < left.length; i++) {
-        if (target[j] !== null && i !== target[j]) continue;
-        for (const opt of options(useful[j][1], useful[j][2], i, chosen[i])) {
-          const gain = Math.min(opt[0], left[i]);
-          if (best === null || gain > best[0]) best = [gain, i, opt[1]];
-        }
-      }
-      if (best[0] > 0) {
-        left[best[1]] -= best[0];
-        chosen[best[1]] = best[2];
-        target[j] = best[1];
-      }
-      path.push([left.slice(), chosen.slice()]);
-    }
-  }
-  return path;
-}
-
-// [reach, most]: reach(k, state), whether STATE, after the first k + 1 useful sources, can still
-// save GREEDY (a greedy placement's saving); most(k, state), the most any placement through it
-// saves (runtime._within_reach)
-function creditWithinReach(start, useful, greedy) {
-  const total = creditSum(start[0]);
-  const rest = new Array(useful.length + 1).fill(0);  // rest[k]: the most sources k, k + 1, ... give together
-  for (let k = useful.length - 1; k >= 0; k--) rest[k] = rest[k + 1] + useful[k][3];
-  const most = (k, state) => {
-    const toPay = creditSum(state[0]);
-    return total - toPay + Math.min(toPay, rest[k + 1]);
-  };
-  return [(k, state) => most(k, state) >= greedy, most];
-}
-
 // the most partial placements kept after each source
 const creditPlacementCap = 1000;  // runtime.SINGLE_USE_PLACEMENT_CAP
-
-// past creditPlacementCap states, the states to go on with (in the order found) and the dropped
-// ones: the greedy placement's state first, then the least left to pay, then the first found
-// (runtime._keep_within_cap)
-function creditKeepWithinCap(stepStates, greedyKey) {
-  const listed = Array.from(stepStates.entries());
-  const rank = listed.map(([key, state], i) => [key === greedyKey ? 0 : 1, creditSum(state[0]), i]);
-  rank.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-  const kept = rank.slice(0, creditPlacementCap).map((r) => r[2]).sort((a, b) => a - b);
-  return [new Map(kept.map((i) => listed[i])), rank.slice(creditPlacementCap).map((r) => listed[r[2]][1])];
-}
+// the most work one placement does, past which it goes on with the greedy placement's state only
+const creditPlacementWork = 60000;  // runtime.SINGLE_USE_PLACEMENT_WORK
 
 // [the credit sources (each held card, then each group's free tokens), the advances of BUYS with a
 // price in rulebook order] (runtime._single_use_sources)
@@ -357,141 +301,20 @@ function creditPurchaseTotal(M, holds, buys, extra, work) {
   if (creditVariants(M).indexOf("single_use") >= 0 && !creditMostTaken(M, buys, holds, buys)
       && buys.every((b) => M.ADVANCES[b].cost !== null)) {
     const [sources, priced] = creditSingleUseSources(M, holds, buys, extra || {});
-    const options = creditOptionsOf(M, priced);
-    const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
-    const useful = creditUsefulSources(sources, priced.length, options);
-    creditGreedyWork(work, sources, useful, priced);
-    const greedy = creditGreedyPlacement(start, useful, options);
-    const printed = creditSum(start[0]);
-    const saved = printed - creditSum(greedy[greedy.length - 1][0]);
-    if (saved === Math.min(printed, creditSum(useful.map((u) => u[3])))) return [printed - saved, true, printed - saved];
+    const left = pl_greedy_total(...creditPlacementProblem(M, sources, priced), work || null);
+    if (left !== null) return [left, true, left];
   }
   const got = creditPrices(M, holds, buys, extra, work);
   return [got.total, got.complete, got.total_at_least];
 }
 
-// the (source, advance) pairs the useful sources and the greedy placements weigh, counted in the
-// planner's shared work (runtime._count_greedy_work)
-function creditGreedyWork(work, sources, useful, priced) {
-  if (work) work[0] += priced.length * (sources.length + 4 * useful.length);
-}
-
-// the states of the better of two greedy placements, the first of equals (runtime._greedy_placement)
-function creditGreedyPlacement(start, useful, options) {
-  const inOrder = useful.map((_, j) => j);
-  const byCredit = inOrder.slice().sort((a, b) => useful[b][3] - useful[a][3]);
-  let greedy = null;
-  for (const order of [inOrder, byCredit]) {
-    const path = creditGreedyPath(start, useful, options, order);
-    if (greedy === null || creditSum(path[path.length - 1][0]) < creditSum(greedy[greedy.length - 1][0])) greedy = path;
-  }
-  return greedy;
-}
-
-// options(gcred, spec, i, chosen): [credit, group it fixes] for each way a source can discount
-// PRICED[i] already discounted by the group CHOSEN (runtime._credit_options)
-function creditOptionsOf(M, priced) {
-  const perCard = M.CREDIT_POLICY === "per_card";
-  const groups = priced.map((b) => M.ADVANCES[b].groups);
-  return function options(gcred, spec, i, chosen) {
-    const b = priced[i];
-    if (perCard) {
-      let g = 0;
-      for (const x of groups[i]) g = Math.max(g, creditGet(gcred, x, 0));
-      return [[Math.max(g, creditGet(spec, b, 0)), null]];
-    }
-    if (chosen !== null) return [[creditGet(gcred, chosen, 0) + creditGet(spec, b, 0), chosen]];
-    const found = [];
-    for (const g of groups[i]) {
-      if (creditGet(gcred, g, 0)) found.push([gcred[g] + creditGet(spec, b, 0), g]);
-    }
-    return found.length ? found : [[creditGet(spec, b, 0), null]];
-  };
-}
-
-function creditPlaceSingleUse(M, sources, priced, work) {
-  const options = creditOptionsOf(M, priced);
-  const keyOf = (s) => JSON.stringify(s);
-  const start = [priced.map((b) => M.ADVANCES[b].cost), priced.map(() => null)];
-  const useful = creditUsefulSources(sources, priced.length, options);
-  creditGreedyWork(work, sources, useful, priced);
-  const greedy = creditGreedyPlacement(start, useful, options);
-  const total = creditSum(start[0]);
-  const [reach, most] = creditWithinReach(start, useful, total - creditSum(greedy[greedy.length - 1][0]));
-  let beyond = null;  // the most a state dropped at the cap could still save (null: none dropped)
-  const layers = [];  // per useful source: state key -> [previous state, index of the advance or null]
-  let states = new Map([[keyOf(start), start]]);
-  useful.forEach((source, placed) => {
-    const gcred = source[1];
-    const spec = source[2];
-    const step = new Map();
-    const stepStates = new Map();
-    for (const state of states.values()) {
-      const left = state[0];
-      const chosen = state[1];
-      const k = keyOf(state);
-      if (!step.has(k)) {
-        step.set(k, [state, null]);
-        stepStates.set(k, state);
-      }
-      for (let i = 0; i < priced.length; i++) {
-        if (left[i] <= 0) continue;
-        for (const opt of options(gcred, spec, i, chosen[i])) {
-          const credit = opt[0];
-          if (credit <= 0) continue;
-          const nleft = left.slice();
-          nleft[i] = Math.max(0, left[i] - credit);
-          const nchosen = chosen.slice();
-          nchosen[i] = opt[1];
-          const after = [nleft, nchosen];
-          const ak = keyOf(after);
-          if (!step.has(ak)) {
-            step.set(ak, [state, i]);
-            stepStates.set(ak, after);
-          }
-        }
-      }
-    }
-    if (work) work[0] += step.size;
-    // a state that cannot reach the greedy placement's saving is dropped (runtime._within_reach)
-    for (const [key, state] of stepStates) {
-      if (!reach(placed, state)) {
-        step.delete(key);
-        stepStates.delete(key);
-      }
-    }
-    if (stepStates.size > creditPlacementCap) {
-      const [kept, dropped] = creditKeepWithinCap(stepStates, keyOf(greedy[placed + 1]));
-      for (const state of dropped) beyond = beyond === null ? most(placed, state) : Math.max(beyond, most(placed, state));
-      for (const key of stepStates.keys()) if (!kept.has(key)) step.delete(key);
-      states = kept;
-    } else {
-      states = stepStates;
-    }
-    layers.push([source[0], step]);
-  });
-  let state = null;
-  let stateKey = null;
-  for (const s of states.values()) {
-    const k = [creditSum(s[0]), s[0]];
-    if (state === null || creditCmp(k, stateKey) < 0) {
-      state = s;
-      stateKey = k;
-    }
-  }
-  const gap = beyond === null ? null : Math.max(0, beyond - (total - creditSum(state[0])));
-  const given = {};
-  for (const b of priced) given[b] = [];
-  for (let l = layers.length - 1; l >= 0; l--) {
-    const name = layers[l][0];
-    const back = layers[l][1].get(keyOf(state));
-    const previous = back[0];
-    const i = back[1];
-    if (i !== null) given[priced[i]].push({from: name + " (single use)", amount: previous[0][i] - state[0][i]});
-    state = previous;
-  }
-  for (const b of priced) given[b].reverse();
-  return [given, gap];
+// placement.place's plain data (pricing._placement_problem): the advances' names, printed costs
+// and groups, the sources [name, group credits, specific credits] as Python's dicts, and whether
+// the policy is `per_card`
+function creditPlacementProblem(M, sources, priced) {
+  return [priced, priced.map((b) => M.ADVANCES[b].cost), priced.map((b) => M.ADVANCES[b].groups),
+    sources.map(([name, gcred, spec]) => [name, pyDict(Object.entries(gcred)), pyDict(Object.entries(spec))]),
+    M.CREDIT_POLICY === "per_card"];
 }
 
 // Trade cards bought for treasury (runtime.trade_card_prices).
@@ -616,109 +439,6 @@ function creditSameTurnAbilities(M, rows) {
       }
     }
   }
-}
-
-// --- commodities (runtime.player_block, off_block, hand_value) ---------------------------------
-
-function creditPlayerBlock(M, state) {
-  if (creditGet(state.facts, "block", null)) return state.facts.block;
-  const civ = creditGet(M.CIVILIZATIONS || {}, creditGet(state.facts, "civilization", null), null);
-  return civ ? civ.block : null;
-}
-
-// runtime.commodity_block: the block under the first declared reading whose option is on, else the default
-function creditCommodityBlock(M, name, state) {
-  const row = M.COMMODITIES[name];
-  if (state !== null && state !== undefined) {
-    for (const [option, block] of row.block_when || []) if (state.option(option)) return block;
-  }
-  return row.block;
-}
-
-// Whether a set of this commodity, redeemed by this player, is outside its native block: true,
-// false, or null when the answer needs a fact the state lacks (then state.missing says which)
-function creditOffBlock(M, name, state) {
-  const ob = M.OFF_BLOCK === undefined ? null : M.OFF_BLOCK;
-  const block = creditCommodityBlock(M, name, state);
-  const blocks = new Set();
-  const civs = M.CIVILIZATIONS || {};
-  for (const c of Object.keys(civs)) if (civs[c].block) blocks.add(civs[c].block);
-  if (ob === null || state === null || state === undefined || !blocks.has(block)) return false;
-  if (RULES.offBlock.when !== null) {
-    const probe = new PlayerState(state.held, state.facts);
-    const applies = RULES.offBlock.when(probe);
-    if (probe.missing.length) {
-      for (const m of probe.missing) if (state.missing.indexOf(m) < 0) state.missing.push(m);
-      return null;
-    }
-    if (!truthy(applies)) return false;
-  }
-  const mine = creditPlayerBlock(M, state);
-  if (mine === null) {
-    if (state.missing.indexOf("block") < 0) state.missing.push("block");
-    return null;
-  }
-  return mine !== block;
-}
-
-// Each set's value; with a player's state, a set outside its native block is worth the off-block
-// value, and the advances held may turn cards into treasury or complete a set
-function creditHandValue(M, cards, state) {
-  const sets = [];
-  for (const name of Object.keys(cards).sort(creditCmpStr)) {
-    const n = cards[name];
-    const face = M.COMMODITIES[name].value;
-    const row = {commodity: name, cards: n, face: face, value: n ? number(RULES.setValue(n, face)) : 0};
-    const outside = n ? creditOffBlock(M, name, state) : false;
-    if (outside) {
-      row.value = number(RULES.offBlock.value(n, face));
-      row.off_block = true;
-    } else if (outside === null) {
-      row.off_block = null;
-    }
-    sets.push(row);
-  }
-  const out = {sets: sets, total: creditSum(sets.map((s) => s.value))};
-  if (state !== null && state !== undefined) {
-    for (const name of state.held) {
-      for (const args of creditAbility(M, name, "card_treasury")) {
-        for (const row of sets) {
-          row.treasury = args.rate * row.face * row.cards;
-          row.treasury_from = name;
-        }
-      }
-      for (const args of creditAbility(M, name, "substitute_card")) {
-        const best = creditBestSubstitution(M, sets);
-        if (best !== null) {
-          best.from = name;
-          out.substitution = best;
-        }
-      }
-    }
-    out.missing_facts = state.missing.slice();
-  }
-  return out;
-}
-
-function creditBestSubstitution(M, sets) {
-  const value = {};
-  for (const r of sets) value[r.commodity] = r.value;
-  let best = null;
-  for (const x of sets) {
-    const limit = M.COMMODITIES[x.commodity].count;
-    if (x.face <= 0 || (limit && x.cards >= limit)) continue;
-    const grown = number(RULES.setValue(x.cards + 1, x.face));
-    for (const y of sets) {
-      if (y === x || y.face < x.face || y.cards < 1) continue;
-      const shrunk = y.cards > 1 ? number(RULES.setValue(y.cards - 1, y.face)) : 0;
-      const gain = grown - value[x.commodity] + shrunk - value[y.commodity];
-      const key = [gain, x.commodity, y.commodity];
-      if (gain > 0 && (best === null || creditCmp(key, best[0]) > 0)) {
-        best = [key, {set: x.commodity, substitute: y.commodity, gain: gain, value: grown}];
-      }
-    }
-  }
-  return best ? best[1] : null;
 }
 
 // --- `civdsl cost --json` (cli/questions.cost, api.Rulebook.cost and trade_cards) ---------------

@@ -17,10 +17,12 @@ function pyHash(k) {
   if (typeof k === "boolean") return k ? 1 : 0;
   if (k === null) return "\u0000N";
   if (Array.isArray(k)) {
+    // its items' keys written out by JSON (one native string, uniquely read back: a number is
+    // never quoted, a text always)
     if (k.$h !== undefined) return k.$h;
-    let text = "\u0000(";
-    for (let i = 0; i < k.length; i++) text += pyKeyPart(pyHash(k[i]));
-    return (k.$h = text + ")");
+    const parts = new Array(k.length);
+    for (let i = 0; i < k.length; i++) parts[i] = pyHash(k[i]);
+    return (k.$h = "\u0000(" + JSON.stringify(parts));
   }
   if (k instanceof PySet) {
     if (k.$h === null) k.$h = "\u0000{" + Array.from(k.$m.keys()).map(pyKeyPart).sort().join("") + "}";
@@ -93,6 +95,8 @@ function pyDict(from) {
   if (from instanceof PyDict) {
     for (const [h, value] of from.$v) d.$v.set(h, value);
     if (from.$k !== null) d.$k = new Map(from.$k);
+  } else if (Array.isArray(from)) {  // a display's pairs, the commonest
+    for (let i = 0; i < from.length; i++) d.setItem(from[i][0], from[i][1]);
   } else if (from !== undefined && from !== null) {
     for (const [key, value] of pyIter(from)) d.setItem(key, value);
   }
@@ -179,7 +183,7 @@ function pyComp(xs, value, test) {
 }
 
 function pyList(xs) {
-  return Array.from(pyIter(xs));
+  return Array.isArray(xs) ? xs.slice() : Array.from(pyIter(xs));
 }
 
 function pyRange(start, stop, step) {
@@ -536,4 +540,46 @@ function pyDictWith(base, pairs) {
   const d = pyDict(base);
   for (const [key, value] of pairs) d.setItem(key, value);
   return d;
+}
+
+// getattr(x, "NAME", fallback): the name is a plain identifier (py2es refuses any other)
+function pyGetattr(x, name, fallback) {
+  return x !== null && x !== undefined && x[name] !== undefined ? x[name] : fallback;
+}
+
+// --- the host's values and Python's ------------------------------------------------------------------
+
+// JSON-shaped data (the page's MODEL) as the values Python's engines read: objects as dicts
+function pyFromPlain(x) {
+  if (Array.isArray(x)) return x.map(pyFromPlain);
+  if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) !== Object.prototype) return x;
+  const d = new PyDict();
+  for (const k of Object.keys(x)) d.setItem(k, pyFromPlain(x[k]));
+  return d;
+}
+
+// an engine's answer as the page hands it on: dicts as objects with their keys in order
+function pyPlain(x) {
+  if (Array.isArray(x)) return x.map(pyPlain);
+  if (!(x instanceof PyDict)) return x;
+  const out = {};
+  for (const [h, v] of x.$v) {
+    const k = pyStr(x.keyOf(h));
+    if (k === "__proto__") Object.defineProperty(out, k, {value: pyPlain(v), enumerable: true, writable: true});
+    else out[k] = pyPlain(v);
+  }
+  return out;
+}
+
+// list.index(x): the first position of a value equal to X
+function pyIndexOf(xs, x) {
+  for (let i = 0; i < xs.length; i++) if (pyEqual(xs[i], x)) return i;
+  throw new RuleError("ValueError", pyRepr(x) + " is not in list");
+}
+
+// str.join: of texts only, as Python requires
+function pyJoin(sep, xs) {
+  const parts = Array.from(pyIter(xs));
+  for (const p of parts) if (typeof p !== "string") throw new RuleError("TypeError", "join() takes texts, not " + pyRepr(p));
+  return parts.join(sep);
 }
