@@ -25,7 +25,7 @@ class CardChecks:
             if when is not None:
                 check(when, self.scope, self.d, "set_value")
         for com in self.ed.commodities.values():
-            self._commodity(com)
+            self._item(com, self._commodity)
 
     def _commodity(self, com) -> None:
         for key in ("value", "count"):
@@ -86,21 +86,31 @@ class CardChecks:
         decks = list(self.ed.trade_decks.values())
         blocks = ({c.block for c in self.ed.commodities.values()} | {c.block for c in self.ed.civilizations.values()}) - {None}
         for deck in decks:
-            where = f'trade_deck "{deck.name}"'
             if deck.block is not None and deck.block not in blocks:
-                self.d.error("CIV146", f"{where}: no trade block `{deck.block}`", deck.block_span, item=deck.name,
+                self.d.error("CIV146", f'trade_deck "{deck.name}": no trade block `{deck.block}`', deck.block_span,
+                             item=deck.name,
                              help=suggestion(deck.block, sorted(blocks)) or "blocks are those of the commodities")
             for number, layers in deck.stacks.items():
                 for layer in layers:
                     self._deck_clear(deck, layer)
-                    for name, _, span in layer.cards:
-                        item = self.ed.commodities.get(name) or self.ed.calamities.get(name)
-                        if item is None:
-                            self.d.error("CIV146", f"{where}: no commodity or calamity `{name}`", span, item=deck.name,
-                                         help=suggestion(name, list(self.ed.commodities) + list(self.ed.calamities)))
-                        elif item.stack != number:
-                            self.d.error("CIV146", f"{where}: `{name}` belongs to stack {item.stack}, not {number}",
-                                         span, item=deck.name, help=f"move it to `stack {item.stack}`")
+                    self._deck_layer_cards(deck, number, layer)
+        self._deck_clashes(decks)
+        self._deck_games(decks)
+
+    def _deck_layer_cards(self, deck, number: int, layer) -> None:
+        """Each card of a layer of stack `number` is a commodity or calamity of that stack."""
+        where = f'trade_deck "{deck.name}"'
+        for name, _, span in layer.cards:
+            item = self.ed.commodities.get(name) or self.ed.calamities.get(name)
+            if item is None:
+                self.d.error("CIV146", f"{where}: no commodity or calamity `{name}`", span, item=deck.name,
+                             help=suggestion(name, list(self.ed.commodities) + list(self.ed.calamities)))
+            elif item.stack != number:
+                self.d.error("CIV146", f"{where}: `{name}` belongs to stack {item.stack}, not {number}",
+                             span, item=deck.name, help=f"move it to `stack {item.stack}`")
+
+    def _deck_clashes(self, decks: list) -> None:
+        """No two decks deal the same block (or a deck of every block and another) to one player count."""
         # player counts are 1..64 (bounds.py), so each count's decks are compared: linear in the decks
         clashed: set[str] = set()
         for players in range(FIELDS["players"].low, FIELDS["players"].high + 1):
@@ -115,6 +125,9 @@ class CardChecks:
                              f"{'the ' + b.block + ' block' if b.block else 'the cards'} for {players} players",
                              b.span, item=b.name, notes=[f'"{a.name}" is declared at {a.span}'],
                              help="give each deck its own player counts or block")
+
+    def _deck_games(self, decks: list) -> None:
+        """At each player count where the decks dealt change, the cards of each game's decks."""
         least = self.ed.resolution.get("separate_blocks")
         least = self.ed.consts[least[0]].value if least and least[0] in self.ed.consts else None
         reported: set[str] = set()

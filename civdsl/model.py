@@ -295,7 +295,6 @@ class Errata:
     item: str
     reason: str
     span: Span
-    used: bool = False
 
 
 @dataclass

@@ -310,11 +310,13 @@ def _first_excess_token(text: str, matches: int | None = None) -> int | None:
     return excess.start() if excess else None
 
 
-def parse(text: str, path: str, diags: Diagnostics, depth: bool = True) -> lark.Tree | None:
+def parse(text: str, path: str, diags: Diagnostics, depth: bool = True,
+          within_limits: bool = False) -> lark.Tree | None:
     """Parse normalised text; on failure report the first syntax error. Without `depth`, the tree
     is not checked against MAX_DEPTH here: the caller's syntax pass measures it on its way
-    (syntax.to_syntax raises TooDeep) and reports it with `report_too_deep`."""
-    if not _check_limits(text, path, diags):
+    (syntax.to_syntax raises TooDeep) and reports it with `report_too_deep`. `within_limits`:
+    the caller found the text within the limits (its length still counts)."""
+    if not (within_limits and len(text) <= MAX_BYTES) and not _check_limits(text, path, diags):
         return None
     # Only the first syntax error is reported: LALR error recovery mostly produces cascades
     # that point away from the real mistake. Every later pass reports all of its findings.

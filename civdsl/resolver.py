@@ -34,7 +34,10 @@ class _NotConstant(EvalError):
     """A constant reads something other than constants (player facts): compiled, not folded."""
 
 
-def resolve(chain: list[LoadedFile], diags: Diagnostics) -> Edition | None:
+def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = None) -> Edition | None:
+    """The chain's edition. `memo`, kept by a caller that resolves one buffer again and again (the
+    language server), keeps each item declared whole with its model object (`_Applier._read`): an
+    item whose syntax object is the same as last time, at the same place, is not read again."""
     if not chain:
         return None
     last = chain[-1].ast
@@ -43,12 +46,28 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics) -> Edition | None:
                       extensions={s.name: s.model() for s in subs})
     edition.files = [f.display for f in chain]
     edition.bases = [f.ast.edition for f in chain[:-1]]
+    read: dict | None = None if memo is None else {}
     for index, loaded in enumerate(chain):
-        _applier_class(subs)(edition, diags, is_extension=index > 0).apply(loaded.ast.items)
+        _applier_class(subs)(edition, diags, is_extension=index > 0, memo=(memo, read)).apply(loaded.ast.items)
+    if memo is not None:
+        memo.clear()
+        memo.update(read)
+    _tier_vp(edition)
     if edition.credit_policy is None and edition.advances:
         diags.error("CIV022", "the rulebook declares advances but no `credit policy`", edition.span,
                     help="add `credit policy best_group` or `credit policy per_card`")
     return edition
+
+
+def _tier_vp(edition: Edition) -> None:
+    """The victory points of each advance without a printed figure, as the tier rule gives them,
+    and under each option's reading of the tiers where that differs (a printed figure is the
+    card's under every reading; the validator checks it against the rule)."""
+    for adv in edition.advances.values():
+        if not adv.vp_explicit:
+            adv.vp = edition.tier_vp(adv.cost)
+            adv.vp_when = [(option, vp) for option, (tiers, _, _) in edition.vp_tiers_when.items()
+                           if (vp := edition.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
 
 
 @functools.lru_cache(maxsize=4)
@@ -60,10 +79,12 @@ def _applier_class(subs: tuple) -> type:
 class _Applier:
     """Applies one file's items (`_item_<kind>`); a sub-language's items are applied by its mixin."""
 
-    def __init__(self, edition: Edition, diags: Diagnostics, is_extension: bool):
+    def __init__(self, edition: Edition, diags: Diagnostics, is_extension: bool,
+                 memo: tuple[dict | None, dict | None] = (None, None)):
         self.ed = edition
         self.diags = diags
         self.is_extension = is_extension
+        self.memo, self.read = memo  # the items read last time, and those read this time (`resolve`)
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
         self._starts: tuple[list, list] | None = None  # where each top-level statement starts (`_cites`)
 
@@ -451,9 +472,26 @@ class _Applier:
         """An item declared whole: once per file, replacing an inherited one (with a warning)."""
         if self._once(kind, item.name, item.span, f"{kind} `{item.name}`"):
             self._replaces_base(kind, item)
+            collection[item.name] = self._read(item, cls, read_fields)
+
+    def _read(self, item: Item, cls, read_fields):
+        """The model object of an item declared whole. It and what reading its fields reports
+        depend on the item's syntax alone, so with a memo an item read before (the same syntax
+        object, its spans not moved since) gives its object and reports again. Only one buffer's
+        successive editions share an object, each replacing the last (later passes only read it;
+        `_tier_vp` sets its victory points again for each)."""
+        known = self.memo.get(id(item)) if self.memo is not None else None
+        if known is not None and known[0] is item and known[1] is item.span:
+            self.diags.items.extend(copy.copy(d) for d in known[3])
+            obj = known[2]
+        else:
+            first = len(self.diags.items)
             obj = cls(item.name, item.span)
             read_fields(obj, item.fields)
-            collection[item.name] = obj
+            known = (item, item.span, obj, [copy.copy(d) for d in self.diags.items[first:]])
+        if self.read is not None:
+            self.read[id(item)] = known
+        return obj
 
     def _replaces_base(self, kind: str, item: Item) -> None:
         """CIV101 (a warning): a house rule declaring an inherited item whole replaces the base's

@@ -7,6 +7,7 @@ them into notes; an errata line that excuses nothing is itself reported.
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any
 
@@ -15,7 +16,7 @@ from .bounds import FIELDS
 from .cardchecks import CardChecks
 from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, Scope, check, evaluate, unparse, walk
-from .invariants import InvariantChecks
+from .invariants import InvariantChecks, _typed
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
@@ -31,12 +32,17 @@ ROLES = ("primary", "secondary", "any")
 _NUMBER_FACTS = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list(vocab.DERIVED_NAMES)
 
 
-def validate(ed: Edition, diags: Diagnostics, refs: Index) -> None:
+def validate(ed: Edition, diags: Diagnostics, refs: Index, memo: dict | None = None) -> None:
     """Check the resolved edition; `refs` is the index of references of the chain it was resolved
-    from (references.index_chain), whose uses of names are checked against it."""
+    from (references.index_chain), whose uses of names are checked against it. `memo`, kept by a
+    caller that checks one buffer again and again (the language server), keeps what each
+    advance, calamity and commodity reported (`_Validator._item`)."""
     first = len(diags.items)
-    v = _Validator(ed, diags, refs)
+    v = _Validator(ed, diags, refs, memo)
     v.run()
+    if memo is not None:
+        memo.clear()
+        memo.update(v.checked)
     _apply_errata(ed, diags, first)
 
 
@@ -54,7 +60,7 @@ _UNKNOWN = {
 
 
 class _Validator(CardChecks, InvariantChecks, NodeVisitor):
-    def __init__(self, ed: Edition, diags: Diagnostics, refs: Index):
+    def __init__(self, ed: Edition, diags: Diagnostics, refs: Index, memo: dict | None = None):
         self.ed = ed
         self.d = diags
         self.refs = refs
@@ -63,6 +69,44 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         # gets one diagnostic, so such a field is not reported missing too
         self.misspelt = {(d.span.path, d.item, d.help) for d in diags.items
                          if d.code == "CIV135" and d.span is not None and d.help}
+        context = self._item_context() if memo is not None else None
+        # the items checked before under the same context, and those checked now (`_item`)
+        self.before = memo if memo is not None and context is not None and memo.get("context") == context else {}
+        self.checked: dict = {"context": context} if context is not None else {}
+
+    def _item_context(self) -> tuple | None:
+        """Everything an advance's, calamity's or commodity's own checks read besides the item
+        (and the costs of the advances an advance credits, `_item`): the names expressions may
+        read, the constants' values (set values read them), the misspelt fields, the tier rule
+        and the set-value rule. None where a value cannot be hashed (nothing is kept)."""
+        ed = self.ed
+        context = (tuple((name, _typed(c.value)) for name, c in ed.consts.items()), tuple(ed.tables),
+                   tuple(ed.options), tuple(ed.groups), frozenset(self.misspelt), tuple(ed.vp_tiers),
+                   unparse(ed.set_value) if ed.set_value is not None else None)
+        try:
+            hash(context)
+        except TypeError:
+            return None
+        return context
+
+    def _item(self, obj, check) -> None:
+        """An advance's, calamity's or commodity's own checks (`check`): an item object checked
+        before under the same context (_item_context) reports again what it reported then."""
+        if "context" not in self.checked:
+            check(obj)
+            return
+        specific = getattr(obj, "specific", None)
+        costs = tuple((sc.target, _typed(getattr(self.ed.advances.get(sc.target), "cost", None)))
+                      for sc in specific) if specific else ()
+        known = self.before.get(id(obj))
+        if known is not None and known[0] is obj and known[1] == costs:
+            if known[2]:
+                self.d.items.extend(copy.copy(d) for d in known[2])
+        else:
+            first = len(self.d.items)
+            check(obj)
+            known = (obj, costs, [copy.copy(d) for d in self.d.items[first:]])
+        self.checked[id(obj)] = known
 
     def _missing(self, span: Span, name: str, word: str, message: str, help: str | None = None) -> None:
         """CIV022: item `name` lacks field `word`, unless it is there but misspelt (CIV135)."""
@@ -75,10 +119,10 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         self._consts_tables()
         self._engine_names()
         for adv in self.ed.advances.values():
-            self._advance(adv)
+            self._item(adv, self._advance)
         self._prerequisite_cycles()
         for cal in self.ed.calamities.values():
-            self._calamity(cal)
+            self._item(cal, self._calamity)
         self._resolution()
         self._epochs()
         self._score()
@@ -352,18 +396,13 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
                              help=f"a credit to one advance is at most its cost ({cost}): check both figures")
 
     def _advance_vp(self, adv: Advance) -> None:
-        """Victory points as the tier rule gives them (an explicit figure must agree)."""
-        name = adv.name
+        """An explicit figure of victory points agrees with the tier rule (the resolver gives the
+        others theirs)."""
         tier = self.ed.tier_vp(adv.cost)
-        if adv.vp_explicit:
-            if tier is not None and adv.vp != tier:
-                self.d.error("CIV030", f"`{name}` is worth {adv.vp} VP, but the tier rule gives {tier} for cost {adv.cost}",
-                             adv.field_spans["vp"], item=name)
-        elif self.ed.vp_tiers:
-            adv.vp = tier
-        if not adv.vp_explicit:  # a printed figure is the card's under every reading of the tiers
-            adv.vp_when = [(option, vp) for option, (tiers, _, _) in self.ed.vp_tiers_when.items()
-                           if (vp := self.ed.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
+        if adv.vp_explicit and tier is not None and adv.vp != tier:
+            self.d.error("CIV030", f"`{adv.name}` is worth {adv.vp} VP, but the tier rule gives {tier} "
+                         f"for cost {adv.cost}",
+                         adv.field_spans["vp"], item=adv.name)
 
     def _prerequisite_cycles(self) -> None:
         """Depth-first, with an explicit stack: a chain of thousands of prerequisites is fine."""
@@ -788,18 +827,20 @@ def _slot_values(slots: tuple, x) -> list:
 
 def _apply_errata(ed: Edition, diags: Diagnostics, first: int) -> None:
     for e in ed.errata:
-        _acknowledge(e, diags.items[first:])
-        if not e.used:
+        if not _acknowledge(e, diags.items[first:]):
             diags.warning("CIV044", f"errata {e.code} for `{e.item}` matches no diagnostic", e.span, item=e.item,
                           help="remove it, or check the item name and code")
 
 
-def _acknowledge(e, diagnostics: list) -> None:
-    """Turn the diagnostics an errata line names (its code, on its item) into notes."""
+def _acknowledge(e, diagnostics: list) -> bool:
+    """Turn the diagnostics an errata line names (its code, on its item) into notes; whether it
+    named any (the edition is not marked: a house rule's edition may share its base's errata)."""
+    used = False
     for d in diagnostics:
         # an error or a warning (e.g. CIV081, an option deliberately inert) becomes a note
         if d.code == e.code and d.item == e.item and d.level in ("error", "warning"):
             d.level = "note"
             d.message = f"{d.message} (acknowledged by errata at {e.span}: {e.reason})"
             d.help = None
-            e.used = True
+            used = True
+    return used

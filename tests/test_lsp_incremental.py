@@ -66,6 +66,20 @@ def test_statements_tokens_and_limits_kept_line_by_line_equal_a_scan_of_the_whol
     assert state.stats["windows"] > state.stats["full scans"], state.stats
 
 
+def test_a_bracket_left_open_is_followed_line_by_line_not_by_a_scan_of_the_whole_text():
+    """An edit that opens a block mid-file swallows every later statement: the statements are
+    found by passing over the lines inside the bracket, and found back where the bracket closes."""
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    at = source.index('\nadvance "Pottery"') + 1
+    state = TextState()
+    state.update(source)
+    for text in (source[:at] + "advance {\n" + source[at:], source, source[:at] + "x = (\n" + source[at:],
+                 source[:at] + "x = (\n)\n" + source[at:], source[:at] + "}\n" + source[at:]):
+        state.update(text)
+        assert state.marks == _full_scan(text)
+    assert state.stats["full scans"] == 1 and state.stats["reached on"] >= 2, state.stats
+
+
 def test_an_analysis_keeps_the_lines_it_was_made_of():
     """The lines and tokens of an earlier analysis are not those of a later edit."""
     source = (RULEBOOKS / "civ1981.civ").read_text(encoding="utf-8")
@@ -90,10 +104,41 @@ def test_incremental_diagnostics_equal_check_on_random_edits(tmp_path, name):
     for step in range(16):
         path.write_text(text, encoding="utf-8")
         engine.update(path.as_uri(), text, step + 1)
-        got = engine.analyse(doc).diagnostics.to_json()
-        assert got == check_file(path).diagnostics.to_json(), f"step {step}"
+        analysis = engine.analyse(doc)
+        checked = check_file(path)
+        assert analysis.diagnostics.to_json() == checked.diagnostics.to_json(), f"step {step}"
+        assert _in_order(analysis.edition) == _in_order(checked.edition), f"step {step}"
         text = _edit(rng, text, source, step)
     assert doc.parser.stats["reused"] > 0
+
+
+def test_an_edit_reads_again_only_the_items_it_changed_or_moved():
+    """The resolver keeps each item declared whole with its model object for the next edit: an
+    item the edit left alone is the same object, the edited one and those it moved are read again."""
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    first = engine.analyse(doc).edition
+    at = source.index('advance "Pottery"')
+    engine.update("untitled:m.civ", source[:at] + source[at:].replace("cost 60", "cost 61", 1), 1)
+    second = engine.analyse(doc).edition
+    assert second.advances["Pottery"].cost == 61 and second.advances["Pottery"] is not first.advances["Pottery"]
+    assert second.advances["Astronavigation"] is first.advances["Astronavigation"]
+    assert second.calamities["Famine"] is first.calamities["Famine"]
+    engine.update("untitled:m.civ", source[:at] + "\n" + source[at:], 2)
+    third = engine.analyse(doc).edition
+    assert third.advances["Pottery"].span.line == first.advances["Pottery"].span.line + 1
+    fresh = Engine()
+    assert third == fresh.analyse(fresh.open("untitled:m.civ", source[:at] + "\n" + source[at:], 0)).edition
+
+
+def _in_order(edition):
+    """An edition with its citations in file order (a whole-file parse lists nested ones last)."""
+    import dataclasses
+
+    if edition is None:
+        return None
+    return dataclasses.replace(edition, citations=sorted(edition.citations, key=lambda c: (c.span.line, c.span.column)))
 
 
 # The language server's modules in the order of docs/architecture.md: each imports only those before it.
@@ -188,3 +233,51 @@ def test_the_index_of_references_after_edits_equals_one_made_from_scratch():
             continue
         assert kept.refs().refs == again.refs().refs, f"step {step}"
     assert doc.parser.stats["shifted"] > 0
+
+
+def test_the_header_of_a_buffer_that_does_not_parse_is_read_from_its_first_lines():
+    """Go to definition in a buffer with a syntax error finds its bases from the header's tokens,
+    which are the buffer's first tokens, made without tokenizing the whole buffer."""
+    source = (RULEBOOKS / "house" / "gentle.civ").read_text(encoding="utf-8")
+    state = TextState()
+    for text in (source, "\n\n# a comment\n\n" + source, "", "language"):
+        state.update(text)
+        info = FileInfo(text, "x.civ", None, state=state)
+        assert info.first_tokens(12) == tokenize(text)[:12]
+        assert "tokens" not in info.__dict__
+
+
+def test_an_edit_checks_again_only_the_items_it_changed_or_whose_context_changed(monkeypatch):
+    """The validator keeps what each advance, calamity and commodity reported: an edit inside
+    one advance checks that advance alone; a new constant (a name every expression may read)
+    checks every item again; and what they report stays what a fresh analysis reports."""
+    from civdsl import validator
+
+    checked: list[str] = []
+    advance = validator._Validator._advance
+
+    def counting(self, adv):
+        checked.append(adv.name)
+        return advance(self, adv)
+
+    monkeypatch.setattr(validator._Validator, "_advance", counting)
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    at = source.index('advance "Naval Warfare"')
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    engine.analyse(doc)
+    assert len(checked) > 40
+    for version, text in enumerate([source[:at] + source[at:].replace("cost 160", "cost 5", 1),
+                                    source[:at] + "const naval_cost = 160\n" + source[at:]], 1):
+        checked.clear()
+        engine.update("untitled:m.civ", text, version)
+        got = engine.analyse(doc).diagnostics
+        checked_here = list(checked)
+        fresh = Engine()
+        assert got.to_json() == fresh.analyse(fresh.open("untitled:m.civ", text, 0)).diagnostics.to_json()
+        if version == 1:
+            # Naval Warfare, and Cloth Making, whose credit of 10 to it now exceeds its cost
+            assert ("CIV136", "Cloth Making") in {(d.code, d.item) for d in got.items}
+            assert sorted(checked_here) == ["Cloth Making", "Naval Warfare"]
+        else:
+            assert len(checked_here) > 40

@@ -143,3 +143,43 @@ def test_forgetting_what_the_front_end_keeps_evaluates_everything_again(counted)
     assert not loader._PARSED and invariants._HELD_ASSERTS is None
     check_file(MEGACIV)
     assert counted
+
+
+@pytest.mark.parametrize("path", list(shipped_rulebooks().values()) + shipped_house_rules(), ids=lambda p: p.stem)
+def test_validation_leaves_the_edition_as_it_found_it(path):
+    """The validator only reads the model (its marks, such as which errata excused something,
+    stay in its own state), so a resolved edition can be shared with what validates it again."""
+    import pickle
+
+    from civdsl.diagnostics import Diagnostics
+    from civdsl.loader import load_chain
+    from civdsl.references import index_chain
+    from civdsl.resolver import resolve
+
+    diags = Diagnostics()
+    chain = load_chain(path, diags)
+    edition = resolve(chain, diags)
+    before = pickle.dumps(edition)
+    validator.validate(edition, diags, index_chain(chain))
+    assert pickle.dumps(edition) == before
+
+
+def test_an_errata_line_is_checked_afresh_on_each_validation(tmp_path):
+    """An errata line that excused a diagnostic once is reported as excusing nothing when the
+    same edition is validated again without that diagnostic."""
+    from civdsl.diagnostics import Diagnostics
+    from civdsl.loader import load_chain
+    from civdsl.references import index_chain
+    from civdsl.resolver import resolve
+
+    path = house(tmp_path, "dear", 'change advance "Pottery" {\n  cost 70\n}\n'
+                 'errata CIV042 "printed costs total 7,920" "a dearer Pottery"\n')
+    diags = Diagnostics()
+    chain = load_chain(path, diags)
+    edition = resolve(chain, diags)
+    validator.validate(edition, diags, index_chain(chain))
+    assert "CIV044" not in {d.code for d in diags.items}
+    edition.advances["Pottery"].cost = 60
+    again = Diagnostics()
+    validator.validate(edition, again, index_chain(chain))
+    assert "CIV044" in {d.code for d in again.items}

@@ -76,17 +76,20 @@ class Document:
     parser: IncrementalParser = field(default_factory=IncrementalParser)
     state: TextState = field(default_factory=TextState)  # its lines, tokens and statements
     refs_memo: dict = field(default_factory=dict)  # references.Index's, per statement
+    resolve_memo: dict = field(default_factory=dict)  # resolver.resolve's, per item declared whole
+    validate_memo: dict = field(default_factory=dict)  # validator.validate's, per advance, calamity, commodity
     published: set[str] = field(default_factory=set)
 
 
-def _checked(chain: list[LoadedFile], diags: Diagnostics, memo: dict) -> tuple[Any, Index | None]:
+def _checked(chain: list[LoadedFile], diags: Diagnostics, doc: "Document") -> tuple[Any, Index | None]:
     """Passes 3 and 4 on a chain that loaded: (the edition, the index of references), or
-    (None, None) when it does not resolve; `memo` is the document's index memo."""
-    edition = resolve(chain, diags)
+    (None, None) when it does not resolve; each pass reuses what it kept for the document's
+    unchanged statements."""
+    edition = resolve(chain, diags, doc.resolve_memo)
     if edition is None:
         return None, None
-    index = Index((f.ast for f in chain), memo)
-    validate(edition, diags, index)
+    index = Index((f.ast for f in chain), doc.refs_memo)
+    validate(edition, diags, index, doc.validate_memo)
     citations.check(edition, chain, diags)
     return edition, index
 
@@ -165,7 +168,7 @@ class Engine:
             text, doc_info, chain = self._load_chain(doc, raw, diags)
             if chain is None:
                 return self._relaid(doc, doc_info, started)
-            edition, index = _checked(chain, diags, doc.refs_memo) if chain and not stopped(diags) else (None, None)
+            edition, index = _checked(chain, diags, doc) if chain and not stopped(diags) else (None, None)
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
             else:
@@ -254,7 +257,7 @@ class Engine:
         definition only: nothing here is reported."""
         from types import SimpleNamespace
 
-        target = _extended(info.tokens[:12])
+        target = _extended(info.first_tokens(12))
         if target is None:
             return []
         here = doc.path if doc.path is not None else Path.cwd() / "untitled.civ"

@@ -55,6 +55,18 @@ class FileInfo:
             return tokenize(self.text)
         return tokens_of_lines(self._entries, self.line_starts)
 
+    def first_tokens(self, count: int) -> list[Tok]:
+        """The first `count` tokens (fewer in a shorter text), made from the first lines alone
+        where the lines are kept lexed (a header is read without tokenizing the whole buffer)."""
+        if self._entries is None or "tokens" in self.__dict__:
+            return self.tokens[:count]
+        out: list[Tok] = []
+        line = 0
+        while len(out) < count and line < len(self._entries):
+            out += tokens_of_lines(self._entries, self.line_starts, line, line + 1)
+            line += 1
+        return out[:count]
+
     def token_starting(self, offset: int) -> Tok | None:
         """The token starting at the offset, found in its line alone."""
         line, column = self.position(offset)

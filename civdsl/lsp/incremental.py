@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import loader, parser, syntax
 from ..diagnostics import Diagnostic, Diagnostics, Span
-from .tokens import Tok, lex_line, scan_statements, split_statements
+from .tokens import _NESTING, Tok, lex_line, scan_statements, split_statements
 
 PREFIX = 'language 1 edition _ ""'  # a header in front of a statement parsed on its own (line 1)
 
@@ -138,6 +138,8 @@ class IncrementalParser:
         if line < 2:
             return False
         padded = PREFIX + (' note ""' if before else "") + "\n" * (line - 1) + " " * (col - 1) + text[start:]
+        # the padded text is within the limits the whole text was found within (the header it
+        # stands for has as many tokens; the rest is the text's own lines from depth 0)
         found = _syntax_errors(padded, display)
         diags.items.extend(found)
         return bool(found)
@@ -217,7 +219,7 @@ def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
     (CIV001, CIV002); else none."""
     scratch = Diagnostics()
     try:
-        tree = parser.parse(text, display, scratch)
+        tree = parser.parse(text, display, scratch, within_limits=True)
     except RecursionError:
         return []
     found = [d for d in scratch.items if d.code in ("CIV001", "CIV002")]
@@ -280,7 +282,8 @@ class TextState:
         self.skeletons: list[str] = []  # per line: its brackets outside strings and comments
         self.marks: list[tuple[int, int]] = []  # (line, column), 0-based, of each statement's start
         self.lexed: dict[str, list] = {}  # a line's text -> [entries, count, skeleton]
-        self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0, "layout only": 0}
+        self.summaries: dict[str, tuple] = {}  # a line's text -> its brackets (`_summary`)
+        self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0, "reached on": 0, "layout only": 0}
         # whether the last edit changed only comments and spaces after a line's last token: every
         # token of the text is where it was, so the parse, and every later pass, is as before
         self.layout_only = False
@@ -308,6 +311,7 @@ class TextState:
             # forget the lines edits left behind (each keystroke leaves one): the cache stays
             # within a few times the buffer's own lines
             self.lexed = {line: found for line, *found in zip(new, self.entries, self.counts, self.skeletons)}
+            self.summaries.clear()
 
     def token_count(self) -> int:
         """`parser.count_tokens` of the text."""
@@ -341,11 +345,63 @@ class TextState:
         end_line += moved if after < len(marks) else 0
         window, lines = self._window(line, column, end_line, end_column)
         found, depth = scan_statements(window)
-        if after < len(marks) and (depth != 0 or not window or window[-1].type not in parser.statement_edges()[1]):
-            return self._all_marks()  # the change reaches past the next statement's start
+        if not window and after < len(marks):
+            return self._all_marks()
+        if after < len(marks) and (depth != 0 or window[-1].type not in parser.statement_edges()[1]):
+            # the change reaches past the next statement's start (a bracket left open, say)
+            rest = self._rest(end_line, end_column, depth, window[-1].type, after, moved)
+            self.stats["reached on"] += 1
+        else:
+            rest = [(ln + moved, col) for ln, col in marks[after:]]
         self.stats["windows"] += 1
-        return (marks[:first] + [(lines[i], window[i].start) for i in found]
-                + [(ln + moved, col) for ln, col in marks[after:]])
+        return marks[:first] + [(lines[i], window[i].start) for i in found] + rest
+
+    def _rest(self, line: int, column: int, depth: int, prev: str, after: int, moved: int) -> list[tuple[int, int]]:
+        """The statements' starts from (line, column) on, where the scan (`scan_statements`) is at
+        `depth` after a token of type `prev`, and the old marks from `after` on are `moved` lines
+        off. A line whose tokens all stay inside brackets is passed over whole (`_summary`); the
+        old marks are taken again from the first one at a line's start that the scan reaches at
+        depth 0 after a token that can end a statement: the scan from there is the old one."""
+        first, last = parser.statement_edges()
+        marks, found = self.marks, []
+        entries = [e for e in self.entries[line] if e[2] >= column]
+        n = line
+        while True:
+            for kind, value, start, _, type_ in entries:
+                if kind == "op":
+                    depth = max(0, depth + _NESTING.get(value, 0))
+                elif kind == "kw" and depth == 0 and type_ in first and prev in last:
+                    found.append((n, start))
+                prev = type_
+            n += 1
+            if n >= len(self.lines):
+                return found
+            if depth == 0 and prev in last:
+                k = bisect.bisect_left(marks, (n - moved, 0), after)
+                if k < len(marks) and marks[k] == (n - moved, 0):
+                    return found + [(ln + moved, col) for ln, col in marks[k:]]
+            net, low, last_type = self._summary(n)
+            if depth + low > 0:  # no token of the line is at depth 0, none closes past it
+                depth += net
+                prev = last_type or prev
+                entries = []
+            else:
+                entries = self.entries[n]
+
+    def _summary(self, n: int) -> tuple[int, int, str | None]:
+        """Line n's brackets: (the change of depth across it, the lowest depth relative to its
+        start before or after any token, the type of its last token), kept by the line's text."""
+        text = self.lines[n]
+        found = self.summaries.get(text)
+        if found is None:
+            depth = low = 0
+            for kind, value, _, _, _ in self.entries[n]:
+                if kind == "op":
+                    depth += _NESTING.get(value, 0)
+                    low = min(low, depth)
+            entries = self.entries[n]
+            found = self.summaries[text] = (depth, low, entries[-1][4] if entries else None)
+        return found
 
     def _window(self, line: int, column: int, end_line: int, end_column: int) -> tuple[list[Tok], list[int]]:
         """The tokens from (line, column) to before (end_line, end_column), with line-relative
