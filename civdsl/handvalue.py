@@ -3,7 +3,8 @@ block (`set_value off_block`), and the value of a hand of commodity cards with w
 advances let it do (card treasury, a substitute card).
 
 It imports only `unknown` and the price engine's ability lookup (`pricing.ability`), so the
-runtime's player state can derive facts from it (`hand_value`).
+runtime's player state can derive facts from it (`hand_value`). The page runs it translated
+(companion/py2es.py), so it keeps to the engine subset (docs/engine-route.md).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from .unknown import number
 
 def player_block(module, state: PlayerState) -> str | None:
     """The player's trade block: the `block` fact, else its civilization's."""
-    if state.facts.get("block"):
-        return state.facts["block"]
-    civ = getattr(module, "CIVILIZATIONS", {}).get(state.facts.get("civilization"))
+    if state.given("block"):
+        return state.given("block")
+    civ = getattr(module, "CIVILIZATIONS", {}).get(state.given("civilization"))
     return civ["block"] if civ else None
 
 
@@ -54,10 +55,11 @@ def off_block(module, name: str, state: PlayerState | None):
 def _off_block_applies(ob: dict, state: PlayerState) -> bool | None:
     """Whether the off-block value's condition (`set_value off_block ... when`) holds for the
     player; None, the facts it lacks added to `state.missing`, when it cannot be told."""
-    if ob["when"] is None:
+    when = ob["when"]
+    if when is None:
         return True
-    probe = type(state)(state.module, state.held, state.facts)
-    applies = ob["when"](probe)
+    probe = state.probe()
+    applies = when(probe)
     if probe.missing:
         for m in probe.missing:
             state._missing(m)
@@ -83,7 +85,8 @@ def _set_row(module, name: str, n: int, state: PlayerState | None) -> dict:
     row = {"commodity": name, "cards": n, "face": face, "value": number(module.set_value(n, face)) if n else 0}
     outside = off_block(module, name, state) if n else False
     if outside:
-        row["value"] = number(module.OFF_BLOCK["value"](n, face))
+        value = module.OFF_BLOCK["value"]
+        row["value"] = number(value(n, face))
     if outside is not False:
         row["off_block"] = outside
     return row
@@ -119,13 +122,13 @@ def _best_substitution(module, sets: list) -> dict | None:
 def _substitutions(module, sets: list):
     """Each (set, substitute, the set's value with one card more, what the hand gains) for a card
     of the substitute's commodity counted as one more card of an incomplete set."""
-    for x in sets:
+    for i, x in enumerate(sets):
         limit = module.COMMODITIES[x["commodity"]]["count"]
         if x["face"] <= 0 or (limit and x["cards"] >= limit):
             continue  # a complete set needs no substitute
         grown = number(module.set_value(x["cards"] + 1, x["face"]))
-        for y in sets:
-            if y is x or y["face"] < x["face"] or y["cards"] < 1:
+        for j, y in enumerate(sets):
+            if j == i or y["face"] < x["face"] or y["cards"] < 1:
                 continue
             yield x, y, grown, grown - x["value"] + _one_card_less(module, y) - y["value"]
 

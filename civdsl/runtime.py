@@ -188,6 +188,26 @@ class PlayerState:
     def holds(self, name: str) -> bool:
         return name in self.held_set
 
+    def given(self, name: str):
+        """The fact NAME as the state gives it, or None (nothing derived or recorded missing)."""
+        return self.facts.get(name)
+
+    def gives(self, name: str) -> bool:
+        return name in self.facts
+
+    def probe(self) -> "PlayerState":
+        """A state of the same holdings and facts that records what it lacks on its own (whether
+        a condition can be decided at all)."""
+        return type(self)(self.module, self.held, self.facts)
+
+    def with_fact(self, name: str, value) -> "PlayerState":
+        """A copy reading VALUE for the fact NAME; it shares what is missing and undecided with
+        this state, so what its readers lack is recorded here too."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(vars(self))
+        copy.facts = {**self.facts, name: value}
+        return copy
+
     def _missing(self, name: str) -> Unknown:
         if name not in self.missing:
             self.missing.append(name)

@@ -3,31 +3,40 @@ A.S.T. track, where the player's marker is and where it moves, the A.S.T. points
 
 Every rule comes from the compiled module (`AST`: tracks, rows, epochs and their requirements,
 backward rules; the scoring table); the player state is the runtime's `PlayerState`, read through
-its facts. It imports only `unknown` and the price engine's ability lookup, so the runtime's player
-state can derive facts from it (`ast_points`, whether the marker may be in the last epoch) and
-re-export the requirement constructors generated code calls (`requirement`, `requirement_bool`,
-`requirement_any`).
+its methods. It imports only `unknown`, `errors` and the price engine's ability lookup, so the
+runtime's player state can derive facts from it (`ast_points`, whether the marker may be in the
+last epoch) and re-export the requirement constructors generated code calls (`requirement`,
+`requirement_bool`, `requirement_any`). The page runs it translated (companion/py2es.py), so it
+keeps to the engine subset (docs/engine-route.md).
 """
 
 from __future__ import annotations
 
-import functools
-
+from .errors import StateError
 from .pricing import ability
 from .unknown import Unknown, number, sum_if_known, unknown_of
 
 
-_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+def _compared(op: str, left, right):
+    """LEFT OP RIGHT, one of the comparisons a requirement states (Unknown where either is)."""
+    if op == "==":
+        return left == right
+    if op == "!=":
+        return left != right
+    if op == "<":
+        return left < right
+    if op == "<=":
+        return left <= right
+    return left > right if op == ">" else left >= right
 
 
 def _met(value):
     """True, False, or None when the requirement depends on a missing fact."""
-    return None if value.__class__ is Unknown else bool(value)
+    return None if isinstance(value, Unknown) else bool(value)
 
 
 def requirement(text: str, left, op: str, right, line: int, each_step: bool = False) -> dict:
-    out = {"requirement": text, "met": _met(_COMPARE[op](left, right)), "value": number(left),
+    out = {"requirement": text, "met": _met(_compared(op, left, right)), "value": number(left),
            "needs": f"{op} {number(right)}", "line": line, "each_step": each_step}
     needs = unknown_of(left, right).facts
     if needs:
@@ -38,7 +47,7 @@ def requirement(text: str, left, op: str, right, line: int, each_step: bool = Fa
 def requirement_bool(text: str, value, line: int, each_step: bool = False) -> dict:
     out = {"requirement": text, "met": _met(value), "value": _met(value), "needs": "true", "line": line,
            "each_step": each_step}
-    if value.__class__ is Unknown:
+    if isinstance(value, Unknown):
         out["depends_on"] = list(value.facts)
     return out
 
@@ -47,13 +56,17 @@ def _met_by(decisive: bool, values) -> bool | None:
     """Three-valued `all` (DECISIVE False) or `any` (True) of requirements met (True, False or
     None when unknown): DECISIVE if any is, else None if any is unknown, else not DECISIVE."""
     values = list(values)
-    if any(v is decisive for v in values):
+    if decisive in values:  # values are True, False or None, so `in` is `is`
         return decisive
-    return None if any(v is None for v in values) else not decisive
+    return None if None in values else not decisive
 
 
-all_met = functools.partial(_met_by, False)
-any_met = functools.partial(_met_by, True)
+def all_met(values) -> bool | None:
+    return _met_by(False, values)
+
+
+def any_met(values) -> bool | None:
+    return _met_by(True, values)
 
 
 def requirement_any(text: str, alternatives: list, line: int, each_step: bool = False) -> dict:
@@ -82,11 +95,11 @@ def epochs(module, track: str, state: PlayerState) -> dict:
             break
         reached = e["epoch"]
     backward = [b(state) for b in t["backward"]]
-    position = state.fact("ast_position") if "ast_position" in state.facts else NOT_GIVEN_POSITION
+    position = state.fact("ast_position") if state.gives("ast_position") else NOT_GIVEN_POSITION
     result = {"track": track, "name": t["name"], "epochs": out, "reached": reached,
               "moves_backward": _goes_back(module, track, state, position, backward), "backward_rules": backward,
               "counted": counted}
-    if any(name in state.facts for name in _MARKER_FACTS):
+    if any(state.gives(name) for name in _MARKER_FACTS):
         result["marker"] = marker(module, track, state, out, backward, result["moves_backward"])
     result["missing_facts"] = list(state.missing)
     result["complete"] = state.complete
@@ -105,12 +118,8 @@ def ast_counted(module, state: PlayerState) -> tuple[PlayerState, list[dict]]:
         given = state.fact(fact)
         value = given + sum(a["delta"] for a in adds)
         shown.append({"fact": fact, "given": number(given), "value": number(value), "adds": adds})
-        if value.__class__ is not Unknown:
-            if counted is state:
-                counted = object.__new__(type(state))  # shares `missing` and `undecided` with STATE
-                counted.__dict__.update(vars(state))
-                counted.facts = dict(state.facts)
-            counted.facts[fact] = value
+        if not isinstance(value, Unknown):
+            counted = counted.with_fact(fact, value)
     return counted, shown
 
 
@@ -157,21 +166,19 @@ def epochs_possible(module, track: str, state: PlayerState, position) -> tuple[s
     the track itself allows (every epoch holds at least one space, so the k-th epoch starts no
     earlier than space k and leaves a space to each later epoch before the finish)."""
     names = [name for name, _ in module.AST[track]["epochs"]]
-    given = state.facts.get("ast_epoch")
+    given = state.given("ast_epoch")
     if given is not None:
         if given not in names:
-            from .errors import StateError
-
             shown = given if len(given) <= 80 else given[:77] + "..."  # a hostile state may hold megabytes
             raise StateError(f"ast_epoch: `{shown}` is no epoch of {module.AST[track]['name']}; it has: "
                              + ", ".join(names))
         return {names.index(given)}, None
-    if position.__class__ is Unknown:
+    if isinstance(position, Unknown):
         return set(range(len(names))), "ast_position"
     if position == 0:
         return {0}, None
     try:
-        possible = {epoch_index(r, position) for r in ast_rows(module, track, state.facts.get("civilization"))}
+        possible = {epoch_index(r, position) for r in ast_rows(module, track, state.given("civilization"))}
         tell = "civilization"
     except AstRowUnknown:
         finish = module.AST[track]["spaces"]
@@ -185,17 +192,17 @@ def _goes_back(module, track: str, state: PlayerState, position, backward: list)
     """Whether the marker moves back a space: a backward rule met, off the start arrow and outside
     the exempt epochs. None while either depends on a fact not given, that fact recorded missing."""
     back = any_met(b["met"] for b in backward)
-    if back is False or (position.__class__ is not Unknown and position == 0):
+    if back is False or (not isinstance(position, Unknown) and position == 0):
         return False
     exempt_names = module.AST[track]["backward_except"]
     possible, tell = epochs_possible(module, track, state, position)
     names = [name for name, _ in module.AST[track]["epochs"]]
     exempt = {names.index(n) for n in exempt_names if n in names}
-    if possible <= exempt:
+    if possible.issubset(exempt):
         return False
     if back is None:
         return None
-    if possible & exempt:
+    if not possible.isdisjoint(exempt):
         state.fact(tell)  # recorded as missing: it would tell whether the marker's epoch is exempt
         return None
     return True
@@ -204,7 +211,7 @@ def _goes_back(module, track: str, state: PlayerState, position, backward: list)
 def _agreed(values: set, what: str) -> int:
     if len(values) > 1:
         raise AstRowUnknown(f"{what} differs by civilization: give `civilization`")
-    return next(iter(values))
+    return min(values)  # the only one
 
 
 def marker(module, track: str, state: PlayerState, epochs_out: list, backward: list,
@@ -214,11 +221,11 @@ def marker(module, track: str, state: PlayerState, epochs_out: list, backward: l
     is not known the answer still says whether it moves back when that does not depend on it."""
     t = module.AST[track]
     names = [name for name, _ in t["epochs"]]
-    civ = state.facts.get("civilization")
+    civ = state.given("civilization")
     position = state.fact("ast_position")
     out = {"civilization": civ, "space": number(position), "epoch": None, "next_space": None, "next_epoch": None,
            "needs": [], "meets": None, "move": None, "finish": None, "row": None, "unknown": None}
-    if position.__class__ is Unknown:
+    if isinstance(position, Unknown):
         out["unknown"] = "the state does not give ast_position"
         return out
     if t["spaces"] is not None and position > t["spaces"]:
@@ -276,8 +283,8 @@ def _steps_possible(module, track: str, state: PlayerState, position: int) -> se
     """(the epoch of the marker's space, the epoch of the next) on every row the marker may be on;
     with no row, the next space is in the same epoch or the one after."""
     try:
-        rows = ast_rows(module, track, state.facts.get("civilization"))
-        if "ast_epoch" not in state.facts:
+        rows = ast_rows(module, track, state.given("civilization"))
+        if not state.gives("ast_epoch"):
             return {(epoch_index(r, position), epoch_index(r, position + 1)) for r in rows}
     except AstRowUnknown:
         pass
@@ -346,7 +353,7 @@ def _standing_track(module, state: PlayerState) -> str | None:
     """The track the state names, else the only one, else any when every track values a step
     alike; None when it matters which and the state does not say."""
     tracks = list(module.AST)
-    chosen = state.facts.get("ast_track")
+    chosen = state.given("ast_track")
     if chosen is None and (len(tracks) == 1 or len({module.AST[t]["step_points"] for t in tracks}) == 1):
         return tracks[0]
     return chosen

@@ -33,7 +33,7 @@ needs_node = pytest.mark.skipif(not node_available(), reason="node is not instal
 def test_every_function_of_an_engine_module_translates(module):
     origin, text = py2es._module_text(module)
     try:
-        js = py2es.translate_source(text, Path(origin).name, py2es.ENGINE_MODULES[module])
+        js = py2es.translate_source(text, Path(origin).name, py2es.ENGINE_MODULES[module], qualified=module)
     except py2es.Refused as exc:
         pytest.fail(f"{exc.module}:{exc.line}: {exc.construct} (outside the engine subset)")
     # every function and class of the module is in the translation, under its prefixed name
@@ -69,7 +69,12 @@ REFUSED = [
     ("def f(x):\n    return id(x)\n", 2, "the built-in id()"),
     ("def f(x):\n    return x is 3\n", 2, "`is` with other than None"),
     ("def f(x):\n    global y\n    return x\n", 2, "the statement Global"),
-    ("def f(x):\n    try:\n        return x\n    except KeyError:\n        return 0\n", 2, "the statement Try"),
+    ("def f(x):\n    try:\n        return x\n    except KeyError:\n        return 0\n", 4, "the exception KeyError"),
+    ("def f(x):\n    try:\n        return x\n    finally:\n        pass\n", 2, "try ... else or finally"),
+    ("def f(x):\n    try:\n        return x\n    except:\n        return 0\n", 4, "an except of other than one"),
+    ("def f(x):\n    raise KeyError\n", 2, "a raise of other than an exception class with its message"),
+    ("class E(Exception):\n    def m(self):\n        return 1\n", 1, "an exception class with a body"),
+    ("X = (1, [2])\n", 1, "module-level Assign"),
     ("def f(*xs):\n    return xs\n", 1, "*args or **kwargs"),
     ("def f(x):\n    return g(*x)\n\ndef g(a):\n    return a\n", 2, "a starred argument"),
     ("class A(list):\n    pass\n", 1, "a class based on list"),
@@ -103,6 +108,25 @@ def test_the_page_copy_has_short_locals_and_the_same_globals():
     long, short = py2es.engine_source(), py2es.engine_source(short=True)
     assert "machine_for" in long and "machine_for" not in short
     assert set(re.findall(r"\bps_\w+", long)) == set(re.findall(r"\bps_\w+", short))
+
+
+def test_a_module_imports_the_runtime_values_and_other_engines_by_their_page_names():
+    js = py2es.translate_source("from .unknown import Unknown, number\n\nGONE = Unknown(('x',))\n\n\n"
+                                "def f(v):\n    return number(v), GONE\n", "s.py", "t", qualified="civdsl.s")
+    assert 'const t_GONE = new Unknown(["x"]);' in js
+    assert "return [number(v), t_GONE];" in js
+    with pytest.raises(py2es.Refused, match="import of civdsl.runtime.prices"):
+        py2es.translate_source("from .runtime import prices\n", "s.py", "t", qualified="civdsl.s")
+    js = py2es.translate_source("from .standing import AstRowUnknown, ast_rows\n\n\ndef f(m):\n"
+                                "    return ast_rows(m, 't', None)\n", "s.py", "t", qualified="civdsl.s")
+    assert 'return st_ast_rows(m, "t", null);' in js
+
+
+def test_the_page_copy_calls_the_commonest_helpers_by_alias_and_leaves_text_alone():
+    js = py2es.translate_source('def f(d):\n    return d["pyItem(x)"], "truthy(\\"", d["a"]\n', "s.py", "t", short=True)
+    assert '$I(a, "pyItem(x)")' in js and '"truthy(\\""' in js and '$I(a, "a")' in js and "pyItem" not in js.replace(
+        '"pyItem(x)"', "")
+    assert set(py2es.SHORT_HELPERS.values()).isdisjoint(py2es._runtime_names())
 
 
 def test_a_local_never_hides_a_runtime_helper():
@@ -279,6 +303,31 @@ def loops(n):
     return out, f"{n} loops of {len(out)}"
 
 
+LIMITS = (3, ("a", -2))
+
+
+class TooBig(Exception):
+    """raised and caught by its class"""
+
+
+def _checked(x):
+    if x > LIMITS[0]:
+        raise TooBig(f"{x} is past {LIMITS[0]}")
+    return x
+
+
+def exceptions(xs):
+    out = []
+    for x in xs:
+        try:
+            out.append(_checked(x))
+        except TooBig as exc:
+            out.append(str(exc))
+    box = Box(xs[0], 1)
+    return out, LIMITS[1], [x for x in xs if bool(x % 2) is True], xs.index(xs[-1]), getattr(box, "a", 7), \
+        getattr(box, "c", 7)
+
+
 def floats(a, b):
     x = 0.0
     x += a
@@ -306,7 +355,7 @@ def _arguments(name: str, rng: random.Random) -> list:
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
-        "floats": [a % 50, b % 50],
+        "floats": [a % 50, b % 50], "exceptions": [small],
     }[name]
 
 
@@ -408,7 +457,7 @@ def test_each_construct_answers_in_node_as_in_python(seed, short):
     """SHORT: the page's copy, its locals renamed to one or two letters."""
     scope: dict = {}
     exec(compile(CONSTRUCTS, "constructs.py", "exec"), scope)
-    js = py2es.translate_source(CONSTRUCTS, "constructs.py", "t", short)
+    js = (py2es.HELPER_ALIASES + "\n" if short else "") + py2es.translate_source(CONSTRUCTS, "constructs.py", "t", short)
     rng = random.Random(seed)
     calls = [(name, _arguments(name, rng)) for _ in range(60) for name in FUNCTIONS]
     answers = _run_node(js, FUNCTIONS, [(name, _encode(args)) for name, args in calls])

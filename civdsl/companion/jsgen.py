@@ -30,14 +30,17 @@ from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError
 from ..escape import js_string
 from . import jsops
-from .py2es import engine_source
+from .py2es import engine_name, engine_source
 
 # The runtime files in the order they are concatenated; jscost's and page's files join when present.
-RUNTIME_BEFORE = ("core.js", "pylib.js", "resolve.js", "epoch.js", "score.js", "credits.js", "plan.js")
+RUNTIME_BEFORE = ("core.js", "pylib.js", "resolve.js", "credits.js", "plan.js")
 RUNTIME_AFTER = ("api.js",)
 # The generated module's own bookkeeping: the source map of its Python lines means nothing here.
 _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}
-_JS_REQUIREMENT = RequirementWords("requirementAny", "requirement", "requirementBool", lambda text: js_string(text),
+# the generated standing.py's requirement constructors, which the epochs' rules call
+_JS_REQUIREMENT = RequirementWords(engine_name("civdsl.standing", "requirement_any"),
+                                   engine_name("civdsl.standing", "requirement"),
+                                   engine_name("civdsl.standing", "requirement_bool"), lambda text: js_string(text),
                                    ", true")
 
 

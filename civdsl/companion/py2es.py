@@ -24,10 +24,21 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from . import jsops, pyscopes
+from .pycalls import NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps"}
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.standing": "st", "civdsl.handvalue": "hv"}
+
+# Names an engine module may import from a civdsl module that is not an engine module: the page's
+# hand-written runtime's name for each (the value model and its host). A module added to
+# ENGINE_MODULES takes precedence: its names become the generated ones.
+HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
+                                 "sum_if_known": "sumIfKnown"},
+              "civdsl.pricing": {"ability": "abilityOf"},
+              "civdsl.errors": {"StateError": "UserError"}}
+# the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
+_HOST_CLASSES = {"Unknown", "UserError"}
 
 # the first line of the engines' part of the script
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
@@ -43,27 +54,11 @@ _BITS = {ast.BitOr: "pyBitOr", ast.BitAnd: "pyBitAnd", ast.LShift: "pyShl", ast.
          ast.Div: "truediv", ast.Mod: "pyMod"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _INT_COMPARE = {"==": "===", "!=": "!=="}
-_TYPES = {"int": "pyIsInt({})", "float": "{} instanceof PyFloat", "str": 'typeof {} === "string"',
-          "tuple": "Array.isArray({})", "list": "Array.isArray({})", "dict": "{} instanceof PyDict",
-          "set": "{} instanceof PySet", "frozenset": "{} instanceof PySet", "Fraction": "{} instanceof Frac"}
-# built-in calls of one helper each (their arguments positional)
-_CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "pyRange", "float": "pyFloat",
-          "int": "pyInt", "Fraction": "pyFraction", "combinations": "pyCombinations", "str": "pyStr",
-          "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
-          "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
-          "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
-          "functools.cache": "pyCache"}
-# built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
-_ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 _BOOL_CALLS = {"isinstance", "any", "all"}
-# methods of list, dict and set, written as the runtime's (PyDict and PySet have Python's names)
-_DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
-                     "difference", "intersection", "issubset", "isdisjoint"}
 _JS_RESERVED = set("""break case catch class const continue debugger default delete do else enum export extends
 false finally for function if import in instanceof new null return super switch this throw true try typeof var
 void while with yield let static implements interface package private protected public await arguments eval
 undefined NaN Infinity Object Array Map Set Math Number String JSON Symbol Error""".split())
-_NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 
 
 class Refused(Exception):
@@ -87,22 +82,6 @@ def _runtime_names() -> frozenset:
 
 
 @dataclass
-class _Signature:
-    """A function's parameters in call order (positional, then keyword-only) and which have defaults."""
-    params: list[str]
-    required: set[str]
-
-    @classmethod
-    def of(cls, fn: ast.FunctionDef, method: bool) -> "_Signature":
-        a = fn.args
-        positional = [p.arg for p in a.posonlyargs + a.args][1 if method else 0:]
-        defaulted = {p.arg for p in (a.posonlyargs + a.args)[len(a.posonlyargs + a.args) - len(a.defaults):]}
-        defaulted |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
-        params = positional + [p.arg for p in a.kwonlyargs]
-        return cls(params, {p for p in params if p not in defaulted})
-
-
-@dataclass
 class _Scope:
     """One function's names: its locals (declared once at its top: Python's scope is the
     function), those declared `int`, and whether it is a method (`self`)."""
@@ -112,16 +91,20 @@ class _Scope:
     short: dict[str, str] = field(default_factory=dict)  # name -> its short name, for the page
 
 
-class _Module:
+class _Module(CallTranslation):
     """One engine module's translation."""
 
-    def __init__(self, source: str, module: str, prefix: str, short: bool = False):
+    def __init__(self, source: str, module: str, prefix: str, short: bool = False, qualified: str | None = None):
         self.module, self.prefix, self.short = module, prefix, short
+        self.package = qualified.rsplit(".", 1)[0] if qualified else None
         self.fresh: list[str] = []
         self.tree = ast.parse(source)
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.imported: dict[str, str] = {}  # local name -> "module" or "module.name"
+        self.host: dict[str, str] = {}  # a name imported from another civdsl module -> its JavaScript name
+        self.host_classes: set[str] = set()  # those of them that are classes
+        self.constants: dict[str, ast.expr] = {}
         self.out: list[str] = []
         self.depth = 0
         self.scopes: list[_Scope] = []
@@ -141,16 +124,34 @@ class _Module:
                 self.functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
+            elif self._is_constant_definition(node):
+                self.constants[node.targets[0].id] = node.value
             else:
-                self.refuse(node, f"module-level {type(node).__name__} (an engine module holds functions and classes)")
+                self.refuse(node, f"module-level {type(node).__name__} (an engine module holds functions, classes "
+                                  "and constants of tuples, text, numbers and the runtime's values)")
         for node in body:
             if isinstance(node, ast.ClassDef):
                 self._class(node)
+        for name, value in self.constants.items():
+            self.line(f"const {self.global_name(name)} = {self.expr(value)};")
         for node in body:
             if isinstance(node, ast.FunctionDef):
                 self.fresh = list(_short_names()) if self.short else []
                 self._function(node, self.global_name(node.name))
         return "\n".join(self.out) + "\n"
+
+    def _is_constant_definition(self, node) -> bool:
+        """NAME = a value no engine can change: constants, tuples of them, and the runtime's values
+        made of them (`Unknown(("ast_position",))`); no list, dict or set."""
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            return False
+        for n in ast.walk(node.value):
+            if isinstance(n, ast.Call):
+                if not (isinstance(n.func, ast.Name) and n.func.id in self.host_classes and not n.keywords):
+                    return False
+            elif not isinstance(n, (ast.Constant, ast.Tuple, ast.Load, ast.Name, ast.UnaryOp, ast.USub)):
+                return False
+        return True
 
     @staticmethod
     def _body_without_docstring(body: list) -> list:
@@ -166,12 +167,33 @@ class _Module:
                     self.refuse(node, f"import of {alias.name}")
                 self.imported[alias.name] = alias.name
             return
+        if node.level and self.package is not None and node.level == 1:
+            self._import_civdsl(node, f"{self.package}.{node.module}")
+            return
         if node.level or node.module not in _IMPORTS or _IMPORTS[node.module] is None:
             self.refuse(node, f"import from {'.' * node.level}{node.module or ''}")
         for alias in node.names:
             if alias.name not in _IMPORTS[node.module] or alias.asname:
                 self.refuse(node, f"import of {node.module}.{alias.name}")
             self.imported[alias.name] = f"{node.module}.{alias.name}"
+
+    def _import_civdsl(self, node: ast.ImportFrom, qualified: str) -> None:
+        """Names from another civdsl module: an engine module's generated ones, else the hand-written
+        runtime's (HOST_NAMES)."""
+        for alias in node.names:
+            if alias.asname:
+                self.refuse(node, f"import of {qualified}.{alias.name} under another name")
+            if qualified in ENGINE_MODULES:
+                classes = _classes_of(qualified)
+                js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
+            elif alias.name in HOST_NAMES.get(qualified, {}):
+                js = HOST_NAMES[qualified][alias.name]
+                classes = {alias.name} if js in _HOST_CLASSES else set()
+            else:
+                self.refuse(node, f"import of {qualified}.{alias.name} (neither an engine module's nor the runtime's)")
+            self.host[alias.name] = js
+            if alias.name in classes:
+                self.host_classes.add(alias.name)
 
     def global_name(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -189,8 +211,11 @@ class _Module:
         if node.decorator_list or node.keywords:
             self.refuse(node, "a decorated class or class keywords")
         bases = [ast.unparse(b) for b in node.bases]
+        if bases == ["Exception"]:
+            self._exception_class(node)
+            return
         if bases not in ([], ["dict"]):
-            self.refuse(node, f"a class based on {', '.join(bases)} (only dict, for __missing__)")
+            self.refuse(node, f"a class based on {', '.join(bases)} (only dict, for __missing__, or Exception)")
         self.line(f"// {self.module}:{node.lineno} {node.name}")
         self.line(f"class {self.global_name(node.name)}{' extends PyDict' if bases else ''} {{")
         self.depth += 1
@@ -202,6 +227,22 @@ class _Module:
             self._method(node, item, bool(bases))
         self.depth -= 1
         self.line("}")
+
+    def _exception_class(self, node: ast.ClassDef) -> None:
+        """An exception of the module: made with its message only, raised and caught by class."""
+        if any(not isinstance(item, ast.Pass) for item in self._body_without_docstring(node.body)):
+            self.refuse(node, "an exception class with a body")
+        self.line(f"// {self.module}:{node.lineno} {node.name}")
+        self.line(f"class {self.global_name(node.name)} extends Error {{}}")
+
+    def _exception(self, node) -> str:
+        """The JavaScript class of an exception a `raise` or `except` names: the module's or the runtime's."""
+        name = ast.unparse(node)
+        if name in self.classes and [ast.unparse(b) for b in self.classes[name].bases] == ["Exception"]:
+            return self.global_name(name)
+        if name in self.host_classes:
+            return self.host[name]
+        self.refuse(node, f"the exception {name} (neither the module's nor the runtime's)")
 
     def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
         static = [ast.unparse(d) for d in fn.decorator_list] == ["staticmethod"]
@@ -226,25 +267,15 @@ class _Module:
 
     def _function(self, fn: ast.FunctionDef, name: str, method: bool = False, cls=None, prologue=(), body=None,
                   keyword: str = "function") -> None:
-        a = fn.args
-        if a.vararg or a.kwarg:
+        if fn.args.vararg or fn.args.kwarg:
             self.refuse(fn, "*args or **kwargs")
         if fn.decorator_list and keyword:
             self.refuse(fn, "a decorated function")
-        params = (a.posonlyargs + a.args)[1 if method else 0:] + a.kwonlyargs
-        defaults = [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + list(a.defaults)
-        defaults = defaults[1 if method else 0:] + list(a.kw_defaults)
-        scope = _Scope(set(), cls=cls)
-        self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
-        scope.ints = {p.arg for p in params if pyscopes.is_int_annotation(p.annotation)}
+        params, defaults = self._parameters(fn.args, method)
         body = self._body_without_docstring(fn.body) if body is None else body
-        assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
-        self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
-        scope.ints |= pyscopes.int_declared(body)
+        scope, assigned = self._function_scope(params, body, method, cls)
         self.scopes.append(scope)
-        texts = []
-        for p, d in zip(params, defaults):
-            texts.append(self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}"))
+        texts = [self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}") for p, d in zip(params, defaults)]
         star = "*" if pyscopes.is_generator(fn) else ""
         head = f"{keyword}{star} {name}" if keyword else f"{star}{name}"
         if keyword:
@@ -255,14 +286,35 @@ class _Module:
             self.line(text)
         if assigned:
             self.line(f"let {', '.join(self.js_name(n) for n in assigned)};")
-        outer, self._in_generator = self._in_generator, pyscopes.is_generator(fn)
-        self.block(body)
-        if name != "constructor" and not self._in_generator and not (body and isinstance(body[-1], ast.Return)):
-            self.line("return null;")  # Python's None, where the body ends without a return
-        self._in_generator = outer
+        self._function_body(body, pyscopes.is_generator(fn), returns=name != "constructor")
         self.scopes.pop()
         self.depth -= 1
         self.line("}")
+
+    @staticmethod
+    def _parameters(a: ast.arguments, method: bool) -> tuple[list, list]:
+        """The parameters in call order (a method's without `self`) and each one's default or None."""
+        params = (a.posonlyargs + a.args)[1 if method else 0:] + a.kwonlyargs
+        defaults = [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + list(a.defaults)
+        return params, defaults[1 if method else 0:] + list(a.kw_defaults)
+
+    def _function_scope(self, params: list, body: list, method: bool, cls) -> tuple[_Scope, list[str]]:
+        """The function's scope (its parameters, the names it assigns and the functions it defines)
+        and the assigned names, declared at its top."""
+        scope = _Scope(set(), cls=cls)
+        self.declare(scope, [p.arg for p in params] + (["self"] if method else []))
+        scope.ints = {p.arg for p in params if pyscopes.is_int_annotation(p.annotation)}
+        assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
+        self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
+        scope.ints |= pyscopes.int_declared(body)
+        return scope, assigned
+
+    def _function_body(self, body: list, generator: bool, returns: bool) -> None:
+        outer, self._in_generator = self._in_generator, generator
+        self.block(body)
+        if returns and not generator and not (body and isinstance(body[-1], ast.Return)):
+            self.line("return null;")  # Python's None, where the body ends without a return
+        self._in_generator = outer
 
     def _default(self, node) -> str:
         if not isinstance(node, ast.Constant) or isinstance(node.value, (list, dict, set)):
@@ -299,9 +351,11 @@ class _Module:
             return "this"
         if self.is_local(n):
             return self.js_name(n)
-        if n in self.functions or n in self.classes:
+        if n in self.functions or n in self.classes or n in self.constants:
             return self.global_name(n)
-        self.refuse(node, f"the name {n} (neither a local nor a function or class of the module)")
+        if n in self.host:
+            return self.host[n]
+        self.refuse(node, f"the name {n} (neither a local nor a function, class or constant of the module)")
 
     # -- statements -------------------------------------------------------------------------------
 
@@ -363,6 +417,35 @@ class _Module:
         if call.args:
             self.refuse(call, "sort with positional arguments")
         return f"pySort({target}, {kw.get('key', 'null')}, {kw.get('reverse', 'false')})"
+
+    def stmt_Try(self, node) -> None:
+        if node.orelse or node.finalbody:
+            self.refuse(node, "try ... else or finally")
+        caught = self.temp()
+        self.line("try {")
+        self._indented(node.body)
+        self.line(f"}} catch ({caught}) {{")
+        self.depth += 1
+        for i, handler in enumerate(node.handlers):
+            if handler.type is None or isinstance(handler.type, ast.Tuple):
+                self.refuse(handler, "an except of other than one exception class")
+            self.line(f"{'} else ' if i else ''}if ({caught} instanceof {self._exception(handler.type)}) {{")
+            self.depth += 1
+            if handler.name:
+                self.line(f"{self.js_name(handler.name)} = {caught};")
+            self.block(handler.body)
+            self.depth -= 1
+        self.line("} else {")
+        self.line(f"  throw {caught};")
+        self.line("}")
+        self.depth -= 1
+        self.line("}")
+
+    def stmt_Raise(self, node) -> None:
+        if node.cause is not None or not isinstance(node.exc, ast.Call) or node.exc.keywords \
+                or len(node.exc.args) != 1:
+            self.refuse(node, "a raise of other than an exception class with its message")
+        self.line(f"throw new {self._exception(node.exc.func)}({self.expr(node.exc.args[0])});")
 
     def stmt_If(self, node) -> None:
         self.line(f"if ({self.test(node.test)}) {{")
@@ -590,7 +673,7 @@ class _Module:
         return text
 
     def attribute(self, e: ast.Attribute) -> str:
-        if e.attr in _NO_ATTRIBUTES or e.attr.startswith("__"):
+        if e.attr in NO_ATTRIBUTES or e.attr.startswith("__"):
             self.refuse(e, f"the attribute {e.attr}")
         return e.attr
 
@@ -654,13 +737,14 @@ class _Module:
     def _compare(self, left, op, right) -> str:
         a, b = self.expr(left), self.expr(right)
         if isinstance(op, (ast.Is, ast.IsNot)):
-            if not (isinstance(right, ast.Constant) and right.value is None):
-                self.refuse(right, "`is` with other than None")
-            return f"({a} {'===' if isinstance(op, ast.Is) else '!=='} null)"
+            if not (isinstance(right, ast.Constant) and (right.value is None or isinstance(right.value, bool))):
+                self.refuse(right, "`is` with other than None, True or False")
+            return f"({a} {'===' if isinstance(op, ast.Is) else '!=='} {b})"
         if isinstance(op, (ast.In, ast.NotIn)):
             return f"{'' if isinstance(op, ast.In) else '!'}pyIn({a}, {b})"
         symbol = _COMPARE[type(op)]
-        if self.is_int(left) and self.is_int(right):
+        if (self.is_int(left) and self.is_int(right)) or (symbol in _INT_COMPARE and _is_text(left, right)):
+            # a value equals a text only if it is that text: JavaScript's === is Python's == there
             return f"({a} {_INT_COMPARE.get(symbol, symbol)} {b})"
         return jsops.BINARY[symbol].format(a, b)
 
@@ -756,144 +840,6 @@ class _Module:
         self.scopes.pop()
         return f"(() => {{ {' '.join(heads)} if ({test.format(value)}) {hit}; return {str(not want).lower()}; }})()"
 
-    # -- calls --------------------------------------------------------------------------------------
-
-    def _keywords(self, call: ast.Call, allowed: set) -> dict:
-        out = {}
-        for k in call.keywords:
-            if k.arg is None or k.arg not in allowed:
-                self.refuse(call, f"the keyword {k.arg or '**'} here")
-            out[k.arg] = self.expr(k.value)
-        return out
-
-    def _arg(self, a, any_order: bool = False) -> str:
-        if isinstance(a, ast.Starred):
-            self.refuse(a, "a starred argument")
-        if any_order and isinstance(a, (ast.ListComp, ast.GeneratorExp)):
-            return self.expr_ListComp(a, any_order=True)
-        return self.expr(a)
-
-    def expr_Call(self, e) -> str:
-        f = ast.unparse(e.func)
-        if isinstance(e.func, ast.Name) and self.is_local(e.func.id):
-            if e.keywords:
-                self.refuse(e, "keywords in a call of a local function")
-            return f"{self.name(e.func)}({', '.join(self._arg(a) for a in e.args)})"
-        if isinstance(e.func, ast.Name) and (f in self.functions or f in self.classes):
-            return self._module_call(e, f)
-        if isinstance(e.func, ast.Name):
-            return self._builtin(e, f)
-        if f in _CALLS:
-            self._keywords(e, set())
-            return f"{_CALLS[f]}({', '.join(self._arg(a) for a in e.args)})"
-        if isinstance(e.func, ast.Attribute):
-            return self._method_call(e)
-        self.refuse(e, f"a call of {f}")
-
-    def _module_call(self, e: ast.Call, f: str) -> str:
-        if f in self.classes:
-            init = next((m for m in self.classes[f].body if isinstance(m, ast.FunctionDef) and m.name == "__init__"),
-                        None)
-            sig = _Signature.of(init, True) if init else _Signature([], set())
-            return f"new {self.global_name(f)}({self._ordered(e, sig)})"
-        return f"{self.global_name(f)}({self._ordered(e, _Signature.of(self.functions[f], False))})"
-
-    def _ordered(self, e: ast.Call, sig: _Signature) -> str:
-        """The arguments of a call in the callee's parameter order (keywords placed by name; a
-        parameter left out is `undefined`, so its default applies)."""
-        if len(e.args) > len(sig.params):
-            self.refuse(e, "more arguments than parameters")
-        values = [self._arg(a) for a in e.args] + [None] * (len(sig.params) - len(e.args))
-        for k in e.keywords:
-            if k.arg is None or k.arg not in sig.params or values[sig.params.index(k.arg)] is not None:
-                self.refuse(e, f"the keyword {k.arg or '**'}")
-            values[sig.params.index(k.arg)] = self.expr(k.value)
-        for p, v in zip(sig.params, values):
-            if v is None and p in sig.required:
-                self.refuse(e, f"a call without {p}")
-        while values and values[-1] is None:
-            values.pop()
-        return ", ".join("undefined" if v is None else v for v in values)
-
-    def _builtin(self, e: ast.Call, f: str) -> str:
-        args = e.args
-        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
-            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
-        if f in _CALLS and f != "range":
-            self._keywords(e, set())
-            return f"{_CALLS[f]}({', '.join(self._arg(a, f in _ANY_ORDER) for a in args)})"
-        if f == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value in ("inf", "-inf"):
-            return "pf(Infinity)" if args[0].value == "inf" else "pf(-Infinity)"
-        if f == "range":
-            self._keywords(e, set())
-            return f"pyRange({', '.join(self._arg(a) for a in args)})"
-        if f in ("any", "all") and len(args) == 1 and not e.keywords:
-            if isinstance(args[0], ast.GeneratorExp):
-                return self._early(args[0], f == "any")
-            return f"py{f.title()}({self._arg(args[0], True)})"
-        if f == "sum" and len(args) == 1 and isinstance(args[0], ast.GeneratorExp) and not e.keywords:
-            return self._sum(args[0])
-        if f == "sum" and 1 <= len(args) <= 2 and not e.keywords:
-            return f"pySum({', '.join(self._arg(a, True) for a in args)})"
-        if f == "sorted" and len(args) == 1:
-            kw = self._keywords(e, {"key", "reverse"})
-            return f"pySorted({self._arg(args[0], 'key' not in kw)}, {kw.get('key', 'null')}, " \
-                   f"{kw.get('reverse', 'false')})"
-        if f in ("max", "min") and args:
-            kw = self._keywords(e, {"key", "default"})
-            if len(args) == 2 and not kw:
-                return f"{jsops.MATH_CALLS[f]}({self._arg(args[0])}, {self._arg(args[1])})"
-            if len(args) > 1 and "default" in kw:
-                self.refuse(e, f"{f}() of several values with a default")
-            if len(args) > 1:
-                items = ", ".join(self._arg(a) for a in args)
-                return f"py{f.title()}([{items}], {kw.get('key', 'null')})"
-            listed = self._arg(args[0], "key" not in kw)
-            return f"py{f.title()}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
-        if f in ("tuple", "list") and len(args) <= 1 and not e.keywords:
-            return f"pyList({self._arg(args[0])})" if args else "[]"
-        if f in ("set", "frozenset") and len(args) <= 1 and not e.keywords:
-            return f"pySetOf(pyIterAny({self._arg(args[0], True)}))" if args else "new PySet()"
-        if f == "dict" and len(args) <= 1 and not e.keywords:
-            return f"pyDict({self._arg(args[0])})" if args else "new PyDict()"
-        if f == "isinstance" and len(args) == 2 and not e.keywords:
-            kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
-            value = self.expr(args[0])
-            tests = []
-            for k in kinds:
-                name = ast.unparse(k)
-                if name not in _TYPES:
-                    self.refuse(e, f"isinstance of {name}")
-                tests.append(_TYPES[name].format(value))
-            return "(" + " || ".join(tests) + ")"
-        self.refuse(e, f"the built-in {f}()")
-
-    def _method_call(self, e: ast.Call) -> str:
-        func = e.func
-        m = func.attr
-        receiver = ast.unparse(func.value)
-        if receiver == "super()" :
-            self.refuse(e, "super() other than a dict subclass's first super().__init__()")
-        if isinstance(func.value, ast.Name) and func.value.id in self.imported and not self.is_local(func.value.id):
-            self.refuse(e, f"{ast.unparse(func)}() (not a function of the subset)")
-        if m in ("append", "sort"):
-            self.refuse(e, f"the value of {m}() (None): call it as a statement")
-        if m == "extend":
-            return f"pyExtend({self.expr(func.value)}, {self._arg(e.args[0])})"
-        target = self.expr(func.value)
-        if m in _DICT_SET_METHODS:
-            self._keywords(e, set())
-            any_order = m in ("union", "update")
-            return f"{target}.{m}({', '.join(self._arg(a, any_order) for a in e.args)})"
-        if m.startswith("__") or m in _NO_ATTRIBUTES:
-            self.refuse(e, f"the method {m}")
-        if e.keywords:
-            defs = [d for c in self.classes.values() for d in c.body if isinstance(d, ast.FunctionDef) and d.name == m]
-            if len(defs) != 1:
-                self.refuse(e, f"keywords in a call of {m}, a method of no single class of the module")
-            return f"{target}.{m}({self._ordered(e, _Signature.of(defs[0], True))})"
-        return f"{target}.{m}({', '.join(self._arg(a) for a in e.args)})"
-
     def expr_Yield(self, e) -> str:
         self.refuse(e, "yield inside an expression")
 
@@ -911,10 +857,19 @@ class _Module:
 
 # --- the engines -------------------------------------------------------------------------------------------
 
-def translate_source(source: str, module: str, prefix: str, short: bool = False) -> str:
+def translate_source(source: str, module: str, prefix: str, short: bool = False, qualified: str | None = None) -> str:
     """The JavaScript of one engine module's text; Refused for a construct outside the subset.
-    SHORT: locals renamed to one or two letters (the page's lighter copy)."""
-    return _Module(source, module, prefix, short).translate()
+    SHORT: locals renamed to one or two letters and the commonest helpers called by their aliases
+    (HELPER_ALIASES; the page's lighter copy). QUALIFIED: the module's
+    dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
+    js = _Module(source, module, prefix, short, qualified).translate()
+    return _aliased(js) if short else js
+
+
+@functools.cache
+def _classes_of(qualified: str) -> frozenset:
+    """The classes an engine module defines (what its importers construct with `new`)."""
+    return frozenset(n.name for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef))
 
 
 @functools.cache
@@ -925,18 +880,41 @@ def _short_names() -> tuple[str, ...]:
     return tuple(n for n in names if n not in _JS_RESERVED and n not in _runtime_names())
 
 
+def _is_text(*nodes) -> bool:
+    """Whether one of NODES is a text literal."""
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes)
+
+
+def engine_name(module: str, name: str) -> str:
+    """The page's name of the function or class NAME of the engine module MODULE."""
+    return f"{ENGINE_MODULES[module]}_{name}"
+
+
 def _module_text(name: str) -> tuple[str, str]:
     spec = importlib.util.find_spec(name)
     return spec.origin, open(spec.origin, encoding="utf-8").read()
 
 
+# The page's copy calls the runtime helpers the translation writes most through these aliases
+# (declared once by HELPER_ALIASES, before the engines).
+SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D"}
+HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
+_HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
+
+
+def _aliased(js: str) -> str:
+    """JS with each call of a helper of SHORT_HELPERS written through its alias (text literals,
+    which escape.js_string writes in double quotes, left as they are)."""
+    return _HELPER_CALL.sub(lambda m: m.group(1) or SHORT_HELPERS[m.group(2)], js)
+
+
 @functools.cache
 def engine_source(short: bool = False) -> str:
     """The JavaScript of every engine module (ENGINE_MODULES), in the table's order; SHORT: with
-    short local names (the page's copy; Node and the tests read the long one)."""
-    parts = [GENERATED_MARK]
+    short local names and helper aliases (the page's copy; Node and the tests read the long one)."""
+    parts = [GENERATED_MARK] + ([HELPER_ALIASES] if short else [])
     for name, prefix in ENGINE_MODULES.items():
         _, text = _module_text(name)
         parts.append(f"// {name}")
-        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short))
+        parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
     return "\n".join(parts)

@@ -45,8 +45,10 @@ def assigned_names(body: list) -> set:
                 names |= target_names(t)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For)):
             names |= target_names(node.target)
-        elif isinstance(node, ast.ImportFrom):
+        elif isinstance(node, ast.ImportFrom) and not node.level:  # a civdsl module's names are the module's
             names |= {a.asname or a.name for a in node.names if node.module != "fractions"}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
     return names
 
 

@@ -1,6 +1,6 @@
 // api.js: the contract. globalThis.civdsl answers each question with exactly the object the
 // command line prints with --json (the same keys, lists and numbers): resolve, epoch and score
-// here, cost and plan from credits.js and plan.js when those are part of the engine.
+// here (the generated standing.py), cost and plan from credits.js and plan.js when those are part of the engine.
 
 function answer(command, compute) {
   const head = {command: command, rulebook: MODEL.EDITION.id};
@@ -72,11 +72,40 @@ function epochAnswer(state, options) {
   const inPlay = get(state || {}, "ast_track", null);
   const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
     : Object.keys(MODEL.AST);
-  return {tracks: tracks.map(function (t) { return epochsOf(t, makePlayerState(ownState(state), options)); })};
+  return {tracks: tracks.map(function (t) {
+    return pyPlain(st_epochs(engineModule(), t, makePlayerState(ownState(state), options)));
+  })};
 }
 
 function scoreAnswer(state, options) {
-  return scoreOf(makePlayerState(ownState(state), options || {}));
+  return pyPlain(st_score(engineModule(), makePlayerState(ownState(state), options || {})));
+}
+
+// The compiled module as the generated engines read it (the names and shapes of the Python module
+// codegen writes), made once from MODEL and RULES.
+let engineModuleMade = null;
+function engineModule() {
+  if (engineModuleMade !== null) return engineModuleMade;
+  const tracks = new PyDict();
+  for (const track of Object.keys(MODEL.AST)) {
+    const t = pyFromPlain(MODEL.AST[track]);
+    t.setItem("epochs", RULES.ast.get(track).epochs);
+    t.setItem("backward", RULES.ast.get(track).backward);
+    tracks.setItem(track, t);
+  }
+  engineModuleMade = {AST: tracks, CIVILIZATIONS: pyFromPlain(MODEL.CIVILIZATIONS || {}),
+    AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
+    SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
+    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue,
+    OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
+      : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
+  return engineModuleMade;
+}
+
+// pricing.ability: the arguments of each ability of KIND the advance NAME carries
+function abilityOf(module, name, kind) {
+  return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; })
+    .map(function (a) { return pyFromPlain(a[1]); });
 }
 
 const civdslApi = {

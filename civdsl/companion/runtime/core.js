@@ -36,10 +36,6 @@ class Unknown {
   }
 }
 
-function isUnknown(v) {
-  return v instanceof Unknown;
-}
-
 function unknownOf() {
   const facts = [];
   for (let i = 0; i < arguments.length; i++) {
@@ -401,6 +397,12 @@ function number(v) {
   return v;
 }
 
+// unknown.sum_if_known: the sum of VALUES, or null when any is not known (null)
+function sumIfKnown(values) {
+  const xs = pyList(values);
+  return xs.some((v) => v === null) ? null : pySum(xs);
+}
+
 // --- Python's text of values --------------------------------------------------------------------
 
 // repr() of a Python float: the shortest digits that round-trip (as JavaScript's), written
@@ -431,6 +433,7 @@ function pad2(n) {
 // str() of a value as Python writes it in an f-string
 function pyStr(v) {
   if (v === null || v === undefined) return "None";
+  if (v instanceof Error) return v.message;  // str() of an exception: its message
   if (v === true) return "True";
   if (v === false) return "False";
   if (v instanceof PyFloat) return floatRepr(v.v);
@@ -656,6 +659,26 @@ class PlayerState {
     return this.heldSet.has(name);
   }
 
+  // runtime.PlayerState.given, gives, probe, with_fact: what the generated engines read of the state
+  given(name) {
+    return get(this.facts, name, null);
+  }
+
+  gives(name) {
+    return own(this.facts, name);
+  }
+
+  probe() {
+    return new PlayerState(this.held, this.facts);
+  }
+
+  with_fact(name, value) {
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(this)), this);
+    copy.facts = Object.assign({}, this.facts);
+    copy.facts[name] = value;
+    return copy;
+  }
+
   _missing(name) {
     if (this.missing.indexOf(name) < 0) this.missing.push(name);
     return new Unknown([name]);
@@ -677,15 +700,15 @@ class PlayerState {
     return this._missing(name);
   }
 
-  // runtime.PlayerState.may_be_in_last_epoch (epochsPossible is epoch.js's)
+  // runtime.PlayerState.may_be_in_last_epoch
   mayBeInLastEpoch() {
     const position = get(this.facts, "ast_position", null);
     if (position === null && !own(this.facts, "ast_epoch")) return true;
     const chosen = get(this.facts, "ast_track", null);
     const tracks = typeof chosen === "string" && own(MODEL.AST, chosen) ? [chosen] : Object.keys(MODEL.AST);
     for (const track of tracks) {
-      const possible = epochsPossible(track, this, position === null ? new Unknown(["ast_position"]) : position)[0];
-      if (possible.indexOf(RULES.ast.get(track).epochs.length - 1) >= 0) return true;
+      const possible = st_epochs_possible(engineModule(), track, this, position === null ? st_NOT_GIVEN_POSITION : position)[0];
+      if (possible.has(RULES.ast.get(track).epochs.length - 1)) return true;
     }
     return false;
   }
@@ -791,10 +814,10 @@ class PlayerState {
         return sumValues(this.facts.commodities);
       case "hand_value":
         if (!own(this.facts, "commodities")) return this._missing("commodities");
-        return handValue(this.facts.commodities).total;
+        return hv_hand_value(engineModule(), pyFromPlain(this.facts.commodities)).getItem("total");
       case "ast_points": {
-        const standing = astStanding(this);
-        return standing ? standing.points : 0;
+        const standing = st_ast_standing(engineModule(), this);
+        return standing !== null ? standing.getItem("points") : 0;
       }
       case "stock_points": {
         const points = MODEL.UNIT_POINTS;
@@ -826,19 +849,6 @@ function groupCredits(holds, extra) {
 
 function abilityArgs(name, kind) {
   return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; }).map(function (a) { return a[1]; });
-}
-
-// runtime.hand_value without a player: each set's value and the total
-function handValue(cards) {
-  const sets = [];
-  for (const name of Object.keys(cards).sort(pyCompareStrings)) {
-    const n = cards[name];
-    const face = MODEL.COMMODITIES[name].value;
-    sets.push({commodity: name, cards: n, face: face, value: n ? number(RULES.setValue(n, face)) : 0});
-  }
-  let total = 0;
-  for (const s of sets) total = add(total, s.value);
-  return {sets: sets, total: total};
 }
 
 // Python sorts strings by code point; JavaScript's default sort compares UTF-16 units

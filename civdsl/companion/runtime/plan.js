@@ -371,7 +371,7 @@ function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substi
     const name = this.names[i];
     const n = this.counts[i];
     const face = this.faces[i];
-    const offBlock = creditOffBlock(M, name, state);
+    const offBlock = hv_off_block(engineModule(), name, state);
     const top = this.substitute ? n + 1 : n;
     const row = [0];
     for (let k = 1; k <= top; k++) row.push(offBlock ? creditOffBlockValue(M, k, face) : creditSetValue(M, k, face));
@@ -853,7 +853,7 @@ planPaymentTable.turnedIn = function (layers, entry) {
 function planHandReport(M, cards, state) {
   const hand = {};
   for (const n of Object.keys(cards)) if (cards[n]) hand[n] = cards[n];
-  const value = creditHandValue(M, hand, state);
+  const value = pyPlain(hv_hand_value(engineModule(), pyFromPlain(hand), state));
   for (const s of value.sets) s.zero_value = s.face === 0;
   value.cards = creditSum(Object.keys(cards).map((n) => cards[n]));
   value.zero_value_cards = creditSum(value.sets.filter((s) => s.zero_value).map((s) => s.cards));

@@ -537,3 +537,36 @@ function pyDictWith(base, pairs) {
   for (const [key, value] of pairs) d.setItem(key, value);
   return d;
 }
+
+// getattr(x, "NAME", fallback): the name is a plain identifier (py2es refuses any other)
+function pyGetattr(x, name, fallback) {
+  return x !== null && x !== undefined && x[name] !== undefined ? x[name] : fallback;
+}
+
+// --- the host's values and Python's ------------------------------------------------------------------
+
+// JSON-shaped data (the page's MODEL) as the values Python's engines read: objects as dicts
+function pyFromPlain(x) {
+  if (Array.isArray(x)) return x.map(pyFromPlain);
+  if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) !== Object.prototype) return x;
+  const d = new PyDict();
+  for (const k of Object.keys(x)) d.setItem(k, pyFromPlain(x[k]));
+  return d;
+}
+
+// an engine's answer as the page hands it on: dicts as objects with their keys in order
+function pyPlain(x) {
+  if (Array.isArray(x)) return x.map(pyPlain);
+  if (!(x instanceof PyDict)) return x;
+  const out = {};
+  for (const [k, v] of x.items()) {
+    Object.defineProperty(out, pyStr(k), {value: pyPlain(v), enumerable: true, writable: true, configurable: true});
+  }
+  return out;
+}
+
+// list.index(x): the first position of a value equal to X
+function pyIndexOf(xs, x) {
+  for (let i = 0; i < xs.length; i++) if (pyEqual(xs[i], x)) return i;
+  throw new RuleError("ValueError", pyRepr(x) + " is not in list");
+}
