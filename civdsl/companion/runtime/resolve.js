@@ -1,6 +1,8 @@
 // resolve.js: what a calamity does to one victim; the twin of runtime.Resolution and of the
 // procedures codegen's calamity functions call (bounds, select-then-unselect, reduce until
-// supported, least over, discard by value). Effects are [kind, args, line], trace entries
+// supported, least over, discard by value). What a victim loses once the amounts are known (the
+// floor, immunity, the support count, the least loss, the cheapest discard) is not written here:
+// it is civdsl/losses.py translated (ls_*). Effects are [kind, args, line], trace entries
 // [op, kind, param, value, before, after, by, line, path], options
 // [instead_of, kind, args, each, by, line, path], the assignment [count, share, effects, line].
 
@@ -24,13 +26,6 @@ function change(trace, op, kind, param, value, old, by, line, path) {
   return after;
 }
 
-// an amount below zero becomes zero here, traced (runtime.floor_step)
-function floorStep(trace, kind, param, old, line, path) {
-  if (old === null || old instanceof Unknown || !truthy(lt(old, 0))) return old;
-  trace.push(["floor", kind, param, 0, old, 0, [], line, path]);
-  return 0;
-}
-
 // the stages of `amounts { order }` under the question's options: ORDERS is [the options that
 // switch the order, {the switched-on ones joined by "|": the order}]
 function stageOrder(s, orders) {
@@ -41,14 +36,8 @@ function stageOrder(s, orders) {
 function floorEffects(effects, trace, mains, line, path) {
   for (const e of effects) {
     const param = get(mains, e[0], null);
-    if (param !== null) e[1][param] = floorStep(trace, e[0], param, e[1][param], line, path);
+    if (param !== null) e[1][param] = ls_floor_step(trace, e[0], param, e[1][param], line, path);
   }
-}
-
-function unlessImmune(immune, value) {
-  if (value === null || immune === false) return value;
-  if (immune instanceof Unknown) return unknownOf(immune, value);
-  return truthy(immune) ? 0 : value;
 }
 
 function assignedAmount(s, most, kind) {
@@ -143,21 +132,12 @@ function citySupport(s) {
   return base;
 }
 
-function citiesSupported(cities, available, rate, leave) {
-  let left = cities;
-  while (left > 0 && truthy(lt(available, mul(rate, left)))) {
-    left -= 1;
-    available = add(available, leave);
-  }
-  return left;
-}
-
 // runtime._cities_left: without reduced_city_tokens, only a count that does not depend on it
 function citiesLeft(s, cities, available, rate) {
   const leave = get(s.facts, "reduced_city_tokens", null);
-  if (leave !== null) return citiesSupported(cities, available, rate, leave);
-  const fewest = citiesSupported(cities, available, rate, 0);
-  if (fewest === citiesSupported(cities, available, rate, Math.max(rate, 0) * cities)) return fewest;
+  if (leave !== null) return ls_cities_supported(cities, available, rate, leave);
+  const fewest = ls_cities_supported(cities, available, rate, 0);
+  if (fewest === ls_cities_supported(cities, available, rate, Math.max(rate, 0) * cities)) return fewest;
   s.fact("reduced_city_tokens");
   return null;
 }
@@ -172,15 +152,7 @@ function leastOver(s, effects, kinds, city) {
     if (kinds.indexOf(kind) < 0 || get(args, "area", "any") !== "any") return;
     const need = get(args, "taken", get(args, "amount", null));
     if (need === null || need instanceof Unknown || !truthy(gt(need, 0))) return;
-    let best = null;
-    for (let k = 0; k <= cities; k++) {
-      let t = sub(need, k * value);
-      if (truthy(lt(t, 0))) t = 0;
-      if (truthy(gt(t, tokens))) continue;
-      const over = sub(add(k * value, t), need);
-      if (best === null || truthy(lt(over, best[0])) || (truthy(eq(over, best[0])) && k < best[1])) best = [over, k, t];
-    }
-    const loss = best === null ? {cities: cities, tokens: tokens, over: 0} : {cities: best[1], tokens: best[2], over: best[0]};
+    const loss = pyPlain(ls_least_loss(need, cities, tokens, value));
     effects[i] = [kind, Object.assign({}, args, {loss: loss}), line];
   });
 }
@@ -195,29 +167,9 @@ function discardByValue(s, effects, kinds) {
     const [kind, args, line] = effect;
     const need = get(args, "taken", get(args, "amount", null));
     if (kinds.indexOf(kind) < 0 || need === null || need instanceof Unknown) return;
-    const best = new Map([[0, []]]);
-    cards.forEach(function (name, index) {
-      const face = MODEL.COMMODITIES[name].value;
-      for (const [v, picked] of Array.from(best.entries())) {
-        const w = v + face;
-        if (!best.has(w) || best.get(w).length > picked.length + 1) best.set(w, picked.concat([index]));
-      }
-    });
-    let value = null;
-    for (const v of best.keys()) {
-      if (truthy(ge(v, need)) && (value === null || v < value || (v === value && best.get(v).length < best.get(value).length))) value = v;
-    }
-    let picked;
-    if (value !== null) {
-      picked = best.get(value);
-    } else {
-      value = cards.reduce(function (t, c) { return t + MODEL.COMMODITIES[c].value; }, 0);
-      picked = cards.map(function (_, k) { return k; });
-    }
-    const chosen = {};
-    for (const index of picked) chosen[cards[index]] = get(chosen, cards[index], 0) + 1;
+    const [chosen, value] = ls_cheapest_discard(cards, engineModule().COMMODITIES, need);
     const over = sub(value, need);
-    const discard = {cards: chosen, face_value: value, over: truthy(gt(over, 0)) ? over : 0};
+    const discard = {cards: pyPlain(chosen), face_value: value, over: truthy(gt(over, 0)) ? over : 0};
     effects[i] = [kind, Object.assign({}, args, {discard: discard}), line];
   });
 }
