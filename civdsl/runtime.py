@@ -16,13 +16,14 @@ import math
 import operator
 from operator import itemgetter
 
+from .calamity_answer import option_dicts, resolution_dict, trace_dicts
 from .handvalue import hand_value
 from .losses import cheapest_discard, cities_supported, least_loss
 from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
 from .pricing import ability, group_credits
 from .standing import NOT_GIVEN_POSITION, ast_standing, epochs_possible
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
-from .unknown import Unknown, number, unknown_of
+from .unknown import Unknown, unknown_of
 
 # The ABI of generated code: exactly the names that compiled rulebook modules call (as
 # `_rt.NAME` or imported by name), checked against every code generator path by
@@ -485,20 +486,11 @@ class Resolution(tuple):
 
     @property
     def trace(self) -> list[dict]:
-        out = []
-        for op, kind, param, value, before, after, by, line, path in self._trace:
-            entry = {"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
-                     "after": number(after), "by": list(by), "path": path, "line": line}
-            needs = unknown_of(value, before, after).facts
-            if needs:
-                entry["depends_on"] = list(needs)
-            out.append(entry)
-        return out
+        return trace_dicts(self._trace)
 
     @property
     def options(self) -> list[dict]:
-        return [{"instead_of": instead, "kind": kind, "args": {k: number(v) for k, v in args.items()}, "each": each,
-                 "by": list(by), "path": path, "line": line} for instead, kind, args, each, by, line, path in self._options]
+        return option_dicts(self._options)
 
     def amount(self, kind: str):
         """The amount the rule demands (see `taken` for what the player actually loses)."""
@@ -521,45 +513,8 @@ class Resolution(tuple):
         return self.state.complete
 
     def to_dict(self) -> dict:
-        out = {
-            "calamity": self.calamity,
-            "role": self.role,
-            "complete": self.state.complete,
-            "cancelled": self.is_cancelled,
-            "immune": number(self.immune),
-            "effects": [effect_dict(kind, args) for kind, args, _ in self._effects],
-            "trace": self.trace,
-            "options": self.options,
-            "missing_facts": list(self.state.missing),
-            "undecided": undecided(self.state),
-        }
-        for key, reason in (("cancel_reason", self.cancel_reason), ("excluded", self.excluded)):
-            if reason:
-                line, why, where = reason
-                out[key] = {"line": line, "path": where, "why": why}
-        if self.assignment:
-            count, share, effects, line = self.assignment
-            out["secondary"] = {"count": number(count), "share": number(share), "line": line,
-                                "effects": [effect_dict(k, args) for k, args in effects]}
-            needs = unknown_of(count, share).facts
-            if needs:
-                out["secondary"]["depends_on"] = list(needs)
-        return out
-
-
-def effect_dict(kind: str, args: dict) -> dict:
-    """An effect as data; a parameter that depends on missing facts is null, and `depends_on`
-    names those facts."""
-    out = {"kind": kind, **{k: number(v) for k, v in args.items()}}
-    needs = unknown_of(*args.values()).facts
-    if needs:
-        out["depends_on"] = list(needs)
-    return out
-
-
-def undecided(state: "PlayerState") -> list[dict]:
-    return [{"line": line, "path": path, "what": what, "depends_on": list(facts)}
-            for line, path, what, facts in state.undecided]
+        return resolution_dict(self.calamity, self.role, self.state, self._effects, self.assignment, self._trace,
+                               self._options, self.immune, self.cancel_reason, self.excluded)
 
 
 def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str, city=None) -> None:

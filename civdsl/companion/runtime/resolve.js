@@ -1,9 +1,10 @@
-// resolve.js: what a calamity does to one victim; the twin of runtime.Resolution and of the
+// resolve.js: what a calamity does to one victim; the twin of runtime.Resolution's parts and of the
 // procedures codegen's calamity functions call (bounds, select-then-unselect, reduce until
 // supported, least over, discard by value). What a victim loses once the amounts are known (the
-// floor, immunity, the support count, the least loss, the cheapest discard) is not written here:
-// it is civdsl/losses.py translated (ls_*). Effects are [kind, args, line], trace entries
-// [op, kind, param, value, before, after, by, line, path], options
+// floor, immunity, the support count, the least loss, the cheapest discard) and the answer as
+// data are not written here: they are civdsl/losses.py and calamity_answer.py translated (ls_*,
+// ca_*). Effects are [kind, args, line], trace entries [op, kind, param, value, before, after,
+// by, line, path], options
 // [instead_of, kind, args, each, by, line, path], the assignment [count, share, effects, line].
 
 function resolution(calamity, role, state, effects, assignment, trace, options, immune, cancelReason, excluded) {
@@ -172,61 +173,4 @@ function discardByValue(s, effects, kinds) {
     const discard = {cards: pyPlain(chosen), face_value: value, over: truthy(gt(over, 0)) ? over : 0};
     effects[i] = [kind, Object.assign({}, args, {discard: discard}), line];
   });
-}
-
-// --- the answer (Resolution.to_dict) -------------------------------------------------------------
-
-function effectDict(kind, args) {
-  const out = {kind: kind};
-  const values = [];
-  for (const k of Object.keys(args)) {
-    out[k] = number(args[k]);
-    values.push(args[k]);
-  }
-  const needs = unknownOf.apply(null, values).facts;
-  if (needs.length) out.depends_on = needs;
-  return out;
-}
-
-function undecidedDicts(state) {
-  return state.undecided.map(function (u) {
-    return {line: u[0], path: u[1], what: u[2], depends_on: u[3].slice()};
-  });
-}
-
-function resolutionDict(r) {
-  const out = {
-    calamity: r.calamity,
-    role: r.role,
-    complete: r.state.complete,
-    cancelled: r.cancelReason !== null,
-    immune: number(r.immune),
-    effects: r.effects.map(function (e) { return effectDict(e[0], e[1]); }),
-    trace: r.trace.map(function (t) {
-      const [op, kind, param, value, before, after, by, line, path] = t;
-      const entry = {op: op, kind: kind, param: param, value: number(value), before: number(before),
-        after: number(after), by: by.slice(), path: path, line: line};
-      const needs = unknownOf(value, before, after).facts;
-      if (needs.length) entry.depends_on = needs;
-      return entry;
-    }),
-    options: r.options.map(function (o) {
-      const [instead, kind, args, each, by, line, path] = o;
-      const plain = {};
-      for (const k of Object.keys(args)) plain[k] = number(args[k]);
-      return {instead_of: instead, kind: kind, args: plain, each: each, by: by.slice(), path: path, line: line};
-    }),
-    missing_facts: r.state.missing.slice(),
-    undecided: undecidedDicts(r.state),
-  };
-  if (r.cancelReason) out.cancel_reason = {line: r.cancelReason[0], path: r.cancelReason[2], why: r.cancelReason[1]};
-  if (r.excluded) out.excluded = {line: r.excluded[0], path: r.excluded[2], why: r.excluded[1]};
-  if (r.assignment) {
-    const [count, share, effects, line] = r.assignment;
-    out.secondary = {count: number(count), share: number(share), line: line,
-      effects: effects.map(function (e) { return effectDict(e[0], e[1]); })};
-    const needs = unknownOf(count, share).facts;
-    if (needs.length) out.secondary.depends_on = needs;
-  }
-  return out;
 }
