@@ -330,7 +330,10 @@ class Rulebook:
         return sourcemap.resolve(self.module, name, role, st)
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:
-        st = self.state(holds, state)
+        return self.cost_for(self.state(holds, state), buy)
+
+    def cost_for(self, st: runtime.PlayerState, buy=()) -> dict:
+        """`cost` for a state already built (the ledger's, whose facts need no check)."""
         buy = canonical_names(self.module, "advance", list(buy), "--buy")
         already = [b for b in buy if b in st.held_set]
         if already:
@@ -385,20 +388,30 @@ class Rulebook:
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block
         bonus and what Trade Routes and Trade Empire make of the hand."""
-        names = canonical_names(self.module, "commodity", list(cards), "--cards")
-        merged: dict = {}
-        for own, n in zip(names, cards.values()):
-            merged[own] = merged.get(own, 0) + n
-        cards = merged
-        impossible = hand_limits(cards, self.module.COMMODITIES, "--cards")
-        if impossible:
-            raise StateError("\n".join(impossible))
+        cards = self._checked_hand(cards)
         player = None
         if state is not None:
             facts = dict(state)
             player = self.state(facts.pop("holds", []), facts)
         with sourcemap.rules_of(self.module):
             return handvalue.hand_value(self.module, cards, player)
+
+    def hand_for(self, cards: dict, player: runtime.PlayerState | None) -> dict:
+        """`hand` for a state already built (the ledger's, whose facts need no check)."""
+        cards = self._checked_hand(cards)
+        with sourcemap.rules_of(self.module):
+            return handvalue.hand_value(self.module, cards, player)
+
+    def _checked_hand(self, cards: dict) -> dict:
+        """A hand by each commodity's own name, within the cards the box holds."""
+        names = canonical_names(self.module, "commodity", list(cards), "--cards")
+        merged: dict = {}
+        for own, n in zip(names, cards.values()):
+            merged[own] = merged.get(own, 0) + n
+        impossible = hand_limits(merged, self.module.COMMODITIES, "--cards")
+        if impossible:
+            raise StateError("\n".join(impossible))
+        return merged
 
 
 # --- what the tools ask of a rulebook given by path: loaded here, so that the tools themselves

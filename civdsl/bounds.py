@@ -10,6 +10,9 @@ known while playing (how many dice a pool rolls) to the same table.
 
 The ranges are generous: ten to a hundred times the largest value in any shipped rulebook or
 seed text, so a house rule never meets them by accident. docs/security.md lists them.
+
+This table holds the meanings more than one statement shares; a range only one item field has is
+declared in that field's row (fields.ITEM_FIELDS), and fields.ranges() lists both.
 """
 
 from __future__ import annotations
@@ -41,13 +44,10 @@ FIELDS: dict[str, Bound] = {
     "cost": Bound(0, 10_000, "a cost"),
     "credit": Bound(0, 10_000, "a credit"),
     "vp": Bound(0, 1_000, "a victory-point value"),
-    "supply": Bound(0, 1_000, "the number of cards of an advance"),
     # Trade stacks are the nine piles of the trade-card deck (CIV023 predates this table).
     "stack": Bound(1, 9, "the trade stack", code="CIV023"),
     "priority": Bound(0, 1_000, "a modifier priority"),
-    "commodity value": Bound(0, 1_000, "a commodity's face value"),
     "commodity count": Bound(0, 1_000, "the number of cards of a commodity"),
-    "printed value": Bound(0, 100_000_000, "a printed set value"),
     "deck size": Bound(0, 10_000, "the number of cards in a trade stack"),
     "table band": Bound(-100_000_000, 100_000_000, "a table band"),
     "stat bound": Bound(-100_000_000, 100_000_000, "a stat bound"),

@@ -406,8 +406,11 @@ def _commodity(ed: Edition, com: Commodity, index: Index) -> list[str]:
 
 
 def _civilization(ed: Edition, civ, index: Index) -> list[str]:
-    """Its row on each A.S.T. track: the spaces each epoch covers."""
-    return [line for track in ed.asts.values() for line in _row(track, civ.rows.get(track.id))]
+    """The block it plays in some of its set-ups instead of its printed one (`block ID for`), and
+    its row on each A.S.T. track: the spaces each epoch covers."""
+    moved = [f"block {block} in set-up{'s' if len(setups) != 1 else ''} {', '.join(setups)} (instead of "
+             f"{'block ' + civ.block if civ.block else 'no block'})" for block, setups in civ.block_for]
+    return moved + [line for track in ed.asts.values() for line in _row(track, civ.rows.get(track.id))]
 
 
 def _row(track, row) -> list[str]:

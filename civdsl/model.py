@@ -10,9 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as item_fields
 from .diagnostics import Span
 from .syntax import Acknowledgement, Call, Expr, Op
 from .vocabulary import AMOUNT_SETTINGS, RESOLUTION_SETTINGS
+
+
+# The class of each item kind of fields.ITEM_FIELDS (filled by _with_declared_fields).
+ITEM_CLASSES: dict[str, type] = {}
+
+
+def _with_declared_fields(kind: str):
+    """Give an item class an attribute for every field of `kind` in fields.ITEM_FIELDS that the
+    class does not declare itself: a list for a field an item may give more than once, else
+    None until an item gives it. The class declares a field's attribute only where it needs a
+    type, a default or a comment of its own."""
+
+    def add(cls):
+        annotations = cls.__annotations__  # the class's own: every item class declares some
+        for spec in item_fields.ITEM_FIELDS[kind]:
+            attr = spec.model_attr
+            if attr in annotations:
+                continue
+            one = item_fields.VALUES[spec.value].model if spec.value else "Any"
+            annotations[attr] = f"list[{one}]" if spec.repeatable else f"{one} | None"
+            setattr(cls, attr, field(default_factory=list) if spec.repeatable else None)
+        ITEM_CLASSES[kind] = cls
+        return cls
+
+    return add
 
 
 @dataclass
@@ -40,6 +66,7 @@ class Ability:
 
 
 @dataclass
+@_with_declared_fields("advance")
 class Advance:
     name: str
     span: Span
@@ -52,13 +79,10 @@ class Advance:
     vp_when: list[tuple[str, int]] = field(default_factory=list)
     credits: dict[str, int] = field(default_factory=dict)
     specific: list[SpecificCredit] = field(default_factory=list)
-    requires: list[str] = field(default_factory=list)
-    supply: int | None = None
+    requires: list[str] = field(default_factory=list)  # every `requires` line's names, in order
     abilities: list[Ability] = field(default_factory=list)
-    summary: str | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # supply, summary, aka, notes: from fields.ITEM_FIELDS
 
 
 @dataclass
@@ -118,10 +142,10 @@ class TurnStep:
 
 
 @dataclass
+@_with_declared_fields("calamity")
 class Calamity:
     name: str
     span: Span
-    stack: int | None = None
     klass: str | None = None  # "minor", "major tradable", "major nontradable"
     beneficiary: str = "none"
     primary: list = field(default_factory=list)
@@ -129,10 +153,8 @@ class Calamity:
     exclusions: list[Exclusion] = field(default_factory=list)
     cancel: list[tuple[Expr, Span]] = field(default_factory=list)
     modifiers: list[Modifier] = field(default_factory=list)
-    summary: str | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # stack, summary, aka, notes: from fields.ITEM_FIELDS
     # this calamity's exceptions to the edition's `amounts` settings (e.g. {"bound": "none"})
     amounts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     amounts_spans: dict[str, Span] = field(default_factory=dict)  # where each of its `amounts` settings is
@@ -194,22 +216,19 @@ class AstRow:
 
 
 @dataclass
+@_with_declared_fields("civilization")
 class Civilization:
     """A civilization (Mega Civilization) or nation (the older editions): the player's row on
     each A.S.T. track, its A.S.T. ranking and its trade block."""
 
     name: str
     span: Span
-    rank: int | None = None
-    block: str | None = None
     rows: dict[str, AstRow] = field(default_factory=dict)
     setups: list[str] = field(default_factory=list)
     # (block, set-ups): the block it plays in those set-ups instead of `block` (combined games)
     block_for: list[tuple[str, list[str]]] = field(default_factory=list)
-    summary: str | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # rank, block, summary, aka, notes: from fields.ITEM_FIELDS
 
 
 @dataclass
@@ -227,20 +246,14 @@ class Score:
 
 
 @dataclass
+@_with_declared_fields("commodity")
 class Commodity:
     name: str
     span: Span
-    value: int | None = None
-    count: int | None = None
-    stack: int | None = None
-    block: str | None = None
     # (the option, the block while it is on): another reading of the block, first option on wins
     block_when: list = field(default_factory=list)
-    printed: list[int] | None = None
-    aka: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    summary: str | None = None
     field_spans: dict[str, Span] = field(default_factory=dict)
+    # value, count, stack, block, printed, summary, aka, notes: from fields.ITEM_FIELDS
 
 
 @dataclass

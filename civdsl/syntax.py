@@ -1,9 +1,12 @@
 """Pass 2: Lark parse tree -> civdsl syntax tree (plain dataclasses with source spans).
 
 The transformer only reshapes; it checks nothing but what it must decode (string escapes,
-over-long numbers, numbers outside their field's bound in `bounds.FIELDS`, colours), and
-records those problems instead of raising, so that every later check still runs and all errors
-come out in one report.
+over-long numbers, numbers outside their field's bound in `bounds.FIELDS` or its row of
+`fields.ITEM_FIELDS`, colours), and records those problems instead of raising, so that every
+later check still runs and all errors come out in one report.
+
+An item field whose row in `fields.ITEM_FIELDS` gives a value shape has no callback written here:
+one per row is registered under its grammar alias (`_register_field_callbacks`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any, Union
 from lark import Discard, Token, Transformer, Tree, v_args
 from lark.exceptions import GrammarError, VisitError
 
-from .bounds import FIELDS
+from . import fields as item_fields
+from .bounds import FIELDS, Bound
 from .diagnostics import Diagnostics, Span, span_from, span_of
 from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
 from .sublanguages import registered
@@ -317,68 +321,75 @@ class _ToSyntax(Transformer):
         down is too deep whatever it holds), before the recursion could run out of stack."""
         if level > MAX_DEPTH:
             raise TooDeep
-        # Lark's version collects each node's children through a generator (two frames and a
-        # generator object per node); this loop does the same for this transformer, which
-        # visits no tokens (they are passed through as they are)
-        children = []
-        first = last = None
-        own: list[Cites] = []  # `cites` written first in this node's block: they cite this node
-        previous: tuple[Token, Token] | None = None  # the statement just before, in this node's block
-        chain = tree.data in CHAINS
-        kids: list[int] | None = [] if chain else None  # each child's depth in a chain of operators (0: a token)
-        depth = 0
-        for c in tree.children:
-            if isinstance(c, Tree):
-                c, start, end, d = self._transform_node(c, level + 1)
-                if type(c) is Cites and tree.data != "start":
-                    self._cite(c, previous, own)
-                    continue
-                if self._carried:  # a bare block's first `cites`: they cite this node
-                    own.extend(self._carried)
-                    self._carried = []
-                previous = (start, end) if start is not None else None
-                if start is not None:
-                    last = end
-                    if first is None:
-                        first = start
-                if chain:
-                    kids.append(d)
-                elif d > depth:
-                    depth = d
-                if c is Discard:
-                    continue
-            else:
-                previous = None
-                if chain:
-                    kids.append(0)
-                if c is not None:  # a token (None: an optional part left out)
-                    last = c
-                    if first is None:
-                        first = c
-            children.append(c)
-        depth = node_depth(tree, kids) if chain else depth + 1
-        if depth > MAX_DEPTH:
-            raise TooDeep
+        children, first, last, depth, own = self._children(tree, level)
         if own:
             if tree.data in _BARE_BLOCKS:
                 self._carried = own
             else:
                 self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
+        return self._call_rule(tree, children, first, last), first, last, depth
+
+    def _children(self, tree, level: int) -> tuple[list, Token | None, Token | None, int, list[Cites]]:
+        """(the node's children transformed, its first token, its last token, its depth, the
+        `cites` written first in its block, which cite the node itself)."""
+        # Lark's version collects each node's children through a generator (two frames and a
+        # generator object per node); this loop does the same for this transformer, which
+        # visits no tokens (they are passed through as they are)
+        children = []
+        first = last = None
+        own: list[Cites] = []
+        previous: tuple[Token, Token] | None = None  # the statement just before, in this node's block
+        chain = tree.data in CHAINS
+        kids: list[int] = []  # in a chain of operators, each child's depth (0: a token)
+        depth = 0
+        for c in tree.children:
+            if not isinstance(c, Tree):
+                previous = None
+                kids.append(0)
+                if c is not None:  # a token (None: an optional part left out)
+                    last = c
+                    if first is None:
+                        first = c
+                children.append(c)
+                continue
+            c, start, end, d = self._transform_node(c, level + 1)
+            if type(c) is Cites and tree.data != "start":
+                self._cite(c, previous, own)
+                continue
+            if self._carried:  # a bare block's first `cites`: they cite this node
+                own.extend(self._carried)
+                self._carried = []
+            previous = (start, end) if start is not None else None
+            if start is not None:
+                last = end
+                if first is None:
+                    first = start
+            kids.append(d)
+            depth = max(depth, d)
+            if c is not Discard:
+                children.append(c)
+        depth = node_depth(tree, kids) if chain else depth + 1
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        return children, first, last, depth, own
+
+    def _call_rule(self, tree, children: list, first: Token | None, last: Token | None) -> Any:
+        """What the rule's callback makes of the node's children."""
         # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
         # node, a fifth of this pass: each rule's function is looked up once (_rule_functions) and called here
         # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
         entry = self._rule_functions.get(tree.data)
         if entry is None:
             _place(tree.meta, first, last)
-            return super()._call_userfunc(tree, children), first, last, depth
+            return super()._call_userfunc(tree, children)
         func, with_meta = entry
         try:
             if with_meta:
                 # the rule's `meta` is the node's span: from its first token to its last
                 span = (_NOWHERE if first is None
                         else span_from(self.file, first.line, first.column, last.end_line, last.end_column))
-                return func(self, span, children), first, last, depth
-            return func(self, children), first, last, depth
+                return func(self, span, children)
+            return func(self, children)
         except GrammarError:
             raise
         except Exception as exc:
@@ -417,18 +428,18 @@ class _ToSyntax(Transformer):
 
         return _nfc(_ESCAPE_RE.sub(unescape, raw))
 
-    def _int(self, tok: Token, field: str | None = None) -> int:
+    def _int(self, tok: Token, field: str | Bound | None = None) -> int:
         """A number token; with `field`, held to that field's bound (reported at the number, and
         the nearest allowed value kept, so no later pass works in proportion to a huge value)."""
         if len(tok.value) > MAX_DIGITS:
             self.diags.error("CIV005", f"the number has {len(tok.value)} digits; at most {MAX_DIGITS} are allowed",
                              span_of(self.file, tok))
-            return FIELDS[field].clamp(0) if field else 0
+            return _bound(field).clamp(0) if field else 0
         value = int(tok.value)
         return self._bounded(value, span_of(self.file, tok), field) if field else value
 
-    def _bounded(self, value: int, span: Span, field: str) -> int:
-        bound = FIELDS[field]
+    def _bounded(self, value: int, span: Span, field: str | Bound) -> int:
+        bound = _bound(field)
         if value in bound:
             return int(value)
         self.diags.error(bound.code, bound.message(value), span)
@@ -627,18 +638,6 @@ class _ToSyntax(Transformer):
         return Field(key, value, self._span(meta))
 
     @v_args(meta=True)
-    def adv_cost(self, meta, c):
-        return self._field("cost", None if c[1].type == "UNKNOWN" else self._int(c[1], "cost"), meta)
-
-    @v_args(meta=True)
-    def adv_groups(self, meta, c):
-        return self._field("groups", [(t.value, span_of(self.file, t)) for t in self._tokens(c, "NAME")], meta)
-
-    @v_args(meta=True)
-    def adv_vp(self, meta, c):
-        return self._field("vp", self._int(c[1], "vp"), meta)
-
-    @v_args(meta=True)
     def adv_credits(self, meta, c):
         names = self._tokens(c, "NAME")
         amounts = self._tokens(c, "INT")
@@ -649,32 +648,8 @@ class _ToSyntax(Transformer):
         return self._field("credit", (self._string(c[1]), self._int(c[2], "credit"), span_of(self.file, c[1])), meta)
 
     @v_args(meta=True)
-    def adv_requires(self, meta, c):
-        return self._field("requires", [(self._string(t), span_of(self.file, t)) for t in self._tokens(c, "STRING")], meta)
-
-    @v_args(meta=True)
-    def adv_supply(self, meta, c):
-        return self._field("supply", self._int(c[1], "supply"), meta)
-
-    @v_args(meta=True)
     def adv_ability(self, meta, c):
         return self._field("ability", c[1], meta)
-
-    @v_args(meta=True)
-    def summary(self, meta, c):
-        return self._field("summary", self._string(c[1]), meta)
-
-    @v_args(meta=True)
-    def aka(self, meta, c):
-        return self._field("aka", self._string(c[1]), meta)
-
-    @v_args(meta=True)
-    def note(self, meta, c):
-        return self._field("note", self._string(c[1]), meta)
-
-    @v_args(meta=True)
-    def cal_stack(self, meta, c):
-        return self._field("stack", self._int(c[1], "stack"), meta)
 
     @v_args(meta=True)
     def cal_class(self, meta, c):
@@ -683,10 +658,6 @@ class _ToSyntax(Transformer):
     def calamity_class(self, c):
         words = [t.value for t in c]
         return "minor" if words == ["minor"] else "major " + words[1]
-
-    @v_args(meta=True)
-    def cal_beneficiary(self, meta, c):
-        return self._field("beneficiary", (c[1].value, span_of(self.file, c[1])), meta)
 
     @v_args(meta=True)
     def cal_primary(self, meta, c):
@@ -867,20 +838,8 @@ class _ToSyntax(Transformer):
         return self._block_item("civilization", c, meta)
 
     @v_args(meta=True)
-    def civ_rank(self, meta, c):
-        return self._field("rank", self._int(c[1], "ast rank"), meta)
-
-    @v_args(meta=True)
-    def civ_block(self, meta, c):
-        return self._field("block", c[1].value, meta)
-
-    @v_args(meta=True)
     def civ_block_for(self, meta, c):
         return self._field("block_for", (c[1].value, [self._string(t) for t in self._tokens(c, "STRING")]), meta)
-
-    @v_args(meta=True)
-    def civ_setups(self, meta, c):
-        return self._field("setups", [self._string(t) for t in self._tokens(c, "STRING")], meta)
 
     @v_args(meta=True)
     def civ_row(self, meta, c):
@@ -906,31 +865,11 @@ class _ToSyntax(Transformer):
 
     # --- commodities
     @v_args(meta=True)
-    def com_value(self, meta, c):
-        return self._field("value", self._int(c[1], "commodity value"), meta)
-
-    @v_args(meta=True)
-    def com_count(self, meta, c):
-        return self._field("count", self._int(c[1], "commodity count"), meta)
-
-    @v_args(meta=True)
-    def com_stack(self, meta, c):
-        return self._field("stack", self._int(c[1], "stack"), meta)
-
-    @v_args(meta=True)
-    def com_block(self, meta, c):
-        return self._field("block", c[1].value, meta)
-
-    @v_args(meta=True)
     def com_block_when(self, meta, c):
         """`block ID when OPTION`: the block under a reading a declared option switches on."""
         names = self._tokens(c, "NAME")
         option = Name((names[1].value,), self._span(meta))
         return self._field("block_when", (option, names[0].value), meta)
-
-    @v_args(meta=True)
-    def com_printed(self, meta, c):
-        return self._field("printed", [self._int(t, "printed value") for t in self._tokens(c, "INT")], meta)
 
     @v_args(meta=True)
     def set_value(self, meta, c):
@@ -1204,6 +1143,60 @@ def _rule_functions(cls: type) -> dict[str, tuple[Callable, bool]]:
         elif inspect.isfunction(attr):
             table[name] = (attr, False)
     return table
+
+
+def _bound(field: str | Bound) -> Bound:
+    """A range: a meaning of bounds.FIELDS, or a field row's own."""
+    return FIELDS[field] if isinstance(field, str) else field
+
+
+# The tokens a field's value is made of (its keyword aside): how each value shape of
+# fields.VALUES reads them; `bound` is the row's range for its numbers.
+_VALUE_TOKENS = frozenset({"INT", "UNKNOWN", "STRING", "NAME"})
+_SHAPES: dict[str, Callable[[_ToSyntax, list, Bound | None], Any]] = {
+    "number": lambda t, ts, bound: t._int(ts[0], bound),
+    "number or unknown": lambda t, ts, bound: None if ts[0].type == "UNKNOWN" else t._int(ts[0], bound),
+    "numbers": lambda t, ts, bound: [t._int(x, bound) for x in ts],
+    "string": lambda t, ts, bound: t._string(ts[0]),
+    "strings": lambda t, ts, bound: [t._string(x) for x in ts],
+    "strings with places": lambda t, ts, bound: [(t._string(x), span_of(t.file, x)) for x in ts],
+    "name": lambda t, ts, bound: ts[0].value,
+    "name with place": lambda t, ts, bound: (ts[0].value, span_of(t.file, ts[0])),
+    "names with places": lambda t, ts, bound: [(x.value, span_of(t.file, x)) for x in ts],
+}
+
+
+def _shaped_callback(spec: item_fields.FieldSpec):
+    read = _SHAPES[spec.value]
+
+    def callback(self, meta, c):
+        values = [x for x in c if isinstance(x, Token) and x.type in _VALUE_TOKENS]
+        return Field(spec.key, read(self, values, spec.bound), self._span(meta))
+
+    callback.__doc__ = f"`{spec.word} ...`: {spec.doc} (fields.ITEM_FIELDS)"
+    return v_args(meta=True)(callback)
+
+
+def _register_field_callbacks(cls: type) -> None:
+    """One callback per item field of a declared value shape, under its grammar alias; a rule
+    that several kinds share (`summary`) must read the same way in each."""
+    shapes: dict[str, tuple[str, str]] = {}
+    for kind, specs in item_fields.ITEM_FIELDS.items():
+        for spec in specs:
+            if not spec.value:
+                continue
+            rule = spec.rule_of(kind)
+            if rule in shapes:
+                if shapes[rule] != (spec.key, spec.value):
+                    raise TypeError(f"grammar rule `{rule}` is declared with two value shapes")
+                continue
+            if rule in cls.__dict__:
+                raise TypeError(f"grammar rule `{rule}` has a callback in syntax.py and a value shape in fields.py")
+            shapes[rule] = (spec.key, spec.value)
+            setattr(cls, rule, _shaped_callback(spec))
+
+
+_register_field_callbacks(_ToSyntax)
 
 
 @functools.lru_cache(maxsize=4)

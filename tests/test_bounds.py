@@ -1,4 +1,5 @@
-"""Every number a rulebook writes has a declared range (civdsl/bounds.py), checked at the number,
+"""Every number a rulebook writes has a declared range (civdsl/bounds.py, or an item field's row in
+civdsl/fields.py), checked at the number,
 and no pass grows with a number's value. Resource limits are tested in a subprocess under
 `resource` caps (address space and CPU seconds), never with timers.
 """
@@ -15,11 +16,12 @@ from conftest import run_process
 
 import civdsl
 from civdsl.rounds import runtime
-from civdsl.bounds import FIELDS
+from civdsl.fields import ranges
 from civdsl.frontend import check_file
 from civdsl.rounds.state import state_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
+FIELDS = ranges()  # bounds.FIELDS and the ranges item fields declare in their rows
 
 HEAD = 'language 1\nedition b "Bounds"\ncredit policy best_group\ngroup crafts "Crafts"\n'
 # One line per bounded field, `{n}` where the number goes; the first `{n}` is the one checked.
@@ -27,12 +29,12 @@ SNIPPETS = {
     "cost": 'advance "A" {{ cost {n} groups crafts }}',
     "credit": 'advance "A" {{ cost 10 groups crafts credits crafts {n} }}',
     "vp": 'advance "A" {{ cost 10 groups crafts vp {n} }}',
-    "supply": 'advance "A" {{ cost 10 groups crafts supply {n} }}',
+    "advance supply": 'advance "A" {{ cost 10 groups crafts supply {n} }}',
     "stack": 'calamity "C" {{ stack {n} class minor primary {{ damage(1) }} }}',
     "priority": 'calamity "C" {{ stack 1 class minor primary {{ damage(1) }} when cities > 1 priority {n} {{ add damage 1 }} }}',
     "commodity value": 'commodity "S" {{ value {n} count 1 stack 1 }}',
     "commodity count": 'commodity "S" {{ value 1 count {n} stack 1 }}',
-    "printed value": 'commodity "S" {{ value 1 count 1 stack 1 printed {n} }}',
+    "commodity printed": 'commodity "S" {{ value 1 count 1 stack 1 printed {n} }}',
     "deck size": "deck stack 1 size {n}",
     "table band": "table t {{ {n}..: 1 }}",
     "stat bound": 'stat s "S" initial 0 bounds 0..{n}',

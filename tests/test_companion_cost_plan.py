@@ -395,6 +395,7 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     ("credits.js", "creditPlacementCap", "pricing", "SINGLE_USE_PLACEMENT_CAP"),
     ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
     ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
+    ("plan.js", "planExplainProgrammes", "planner.PurchaseProblem", "explain_programmes"),
     ("plan.js", "planHorizonWork", "planner.PurchaseProblem", "horizon_work"),
     ("plan.js", "planPaymentChoiceWork", "planner.PaymentTable", "CHOICE_WORK"),
     ("plan.js", "planPaymentChoiceStop", "planner.PaymentTable", "CHOICE_STOP"),

@@ -165,3 +165,87 @@ def test_every_field_the_syntax_tree_gives_an_item_is_declared():
                     assert fields.field(kind, f.key) is not None, (path.name, kind, f.key)
                     seen.add((kind, f.key))
     assert len(seen) > 20  # the check saw the shipped rulebooks' fields
+
+
+def test_a_field_holding_numbers_cannot_be_declared_without_its_range():
+    import pytest
+
+    from civdsl.bounds import Bound
+
+    with pytest.raises(ValueError, match="declares no range"):
+        fields.FieldSpec("upkeep", "upkeep", "number", False, None, "replace", "upkeep", "d", value="number")
+    with pytest.raises(ValueError, match="unknown value shape"):
+        fields.FieldSpec("upkeep", "upkeep", "number", False, None, "replace", "upkeep", "d", value="integer",
+                         bound=Bound(0, 1, "an upkeep"))
+    with pytest.raises(ValueError, match="neither a value shape nor a `schema`"):
+        fields.FieldSpec("upkeep", "upkeep", "number", False, None, "replace", "upkeep", "d")
+
+
+def test_every_field_has_its_callback_model_attribute_range_and_schema():
+    import dataclasses
+
+    from civdsl import syntax
+    from civdsl.model import ITEM_CLASSES
+    from civdsl.modelschema import ITEM_KEYS, model_schema
+
+    schema = model_schema()["properties"]
+    for kind, specs in fields.ITEM_FIELDS.items():
+        attrs = {f.name for f in dataclasses.fields(ITEM_CLASSES[kind])}
+        data = schema[ITEM_KEYS[kind]]["items"]["properties"]
+        for spec in specs:
+            assert spec.model_attr in attrs, (kind, spec.key)
+            if spec.change_only:
+                continue
+            assert spec.data_key in data, (kind, spec.key)
+            if spec.value:
+                rule = spec.rule_of(kind)
+                callback = syntax.transformer_class()._rule_functions[rule][0]
+                assert callback.__doc__.startswith(f"`{spec.word} ...`"), rule
+                if fields.VALUES[spec.value].numbers:
+                    assert spec.bound in fields.ranges().values()
+
+
+def test_a_field_s_range_is_checked_through_its_row(tmp_path):
+    # the commodity's value range is declared only in its row
+    bound = fields.field("commodity", "value").bound
+    assert "commodity value" in fields.ranges() and bound.high == 1_000
+    items = _check(tmp_path, 'commodity "Salt" { value 1001 count 2 stack 1 }\n')
+    assert [(d.code, d.message) for d in items] == [
+        ("CIV112", "a commodity's face value is 1,001; it must be 0 to 1,000")]
+
+
+def test_each_shaped_field_s_grammar_alternative_writes_its_shape():
+    """The grammar alternative of a field with a value shape is its keyword and the shape's tokens
+    (`VP INT -> adv_vp`), so the registered callback reads what the parser gives it."""
+    import re
+
+    from civdsl.resources import grammar_text
+
+    grammar = grammar_text()
+    seen = 0
+    for kind, specs in fields.ITEM_FIELDS.items():
+        for spec in (s for s in specs if s.value):
+            rule = spec.rule_of(kind)
+            found = (re.search(rf"^\s*(?:\?\w+:|\|)?\s*[A-Z_]+ (.+?)\s+-> {rule}\s*$", grammar, re.M)
+                     or re.search(rf"^{rule}: [A-Z_]+ (.+?)\s*$", grammar, re.M))
+            assert found, f"no grammar alternative `-> {rule}`"
+            assert found[1] == fields.VALUES[spec.value].tokens, (kind, spec.key, found[1])
+            seen += 1
+    assert seen >= 20
+
+
+def test_a_field_cannot_have_both_a_value_shape_and_a_written_callback():
+    import pytest
+    from lark import Transformer
+
+    from civdsl import syntax
+
+    class Written(Transformer):
+        def adv_vp(self, children):
+            return children
+
+    with pytest.raises(TypeError, match="`adv_vp` has a callback in syntax.py and a value shape"):
+        syntax._register_field_callbacks(Written)
+    fresh = type("Fresh", (Transformer,), {})
+    syntax._register_field_callbacks(fresh)
+    assert "adv_vp" in fresh.__dict__ and "summary" in fresh.__dict__

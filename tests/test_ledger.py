@@ -357,3 +357,18 @@ def test_wonder_of_the_world_counts_as_a_city_when_the_markers_move():
         step_named(game, "A.S.T. alteration")
         game.apply({"do": "next"})
         assert game.players["anna"].ast_position == expected, advances
+
+
+def test_a_players_state_follows_his_changes_and_each_question_gets_its_own():
+    game = new_game()
+    anna = game.players["anna"]
+    first = game.state(anna)
+    assert first.fact("treasury") == 0
+    first.fact("a_fact_nobody_gave")  # recorded as missing in this answer only
+    anna.treasury += 5
+    anna.cards["Ochre"] = 2
+    again = game.state(anna)
+    assert again is not first and again.fact("treasury") == 5 and again.facts["commodities"] == {"Ochre": 2}
+    assert again.missing == [] and game.state(anna, volcano_cities=1).fact("volcano_cities") == 1
+    anna.treasury -= 5
+    assert game.state(anna).fact("treasury") == 0 and game.state(anna).missing == []

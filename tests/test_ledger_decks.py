@@ -378,6 +378,64 @@ def test_banditry_s_card_goes_to_the_trader():
     assert any("Hides given to bruno" in e.text for e in game.log)
 
 
+def _gifts_game(tmp_path):
+    """The Expansion with a Banditry whose victim hands two cards to the other players."""
+    path = tmp_path / "gifts.civ"
+    path.write_text('language 1\nedition gifts "Gifts" extends expansion\n'
+                    'change calamity "Banditry" { primary { give_cards(2, to=others) } }\n', encoding="utf-8")
+    rb = load(str(path))
+    seats = [("anna", None), ("bruno", None), ("chloe", None)] + [(f"p{i}", None) for i in range(5)]
+    game = gamefile.start(rb, gamefile.new_setup(str(path), rb, seats, None, None, 0))
+    step_named(game, "Census", exact=True)
+    game.apply({"do": "census", "player": "anna", "cities": 3, "tokens": 20})
+    game.apply({"do": "census", "player": "bruno", "cities": 9, "tokens": 20})
+    step_named(game, "Trade card acquisition and purchases", exact=True)
+    game.apply({"do": "draw", "player": "anna", "cards": ["Clay", "Iron", "Fish"]})
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Hides", "Stone", "Salt", "Oil", "Wine", "Copper", "Resin",
+                                                           "Gems", "Banditry"]})
+    step_named(game, "Trade", exact=True)
+    game.apply({"do": "trade", "player": "bruno", "gives": ["Hides", "Stone", "Banditry"], "with": "anna",
+                "gets": ["Clay", "Iron", "Fish"]})
+    step_named(game, "Resolve calamities", exact=True)
+    return game
+
+
+def test_cards_given_to_the_other_players_are_the_victims_to_hand_out_never_a_discard(tmp_path):
+    game = _gifts_game(tmp_path)
+    with pytest.raises(Refused) as asked:
+        game.apply({"do": "next"})
+    assert asked.value.code == "CIV143" and "given=PLAYER:CARD" in asked.value.choices[0]
+    assert asked.value.needs[0]["key"] == "given" and asked.value.needs[0]["amount"] == 2
+    game.apply({"do": "choose", "player": "anna", "calamity": "Banditry",
+                "given": {"bruno": ["Hides"], "chloe": ["Stone"]}})
+    game.apply({"do": "next"})
+    assert game.players["anna"].cards == {}
+    assert game.players["bruno"].cards.get("Hides") == 1 and game.players["chloe"].cards == {"Stone": 1}
+    assert any("Hides given to bruno; Stone given to chloe" in e.text for e in game.log)
+
+
+@pytest.mark.parametrize("given, why", [
+    ({"bruno": ["Hides"]}, "gives 2 cards in all, not 1"),
+    ({"bruno": ["Hides", "Gems"]}, "does not hold all of Hides, Gems"),
+    ({"anna": ["Hides", "Stone"]}, "not to himself"),
+])
+def test_cards_given_to_the_other_players_are_checked(tmp_path, given, why):
+    game = _gifts_game(tmp_path)
+    with pytest.raises(Refused) as refused:
+        game.apply({"do": "choose", "player": "anna", "calamity": "Banditry", "given": given})
+        game.apply({"do": "next"})
+    assert refused.value.code == "CIV142" and why in refused.value.message
+
+
+def test_given_is_typed_as_receiver_and_cards():
+    from civdsl.ledger import words
+
+    event, _ = words.parse(["choose", "anna", "Banditry", "given=bruno:Hides,chloe:Stone*2"])
+    assert event["given"] == {"bruno": ["Hides"], "chloe": ["Stone", "Stone"]}
+    with pytest.raises(Refused):
+        words.parse(["choose", "anna", "Banditry", "given=bruno"])
+
+
 def test_the_log_of_every_recorded_game_speaks_a_players_words():
     import re
     from pathlib import Path
@@ -427,3 +485,23 @@ def test_a_card_a_house_rule_removes_leaves_every_deck_of_its_base(tmp_path):
     assert count(base, "Tempest") > 0
     assert count(checked.edition, "Tempest") == 0
     assert count(checked.edition, "Iron") == count(base, "Iron")
+
+
+def test_a_returned_card_goes_where_it_is_missed_after_draws_from_the_stack_asked_before():
+    # what a stack holds is asked once, then kept through each card drawn or taken from it
+    stacks = decks.Stacks({"west": {1: [{"Clay": 4}]}, "east": {1: [{"Clay": 4}]}},
+                          {"west": {1: {"Clay": 4}}, "east": {1: {"Clay": 4}}}, {"west": "W", "east": "E"})
+    assert stacks.holds("east", 1, "Clay") == 4
+    assert stacks.take("east", 1, "Clay") and stacks.take("east", 1, "Clay")
+    assert stacks.holds("east", 1, "Clay") == 2
+    stacks.give_back("Clay", 1, False, "west")  # east misses two, west none
+    assert stacks.pending == {("east", 1): [{"Clay": 1}, {}]}
+
+
+def test_the_player_count_drops_when_a_player_leaves():
+    game = new_game()
+    assert game.facts(game.players["bruno"])["players"] == 5
+    game.apply({"do": "leave", "player": "anna"})
+    assert [p.name for p in game.seated()] == ["bruno", "chloe", "dario", "eva"]
+    assert game.facts(game.players["bruno"])["players"] == 4
+    assert game.state(game.players["bruno"]).fact("players") == 4

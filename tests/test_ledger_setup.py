@@ -202,3 +202,14 @@ def test_1980_s_tabulation_by_players():
         _start("civ1980", ["Asia", "Italy"])
     assert _start("civ1980", ["Africa", "Asia", "Assyria", "Babylon", "Crete", "Egypt", "Italy"]).setup == \
         "6 or 7 players"
+
+
+def test_explain_shows_the_block_a_civilization_plays_in_some_set_ups():
+    from conftest import run_cli
+
+    out = run_cli("explain", "megaciv", "Assyria")
+    assert out.exit_code == 0, out.output
+    assert "block east in set-ups 11, 12, 13, 14, 15, 16 (instead of block west)" in out.output.splitlines()
+    saba = run_cli("explain", "megaciv", "Saba").output.splitlines()
+    assert "block west in set-up 10 (instead of block east)" in saba
+    assert not any(line.startswith("block ") for line in run_cli("explain", "megaciv", "Minoa").output.splitlines())

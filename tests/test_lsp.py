@@ -443,6 +443,30 @@ def test_outline():
     assert text[first.start:].startswith("advance") and text[first.end - 1] == "}"
 
 
+def test_outline_lists_trade_decks_and_set_ups():
+    text = MEGACIV.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(MEGACIV, text)
+    items = outline(analysis.doc)
+    ed = analysis.edition
+    decks = [o for o in items if o.kind == "trade_deck"]
+    assert [o.name for o in decks] == list(ed.trade_decks)
+    assert decks[0].detail == "for 5..8 block west" and text[decks[0].end - 1] == "}"
+    civs = {o.name: o for o in items if o.kind == "civilization"}
+    assert list(civs) == list(ed.civilizations)
+    assyria = {c.kind: c for c in civs["Assyria"].children}
+    assert assyria["block"].name == "block east" and assyria["block"].detail.startswith('for "11", "12"')
+    assert text[assyria["block"].start:assyria["block"].end] == 'block east for "11", "12", "13", "14", "15", "16"'
+    assert assyria["setups"].detail.startswith('"5 West", "7 West"')
+
+
+def test_outline_lists_the_set_ups_by_player_count():
+    path = MEGACIV.parent / "civ1980.civ"
+    text = path.read_text(encoding="utf-8")
+    _, _, analysis = _analyse(path, text)
+    setups = [(o.name, o.detail) for o in outline(analysis.doc) if o.kind == "setups"]
+    assert setups[0] == ("2 players", "for 2") and setups[-1] == ("6 or 7 players", "for 6..7")
+
+
 def test_formatting_goes_through_fmt():
     text = MEGACIV.read_text(encoding="utf-8")
     messy = text.replace("advance \"Mysticism\" {\n  cites \"ch 9 / Mysticism\"\n  cost 50",

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import civdsl
 from civdsl import pricing, runtime
 from civdsl.plan import horizon as plan_horizon
-from civdsl.plan import answer, objectives, payment, purchase
+from civdsl.plan import answer, hand, objectives, payment, purchase
 from civdsl.plan import text as plan_text
 from civdsl.state import StateError
 
@@ -858,9 +858,9 @@ def test_the_look_ahead_reuses_this_turns_search_under_strict_credits(monkeypatc
 
 def test_hand_value_sets_and_water(books):
     module = books["megaciv"].module
-    cards = payment.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
+    cards = hand.parse_cards(module, "Grain x3, Salt x2, Oil, water, 2 Ochre")
     assert cards == {"Grain": 3, "Salt": 2, "Oil": 1, "Water": 1, "Ochre": 2}
-    report = payment.hand_report(module, cards)
+    report = hand.hand_report(module, cards)
     values = {s["commodity"]: s["value"] for s in report["sets"]}
     assert values == {"Grain": 36, "Salt": 12, "Oil": 4, "Water": 0, "Ochre": 4}
     assert report["total"] == 56 and report["zero_value_cards"] == 1 and report["cards"] == 9
@@ -868,7 +868,7 @@ def test_hand_value_sets_and_water(books):
 
 def test_hand_unknown_commodity_suggests_a_name(books):
     with pytest.raises(StateError, match="Papyri"):
-        payment.parse_cards(books["megaciv"].module, "Papyrus x2")
+        hand.parse_cards(books["megaciv"].module, "Papyrus x2")
 
 
 # --- command line ------------------------------------------------------------------------------
@@ -1283,8 +1283,31 @@ def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(mon
     assert len([e for e in limited if e["why_not"].startswith("not worked out")]) == ex["not_worked_out"]
 
 
+def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is_too_small():
+    """On a dense state (treasury 1,000: every advance affordable) a branch and bound per advance
+    stops within its share of explain_cap; the plan's own dynamic programme then answers the
+    first advances exactly (the best purchase a search wanting the advance finds), and each
+    advance past explain_programmes says which limits stopped it."""
+    rb = _book("megaciv")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    ex = answer.plan(rb, state, explain=True)["explain"]
+    runs = purchase.PurchaseProblem.explain_programmes
+    assert ex["programmes_run"] == runs and ex["programme_limit"] == runs
+    ps = rb.state((), state)
+    problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
+    answered = [e for e in ex["advances_not_bought"] if "best_with_it" in e]
+    assert len(answered) >= runs
+    for e in answered:
+        [best] = problem.with_want(e["advance"]).search(1)
+        assert list(best.buys) == e["best_with_it"]
+    unworked = [e for e in ex["advances_not_bought"] if e["why_not"].startswith("not worked out")]
+    assert unworked and len(unworked) == ex["not_worked_out"]
+    assert all(f"4,000 sets of advances and {runs} programmes over price" in e["why_not"] for e in unworked)
+
+
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
     for number in (payment.PaymentTable.WORK, payment.PaymentTable.CHOICE_WORK, payment.PaymentTable.CHOICE_STOP,
-                   purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work):
+                   purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work,
+                   purchase.PurchaseProblem.explain_programmes):
         assert f"{number:,}" in text

@@ -738,3 +738,15 @@ def test_discarding_from_a_huge_hand_reads_each_card_a_bounded_number_of_times()
     gone = _over_limits(counted, module.TABLE_RULES, held, None)
     assert len(gone) == n - module.TABLE_RULES["limit"]
     assert reads[0] < 10 * n, reads[0]
+
+
+def test_a_player_s_fact_is_read_again_from_a_new_state_of_his():
+    from civdsl.table.tablefile import Table
+
+    rb = civdsl.load("megaciv")
+    players = {"anna": rb.state([], {"cities": 3}), "bruno": rb.state([], {"cities": 5})}
+    table = Table(rb, players, {"anna": 1, "bruno": 2}, {}, [], {})
+    assert table.value("anna", "cities") == 3
+    players["anna"] = rb.state([], {"cities": 1})  # her state after a calamity took two cities
+    assert table.value("anna", "cities") == 1
+    assert table.value("bruno", "cities") == 5

@@ -153,11 +153,15 @@ def _counted(n: int, word: str) -> str:
 def build(paths, out, check_only, as_json):
     """Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts).
 
-    PATHS as for `check`; a build of no PATHS also writes the index and the cross-edition pages."""
+    PATHS as for `check`; a build of no PATHS also writes the index and the cross-edition pages, and
+    into a checkout's own folder (generated/) rewrites the stale files of its schemas/ (each
+    generated from its declarations)."""
     from ..build import compare, write
     from ..charts import site_files
     from ..diagnostics import Diagnostics
     from ..resources import rulebook_paths
+    from ..schemas import checkout_schemas_dir, stale
+    from ..schemas import write as write_schemas
 
     out_dir = Path(out)
     if not check_only and _inside_installed_package(out_dir):
@@ -170,10 +174,17 @@ def build(paths, out, check_only, as_json):
     for message in sorted({m for r in results for m in r.messages}):
         click.echo(message, err=True)
     ids = [r.id for r in results]
+    # a full build into a checkout's own output folder also keeps its schemas/ equal to their declarations
+    schemas = checkout_schemas_dir() if not paths else None
+    if schemas is not None and out_dir.resolve().parent != schemas.resolve().parent:
+        schemas = None
     if check_only:
-        _check_output(compare(results, out_dir, top), out_dir, len(results), ids, as_json)
+        problems = compare(results, out_dir, top) + (stale(schemas) if schemas is not None else [])
+        _check_output(problems, out_dir, len(results), ids, as_json)
         return
     write(results, out_dir, top)
+    if schemas is not None:
+        write_schemas(schemas)
     _built(out_dir, ids, sum(len(r.files) for r in results), as_json)
 
 

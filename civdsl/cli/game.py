@@ -284,11 +284,7 @@ def show(path, turn, upto, player, log, as_json):
     if turn is not None:
         upto = sum(1 for e in gf.events if e["turn"] <= turn)
     game = _replay(rb, gf, path, upto)
-    if player is not None and player not in game.players:
-        from ..diagnostics import did_you_mean
-
-        best = did_you_mean(player, list(game.players))
-        raise click.UsageError(f"no player `{player}` in {path}" + (f" (did you mean `{best}`?)" if best else ""))
+    _check_player(game, player, path)
     if as_json:
         emit_json(_state_data(game, player), rb.id)
         return
@@ -298,21 +294,42 @@ def show(path, turn, upto, player, log, as_json):
         if player in (None, p.name):
             click.echo(_player_line(game, p))
     if game.stacks is not None and player is None:
-        for s in game.stacks.to_data():
-            counts = " ".join(f"{n}:{k}" for n, k in s["stacks"].items())
-            waiting = sum(s["discarded"].values())
-            click.echo(f"  trade stacks ({s['deck']}): {counts}" + (f"; {waiting} on the discard piles" if waiting else ""))
+        _show_stacks(game)
     if log:
-        click.echo("log:")
-        for entry in game.log:
-            if player is None or entry.text.startswith(player) or f" {player}" in entry.text:
-                click.echo("  " + _log_line(rb, entry))
+        _show_log(rb, game, player)
     if game.scores:
-        click.echo("final scores:")
-        for i, s in enumerate(game.scores, 1):
-            tied = f" (tied with {s['tied_with']} after every tie-breaker: the table decides)" if "tied_with" in s else ""
-            click.echo(f"  {i}. {s['player']}: {s['total']}{tied}")
+        _show_scores(game)
     _expects(game)
+
+
+def _check_player(game, player: str | None, path) -> None:
+    if player is not None and player not in game.players:
+        from ..diagnostics import did_you_mean
+
+        best = did_you_mean(player, list(game.players))
+        raise click.UsageError(f"no player `{player}` in {path}" + (f" (did you mean `{best}`?)" if best else ""))
+
+
+def _show_stacks(game) -> None:
+    for s in game.stacks.to_data():
+        counts = " ".join(f"{n}:{k}" for n, k in s["stacks"].items())
+        waiting = sum(s["discarded"].values())
+        click.echo(f"  trade stacks ({s['deck']}): {counts}" + (f"; {waiting} on the discard piles" if waiting else ""))
+
+
+def _show_log(rb, game, player: str | None) -> None:
+    """The log, or the lines that name the player."""
+    click.echo("log:")
+    for entry in game.log:
+        if player is None or entry.text.startswith(player) or f" {player}" in entry.text:
+            click.echo("  " + _log_line(rb, entry))
+
+
+def _show_scores(game) -> None:
+    click.echo("final scores:")
+    for i, s in enumerate(game.scores, 1):
+        tied = f" (tied with {s['tied_with']} after every tie-breaker: the table decides)" if "tied_with" in s else ""
+        click.echo(f"  {i}. {s['player']}: {s['total']}{tied}")
 
 
 def _player_line(game, p) -> str:

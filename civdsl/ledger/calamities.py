@@ -13,6 +13,7 @@ factions, cards given: vocabulary.TRANSFER_KINDS) goes to the calamity's benefic
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from .. import sourcemap
 from ..table.tablefile import Table
@@ -47,8 +48,44 @@ def _chosen(game: Game, name: str, victim: str, occurrence: int) -> dict:
     return {"secondary": secondary, "beneficiary": choice.get("beneficiary")}
 
 
+def _state(game: Game, name: str):
+    return game.state(game.players[name], **game.turn_facts.get(name, {}))
+
+
+class _States(Mapping):
+    """The seated players' states for the calamity phase, each built when the phase first reads
+    it (a step whose calamities read only their victims and beneficiaries builds no other) and
+    built again at the next read after a calamity changed him."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.names = [p.name for p in game.seated()]
+        self.built: dict = {}
+
+    def __getitem__(self, name: str):
+        if name not in self.built:
+            if name not in self.names:
+                raise KeyError(name)
+            self.built[name] = _state(self.game, name)
+        return self.built[name]
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, name) -> bool:
+        return name in self.names
+
+    def changed(self, names) -> None:
+        """The players whose state a calamity changed: read again, they are built again."""
+        for name in names:
+            self.built.pop(name, None)
+
+
 def _table(game: Game, calamities: list[dict]) -> Table:
-    states = {p.name: game.state(p, **game.turn_facts.get(p.name, {})) for p in game.seated()}
+    states = _States(game)
     ranks = {}
     for p in game.seated():
         civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
@@ -75,7 +112,6 @@ def resolve_step(game: Game, args: dict) -> None:
         for c in order(table, kept, []):
             c["occurrence"] = suffered.get((c["calamity"], c["victim"]), 0) + 1
             c.update(_chosen(game, c["calamity"], c["victim"], c["occurrence"]))
-            table = _table(game, held)  # the states the calamities before this one left
             r = _resolve_one(table, c, taken)
             _took_part(taken, r)
             if r.missing:
@@ -83,8 +119,10 @@ def resolve_step(game: Game, args: dict) -> None:
                 raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
                               "players or the map: give it with `choose`", [_need_words(n) for n in needs],
                               needs=needs)
-            _apply(game, r, suffered, c.get("traded_by"))
+            changed = _apply(game, r, suffered, c.get("traded_by"))
             _discard_calamity(game, c["victim"], c["calamity"])
+            # the next calamity sees the losses of this one: only its victims' and gainer's states change
+            table.players.changed(changed)
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes
@@ -132,7 +170,9 @@ def _discard_calamity(game: Game, victim: str, name: str) -> None:
         game.discarded(p, [name])
 
 
-def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> None:
+def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]:
+    """Each victim's losses taken from the ledger, in words in the log; the players whose state changed."""
+    changed = set()
     line = game.module.CALAMITIES[r.calamity]["line"]
     victims = [(r.victim, r.primary, "primary")] + [(n, res, "secondary") for n, _, res in r.secondary]
     ben = f", beneficiary {r.beneficiary.name}" if r.beneficiary is not None and r.beneficiary.name else ""
@@ -143,15 +183,22 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> None:
         occurrence = suffered.get((r.calamity, name), 0) + 1
         suffered[(r.calamity, name)] = occurrence
         gains = r.beneficiary.name if r.beneficiary is not None and r.beneficiary.name in game.players else None
-        lost = [_take(game, game.players[name], e, r.calamity, occurrence, _recipient(e, trader, gains))
-                for e in res.to_dict()["effects"]]
+        lost = []
+        for e in res.to_dict()["effects"]:
+            recipient = _recipient(e, trader, gains)
+            lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
+            changed.update(n for n in (name, recipient) if n is not None)
+            if e.get("to") == "others":
+                changed.update(game.choices.get((r.calamity, name, occurrence), {}).get("given", {}))
         lost = [x for x in lost if x]
         game.note(f"{r.calamity}: {name} ({role} victim{ben}) {'; '.join(lost) or 'loses nothing'}", line)
+    return changed
 
 
 def _recipient(effect: dict, trader: str | None, beneficiary: str | None) -> str | None:
     """Who gains what a transfer takes: the beneficiary, or the trader where the effect names him
-    (`give_cards(to=trader)`); cards handed to every other player are not kept (None)."""
+    (`give_cards(to=trader)`); None for cards handed to the other players (the victim says who
+    receives which: `_given_to_others`) or with nobody to gain them."""
     to = effect.get("to", "beneficiary")
     return trader if to == "trader" else beneficiary if to == "beneficiary" else None
 
@@ -163,9 +210,11 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
     kind, bound = effect["kind"], effect.get("bound")
     if not amount:
         return ""
+    choice = game.choices.get((calamity, p.name, occurrence), {})
+    if kind in TRANSFER_KINDS and effect.get("to") == "others":
+        return _given_to_others(game, p, amount, choice, calamity, occurrence)
     if kind in TRANSFER_KINDS and beneficiary is not None and beneficiary != p.name:
         return _transfer(game, p, game.players[beneficiary], effect, amount, calamity, occurrence)
-    choice = game.choices.get((calamity, p.name, occurrence), {})
     if effect.get("loss"):
         return _pieces(p, effect["loss"]["cities"], effect["loss"]["tokens"])
     if bound in SIMPLE_FACTS:
@@ -277,3 +326,30 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
     if to_pile:
         game.discarded(p, list(cards))
     return f"discards {', '.join(cards) or 'nothing'}"
+
+
+def _given_to_others(game: Game, p, amount: int, choice: dict, calamity: str, occurrence: int) -> str:
+    """Cards the victim hands to the other players (`give_cards(to=others)`): AMOUNT cards in all
+    (every card he holds, when he holds fewer), and which player receives which is his to say
+    (`given`): asked for, never dealt out by the ledger."""
+    owed = min(amount, p.card_count())
+    if not owed:
+        return "gives nothing (no commodity cards in hand)"
+    given = choice.get("given")
+    if given is None:
+        others = [q.name for q in game.seated() if q is not p]
+        raise Refused(CHOICE, f"{calamity}: {p.name} gives {_n(owed, 'commodity card', 'commodity cards')} of his "
+                      "choice to other players, and says who receives which",
+                      [f"choose {p.name} {which(calamity, occurrence)} given=PLAYER:CARD,... ({owed} cards in all, to "
+                       f"any of {', '.join(others)})"],
+                      needs=[{"player": p.name, "calamity": calamity, "key": "given", "amount": owed,
+                              "occurrence": occurrence}])
+    cards = [c for named in given.values() for c in named]
+    if len(cards) != owed:
+        raise Refused(ILLEGAL, f"{calamity}: {p.name} gives {owed} cards in all, not {len(cards)}")
+    if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):
+        raise Refused(ILLEGAL, f"{calamity}: {p.name} does not hold all of {', '.join(cards)}")
+    p.take_cards(cards)
+    for name, named in given.items():
+        game.players[name].give_cards(named)
+    return "; ".join(f"{', '.join(named)} given to {name}" for name, named in given.items() if named)

@@ -30,6 +30,10 @@ class Stacks:
     dealt: dict[str | None, dict[int, dict[str, int]]]  # every card each stack was dealt: where a card goes back
     decks: dict[str | None, str]  # the name of the deck dealt for each block
     pending: dict[tuple[str | None, int], list[dict[str, int]]] = field(default_factory=dict)
+    # what each stack holds by card, all layers together: worked out when first asked and kept
+    # up to date by each card taken (a discard asks it of every block for every card)
+    _held: dict[tuple[str | None, int], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
+    _blocks_dealt: dict[tuple[int, str], list] = field(default_factory=dict, repr=False, compare=False)
 
     def copy(self) -> "Stacks":
         return Stacks({b: {n: [dict(layer) for layer in ls] for n, ls in st.items()} for b, st in self.layers.items()},
@@ -39,7 +43,13 @@ class Stacks:
         return sum(sum(layer.values()) for layer in self.layers.get(block, {}).get(number, ()))
 
     def holds(self, block: str | None, number: int, card: str) -> int:
-        return sum(layer.get(card, 0) for layer in self.layers.get(block, {}).get(number, ()))
+        held = self._held.get((block, number))
+        if held is None:
+            held = self._held[(block, number)] = {}
+            for layer in self.layers.get(block, {}).get(number, ()):
+                for name, n in layer.items():
+                    held[name] = held.get(name, 0) + n
+        return held.get(card, 0)
 
     def draw(self, block: str | None, number: int, rng: random.Random) -> str | None:
         """The top card of the stack (None: the stack is empty)."""
@@ -48,6 +58,7 @@ class Stacks:
                 names = sorted(layer)
                 card = rng.choices(names, weights=[layer[n] for n in names])[0]
                 _remove(layer, card)
+                self._taken(block, number, card)
                 return card
         return None
 
@@ -56,18 +67,37 @@ class Stacks:
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer.get(card):
                 _remove(layer, card)
+                self._taken(block, number, card)
                 return True
         return False
+
+    def _taken(self, block: str | None, number: int, card: str) -> None:
+        held = self._held.get((block, number))
+        if held is not None:
+            _remove(held, card)
 
     def give_back(self, card: str, number: int, nontradable: bool, own_block: str | None) -> None:
         """A card discarded or spent: to the discard pile of the block that was dealt it and
         misses it most (the player's own block on a tie), under its stack at the turn's end."""
-        blocks = [b for b in self.dealt if self.dealt[b].get(number, {}).get(card)]
+        blocks = self._dealt_to(number, card)
         if not blocks:
             return  # a card of no stack dealt (water): back to its own pile
+        if len(blocks) == 1:
+            self._to_pile(blocks[0], number, card, nontradable)
+            return
         missing = {b: self.dealt[b][number][card] - self.holds(b, number, card)
                    - sum(x.get(card, 0) for x in self.pending.get((b, number), ())) for b in blocks}
-        block = max(blocks, key=lambda b: (missing[b], b == own_block))
+        self._to_pile(max(blocks, key=lambda b: (missing[b], b == own_block)), number, card, nontradable)
+
+    def _dealt_to(self, number: int, card: str) -> list:
+        """The blocks whose stack NUMBER was dealt the card (what was dealt never changes)."""
+        known = self._blocks_dealt.get((number, card))
+        if known is None:
+            known = self._blocks_dealt[(number, card)] = [b for b in self.dealt
+                                                          if self.dealt[b].get(number, {}).get(card)]
+        return known
+
+    def _to_pile(self, block: str | None, number: int, card: str, nontradable: bool) -> None:
         pile = self.pending.setdefault((block, number), [{}, {}])
         pile[1 if nontradable else 0][card] = pile[1 if nontradable else 0].get(card, 0) + 1
 
@@ -76,6 +106,7 @@ class Stacks:
             stack = self.layers.setdefault(block, {}).setdefault(number, [])
             stack += [layer for layer in (rest, nontradable) if layer]
         self.pending = {}
+        self._held = {}
 
     def to_data(self) -> list[dict]:
         return [{"block": b, "deck": self.decks[b], "stacks": {n: self.count(b, n) for n in sorted(st)},

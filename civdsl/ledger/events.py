@@ -1,5 +1,5 @@
 """The events players enter, one handler each, and the steps' automatic bookkeeping. A handler
-checks everything before it changes anything (play.Game.apply restores the state on a refusal
+checks everything before it changes anything (turn.Ledger.apply restores the state on a refusal
 all the same), and logs each change with the rulebook line of the action behind it."""
 
 from __future__ import annotations
@@ -30,26 +30,41 @@ EVENT_WORDS = {
 # every key an event may have and what it holds (the game file's schema says the same)
 _TEXT, _NAMES, _COUNT, _MAP, _COUNTS = "a name", "a list of names", "a whole number", "a mapping", \
     "a list of at most 100 whole numbers"
+_GIVEN = "a mapping of player: the cards he is given"
 EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
                 "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
                 "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
                 "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS}
+                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS, "given": _GIVEN}
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_names(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _is_secondary(value) -> bool:
+    return _is_names(value) or (isinstance(value, dict)
+                                and all(isinstance(k, str) and _is_count(v) for k, v in value.items()))
+
+
+# how each kind of field is checked
+_CHECKS = {
+    _TEXT: lambda value: isinstance(value, str),
+    _NAMES: _is_names,
+    _COUNT: _is_count,
+    _MAP: lambda value: isinstance(value, dict) and all(isinstance(k, str) for k in value),
+    _COUNTS: lambda value: isinstance(value, list) and len(value) <= 100 and all(_is_count(v) for v in value),
+    _GIVEN: lambda value: isinstance(value, dict) and all(isinstance(k, str) and _is_names(v)
+                                                          for k, v in value.items()),
+}
 
 
 def _holds_type(value, kind: str) -> bool:
-    if kind == _TEXT:
-        return isinstance(value, str)
-    if kind == _NAMES:
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if kind == _COUNT:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    if kind == _MAP:
-        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
-    if kind == _COUNTS:
-        return isinstance(value, list) and len(value) <= 100 and all(_holds_type(v, _COUNT) for v in value)
-    return (isinstance(value, list) and all(isinstance(v, str) for v in value)) or (
-        isinstance(value, dict) and all(isinstance(k, str) and _holds_type(v, _COUNT) for k, v in value.items()))
+    return _CHECKS.get(kind, _is_secondary)(value)
 
 
 def check_fields(event: dict) -> None:
@@ -62,8 +77,6 @@ def check_fields(event: dict) -> None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
         if value is not None and not _holds_type(value, kind):
             raise Refused(ILLEGAL, f"`{key}` must be {kind}", field=key)
-    if event.get("do") not in HANDLERS:
-        raise Refused(ILLEGAL, f"no event `{event.get('do')}` (events: {', '.join(HANDLERS)})", field="do")
 
 
 def _line(game: Game, kind: str) -> int | None:
@@ -413,36 +426,49 @@ def buy(game: Game, event: dict) -> None:
     pay = _card_names(game, event.get("pay") or [], "pay")
     treasury = _whole(event, "treasury") or 0
     _once(game, "buy", p.name)
-    try:
-        cost = game.rulebook.cost(p.advances, wanted, game.facts(p))
-    except StateError as exc:  # an unknown or an already held advance
-        raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
-    if cost["illegal"]:
-        raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
-    if any(c in game.module.CALAMITIES for c in pay):
-        raise Refused(ILLEGAL, "calamity cards pay for nothing", field="pay")
-    _holds(p, pay, "pay")
-    if treasury > p.treasury:
-        raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
-    cards_value = game.rulebook.hand(_counted(pay), game.facts(p))["total"] if pay else 0
-    worth = cost["treasury_value"]
-    total = cost["total"]
-    paid = cards_value + treasury * worth
-    names = ", ".join(i["advance"] for i in cost["items"])
-    if paid < total:
-        raise Refused(ILLEGAL, f"the price of {names} is {total}; the payment is worth {paid} ({cards_value} in cards, "
-                      f"{treasury * worth} in treasury)", field="pay")
-    if treasury and cards_value + (treasury - 1) * worth >= total:
-        raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
-                      "and no more treasury may be spent than the price needs", field="treasury")
+    cost = _priced(game, p, wanted)
+    paid = _paid(game, p, pay, treasury, cost)
     p.take_cards(pay)
     game.discarded(p, pay)
     p.treasury -= treasury
     bought = [i["advance"] for i in cost["items"]] + [a["advance"] if isinstance(a, dict) else a
                                                       for a in cost.get("acquired", [])]
     p.advances += [a for a in bought if a not in p.advances]
-    game.note(f"{p.name} buys {', '.join(bought)} for {total} (paid {paid}: {', '.join(pay) or 'no cards'}"
+    game.note(f"{p.name} buys {', '.join(bought)} for {cost['total']} (paid {paid}: {', '.join(pay) or 'no cards'}"
               f"{f', {treasury} treasury' if treasury else ''})", _line(game, "buy_advances"))
+
+
+def _priced(game: Game, p, wanted: list[str]) -> dict:
+    """The price of the advances by the edition's price engine, for what the player holds now;
+    an unknown, held or illegal purchase is refused."""
+    try:
+        cost = game.rulebook.cost_for(game.state(p), wanted)
+    except StateError as exc:  # an unknown or an already held advance
+        raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
+    if cost["illegal"]:
+        raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
+    return cost
+
+
+def _paid(game: Game, p, pay: list[str], treasury: int, cost: dict) -> int:
+    """What the payment is worth: cards the player holds (their sets' value) and treasury, at
+    least the price and with no more treasury than the price needs."""
+    if any(c in game.module.CALAMITIES for c in pay):
+        raise Refused(ILLEGAL, "calamity cards pay for nothing", field="pay")
+    _holds(p, pay, "pay")
+    if treasury > p.treasury:
+        raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
+    cards_value = game.rulebook.hand_for(_counted(pay), game.state(p))["total"] if pay else 0
+    worth, total = cost["treasury_value"], cost["total"]
+    paid = cards_value + treasury * worth
+    if paid < total:
+        names = ", ".join(i["advance"] for i in cost["items"])
+        raise Refused(ILLEGAL, f"the price of {names} is {total}; the payment is worth {paid} ({cards_value} in cards, "
+                      f"{treasury * worth} in treasury)", field="pay")
+    if treasury and cards_value + (treasury - 1) * worth >= total:
+        raise Refused(ILLEGAL, f"{treasury} treasury is more than needed: the cards pay {cards_value} of {total}, "
+                      "and no more treasury may be spent than the price needs", field="treasury")
+    return paid
 
 
 def _counted(cards: list[str]) -> dict:
@@ -455,32 +481,59 @@ def _counted(cards: list[str]) -> dict:
 # --- calamity choices, leaving, next ---------------------------------------------------------
 
 def choose(game: Game, event: dict) -> None:
+    """A player's choices: as a calamity's victim (`_calamity_choice`), the players bordering him
+    and facts of the map this turn's calamities read. Everything is checked before anything is kept."""
     p = game.player(event.get("player"))
     facts = event.get("facts") or {}
     if not isinstance(facts, dict) or not all(isinstance(v, (int, str)) for v in facts.values()):
         raise Refused(ILLEGAL, "`facts` must map fact names to values", field="facts")
-    calamity = event.get("calamity")
-    if calamity is not None:
-        name = _card_names(game, [calamity], "calamity")[0]
-        if not any(n == name for q in game.seated() for n, _ in q.calamities):
-            raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
-        for who in _secondary_names(event.get("secondary")):
-            game.player(who)
-        if event.get("beneficiary") is not None:
-            game.player(event["beneficiary"])
-        for key in ("cities", "tokens", "occurrence"):
-            _whole(event, key)
-        occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
-        held = sum(n == name for q in game.seated() for n, _ in q.calamities)
-        if not 1 <= occurrence <= held:
-            raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
-                          f"suffers it from once to {held} times", field="occurrence")
-        chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
-        if "cards" in chosen:
-            chosen["cards"] = _card_names(game, chosen["cards"])
-        key = (name, p.name, occurrence)
-        game.choices[key] = {**game.choices.get(key, {}), **chosen}
-    borders = event.get("borders") or {}
+    typed = event.get("calamity")
+    name = _calamity_choice(game, p, event) if typed is not None else None
+    borders = _borders(game, p, event.get("borders") or {})
+    from ..vocabulary import FACTS
+
+    unknown = [k for k in facts if k not in FACTS]
+    if unknown:
+        raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
+    game.turn_facts.setdefault(p.name, {}).update(facts)
+    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
+                     + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
+    occurrence = event.get("occurrence") or 1
+    chosen = [_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()] if name else []
+    nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
+    game.note(f"{p.name} chooses{f' for {typed}{nth}' if name else ''}: "
+              f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+
+
+def _calamity_choice(game: Game, p, event: dict) -> str:
+    """The victim's choices for one calamity held this turn (CHOICE_KEYS), kept by (calamity,
+    victim, occurrence); the calamity's own name."""
+    name = _card_names(game, [event["calamity"]], "calamity")[0]
+    if not any(n == name for q in game.seated() for n, _ in q.calamities):
+        raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
+    for who in _secondary_names(event.get("secondary")):
+        game.player(who)
+    if event.get("beneficiary") is not None:
+        game.player(event["beneficiary"])
+    for key in ("cities", "tokens", "occurrence"):
+        _whole(event, key)
+    occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
+    held = sum(n == name for q in game.seated() for n, _ in q.calamities)
+    if not 1 <= occurrence <= held:
+        raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
+                      f"suffers it from once to {held} times", field="occurrence")
+    chosen = {k: event[k] for k in CHOICE_KEYS if event.get(k) is not None}
+    if "cards" in chosen:
+        chosen["cards"] = _card_names(game, chosen["cards"])
+    if "given" in chosen:
+        chosen["given"] = _given(game, p, chosen["given"])
+    key = (name, p.name, occurrence)
+    game.choices[key] = {**game.choices.get(key, {}), **chosen}
+    return name
+
+
+def _borders(game: Game, p, borders) -> dict:
+    """The players bordering P this turn, by relation, kept for the table's relations."""
     from ..table.tablefile import RELATIONS
 
     if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
@@ -491,33 +544,33 @@ def choose(game: Game, event: dict) -> None:
             game.player(other)
             game.borders.setdefault(relation, set()).add(frozenset((p.name, other)))
         game.borders.setdefault(relation, set())
-    from ..vocabulary import FACTS
+    return borders
 
-    unknown = [k for k in facts if k not in FACTS]
-    if unknown:
-        raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
-    game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
-                     + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
-    occurrence = event.get("occurrence") or 1
-    chosen = ([_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()]
-              if calamity else [])
-    nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
-    game.note(f"{p.name} chooses{f' for {calamity}{nth}' if calamity else ''}: "
-              f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+
+def _given(game: Game, giver, given: dict) -> dict:
+    """The cards a victim hands to other players, by receiver: each a player at the table, not
+    the giver himself; the cards as the rulebook names them."""
+    out = {}
+    for name, cards in given.items():
+        receiver = game.player(name)
+        if receiver is giver:
+            raise Refused(ILLEGAL, f"{giver.name} gives cards to other players, not to himself", field="given")
+        out[receiver.name] = _card_names(game, cards, "given")
+    return out
 
 
 def _choice_words(key: str, value) -> str:
     if isinstance(value, dict):
-        value = ", ".join(f"{n} {v}" for n, v in value.items())
+        value = ", ".join(f"{n} {', '.join(v) if isinstance(v, list) else v}" for n, v in value.items())
     elif isinstance(value, list):
         value = ", ".join(value)
     return f"{key} {value}"
 
 
 # what a player chooses for a calamity: as its victim, who the secondary victims are and the
-# beneficiary where the rules let him pick; as any victim, the pieces or cards a loss takes
-CHOICE_KEYS = ("secondary", "beneficiary", "cities", "tokens", "cards")
+# beneficiary where the rules let him pick; as any victim, the pieces or cards a loss takes, and
+# who receives each card he hands to the other players
+CHOICE_KEYS = ("secondary", "beneficiary", "cities", "tokens", "cards", "given")
 
 
 def _secondary_names(given) -> list:
@@ -532,7 +585,7 @@ def _secondary_names(given) -> list:
 
 def leave(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
-    p.left = True
+    game.leaves(p)
     hand = [c for c, n in p.cards.items() for _ in range(n)] + [c for c, _ in p.calamities]
     game.discarded(p, hand)  # his cards go back to their stacks
     p.cards, p.calamities = {}, []
@@ -540,8 +593,6 @@ def leave(game: Game, event: dict) -> None:
                                                 if hand and game.stacks is not None else ""))
 
 
-def next_step(game: Game, event: dict) -> None:
-    game.next_step()
 
 
 
@@ -581,6 +632,13 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
     victims = {p.name for p, _ in revolts}
     ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
         "beneficiary_rank", ("cities_in_stock",))
+    values: dict[str, tuple] = {}  # each candidate's rank facts, read again only once his cities change
+
+    def ranked(q) -> tuple:
+        if q.name not in values:
+            values[q.name] = _rank_values(game, q, ranks)
+        return values[q.name]
+
     for victim, cities in revolts:
         while cities:
             candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
@@ -589,7 +647,7 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
                           "(no other player has cities in stock)", args["line"])
                 break
-            keyed = sorted(((tuple(_rank_value(game, q, r) for r in ranks), q) for q in candidates),
+            keyed = sorted(((ranked(q), q) for q in candidates),
                            key=lambda kq: kq[0], reverse=True)
             if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
                 tied = [q.name for k, q in keyed if k == keyed[0][0]]
@@ -603,17 +661,18 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
             victim.cities -= taken
             gainer.cities += taken
             cities -= taken
+            values.pop(gainer.name, None)
             game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
                       f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
 
 
-def _rank_value(game: Game, p, name: str) -> int:
-    """A fact that ranks a revolt's beneficiary: the player's own, or derived from them."""
+def _rank_values(game: Game, p, ranks: tuple) -> tuple:
+    """The facts that rank a revolt's beneficiary, in order: the player's own, or derived from them."""
     from ..vocabulary import DERIVED_NAMES
 
     st = game.state(p)
-    value = st.derived(name) if name in DERIVED_NAMES else st.fact(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    values = [st.derived(name) if name in DERIVED_NAMES else st.fact(name) for name in ranks]
+    return tuple(v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values)
 
 
 def _cities_in_stock(game: Game, p) -> int:
@@ -680,4 +739,4 @@ def _rank(game: Game, p) -> int:
 AUTOMATIC_ACTIONS = {"collect_tax": collect_tax}
 
 HANDLERS = {"census": census, "draw": draw, "buy-cards": buy_cards, "trade": trade, "discard": discard, "buy": buy,
-            "choose": choose, "ast": ast, "leave": leave, "next": next_step}
+            "choose": choose, "ast": ast, "leave": leave}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ..errors import StateError
 from .events import EVENT_FIELDS
-from .play import Game, Refused
+from .play import Refused
+from .turn import Ledger
 from .players import Player
 
 FORMAT = 1
@@ -74,11 +75,12 @@ def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
     if not sep:
         return None
     events = []
+    decode = _EVENT_READER.decode
     for line in tail.splitlines():
         if not (line.startswith("  - {") and line.endswith("}")):
             return None
         try:
-            events.append(json.loads(line[4:], parse_float=_not_here, parse_constant=_not_here))
+            events.append(decode(line[4:]))
         except (ValueError, RecursionError):
             return None
     from ..state import _parse_text
@@ -92,6 +94,10 @@ def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
 
 def _not_here(text):
     raise ValueError(text)
+
+
+# one reader for every event line (json.loads with these hooks would build a new one per line)
+_EVENT_READER = json.JSONDecoder(parse_float=_not_here, parse_constant=_not_here)
 
 
 def _event_lines(text: str) -> list[int]:
@@ -113,6 +119,22 @@ def _event_lines(text: str) -> list[int]:
 
 
 def checked(data, lines: list[int] | None = None) -> GameFile:
+    """The game file's data checked, key by key, in the order a reader meets them: the first
+    problem is the error."""
+    _check_top(data)
+    _check_players(data.get("players"))
+    _check_setup_values(data)
+    events = data.get("events") or []
+    if not isinstance(events, list) or len(events) > MAX_EVENTS:
+        raise GameFileError(f"`events` is a list of at most {MAX_EVENTS:,} events")
+    lines = list(lines or []) + [None] * (len(events) - len(lines or []))
+    for i, e in enumerate(events):
+        _check_event(i, e, lines[i])
+    setup = {k: data.get(k) for k in TOP_KEYS if k != "events"}
+    return GameFile(setup, events, lines)
+
+
+def _check_top(data) -> None:
     if not isinstance(data, dict):
         raise GameFileError(f"a game file is a mapping of {', '.join(TOP_KEYS)}, not {type(data).__name__}")
     unknown = [k for k in data if k not in TOP_KEYS]
@@ -125,10 +147,12 @@ def checked(data, lines: list[int] | None = None) -> GameFile:
         raise GameFileError(f"`civdsl_game` must be {FORMAT} (the game file format this civdsl reads)")
     if not isinstance(data.get("edition"), str):
         raise GameFileError("`edition` names the rulebook (a shipped edition id or a path)")
-    players = data.get("players")
+
+
+def _check_players(players) -> None:
     if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
         raise GameFileError(f"`players` is a list of 1 to {MAX_PLAYERS} players, each with a name")
-    names = []
+    names = set()
     for i, p in enumerate(players):
         if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
             raise GameFileError(f"players[{i}]: a mapping with a `name` (text)")
@@ -139,25 +163,30 @@ def checked(data, lines: list[int] | None = None) -> GameFile:
             raise GameFileError(f"players[{i}]: `civilization` is a name")
         if p["name"] in names:
             raise GameFileError(f"players[{i}]: a second player named `{p['name']}`")
-        names.append(p["name"])
-    for key, kind in (("options", dict), ("ast_track", str), ("last_turn", int), ("seed", int)):
+        names.add(p["name"])
+
+
+# the set-up's other keys, each with its type and that type in words
+_SETUP_VALUES = (("options", dict, "a mapping"), ("ast_track", str, "text"), ("last_turn", int, "a whole number"),
+                 ("seed", int, "a whole number"))
+
+
+def _check_setup_values(data: dict) -> None:
+    for key, kind, words in _SETUP_VALUES:
         if data.get(key) is not None and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
-            raise GameFileError(f"`{key}` must be {'a mapping' if kind is dict else 'text' if kind is str else 'a whole number'}")
-    events = data.get("events") or []
-    if not isinstance(events, list) or len(events) > MAX_EVENTS:
-        raise GameFileError(f"`events` is a list of at most {MAX_EVENTS:,} events")
-    lines = list(lines or []) + [None] * (len(events) - len(lines or []))
-    for i, e in enumerate(events):
-        if not isinstance(e, dict) or not isinstance(e.get("do"), str):
-            raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", lines[i])
-        bad = [k for k in e if k not in EVENT_KEYS]
-        if bad:
-            raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", lines[i])
-        for k in ("turn", "step"):
-            if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
-                raise GameFileError(f"events[{i}]: `{k}` is a whole number", lines[i])
-    setup = {k: data.get(k) for k in TOP_KEYS if k != "events"}
-    return GameFile(setup, events, lines)
+            raise GameFileError(f"`{key}` must be {words}")
+
+
+def _check_event(i: int, e, line: int | None) -> None:
+    """An event's shape (what each key holds is the ledger's check, when it is applied)."""
+    if not isinstance(e, dict) or not isinstance(e.get("do"), str):
+        raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", line)
+    bad = [k for k in e if k not in EVENT_KEYS]
+    if bad:
+        raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", line)
+    for k in ("turn", "step"):
+        if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
+            raise GameFileError(f"events[{i}]: `{k}` is a whole number", line)
 
 
 class SetupError(GameFileError):
@@ -193,25 +222,41 @@ def check_setup(civs: dict, chosen: list[str | None], declared: dict | None = No
         return None
     n = len(chosen)
     fits = setups_for(civs, n, declared)
-    listing = [f"set-up {s}: {', '.join(names)}" + (f" (choose {n})" if s in (declared or {}) else "")
-               for s, names in fits.items() if names]
     if not fits:
         counts = sorted({k for k in range(1, 65) if setups_for(civs, k, declared)})
         raise SetupError(f"no set-up for {n} players: the edition's set-ups are for {_counts(counts)} players",
                          None, [])
+    listing = _listing(fits, n, declared or {})
+    _check_once_each(chosen, listing)
+    given = [c for c in chosen if c is not None]
+    found = _set_up_of(fits, given, n, listing)
+    return found if len(given) == n else None
+
+
+def _listing(fits: dict, n: int, declared: dict) -> list[str]:
+    """The set-ups for N players in words, for an error's notes."""
+    return [f"set-up {s}: {', '.join(names)}" + (f" (choose {n})" if s in declared else "")
+            for s, names in fits.items() if names]
+
+
+def _set_up_of(fits: dict, given: list[str], n: int, listing: list[str]) -> str:
+    """The first set-up holding every civilization given; none is an error naming the first one
+    out of the set-up closest to them."""
+    ok = [s for s, names in fits.items() if not names or all(c in names for c in given)]
+    if ok:
+        return ok[0]
+    best = max(fits.values(), key=lambda names: sum(c in names for c in given))
+    out = next(c for c in given if c not in best)
+    raise SetupError(f"`{out}` is in no set-up for {n} players with "
+                     + ", ".join(f"`{c}`" for c in given if c in best), out, listing)
+
+
+def _check_once_each(chosen: list[str | None], listing: list[str]) -> None:
     seen = set()
     for c in chosen:
         if c is not None and c in seen:
             raise SetupError(f"`{c}` is chosen twice: each player plays his own civilization", c, listing)
         seen.add(c)
-    given = [c for c in chosen if c is not None]
-    ok = [s for s, names in fits.items() if not names or all(c in names for c in given)]
-    if not ok:
-        best = max(fits.values(), key=lambda names: sum(c in names for c in given))
-        out = next(c for c in given if c not in best)
-        raise SetupError(f"`{out}` is in no set-up for {n} players with "
-                         + ", ".join(f"`{c}`" for c in given if c in best), out, listing)
-    return ok[0] if len(given) == n else None
 
 
 def _counts(counts: list[int]) -> str:
@@ -225,7 +270,7 @@ def _counts(counts: list[int]) -> str:
     return ", ".join(runs)
 
 
-def start(rulebook, setup: dict) -> Game:
+def start(rulebook, setup: dict) -> Ledger:
     players = {}
     civs = getattr(rulebook.module, "CIVILIZATIONS", {})
     for p in setup["players"]:
@@ -244,7 +289,7 @@ def start(rulebook, setup: dict) -> Game:
         raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")
     if not getattr(rulebook.module, "TURN", ()):
         raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
-    game = Game(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
+    game = Ledger(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
                 setup.get("seed") or 0)
     game.setup = chosen
     game.start()
@@ -257,7 +302,7 @@ class ReplayError(Exception):
         self.index, self.line, self.refusal = index, line, refusal
 
 
-def replay(rulebook, gf: GameFile, upto: int | None = None) -> Game:
+def replay(rulebook, gf: GameFile, upto: int | None = None) -> Ledger:
     """The game after its first `upto` events (all by default); an event the rules refuse, or
     recorded at another turn or step than the game is in, raises ReplayError with its line."""
     game = start(rulebook, gf.setup)
@@ -273,7 +318,7 @@ def replay(rulebook, gf: GameFile, upto: int | None = None) -> Game:
     return game
 
 
-def stamped(game: Game, event: dict) -> dict:
+def stamped(game: Ledger, event: dict) -> dict:
     """The event as the file records it: the turn and step (1 = the turn's first) it happened in first."""
     return {"turn": game.turn, "step": game.step + 1, **{k: v for k, v in event.items() if k not in ("turn", "step")}}
 
@@ -336,7 +381,9 @@ def game_schema() -> dict:
 
     kinds = {"a name": {"type": "string"}, "a list of names": {"type": "array", "items": {"type": "string"}},
              "a whole number": {"type": "integer", "minimum": 0}, "a mapping": {"type": "object"},
-             "a list of at most 100 whole numbers": {"type": "array", "maxItems": 100, "items": {"type": "integer", "minimum": 0}}}
+             "a list of at most 100 whole numbers": {"type": "array", "maxItems": 100, "items": {"type": "integer", "minimum": 0}},
+             "a mapping of player: the cards he is given": {"type": "object", "additionalProperties": {
+                 "type": "array", "items": {"type": "string"}}}}
     secondary = {"oneOf": [kinds["a list of names"], {"type": "object", "additionalProperties": kinds["a whole number"]}]}
     event = {"type": "object", "additionalProperties": False, "required": ["turn", "step", "do"],
              "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS.items()}}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import StateError
 from . import steps as turn_steps
 from .players import Player
 
@@ -31,6 +30,7 @@ class Refused(Exception):
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
 _BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
 _UNSET = object()
+_STATES_KEPT = 4096  # the states a game keeps (Game.state) at most, then its store starts again
 
 
 class _EpochsOnDemand:
@@ -81,6 +81,13 @@ class Game:
     scores: list | None = None
     stacks: object = None  # decks.Stacks: the trade-card stacks, where a `trade_deck` covers the player count
     setup: str | None = None  # the set-up the civilizations play, where the edition declares set-ups
+    # the states built (Game.state), by everything each is built from: a replay asks for the same
+    # player's state many times between two changes of his (every calamity of a step reads every
+    # player); a copy of the game shares them, since a key says all a state is built from
+    states_built: dict = field(default_factory=dict, repr=False, compare=False)
+    # the players still at the table, in seat order: every rule reads the player count, and only
+    # a player leaving (Game.leaves) changes it
+    _seated: list | None = field(default=None, repr=False, compare=False)
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -96,7 +103,14 @@ class Game:
         return self.rulebook.module.TURN[self.step]
 
     def seated(self) -> list[Player]:
-        return [p for p in self.players.values() if not p.left]
+        if self._seated is None:
+            self._seated = [p for p in self.players.values() if not p.left]
+        return list(self._seated)
+
+    def leaves(self, player: Player) -> None:
+        """The player leaves the table."""
+        player.left = True
+        self._seated = None
 
     @property
     def pieces(self) -> dict:
@@ -128,7 +142,38 @@ class Game:
 
     def state(self, player: Player, **extra):
         """The player's state for a rule, built without the checks a state file needs: the
-        ledger's facts are already the rulebook's own names and whole numbers."""
+        ledger's facts are already the rulebook's own names and whole numbers. A state answers
+        one question (it records the facts that question lacked), so each call gets its own copy
+        of the state built once for what the player has now."""
+        from ..runtime import PlayerState
+
+        key = self._state_key(player, extra)
+        base = self.states_built.get(key) if key is not None else None
+        if base is None:
+            base = self._build_state(player, extra)
+            if key is not None:
+                if len(self.states_built) >= _STATES_KEPT:
+                    self.states_built.clear()
+                self.states_built[key] = base
+        st = PlayerState(base.module, base.held, base.facts, base.options)
+        st.held_set = base.held_set
+        st.start_credits = base.start_credits
+        return st
+
+    def _state_key(self, player: Player, extra: dict) -> tuple | None:
+        """Everything a player's state is built from (his pieces, hand and advances, the game's
+        facts), or None when a given fact cannot be part of a key."""
+        key = (self.module, player.name, player.civilization, player.cities, player.tokens, player.ships,
+               player.treasury, player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())),
+               len(self.seated()), self.ast_track, tuple(sorted(self.options.items())), self.setup,
+               tuple(sorted(extra.items())))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _build_state(self, player: Player, extra: dict):
         from .. import pricing, runtime
 
         facts = self.facts(player, **extra)
@@ -160,42 +205,12 @@ class Game:
         return turn_steps.quantity(self.module, value, len(self.seated()))
 
     def copy(self) -> "Game":
-        g = Game(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options), self.ast_track,
-                 self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn, list(self.log),
-                 dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
+        g = type(self)(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options),
+                 self.ast_track, self.last_turn, self.seed, self.turn, self.step, self.ended, self.final_turn,
+                 list(self.log), dict(self.done), dict(self.choices), {k: dict(v) for k, v in self.turn_facts.items()},
                  {k: set(v) for k, v in self.borders.items()}, dict(self.ast_moves), self.events, self.scores,
-                 self.stacks.copy() if self.stacks is not None else None, self.setup)
+                 self.stacks.copy() if self.stacks is not None else None, self.setup, self.states_built)
         return g
-
-    # --- events ------------------------------------------------------------------------------
-    def apply(self, event: dict, keep_on_refusal: bool = True) -> None:
-        """Apply one event; on a refusal the game is left exactly as it was (unless the caller
-        drops the game on a refusal anyway, as a replay does: then no copy is made)."""
-        saved = self.copy() if keep_on_refusal else self
-        try:
-            self._apply(event)
-        except StateError as exc:
-            self.__dict__.update(saved.__dict__)
-            raise Refused(ILLEGAL, str(exc)) from None
-        except Refused:
-            self.__dict__.update(saved.__dict__)
-            raise
-        self.events += 1
-
-    def _apply(self, event: dict) -> None:
-        from .events import HANDLERS, check_fields
-
-        check_fields(event)
-        if self.ended:
-            raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
-        kind = event["do"]
-        if kind not in ("next", "leave"):
-            action = turn_steps.ACTION_OF_EVENT.get(kind)
-            if action not in turn_steps.actions(self.current):
-                where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
-                raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
-                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="step")
-        HANDLERS[kind](self, event)
 
     def player(self, name) -> Player:
         p = self.players.get(name)
@@ -206,15 +221,6 @@ class Game:
             raise Refused(ILLEGAL, f"no player `{name}` at the table" + (f" (did you mean `{best}`?)" if best else ""),
                           field="player")
         return p
-
-    # --- moving through the turn ------------------------------------------------------------
-    def start(self) -> None:
-        """The trade-card stacks dealt, then the game's first step: its automatic actions run, and
-        steps that take no event pass."""
-        from . import decks
-
-        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed)
-        self._enter()
 
     def block(self, player: Player) -> str | None:
         """The player's trade block (his civilization's in the game's set-up, as the rulebook
@@ -237,60 +243,3 @@ class Game:
             item = self.module.COMMODITIES.get(card) or self.module.CALAMITIES.get(card)
             if item is not None and item.get("stack") is not None:
                 self.stacks.give_back(card, item["stack"], item.get("class") == "major nontradable", own)
-
-    def next_step(self) -> None:
-        """End the current step (its checks first) and move on to the next that takes events."""
-        from .calamities import resolve_step
-        from .events import check_hand_limits
-
-        acts = turn_steps.actions(self.current)
-        if "hand_limit" in acts:
-            check_hand_limits(self, acts["hand_limit"])
-        if "resolve_calamities" in acts:
-            resolve_step(self, acts["resolve_calamities"])
-        if "alter_ast" in acts:
-            from .events import alter_ast
-
-            alter_ast(self, acts["alter_ast"])
-        self._leave()
-        self._enter()
-
-    def _leave(self) -> None:
-        from .ending import check_end
-
-        check_end(self)
-        self.done = {}
-        if self.ended:
-            return
-        self.step += 1
-        if self.step == len(self.steps):
-            if self.stacks is not None:
-                self.stacks.end_turn()
-            self.step = 0
-            self.turn += 1
-            self.choices = {}
-            self.turn_facts = {}
-            self.borders = {}
-            self.ast_moves = {}
-
-    def _enter(self) -> None:
-        from .events import AUTOMATIC_ACTIONS
-
-        while not self.ended:
-            for kind, args, line in self.current["actions"]:
-                if kind in AUTOMATIC_ACTIONS:
-                    AUTOMATIC_ACTIONS[kind](self, {**args, "line": line})
-            if turn_steps.takes_events(self.current):
-                return
-            self._leave()
-
-    def expects(self) -> list[str]:
-        """What the current step takes, in words."""
-        if self.ended:
-            return ["nothing: the game is over"]
-        from .events import EVENT_WORDS
-
-        out = []
-        for kind, _, _ in self.current["actions"]:
-            out += [f"{ev}: {EVENT_WORDS[ev]}" for ev in turn_steps.EVENTS_OF_ACTION.get(kind, ())]
-        return out + ["next: end this step"]

@@ -13,7 +13,7 @@ USAGE = {
     "buy-cards": "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N",
     "trade": "trade PLAYER CARD... for PLAYER CARD...",
     "choose": "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
-              "[cards=CARD,...] [land=NAME,...] [FACT=N]",
+              "[cards=CARD,...] [given=NAME:CARD,...] [land=NAME,...] [FACT=N]",
     "buy": "buy PLAYER ADVANCE... [pay CARD...] [treasury N]",
     "discard": "discard PLAYER CARD...",
     "ast": "ast PLAYER forward|stays|back",
@@ -77,39 +77,55 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
         raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
     event: dict = {"do": kind, "player": words[1]}
     at["player"] = 1
-    rest = words[2:]
-    if kind == "census":
-        _assignments(event, at, rest, 2, ("cities", "tokens", "ships"))
-    elif kind == "draw" and len(rest) == 1 and rest[0].startswith("seed="):
-        event["seed"], at["seed"] = _number(rest[0][5:], "seed"), 2
-    elif kind == "buy-cards" and rest and all(w.startswith(("stack=", "seed=")) for w in rest):
-        for j, w in enumerate(rest):
-            key, _, value = w.partition("=")
-            if key == "stack":
-                event["stacks"] = [_number(v, "stack") for v in value.split(",") if v][:100]
-                at["stacks"] = j + 2
-            else:
-                event["seed"], at["seed"] = _number(value, "seed"), j + 2
-    elif kind in ("draw", "buy-cards", "discard"):
-        event["cards"] = _cards(rest)
-        at["cards"] = 2
-    elif kind == "trade":
-        if "for" not in rest or rest.index("for") + 1 >= len(rest):
-            raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
-        i = rest.index("for")
-        event.update({"gives": _cards(rest[:i]), "with": rest[i + 1], "gets": _cards(rest[i + 2:])})
-        at.update({"gives": 2, "with": i + 3, "gets": i + 4})
-    elif kind == "buy":
-        _buy(event, at, rest)
-    elif kind == "choose":
-        _choose(event, at, rest)
-    elif kind == "ast":
-        if len(rest) != 1:
-            raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
-        event["move"], at["move"] = rest[0], 2
-    elif kind == "leave" and rest:
-        raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+    _READERS[kind](event, at, words[2:])
     return event, at
+
+
+def _census(event: dict, at: dict, rest: list[str]) -> None:
+    _assignments(event, at, rest, 2, ("cities", "tokens", "ships"))
+
+
+def _draw(event: dict, at: dict, rest: list[str]) -> None:
+    if len(rest) == 1 and rest[0].startswith("seed="):
+        event["seed"], at["seed"] = _number(rest[0][5:], "seed"), 2
+    else:
+        _card_list(event, at, rest)
+
+
+def _buy_cards(event: dict, at: dict, rest: list[str]) -> None:
+    if not rest or not all(w.startswith(("stack=", "seed=")) for w in rest):
+        return _card_list(event, at, rest)
+    for j, w in enumerate(rest):
+        key, _, value = w.partition("=")
+        if key == "stack":
+            event["stacks"] = [_number(v, "stack") for v in value.split(",") if v][:100]
+            at["stacks"] = j + 2
+        else:
+            event["seed"], at["seed"] = _number(value, "seed"), j + 2
+
+
+def _card_list(event: dict, at: dict, rest: list[str]) -> None:
+    event["cards"] = _cards(rest)
+    at["cards"] = 2
+
+
+def _trade(event: dict, at: dict, rest: list[str]) -> None:
+    if "for" not in rest or rest.index("for") + 1 >= len(rest):
+        raise Refused(ILLEGAL, f"usage: {USAGE['trade']}", field="do")
+    i = rest.index("for")
+    event.update({"gives": _cards(rest[:i]), "with": rest[i + 1], "gets": _cards(rest[i + 2:])})
+    at.update({"gives": 2, "with": i + 3, "gets": i + 4})
+
+
+def _ast(event: dict, at: dict, rest: list[str]) -> None:
+    if len(rest) != 1:
+        raise Refused(ILLEGAL, f"usage: {USAGE['ast']}", field="do")
+    event["move"], at["move"] = rest[0], 2
+
+
+def _leave(event: dict, at: dict, rest: list[str]) -> None:
+    if rest:
+        raise Refused(ILLEGAL, f"usage: {USAGE['leave']}", field="do")
 
 
 def _assignments(event: dict, at: dict, words: list[str], first: int, keys) -> None:
@@ -151,20 +167,56 @@ def _choose(event: dict, at: dict, rest: list[str]) -> None:
             event["calamity"], at["calamity"] = w, j + 2
             continue
         at[key] = j + 2
-        if key == "secondary":
-            pairs = [p.partition(":") for p in value.split(",") if p]
-            event["secondary"] = ({n: _number(v, "secondary") for n, _, v in pairs} if all(c for _, c, _ in pairs)
-                                  else [n for n, _, _ in pairs])
-        elif key == "beneficiary":
-            event["beneficiary"] = value
-        elif key == "cards":
-            event["cards"] = _cards([c for c in value.split(",") if c])
-        elif key in ("land", "water", "near"):
-            event.setdefault("borders", {})[key] = [n for n in value.split(",") if n]
-        elif key in ("cities", "tokens", "occurrence"):
-            event[key] = _number(value, key)
+        read = _CHOICE_READERS.get(key)
+        if read is not None:
+            read(event, key, value)
         else:
             facts[key] = _number(value, key) if value.isdigit() else value
             at.setdefault("facts", j + 2)
     if facts:
         event["facts"] = facts
+
+
+def _secondary(event: dict, key: str, value: str) -> None:
+    """`secondary=bruno:10,eva:5` (amounts), or `secondary=bruno,eva` (names only)."""
+    pairs = [p.partition(":") for p in value.split(",") if p]
+    event["secondary"] = ({n: _number(v, "secondary") for n, _, v in pairs} if all(c for _, c, _ in pairs)
+                          else [n for n, _, _ in pairs])
+
+
+def _border(event: dict, key: str, value: str) -> None:
+    event.setdefault("borders", {})[key] = [n for n in value.split(",") if n]
+
+
+def _name(event: dict, key: str, value: str) -> None:
+    event[key] = value
+
+
+def _card_names(event: dict, key: str, value: str) -> None:
+    event[key] = _cards([c for c in value.split(",") if c])
+
+
+def _count(event: dict, key: str, value: str) -> None:
+    event[key] = _number(value, key)
+
+
+def _given(event: dict, key: str, value: str) -> None:
+    """`given=bruno:Ochre,chloe:Salt*2`: the cards each other player receives."""
+    given: dict[str, list[str]] = {}
+    for pair in (p for p in value.split(",") if p):
+        name, colon, card = pair.partition(":")
+        if not colon or not name or not card:
+            raise Refused(ILLEGAL, f"`given` pairs a player with a card (given=NAME:CARD,...), not `{pair}`",
+                          field="given")
+        given.setdefault(name, []).extend(_cards([card]))
+    event["given"] = given
+
+
+# how each event reads its words after the player's name
+_READERS = {"census": _census, "draw": _draw, "buy-cards": _buy_cards, "discard": _card_list, "trade": _trade,
+            "buy": _buy, "choose": _choose, "ast": _ast, "leave": _leave}
+
+# how `choose` reads each key it knows (any other is a fact of the map: `volcano_cities=1`)
+_CHOICE_READERS = {"secondary": _secondary, "beneficiary": _name, "cards": _card_names, "given": _given,
+                   **{k: _border for k in ("land", "water", "near")},
+                   **{k: _count for k in ("cities", "tokens", "occurrence")}}

@@ -18,7 +18,8 @@ log = logging.getLogger("civdsl.lsp")
 @dataclass
 class OutlineItem:
     name: str
-    kind: str  # advance, calamity, commodity, track, epoch, group, const, table, option, score, change, remove
+    kind: str  # advance, calamity, commodity, civilization (its setups, block), track, epoch, group, const,
+    # table, option, score, change, remove, trade_deck, setups
     start: int
     end: int
     name_start: int
@@ -103,6 +104,57 @@ def _named_entry(st: _Statement, kind: str, titled: bool) -> OutlineItem | None:
     return st.entry(name.text, kind, name, unquote_string(title.text) if title is not None else None)
 
 
+def _clause_end(toks: list[Tok], j: int, end_i: int) -> int:
+    """The last token of the clause starting at keyword j inside a block: its words up to the
+    next keyword or brace that is not part of a list (`setups "5 West", "10"`, `block east for "11"`)."""
+    k = j
+    while k + 1 <= end_i and (toks[k + 1].kind in ("name", "string", "int") or toks[k + 1].text in (",", "..")
+                              or (toks[k + 1].text == "for" and toks[k].kind == "name")):
+        k += 1
+    return k
+
+
+def _words(toks: list[Tok], first: int, last: int) -> str:
+    return " ".join(t.text for t in toks[first:last + 1]).replace(" ,", ",").replace(" .. ", "..")
+
+
+def _civilization_entry(st: _Statement) -> OutlineItem | None:
+    """A civilization, with its set-up clauses: the set-ups that use it (`setups`) and the block
+    it plays in some of them (`block ID for "SETUP", ...`)."""
+    civ = _item_entry(st)
+    if civ is None:
+        return None
+    toks = st.toks
+    for j in range(st.m + 2, st.end + 1):
+        is_setups = toks[j].text == "setups" and toks[j].kind == "kw"
+        is_block_for = (toks[j].text == "block" and toks[j].kind == "kw" and j + 2 <= st.end
+                        and toks[j + 1].kind == "name" and toks[j + 2].text == "for")
+        if is_setups or is_block_for:
+            last = _clause_end(toks, j, st.end)
+            name_tok = toks[j] if is_setups else toks[j + 1]
+            civ.children.append(OutlineItem(
+                "setups" if is_setups else f"block {toks[j + 1].text}", "setups" if is_setups else "block",
+                toks[j].start, toks[last].end, name_tok.start, name_tok.end,
+                _words(toks, j + 1 if is_setups else j + 2, last)))
+    return civ
+
+
+def _titled_entry(kind: str) -> Callable[[_Statement], OutlineItem | None]:
+    """`trade_deck "West, 5-8 players" for 5..8 block west { ... }`, `setups "3 players" for 3`:
+    the title is the name, the words after it up to the block the detail."""
+
+    def entry(st: _Statement) -> OutlineItem | None:
+        title = st.token(1, "string")
+        if title is None:
+            return None
+        last = st.m + 1
+        while last + 1 <= st.end and st.toks[last + 1].text != "{" and st.toks[last + 1].kind != "string":
+            last += 1
+        return st.entry(unquote_string(title.text), kind, title, _words(st.toks, st.m + 2, last) or None)
+
+    return entry
+
+
 # The statements the outline lists, by keyword: those declaring a bare name, (their kind, whether
 # their title is the detail) (a round track is `round_track`, as in the index of references), and
 # the others, each with its own reading.
@@ -111,7 +163,8 @@ _OUTLINE_WORDS = {"group": ("group", True), "const": ("const", False), "table": 
                   **{w: (w, True) for w in ("stat", "flag", "choice", "threshold", "pool", "event_table", "phase")}}
 _OUTLINE: dict[str, Callable[[_Statement], OutlineItem | None]] = {
     **{k: _item_entry for k in ERRATA_TARGETS}, "change": _edit_entry, "remove": _edit_entry, "ast": _ast_entry,
-    "score": lambda st: st.entry("score", "score", st.toks[st.m])}
+    "score": lambda st: st.entry("score", "score", st.toks[st.m]), "civilization": _civilization_entry,
+    "trade_deck": _titled_entry("trade_deck"), "setups": _titled_entry("setups")}
 
 
 def _epoch_entry(toks: list[Tok], j: int, end_i: int) -> OutlineItem:

@@ -2,7 +2,8 @@
 pay for them, and what a hand of commodity cards is worth.
 
 - `objectives.py`: what a plan maximises (`--objective`);
-- `payment.py`: the hand (`--cards`, `civdsl hand`) and the payment table;
+- `hand.py`: the hand (`--cards`, `civdsl hand`);
+- `payment.py`: the payment table;
 - `purchase.py`: the problem (candidates, prices from the credit engine) and its branch and bound;
 - `answer.py`: the planner's answer (`plan`), its notes and `--explain`;
 - `text.py`: the answer and a hand's value as text;
@@ -13,7 +14,7 @@ Method, bounds and measurements: docs/planner.md.
 """
 
 from .answer import plan
-from .payment import hand_report, parse_cards
+from .hand import hand_report, parse_cards
 from .text import render, render_hand
 
 __all__ = ["hand_report", "parse_cards", "plan", "render", "render_hand"]

@@ -8,7 +8,8 @@ from .. import pricing, runtime
 from ..state import StateError
 from ..unknown import number
 from .objectives import objective
-from .payment import PAYING, PaymentTable, hand_report
+from .hand import hand_report
+from .payment import PAYING, PaymentTable
 from .purchase import Choice, PurchaseProblem
 
 
@@ -186,6 +187,8 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
             "complete": (problem.complete and not problem.capped_least and not problem.explain_stopped
                          and not problem.explain_unsearched),
             "work_limit": problem.explain_cap, "sets_examined": problem.explain_sets,
+            "programme_limit": None if problem.single_use else problem.explain_programmes,
+            "programmes_run": problem.explain_runs,
             "not_worked_out": problem.explain_unsearched}
 
 
@@ -210,7 +213,8 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
              "price": problem.base[name]}
     got = _best_with(problem, choices, name)
     if got is _UNSEARCHED:
-        limit = f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances)"
+        limit = (f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances"
+                 + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price") + ")")
         bound, best = problem.with_want(name).root_bound(), choices[0].objective
         if bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
@@ -238,22 +242,26 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Ch
         return listed
     if problem.max_new is not None and len(problem.want) >= problem.max_new:
         return None
-    # a branch and bound within an even share of the sets left (the plan's own search is not rerun
-    # in full: no dynamic programme per advance); under single-use credits it stops with the best
-    # found
+    # a branch and bound within an even share of the sets left; where it stops short and prices add
+    # up, the plan's own exact programme from what it reached, up to explain_programmes of them;
+    # under single-use credits it stops with the best found
     share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
     problem.explain_pending -= 1
-    if share <= 0:
-        return _UNSEARCHED
     clone = problem.with_want(name)
-    clone.complete, clone.stopped = True, False
-    got, _ = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
-    if got is None:
+    floor = None
+    if share > 0:
+        clone.complete, clone.stopped = True, False
+        got, floor = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
+        if got is not None:
+            problem.explain_sets += clone.visited
+            problem.explain_stopped += clone.stopped
+            return got[0] if got else None
         problem.explain_sets += share
+    if clone.single_use or problem.explain_runs >= problem.explain_programmes:
         return _UNSEARCHED
-    problem.explain_sets += clone.visited
-    problem.explain_stopped += clone.stopped
-    return got[0] if got else None
+    problem.explain_runs += 1
+    found = clone.programme(1, floor)
+    return found[0] if found else None
 
 
 # --explain's answer for an advance its work limit left unexplained

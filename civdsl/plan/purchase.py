@@ -159,6 +159,10 @@ class PurchaseProblem:
     # Sets of advances --explain's searches (one per advance left out that no listed plan includes,
     # each a branch and bound) may examine in all: past it the advances still to explain say so
     explain_cap = 4000
+    # ... and the dynamic programmes over price (each exact and bounded as plan.search says) it may
+    # run where such a branch and bound stops short: one per advance, in candidate order, up to this
+    # many; the advances past them say that the limit stopped them
+    explain_programmes = 4
 
     def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
                  hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,
@@ -189,6 +193,7 @@ class PurchaseProblem:
         self.explain_sets = 0  # sets --explain's searches examined, against explain_cap
         self.explain_unsearched = 0  # advances left out that explain_cap left unexplained (and unbounded)
         self.explain_pending = 0  # searches --explain has still to make
+        self.explain_runs = 0  # dynamic programmes --explain ran, against explain_programmes
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -551,8 +556,6 @@ class PurchaseProblem:
     def search(self, top: int = 1) -> list[Choice]:
         """The `top` best sets, best first, by (objective, -spent, credit, fewer advances, rulebook
         order): the dynamic programme over price of plan.search (exact, no enumeration of sets)."""
-        from . import search as plan_search
-
         top = max(1, int(top))
         self.complete, self.total_at_most = True, None
         if self.single_use:
@@ -571,6 +574,13 @@ class PurchaseProblem:
             if quick is not None:
                 self.method = "branch and bound"
                 return quick
+        return self.programme(top, floor)
+
+    def programme(self, top: int, floor=None) -> list[Choice]:
+        """The `top` best sets by the dynamic programme over price of plan.search, given the
+        objective a branch and bound already reached (`floor`, None: none)."""
+        from . import search as plan_search
+
         self.method = "dynamic programme"
         self.stats: dict = {}  # the programme's runs and widest signature (benchmarks read it)
         found = plan_search.search(

@@ -290,14 +290,6 @@ def _unranked_ties(table: Table, keyed: list[tuple]) -> list[str]:
 
 # --- 3. beneficiary ----------------------------------------------------------------------------
 
-def _value(table: Table, name: str, fact: str):
-    st = table.fresh(name)
-    from .. import vocabulary as vocab
-
-    v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
-    return v
-
-
 def _of_player(name: str, fact: str) -> str:
     """A fact one player's answer lacks, named as the table names every player's: `players.NAME.FACT`
     (a name already placed in the table, or a role the table assigns, stays as it is)."""
@@ -316,7 +308,7 @@ def _add_missing(missing: list[str], names) -> None:
 def _fact_values(table: Table, names: list[str], fact: str, missing: list[str]) -> tuple[dict, list[str]]:
     """Each player's value of FACT, and the players whose value the table does not give (what
     it lacks for them recorded in MISSING)."""
-    values = {n: _value(table, n, fact) for n in names}
+    values = {n: table.value(n, fact) for n in names}
     unknown = [n for n, v in values.items() if v.__class__ is Unknown]
     _add_missing(missing, [f"players.{n}.{f}" for n in unknown for f in values[n].facts])
     return values, unknown
@@ -326,11 +318,10 @@ def _related_names(table: Table, victim: str, among: str, missing: list[str]) ->
     """The players related to the victim by AMONG; None, what the table lacks recorded in MISSING,
     when the table does not say."""
     seat = Seat(table, victim, {})
-    related = seat.related(among)
+    related = seat.related_names(among)
     if related is None:
         missing.append(seat.missing(among))
-        return None
-    return [n for n, _ in related]
+    return related
 
 
 def _candidates_not_known(among: str) -> Beneficiary:
@@ -531,10 +522,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
 def _primary_victim(table: Table, c: dict, roles: dict):
     """The primary victim's state for this calamity: seated at the table, with the beneficiary
     and the trader (ROLES) known, and the `traded_by` fact the table gives for this card."""
-    victim = table.fresh(c["victim"])
-    victim.seat = Seat(table, c["victim"], roles)
-    victim.facts["traded_by"] = c["traded_by"] or ""
-    return victim
+    return table.fresh(c["victim"], Seat(table, c["victim"], roles), traded_by=c["traded_by"] or "")
 
 
 def _checked_beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None:
@@ -566,8 +554,7 @@ class _SecondaryVictims:
         return None if allowed is None else cls(table, c, roles, busy, set(allowed))
 
     def resolve_for(self, name: str, amount: int | None) -> runtime.Resolution:
-        st = self.table.fresh(name)
-        st.seat = Seat(self.table, name, self.roles)
+        st = self.table.fresh(name, Seat(self.table, name, self.roles))
         st.assigned = amount
         try:
             return sourcemap.resolve(self.table.module, self.c["calamity"], "secondary", st)

@@ -52,13 +52,16 @@ class Seat:
 
     def related(self, relation: str) -> list | None:
         """(name, state) of the players related to this one; None when the table does not say."""
-        if relation in ("others", "everyone"):
-            names = [n for n in self.table.players if n != self.name or relation == "everyone"]
-        elif relation in vocab.FACT_RELATIONS:
-            names = self._sharing(vocab.FACT_RELATIONS[relation])
-        else:
-            names = self._bordering(relation)
+        names = self.related_names(relation)
         return None if names is None else [(n, self.table.fresh(n)) for n in names]
+
+    def related_names(self, relation: str) -> list[str] | None:
+        """The players related to this one; None when the table does not say."""
+        if relation in ("others", "everyone"):
+            return [n for n in self.table.players if n != self.name or relation == "everyone"]
+        if relation in vocab.FACT_RELATIONS:
+            return self._sharing(vocab.FACT_RELATIONS[relation])
+        return self._bordering(relation)
 
     def _others(self) -> list[str]:
         return [n for n in self.table.players if n != self.name]
@@ -116,14 +119,33 @@ class Table:
         self.borders = borders  # relation -> {name: set of names}
         self.calamities = calamities  # [{"index", "calamity", "victim", "traded_by", "secondary", "beneficiary"}]
         self.options = options
+        # (player, fact) -> (the state it was read from, its value): a ranking reads the same
+        # facts of every player for each calamity, and a state never changes once built
+        self._values: dict = {}
 
-    def fresh(self, name: str, seat: Seat | None = None):
-        """A copy of a player's state for one question: missing facts and undecided rules are
-        recorded per answer, never carried from one answer into the next."""
+    def value(self, name: str, fact: str):
+        """A player's fact, or the derived fact of that name (vocabulary.DERIVED_NAMES), as a
+        question about him alone reads it (an Unknown where the table does not give it)."""
+        from .. import vocabulary as vocab
+
+        base = self.players[name]
+        kept = self._values.get((name, fact))
+        if kept is not None and kept[0] is base:
+            return kept[1]
+        st = self.fresh(name)
+        v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
+        self._values[(name, fact)] = (base, v)
+        return v
+
+    def fresh(self, name: str, seat: Seat | None = None, **facts):
+        """A copy of a player's state for one question, seated (SEAT) and with the FACTS this
+        question adds (the calamity's `traded_by`): missing facts and undecided rules are recorded
+        per answer, never carried from one answer into the next, and the table's own states never
+        change, so one table serves every calamity of a step."""
         from ..runtime import PlayerState
 
         base = self.players[name]
-        st = PlayerState(base.module, base.held, base.facts, base.options)
+        st = PlayerState(base.module, base.held, {**base.facts, **facts} if facts else base.facts, base.options)
         st.held_set = base.held_set
         st.start_credits = base.start_credits
         st.seat = seat

@@ -12,6 +12,7 @@ const planSingleUseCap = 3000;  // PurchaseProblem.single_use_cap
 const planSingleUseWork = 120000;  // PurchaseProblem.single_use_work
 // sets --explain's searches may examine in all
 const planExplainCap = 4000;  // PurchaseProblem.explain_cap
+const planExplainProgrammes = 4;  // PurchaseProblem.explain_programmes
 // sets the two-turn look-ahead may examine over both turns
 const planHorizonWork = 2000;  // PurchaseProblem.horizon_work
 const planStop = {stopped: true};  // thrown to stop a search (planner._SearchStopped)
@@ -1324,6 +1325,11 @@ planProblem.prototype.search = function (top) {
     }
     floor = got[1];
   }
+  return this.programme(top, floor);
+};
+
+// the top best sets by plan/search.py's programme, from the objective a branch and bound reached (planner.programme)
+planProblem.prototype.programme = function (top, floor) {
   this.method = "dynamic programme";
   // the programme is plan/search.py's search, generated from the Python (ps_ names: civdsl/companion/py2es.py);
   // a float objective crosses as Python's float (PyFloat) and comes back a number
@@ -1547,6 +1553,7 @@ function planExplain(problem, choices) {
   let unsearched = 0;  // advances left out that the limit left unexplained (planner.explain_unsearched)
   const room = problem.maxNew === null || problem.want.length < problem.maxNew;
   let pending = 0;  // searches still to make (planner.explain_pending)
+  let runs = 0;  // dynamic programmes run, against planExplainProgrammes (planner.explain_runs)
   for (const name of problem.candidates) {
     if (best.buys.indexOf(name) < 0 && room && !choices.some((c) => c.buys.indexOf(name) >= 0)) pending += 1;
   }
@@ -1557,23 +1564,30 @@ function planExplain(problem, choices) {
     let got;
     if (listed !== undefined) got = [listed];
     else if (problem.maxNew === null || problem.want.length < problem.maxNew) {
-      // a branch and bound within an even share of the sets left (planner._best_with)
+      // a branch and bound within an even share of the sets left, then, where it stops short and prices
+      // add up, the plan's own programme from what it reached (planner._best_with)
       const share = Math.floor((planExplainCap - examined) / Math.max(1, pending));
       pending -= 1;
-      if (share <= 0) {
-        got = null;
-      } else {
-        const clone = problem.withWant([name]);
+      const clone = problem.withWant([name]);
+      let floor = null;
+      got = null;
+      if (share > 0) {
         clone.complete = true;
         clone.stoppedAtCap = false;
-        got = clone.branchAndBound(1, clone.singleUse ? Math.min(share, planSingleUseCap) : share)[0];
+        const bb = clone.branchAndBound(1, clone.singleUse ? Math.min(share, planSingleUseCap) : share);
+        got = bb[0];
+        floor = bb[1];
         examined += got === null ? share : clone.visited;
         if (got !== null && clone.stoppedAtCap) stopped += 1;
+      }
+      if (got === null && !clone.singleUse && runs < planExplainProgrammes) {
+        runs += 1;
+        got = clone.programme(1, floor);
       }
     } else got = [];
     if (got === null) {
       const limit = "the explanation's searches reached their work limit (" + planExplainCap.toLocaleString("en-US")
-        + " sets of advances)";
+        + " sets of advances" + (problem.singleUse ? "" : " and " + planExplainProgrammes + " programmes over price") + ")";
       const clone = problem.withWant([name]);
       const bound = clone.rootBound(clone.budgetMax);
       if (bound < best.objective) {
@@ -1606,7 +1620,8 @@ function planExplain(problem, choices) {
   // proven only when the ranking is and no search here priced a set by a capped placement (planner._explain)
   return {runners_up: runners, advances_not_bought: near.concat(far),
     complete: problem.complete && problem.cappedLeast.size === 0 && stopped === 0 && unsearched === 0,
-    work_limit: planExplainCap, sets_examined: examined, not_worked_out: unsearched};
+    work_limit: planExplainCap, sets_examined: examined, programme_limit: problem.singleUse ? null : planExplainProgrammes,
+    programmes_run: runs, not_worked_out: unsearched};
 }
 
 // --- two turns (planner._two_turns) -------------------------------------------------------------

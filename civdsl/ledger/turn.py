@@ -1,0 +1,108 @@
+"""The turn's flow: each event checked and handed to its handler (events.py), each step left
+with its end-of-step actions (the hand limit, the calamity step of calamities.py, the A.S.T.) and
+the end of the game (ending.py) checked, and the next step entered with its automatic actions.
+The game's state (play.Game) knows none of these modules: they change it, and this one drives
+them, so the ledger's imports run one way."""
+
+from __future__ import annotations
+
+from ..errors import StateError
+from . import decks
+from . import steps as turn_steps
+from .calamities import resolve_step
+from .ending import check_end
+from .events import AUTOMATIC_ACTIONS, EVENT_WORDS, alter_ast, check_fields, check_hand_limits
+from .events import HANDLERS as EVENT_HANDLERS
+from .play import ILLEGAL, Game, Refused
+
+
+class Ledger(Game):
+    """A game with its turn's flow: what `civdsl game` adds events to and replays."""
+
+    def apply(self, event: dict, keep_on_refusal: bool = True) -> None:
+        """Apply one event; on a refusal the game is left exactly as it was (unless the caller
+        drops the game on a refusal anyway, as a replay does: then no copy is made)."""
+        saved = self.copy() if keep_on_refusal else self
+        try:
+            self._apply(event)
+        except StateError as exc:
+            self.__dict__.update(saved.__dict__)
+            raise Refused(ILLEGAL, str(exc)) from None
+        except Refused:
+            self.__dict__.update(saved.__dict__)
+            raise
+        self.events += 1
+
+    def _apply(self, event: dict) -> None:
+        check_fields(event)
+        kind = event.get("do")
+        if kind not in HANDLERS:
+            raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(HANDLERS)})", field="do")
+        if self.ended:
+            raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
+        if kind not in ("next", "leave"):
+            action = turn_steps.ACTION_OF_EVENT.get(kind)
+            if action not in turn_steps.actions(self.current):
+                where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
+                raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
+                              + (f": it belongs to step \"{where[0]}\"" if where else ""), field="step")
+        HANDLERS[kind](self, event)
+
+    def start(self) -> None:
+        """The trade-card stacks dealt, then the game's first step: its automatic actions run, and
+        steps that take no event pass."""
+        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed)
+        self._enter()
+
+    def next_step(self) -> None:
+        """End the current step (its checks first) and move on to the next that takes events."""
+        acts = turn_steps.actions(self.current)
+        if "hand_limit" in acts:
+            check_hand_limits(self, acts["hand_limit"])
+        if "resolve_calamities" in acts:
+            resolve_step(self, acts["resolve_calamities"])
+        if "alter_ast" in acts:
+            alter_ast(self, acts["alter_ast"])
+        self._leave()
+        self._enter()
+
+    def _leave(self) -> None:
+        check_end(self)
+        self.done = {}
+        if self.ended:
+            return
+        self.step += 1
+        if self.step == len(self.steps):
+            if self.stacks is not None:
+                self.stacks.end_turn()
+            self.step = 0
+            self.turn += 1
+            self.choices = {}
+            self.turn_facts = {}
+            self.borders = {}
+            self.ast_moves = {}
+
+    def _enter(self) -> None:
+        while not self.ended:
+            for kind, args, line in self.current["actions"]:
+                if kind in AUTOMATIC_ACTIONS:
+                    AUTOMATIC_ACTIONS[kind](self, {**args, "line": line})
+            if turn_steps.takes_events(self.current):
+                return
+            self._leave()
+
+    def expects(self) -> list[str]:
+        """What the current step takes, in words."""
+        if self.ended:
+            return ["nothing: the game is over"]
+        out = []
+        for kind, _, _ in self.current["actions"]:
+            out += [f"{ev}: {EVENT_WORDS[ev]}" for ev in turn_steps.EVENTS_OF_ACTION.get(kind, ())]
+        return out + ["next: end this step"]
+
+
+def _next(game: Ledger, event: dict) -> None:
+    game.next_step()
+
+
+HANDLERS = {**EVENT_HANDLERS, "next": _next}
