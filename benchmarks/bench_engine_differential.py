@@ -3,7 +3,7 @@ generated from civdsl/plan/search.py by civdsl/companion/py2es.py) in Node again
 engine, answer for answer.
 
     python benchmarks/bench_engine_differential.py [--states 10000] [--first 100000] [--editions megaciv,...] [--page]
-        [--standing]
+        [--standing | --resolve]
 
 For each edition, `--states` random states (drawn as tests/test_companion_cost_plan.py draws its
 random plans: holds, hand, treasury, credits, an objective, wanted and avoided advances, several
@@ -14,7 +14,9 @@ code is 1 if there is any. With --page the JavaScript is the page's own copy (th
 companion.html: short local names, functions nothing reaches left out, minified). Prints the count and time per edition. Needs `node`. It is long (the
 Python engine answers about 80,000 questions at the default size): a benchmark, not a test.
 With --standing the questions are `epoch` and `score` instead (the generated standing.py and
-handvalue.py), on the random states tests/test_companion_equality.py draws, with rule switches.
+handvalue.py), on the random states tests/test_companion_equality.py draws, with rule switches;
+with --resolve they are that draw's `resolve` questions (every calamity, both roles: the rules'
+JavaScript over the generated losses.py and calamity_answer.py).
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ def page_engine(edition: str) -> str:
                       re.S)[0]
 
 
-def standing_queries(edition: str, seeds: range) -> list[tuple[int, str, dict]]:
-    """`epoch` and `score` on one random state per seed (some facts absent, rule switches set)."""
+def standing_queries(edition: str, seeds: range, commands: tuple = ("epoch", "score")) -> list[tuple[int, str, dict]]:
+    """COMMANDS' questions on one random state per seed (some facts absent, rule switches set)."""
     import random
 
     module = civdsl.load(edition).module
@@ -56,16 +58,20 @@ def standing_queries(edition: str, seeds: range) -> list[tuple[int, str, dict]]:
         rng = random.Random(f"standing:{edition}:{seed}")
         state = equality.random_state(module, rng, dense=rng.choice((0.3, 0.7, 1.0)))
         out += [(seed, name, q) for name, q in equality._questions(module, state, f"seed {seed}", rng)
-                if q["command"] in ("epoch", "score")]
+                if q["command"] in commands]
     return out
 
 
 def compare(edition: str, states: int, first: int, page: bool, chunk: int = 500,
-            standing: bool = False) -> tuple[int, list[str], float, float]:
+            standing: bool = False, resolve: bool = False) -> tuple[int, list[str], float, float]:
     """(answers compared, differences, seconds in Node, seconds in Python) for one edition."""
     asked, differences, node_s, python_s = 0, [], 0.0, 0.0
     script = page_engine(edition) if page else None
-    draw = standing_queries if standing else questions._random_queries
+    if resolve:
+        def draw(edition, seeds):
+            return standing_queries(edition, seeds, ("resolve",))
+    else:
+        draw = standing_queries if standing else questions._random_queries
     for start in range(first, first + states, chunk):
         batch = draw(edition, range(start, min(start + chunk, first + states)))
         if page:  # the page leaves out the look-ahead and --explain (page.PAGE_LEAVES_OUT): asked without
@@ -94,6 +100,7 @@ def main(argv=None) -> int:
     ap.add_argument("--editions", default=",".join(EDITIONS))
     ap.add_argument("--page", action="store_true", help="the page's own copy of the engine")
     ap.add_argument("--standing", action="store_true", help="epoch and score instead of plan and cost")
+    ap.add_argument("--resolve", action="store_true", help="resolve (every calamity) instead of plan and cost")
     args = ap.parse_args(argv)
     if not node_available():
         print("node is not installed")
@@ -101,7 +108,7 @@ def main(argv=None) -> int:
     failed = False
     for edition in args.editions.split(","):
         asked, differences, node_s, python_s = compare(edition, args.states, args.first, args.page,
-                                                       standing=args.standing)
+                                                       standing=args.standing, resolve=args.resolve)
         print(f"{edition:<10} {args.states} states, {asked} answers: {len(differences)} different "
               f"(Node {node_s:.1f} s, Python {python_s:.1f} s)", flush=True)
         for d in differences[:5]:

@@ -16,11 +16,14 @@ import math
 import operator
 from operator import itemgetter
 
+from .calamity_answer import option_dicts, resolution_dict, trace_dicts
 from .handvalue import hand_value
+from .losses import cheapest_discard, cities_supported, least_loss
+from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
 from .pricing import ability, group_credits
 from .standing import NOT_GIVEN_POSITION, ast_standing, epochs_possible
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
-from .unknown import Unknown, number, unknown_of
+from .unknown import Unknown, unknown_of
 
 # The ABI of generated code: exactly the names that compiled rulebook modules call (as
 # `_rt.NAME` or imported by name), checked against every code generator path by
@@ -94,15 +97,6 @@ def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, l
     new = _CHANGES[op](old, value)
     trace.append((op, kind, param, value, old, new, by, line, path))
     return new
-
-
-def floor_step(trace: list, kind: str, param: str, old, line: int, path: str):
-    """An amount below zero becomes zero here (`amounts { floor zero }`, or the `floor` step of
-    its `order`), traced; an absent or unknown amount stays as it is."""
-    if old is None or old.__class__ is Unknown or old >= 0:
-        return old
-    trace.append(("floor", kind, param, 0, old, 0, (), line, path))
-    return 0
 
 
 def floor_effects(effects: list, trace: list, mains: dict, line: int, path: str) -> None:
@@ -492,20 +486,11 @@ class Resolution(tuple):
 
     @property
     def trace(self) -> list[dict]:
-        out = []
-        for op, kind, param, value, before, after, by, line, path in self._trace:
-            entry = {"op": op, "kind": kind, "param": param, "value": number(value), "before": number(before),
-                     "after": number(after), "by": list(by), "path": path, "line": line}
-            needs = unknown_of(value, before, after).facts
-            if needs:
-                entry["depends_on"] = list(needs)
-            out.append(entry)
-        return out
+        return trace_dicts(self._trace)
 
     @property
     def options(self) -> list[dict]:
-        return [{"instead_of": instead, "kind": kind, "args": {k: number(v) for k, v in args.items()}, "each": each,
-                 "by": list(by), "path": path, "line": line} for instead, kind, args, each, by, line, path in self._options]
+        return option_dicts(self._options)
 
     def amount(self, kind: str):
         """The amount the rule demands (see `taken` for what the player actually loses)."""
@@ -528,45 +513,8 @@ class Resolution(tuple):
         return self.state.complete
 
     def to_dict(self) -> dict:
-        out = {
-            "calamity": self.calamity,
-            "role": self.role,
-            "complete": self.state.complete,
-            "cancelled": self.is_cancelled,
-            "immune": number(self.immune),
-            "effects": [effect_dict(kind, args) for kind, args, _ in self._effects],
-            "trace": self.trace,
-            "options": self.options,
-            "missing_facts": list(self.state.missing),
-            "undecided": undecided(self.state),
-        }
-        for key, reason in (("cancel_reason", self.cancel_reason), ("excluded", self.excluded)):
-            if reason:
-                line, why, where = reason
-                out[key] = {"line": line, "path": where, "why": why}
-        if self.assignment:
-            count, share, effects, line = self.assignment
-            out["secondary"] = {"count": number(count), "share": number(share), "line": line,
-                                "effects": [effect_dict(k, args) for k, args in effects]}
-            needs = unknown_of(count, share).facts
-            if needs:
-                out["secondary"]["depends_on"] = list(needs)
-        return out
-
-
-def effect_dict(kind: str, args: dict) -> dict:
-    """An effect as data; a parameter that depends on missing facts is null, and `depends_on`
-    names those facts."""
-    out = {"kind": kind, **{k: number(v) for k, v in args.items()}}
-    needs = unknown_of(*args.values()).facts
-    if needs:
-        out["depends_on"] = list(needs)
-    return out
-
-
-def undecided(state: "PlayerState") -> list[dict]:
-    return [{"line": line, "path": path, "what": what, "depends_on": list(facts)}
-            for line, path, what, facts in state.undecided]
+        return resolution_dict(self.calamity, self.role, self.state, self._effects, self.assignment, self._trace,
+                               self._options, self.immune, self.cancel_reason, self.excluded)
 
 
 def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str, city=None) -> None:
@@ -656,9 +604,9 @@ def _cities_left(s: PlayerState, cities: int, available: int, rate: int) -> int 
     recorded missing)."""
     leave = s.facts.get("reduced_city_tokens")
     if leave is not None:
-        return _cities_supported(cities, available, rate, leave)
-    fewest = _cities_supported(cities, available, rate, 0)
-    if fewest == _cities_supported(cities, available, rate, max(rate, 0) * cities):
+        return cities_supported(cities, available, rate, leave)
+    fewest = cities_supported(cities, available, rate, 0)
+    if fewest == cities_supported(cities, available, rate, max(rate, 0) * cities):
         return fewest
     s.fact("reduced_city_tokens")  # recorded as missing: the count depends on it
     return None
@@ -672,16 +620,6 @@ def _city_support(s: PlayerState) -> int:
         if name in s.module.ADVANCES:
             base += sum(a.get("delta", 0) for a in ability(s.module, name, "city_support"))
     return base
-
-
-def _cities_supported(cities: int, available: int, rate: int, leave: int) -> int:
-    """The cities left once reduced one at a time, the tokens each leaves counting at once, until
-    the AVAILABLE tokens support the rest at RATE."""
-    left = cities
-    while left > 0 and available < rate * left:
-        left -= 1
-        available += leave
-    return left
 
 
 def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
@@ -699,22 +637,7 @@ def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
         need = args.get("taken", args.get("amount"))
         if need is None or type(need) is Unknown or need <= 0:
             continue
-        effects[i] = (kind, {**args, "loss": _least_loss(need, cities, tokens, value)}, line)
-
-
-def _least_loss(need: int, cities: int, tokens: int, value: int) -> dict:
-    """The cities (each worth VALUE) and tokens that meet NEED with the least excess, then the
-    fewest cities; everything when the player has less."""
-    best = None
-    for k in range(cities + 1):
-        t = max(need - k * value, 0)
-        key = (k * value + t - need, k)
-        if t <= tokens and (best is None or key < best[0]):
-            best = (key, k, t)
-    if best is None:  # more than he has: everything goes (what the bound takes)
-        return {"cities": cities, "tokens": tokens, "over": 0}
-    (over, _), k, t = best
-    return {"cities": k, "tokens": t, "over": over}
+        effects[i] = (kind, {**args, "loss": least_loss(need, cities, tokens, value)}, line)
 
 
 def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
@@ -731,38 +654,9 @@ def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
         need = args.get("taken", args.get("amount"))
         if kind not in kinds or need is None or type(need) is Unknown:
             continue
-        chosen, value = _cheapest_discard(cards, faces, need)
+        chosen, value = cheapest_discard(cards, faces, need)
         effects[i] = (kind, {**args, "discard": {"cards": chosen, "face_value": value,
                                                  "over": max(0, value - need)}}, line)
-
-
-def _cheapest_discard(cards: list[str], faces: dict, need) -> tuple[dict, int]:
-    """({card: n}, face value) of the cards worth at least `need` with the least excess, then the
-    fewest cards; the whole hand when it is worth less."""
-    best = _fewest_cards_by_value(cards, faces)
-    enough = [v for v in best if v >= need]
-    if enough:
-        value = min(enough, key=lambda v: (v, len(best[v])))
-        picked = best[value]
-    else:
-        value, picked = sum(faces[c]["value"] for c in cards), range(len(cards))
-    chosen: dict = {}
-    for index in picked:
-        chosen[cards[index]] = chosen.get(cards[index], 0) + 1
-    return chosen, value
-
-
-def _fewest_cards_by_value(cards: list[str], faces: dict) -> dict[int, tuple]:
-    """Face value -> the fewest cards (their indices in CARDS) worth exactly that much, for every
-    value up to the whole hand's worth."""
-    best: dict = {0: ()}
-    for index, name in enumerate(cards):
-        face = faces[name]["value"]
-        for v, picked in list(best.items()):
-            w = v + face
-            if w not in best or len(best[w]) > len(picked) + 1:
-                best[w] = picked + (index,)
-    return best
 
 
 def assigned(s: PlayerState, most, kind: str):
@@ -773,15 +667,6 @@ def assigned(s: PlayerState, most, kind: str):
         raise StateError(f"--assigned {s.assigned}: a secondary victim of this calamity suffers at most {most} "
                          f"({kind.replace('_', ' ')})")
     return s.assigned
-
-
-def unless_immune(immune, value):
-    """An effect's amount for a victim who may be immune (an unknown immunity: an unknown amount)."""
-    if value is None or immune is False:
-        return value
-    if immune.__class__ is Unknown:
-        return unknown_of(immune, value)
-    return 0 if immune else value
 
 
 def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str, path: str) -> Resolution:

@@ -678,13 +678,13 @@ class _JSRoleBody(RoleWalk):
 
     def _floor_line(self, v) -> None:
         var, (line, path) = v.var(v.kind.main), self.rules.floor_at
-        self.line(f"{var} = floorStep(trace, {js_string(v.effect.kind)}, {js_string(v.kind.main)}, {var}, "
+        self.line(f"{var} = ls_floor_step(trace, {js_string(v.effect.kind)}, {js_string(v.kind.main)}, {var}, "
                   f"{line}, {self.c.path(path)});")
 
     def _amount(self, v, value: str, immune: bool) -> str:
         """An effect's main amount as it leaves the function: never below zero where the edition
         declares a floor (traced where a prevention took it there), nothing where the victim is immune."""
-        return f"unlessImmune(immune, {value})" if immune else value
+        return f"ls_unless_immune(immune, {value})" if immune else value
 
     def _after(self) -> None:
         # the calamity's file is named once in the rules' constants, in the order first used

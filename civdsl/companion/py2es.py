@@ -29,7 +29,8 @@ from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
-                  "civdsl.factchecks": "fc"}
+                  "civdsl.factchecks": "fc",
+                  "civdsl.losses": "ls", "civdsl.calamity_answer": "ca"}
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to

@@ -52,7 +52,9 @@ function resolveAnswer(state, calamity, role, options) {
     if (!isInt(assigned) || assigned < 0) throw new UserError("--assigned must be a whole number from 0, not " + pyRepr(assigned));
     st.assigned = assigned;
   }
-  return resolutionDict(RULES.calamities.get(name)(st, role));
+  const r = RULES.calamities.get(name)(st, role);
+  return pyPlain(ca_resolution_dict(r.calamity, r.role, r.state, pyFromPlain(r.effects), pyFromPlain(r.assignment),
+    pyFromPlain(r.trace), pyFromPlain(r.options), r.immune, r.cancelReason, r.excluded));
 }
 
 function epochAnswer(state, options) {

@@ -1,7 +1,10 @@
-// resolve.js: what a calamity does to one victim; the twin of runtime.Resolution and of the
+// resolve.js: what a calamity does to one victim; the twin of runtime.Resolution's parts and of the
 // procedures codegen's calamity functions call (bounds, select-then-unselect, reduce until
-// supported, least over, discard by value). Effects are [kind, args, line], trace entries
-// [op, kind, param, value, before, after, by, line, path], options
+// supported, least over, discard by value). What a victim loses once the amounts are known (the
+// floor, immunity, the support count, the least loss, the cheapest discard) and the answer as
+// data are not written here: they are civdsl/losses.py and calamity_answer.py translated (ls_*,
+// ca_*). Effects are [kind, args, line], trace entries [op, kind, param, value, before, after,
+// by, line, path], options
 // [instead_of, kind, args, each, by, line, path], the assignment [count, share, effects, line].
 
 function resolution(calamity, role, state, effects, assignment, trace, options, immune, cancelReason, excluded) {
@@ -24,13 +27,6 @@ function change(trace, op, kind, param, value, old, by, line, path) {
   return after;
 }
 
-// an amount below zero becomes zero here, traced (runtime.floor_step)
-function floorStep(trace, kind, param, old, line, path) {
-  if (old === null || old instanceof Unknown || !truthy(lt(old, 0))) return old;
-  trace.push(["floor", kind, param, 0, old, 0, [], line, path]);
-  return 0;
-}
-
 // the stages of `amounts { order }` under the question's options: ORDERS is [the options that
 // switch the order, {the switched-on ones joined by "|": the order}]
 function stageOrder(s, orders) {
@@ -41,14 +37,8 @@ function stageOrder(s, orders) {
 function floorEffects(effects, trace, mains, line, path) {
   for (const e of effects) {
     const param = get(mains, e[0], null);
-    if (param !== null) e[1][param] = floorStep(trace, e[0], param, e[1][param], line, path);
+    if (param !== null) e[1][param] = ls_floor_step(trace, e[0], param, e[1][param], line, path);
   }
-}
-
-function unlessImmune(immune, value) {
-  if (value === null || immune === false) return value;
-  if (immune instanceof Unknown) return unknownOf(immune, value);
-  return truthy(immune) ? 0 : value;
 }
 
 function assignedAmount(s, most, kind) {
@@ -143,21 +133,12 @@ function citySupport(s) {
   return base;
 }
 
-function citiesSupported(cities, available, rate, leave) {
-  let left = cities;
-  while (left > 0 && truthy(lt(available, mul(rate, left)))) {
-    left -= 1;
-    available = add(available, leave);
-  }
-  return left;
-}
-
 // runtime._cities_left: without reduced_city_tokens, only a count that does not depend on it
 function citiesLeft(s, cities, available, rate) {
   const leave = get(s.facts, "reduced_city_tokens", null);
-  if (leave !== null) return citiesSupported(cities, available, rate, leave);
-  const fewest = citiesSupported(cities, available, rate, 0);
-  if (fewest === citiesSupported(cities, available, rate, Math.max(rate, 0) * cities)) return fewest;
+  if (leave !== null) return ls_cities_supported(cities, available, rate, leave);
+  const fewest = ls_cities_supported(cities, available, rate, 0);
+  if (fewest === ls_cities_supported(cities, available, rate, Math.max(rate, 0) * cities)) return fewest;
   s.fact("reduced_city_tokens");
   return null;
 }
@@ -172,15 +153,7 @@ function leastOver(s, effects, kinds, city) {
     if (kinds.indexOf(kind) < 0 || get(args, "area", "any") !== "any") return;
     const need = get(args, "taken", get(args, "amount", null));
     if (need === null || need instanceof Unknown || !truthy(gt(need, 0))) return;
-    let best = null;
-    for (let k = 0; k <= cities; k++) {
-      let t = sub(need, k * value);
-      if (truthy(lt(t, 0))) t = 0;
-      if (truthy(gt(t, tokens))) continue;
-      const over = sub(add(k * value, t), need);
-      if (best === null || truthy(lt(over, best[0])) || (truthy(eq(over, best[0])) && k < best[1])) best = [over, k, t];
-    }
-    const loss = best === null ? {cities: cities, tokens: tokens, over: 0} : {cities: best[1], tokens: best[2], over: best[0]};
+    const loss = pyPlain(ls_least_loss(need, cities, tokens, value));
     effects[i] = [kind, Object.assign({}, args, {loss: loss}), line];
   });
 }
@@ -195,86 +168,9 @@ function discardByValue(s, effects, kinds) {
     const [kind, args, line] = effect;
     const need = get(args, "taken", get(args, "amount", null));
     if (kinds.indexOf(kind) < 0 || need === null || need instanceof Unknown) return;
-    const best = new Map([[0, []]]);
-    cards.forEach(function (name, index) {
-      const face = MODEL.COMMODITIES[name].value;
-      for (const [v, picked] of Array.from(best.entries())) {
-        const w = v + face;
-        if (!best.has(w) || best.get(w).length > picked.length + 1) best.set(w, picked.concat([index]));
-      }
-    });
-    let value = null;
-    for (const v of best.keys()) {
-      if (truthy(ge(v, need)) && (value === null || v < value || (v === value && best.get(v).length < best.get(value).length))) value = v;
-    }
-    let picked;
-    if (value !== null) {
-      picked = best.get(value);
-    } else {
-      value = cards.reduce(function (t, c) { return t + MODEL.COMMODITIES[c].value; }, 0);
-      picked = cards.map(function (_, k) { return k; });
-    }
-    const chosen = {};
-    for (const index of picked) chosen[cards[index]] = get(chosen, cards[index], 0) + 1;
+    const [chosen, value] = ls_cheapest_discard(cards, engineModule().COMMODITIES, need);
     const over = sub(value, need);
-    const discard = {cards: chosen, face_value: value, over: truthy(gt(over, 0)) ? over : 0};
+    const discard = {cards: pyPlain(chosen), face_value: value, over: truthy(gt(over, 0)) ? over : 0};
     effects[i] = [kind, Object.assign({}, args, {discard: discard}), line];
   });
-}
-
-// --- the answer (Resolution.to_dict) -------------------------------------------------------------
-
-function effectDict(kind, args) {
-  const out = {kind: kind};
-  const values = [];
-  for (const k of Object.keys(args)) {
-    out[k] = number(args[k]);
-    values.push(args[k]);
-  }
-  const needs = unknownOf.apply(null, values).facts;
-  if (needs.length) out.depends_on = needs;
-  return out;
-}
-
-function undecidedDicts(state) {
-  return state.undecided.map(function (u) {
-    return {line: u[0], path: u[1], what: u[2], depends_on: u[3].slice()};
-  });
-}
-
-function resolutionDict(r) {
-  const out = {
-    calamity: r.calamity,
-    role: r.role,
-    complete: r.state.complete,
-    cancelled: r.cancelReason !== null,
-    immune: number(r.immune),
-    effects: r.effects.map(function (e) { return effectDict(e[0], e[1]); }),
-    trace: r.trace.map(function (t) {
-      const [op, kind, param, value, before, after, by, line, path] = t;
-      const entry = {op: op, kind: kind, param: param, value: number(value), before: number(before),
-        after: number(after), by: by.slice(), path: path, line: line};
-      const needs = unknownOf(value, before, after).facts;
-      if (needs.length) entry.depends_on = needs;
-      return entry;
-    }),
-    options: r.options.map(function (o) {
-      const [instead, kind, args, each, by, line, path] = o;
-      const plain = {};
-      for (const k of Object.keys(args)) plain[k] = number(args[k]);
-      return {instead_of: instead, kind: kind, args: plain, each: each, by: by.slice(), path: path, line: line};
-    }),
-    missing_facts: r.state.missing.slice(),
-    undecided: undecidedDicts(r.state),
-  };
-  if (r.cancelReason) out.cancel_reason = {line: r.cancelReason[0], path: r.cancelReason[2], why: r.cancelReason[1]};
-  if (r.excluded) out.excluded = {line: r.excluded[0], path: r.excluded[2], why: r.excluded[1]};
-  if (r.assignment) {
-    const [count, share, effects, line] = r.assignment;
-    out.secondary = {count: number(count), share: number(share), line: line,
-      effects: effects.map(function (e) { return effectDict(e[0], e[1]); })};
-    const needs = unknownOf(count, share).facts;
-    if (needs.length) out.secondary.depends_on = needs;
-  }
-  return out;
 }
