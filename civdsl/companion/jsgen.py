@@ -30,7 +30,7 @@ from ..model import Edition, Effect, EffectBranch
 from ..pysource import CodegenError
 from ..escape import js_string
 from . import jsops
-from .py2es import engine_name, engine_source
+from .py2es import aliased, engine_name, engine_source
 
 # The runtime files in the order they are concatenated; jscost's and page's files join when present.
 RUNTIME_BEFORE = ("core.js", "pylib.js", "resolve.js", "credits.js", "plan.js")
@@ -749,7 +749,8 @@ def engine_parts(ed: Edition, module, short_names: bool = False) -> list[str]:
     parts.append("// ---- the data of this edition (the compiled module's constants)")
     parts.append(MODEL_ROWS_JS)
     parts.append(f"const MODEL = {js_model(model_data(module))};")
-    parts.append(rules_source(ed))
+    # the page's copy calls the engines' commonest helpers by their aliases, as the engines do
+    parts.append(aliased(rules_source(ed)) if short_names else rules_source(ed))
     for name in RUNTIME_AFTER:
         parts.append(f"// ---- runtime/{name}")
         parts.append(_runtime_file(name))

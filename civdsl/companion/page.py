@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import re
 import sys
 import types
@@ -26,6 +27,7 @@ from importlib import resources
 from .. import escape
 from .. import phrases
 from .. import vocabulary as vocab
+from .py2es import GENERATED_MARK
 from .jsgen import RULES_MARK, checked_engine, engine_parts, js_json, js_string
 
 # Facts the page always offers steppers for, whatever the rulebook reads: a player's cities,
@@ -534,6 +536,31 @@ _JS_GLOBALS = frozenset({"undefined", "globalThis", "arguments", "Math", "JSON",
                          "alert", "confirm", "crypto", "performance", "civdsl", "PAGE", "event", "history"})
 
 
+_ENGINE_TOP_NAME = re.compile(r"^(?:function\*?|const|let|var|class)\s+([a-z]{2}_[A-Za-z0-9_$]*)", re.M)
+_QUOTED = r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'"
+
+
+def short_engine_names(parts: list[str], ui: str) -> list[str]:
+    """PARTS with each top-level name of the generated engines (`st_requirement`, module prefix
+    and Python name) that the page's interface UI does not call renamed to a short free name
+    (`$0`, `$1`, ...) wherever the script calls it: the names keep the Python module's words for
+    Node and the tests, and the page pays for none of them. Text in quotes and a name read as a
+    property (`.name`) are left as they are."""
+    engine = next((part for part in parts if part.startswith(GENERATED_MARK)), None)
+    if engine is None:
+        return parts
+    names = [name for name in dict.fromkeys(_ENGINE_TOP_NAME.findall(engine))
+             if not re.search(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])", ui)]
+    if not names:
+        return parts
+    taken = set(_IDENTIFIER.findall("\n".join(parts) + ui))
+    free = (f"${n}" for n in itertools.count())
+    short = {name: next(alias for alias in free if alias not in taken) for name in names}
+    pattern = re.compile("(" + _QUOTED + r")|(?<![\w$.])(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+                         + r")(?![\w$])")
+    return [pattern.sub(lambda m: m.group(1) or short[m.group(2)], part) for part in parts]
+
+
 def short_runtime_locals(parts: list[str]) -> list[str]:
     """PARTS (the runtime's and the generated engine's) with the locals each top-level function
     declares renamed to the shortest names that function's text does not hold: the runtime's
@@ -870,7 +897,7 @@ def companion_html(module, edition, effect=None) -> str:
     # the engines generated from Python with short locals (py2es), the rules' renamed here
     parts = page_engine(engine_parts(edition, module, short_names=True))
     parts = without_unused(parts, ui_script())
-    parts = short_runtime_locals(parts)
+    parts = short_engine_names(short_runtime_locals(parts), ui_script())
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
     parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
     engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")

@@ -866,7 +866,7 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
     (HELPER_ALIASES; the page's lighter copy). QUALIFIED: the module's
     dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
     js = _Module(source, module, prefix, short, qualified).translate()
-    return _aliased(js) if short else js
+    return aliased(js) if short else js
 
 
 @functools.cache
@@ -908,7 +908,7 @@ HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHO
 _HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 
 
-def _aliased(js: str) -> str:
+def aliased(js: str) -> str:
     """JS with each call of a helper of SHORT_HELPERS written through its alias (text literals,
     which escape.js_string writes in double quotes, left as they are)."""
     return _HELPER_CALL.sub(lambda m: m.group(1) or SHORT_HELPERS[m.group(2)], js)
