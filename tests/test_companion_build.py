@@ -85,6 +85,22 @@ def test_every_shipped_page_weighs_under_its_goal(rulebook, rendered):
     assert weight < PAGE_WEIGHT_GOAL, f"{checked.edition.id}: {weight} bytes"
 
 
+def test_the_pages_copy_of_the_engines_calls_them_by_short_names_and_defines_every_one(rendered):
+    from civdsl.companion import py2es
+    checked, out = rendered(shipped_rulebooks()["megaciv"])
+    html = out.files["companion.html"]
+    engine = py2es.engine_source(short=False)
+    names = set(re.findall(r"^function\*? ([a-z]{2}_\w+)", engine, re.M))
+    assert {"st_requirement", "ca_resolution_dict", "ls_floor_step"} <= names
+    ui = (Path(py2es.__file__).parent / "page" / "ui.js").read_text(encoding="utf-8")
+    code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', html)
+    left = {name for name in names if re.search(r"(?<![\w$.])" + name + r"(?![\w$])", code)}
+    assert left == {name for name in names if re.search(r"(?<![\w$.])" + name + r"\(", ui)}
+    # every short name the page calls is one it defines
+    for short in set(re.findall(r"(?<![\w$.])(\$\d+)\(", code)):
+        assert re.search(r"(?:function\*?\s*|class\s+)" + re.escape(short) + r"\b", code), short
+
+
 def test_a_rulebook_with_no_question_for_the_page_gets_no_page(tmp_path, rendered):
     """The card-and-dice game declares no advances, calamities, A.S.T. or score lines: the page
     would offer the board game's facts and a score of 0. The build writes no page for it and the

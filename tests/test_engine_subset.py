@@ -127,6 +127,10 @@ def test_the_page_copy_calls_the_commonest_helpers_by_alias_and_leaves_text_alon
     assert '$I(a, "pyItem(x)")' in js and '"truthy(\\""' in js and '$I(a, "a")' in js and "pyItem" not in js.replace(
         '"pyItem(x)"', "")
     assert set(py2es.SHORT_HELPERS.values()).isdisjoint(py2es._runtime_names())
+    # an alias the translation also writes for itself (a comprehension's result, a sum) would be
+    # renamed with that function's locals in the page's copy
+    own = set(re.findall(r"(?<![\w$.])(\$[A-Za-z_][\w$]*)", py2es.engine_source(short=False)))
+    assert set(py2es.SHORT_HELPERS.values()).isdisjoint(own)
 
 
 def test_a_local_never_hides_a_runtime_helper():

@@ -901,8 +901,8 @@ def _module_text(name: str) -> tuple[str, str]:
 # The page's copy calls the runtime helpers the translation writes most through these aliases
 # (declared once by HELPER_ALIASES, before the engines).
 SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D",
-                 "pyIterAny": "$A", "pyStr": "$s", "pyLen": "$N", "pySetOf": "$O", "pyList": "$l", "pyUnpack": "$U",
-                 "pyEnumerate": "$E", "pyIn": "$i", "pyRepr": "$R", "pySlice": "$P", "pyRange": "$r",
+                 "pyIterAny": "$A", "pyStr": "$t", "pyLen": "$N", "pySetOf": "$O", "pyList": "$l", "pyUnpack": "$U",
+                 "pyEnumerate": "$E", "pyIn": "$i", "pyRepr": "$R", "pySlice": "$P", "pyRange": "$g",
                  "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
 _HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
