@@ -354,10 +354,9 @@ def test_a_civil_war_faction_goes_to_the_beneficiary():
     assert any("3 cities and 20 tokens annexed by chloe" in e.text for e in game.log)
 
 
-def test_banditry_s_card_goes_to_the_trader():
-    # Expansion 30.93: a traded Banditry makes its victim give a commodity card to the trader
-    seats = [("anna", None), ("bruno", None)] + [(f"p{i}", None) for i in range(6)]
-    game = new_game("expansion", seats, None)
+def _banditry_traded_to_anna(game):
+    """Anna (3 cities) and bruno (9) to the calamities of the first turn, bruno having traded anna
+    a Banditry with two commodity cards."""
     step_named(game, "Census", exact=True)
     game.apply({"do": "census", "player": "anna", "cities": 3, "tokens": 20})
     game.apply({"do": "census", "player": "bruno", "cities": 9, "tokens": 20})
@@ -369,6 +368,13 @@ def test_banditry_s_card_goes_to_the_trader():
     game.apply({"do": "trade", "player": "bruno", "gives": ["Hides", "Stone", "Banditry"], "with": "anna",
                 "gets": ["Clay", "Iron", "Fish"]})
     step_named(game, "Resolve calamities", exact=True)
+
+
+def test_banditry_s_card_goes_to_the_trader():
+    # Expansion 30.93: a traded Banditry makes its victim give a commodity card to the trader
+    seats = [("anna", None), ("bruno", None)] + [(f"p{i}", None) for i in range(6)]
+    game = new_game("expansion", seats, None)
+    _banditry_traded_to_anna(game)
     with pytest.raises(Refused) as asked:
         game.apply({"do": "next"})
     assert "anna gives commodity cards" in asked.value.message
@@ -386,17 +392,7 @@ def _gifts_game(tmp_path):
     rb = load(str(path))
     seats = [("anna", None), ("bruno", None), ("chloe", None)] + [(f"p{i}", None) for i in range(5)]
     game = gamefile.start(rb, gamefile.new_setup(str(path), rb, seats, None, None, 0))
-    step_named(game, "Census", exact=True)
-    game.apply({"do": "census", "player": "anna", "cities": 3, "tokens": 20})
-    game.apply({"do": "census", "player": "bruno", "cities": 9, "tokens": 20})
-    step_named(game, "Trade card acquisition and purchases", exact=True)
-    game.apply({"do": "draw", "player": "anna", "cards": ["Clay", "Iron", "Fish"]})
-    game.apply({"do": "draw", "player": "bruno", "cards": ["Hides", "Stone", "Salt", "Oil", "Wine", "Copper", "Resin",
-                                                           "Gems", "Banditry"]})
-    step_named(game, "Trade", exact=True)
-    game.apply({"do": "trade", "player": "bruno", "gives": ["Hides", "Stone", "Banditry"], "with": "anna",
-                "gets": ["Clay", "Iron", "Fish"]})
-    step_named(game, "Resolve calamities", exact=True)
+    _banditry_traded_to_anna(game)
     return game
 
 
