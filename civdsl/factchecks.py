@@ -7,7 +7,7 @@ this module keeps to the engine subset (docs/engine-route.md).
 from __future__ import annotations
 
 from .errors import StateError
-from .state import _hint, _short
+from .state import hint_text, short_text
 
 
 def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str = "state") -> None:
@@ -26,10 +26,10 @@ def _unknown_ast_names(civ, track, civilizations: dict, tracks: dict, source: st
     """The civilization and the A.S.T. track the state names, where the rulebook declares no such."""
     problems = []
     if civ is not None and civ not in civilizations:
-        listed = "; the rulebook declares none" if not civilizations else _hint(civ, list(civilizations))
-        problems.append(f"{source}: `civilization` names unknown civilization `{_short(civ)}`{listed}")
+        listed = "; the rulebook declares none" if not civilizations else hint_text(civ, list(civilizations))
+        problems.append(f"{source}: `civilization` names unknown civilization `{short_text(civ)}`{listed}")
     if track is not None and track not in tracks:
-        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{_short(track)}`{_hint(track, list(tracks))}")
+        problems.append(f"{source}: `ast_track` names unknown A.S.T. track `{short_text(track)}`{hint_text(track, list(tracks))}")
     return problems
 
 
@@ -76,7 +76,7 @@ def _undeclared(value, declared, key: str, what: str, plural: str, source: str) 
     if value is None or value in declared:
         return []
     listed = f"; {plural}: {', '.join(declared)}" if declared else "; the rulebook declares none"
-    return [f"{source}: `{key}` names unknown {what} `{_short(value)}`{_hint(value, declared) or listed}"]
+    return [f"{source}: `{key}` names unknown {what} `{short_text(value)}`{hint_text(value, declared) or listed}"]
 
 
 def hand_limits(cards: dict, commodities: dict, where: str) -> list[str]:

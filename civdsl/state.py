@@ -20,7 +20,7 @@ MAX_PROBLEMS = 20  # problems listed in one message (each looks for the closest 
 MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
 
 
-def _hint(name, candidates) -> str:
+def hint_text(name, candidates) -> str:
     """" (did you mean `X`?)" for the closest of CANDIDATES to a name; nothing for a key that is
     not a name, or one too long to compare."""
     if not isinstance(name, str) or len(name) > 200:
@@ -37,7 +37,7 @@ def _first(problems: list[str]) -> list[str]:
     return problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS:,} more"]
 
 
-def _short(value, limit: int = 80) -> str:
+def short_text(value, limit: int = 80) -> str:
     """A name (as is) or any other value (its repr) for a message, cut short: a hostile state
     can hold megabytes, or an integer too long for repr() to write."""
     try:
@@ -49,12 +49,12 @@ def _short(value, limit: int = 80) -> str:
 
 def _value(value) -> str:
     """A value for a message as Python writes it (strings quoted), cut short."""
-    return _short(value if not isinstance(value, str) else repr(value[:200]))
+    return short_text(value if not isinstance(value, str) else repr(value[:200]))
 
 
 def _key(key) -> str:
     """A key of a mapping for a message: a name as it is, any other value as Python writes it."""
-    return _short(key) if isinstance(key, str) else _value(key)
+    return short_text(key) if isinstance(key, str) else _value(key)
 
 
 def _shown(path) -> str:
@@ -161,7 +161,7 @@ def _read_yaml(text: str, path: Path):
     except RecursionError:
         raise StateError(f"{_shown(path)}: the state file is nested too deeply") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise StateError(f"{_shown(path)}: not a usable value: {_short(str(exc))}") from None
+        raise StateError(f"{_shown(path)}: not a usable value: {short_text(str(exc))}") from None
 
 
 def facts_from(state_file: str | Path | None, sets: tuple[str, ...] | list[str] = (),
@@ -268,7 +268,7 @@ class _FactChecker:
         self.problems.append(f"{self.source}: {text}")
 
     def hint(self, name: str, candidates) -> str:  # the closest names only for the problems shown
-        return _hint(name, candidates) if len(self.problems) < MAX_PROBLEMS else ""
+        return hint_text(name, candidates) if len(self.problems) < MAX_PROBLEMS else ""
 
     def check_int(self, key: str, fact, value):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -296,7 +296,7 @@ class _FactChecker:
         valid, what = self.named.get(key, (self.advances, "advance"))
         for name in value:
             if name not in valid:
-                self.problem(f"`{key}` names unknown {what} `{_short(name)}`{self.hint(name, valid)}")
+                self.problem(f"`{key}` names unknown {what} `{short_text(name)}`{self.hint(name, valid)}")
         return value
 
     def check_map(self, key: str, fact, value):
@@ -361,7 +361,7 @@ def _unknown_items(module, kind: str, bad: list, option: str) -> StateError:
     """The error naming each unknown item (the first MAX_PROBLEMS with the closest declared name)."""
     known = list(getattr(module, ITEM_TABLES[kind])) + list(getattr(module, "ALIASES", {}).get(kind, {}))
     table = item_names(module, kind)
-    problems = [f"{option}: unknown {kind} `{_short(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
+    problems = [f"{option}: unknown {kind} `{short_text(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
     return StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
 
 
@@ -389,7 +389,7 @@ def _item_hint(name, known: list, table: dict) -> str:
 
 def check_names(names: list[str], valid, what: str, option: str) -> None:
     unknown = [n for n in names if n not in valid]
-    bad = [f"{option}: unknown {what} `{_short(n)}`{_hint(n, valid)}" for n in unknown[:MAX_PROBLEMS]]
+    bad = [f"{option}: unknown {what} `{short_text(n)}`{hint_text(n, valid)}" for n in unknown[:MAX_PROBLEMS]]
     if bad:
         raise StateError("\n".join(_first(bad + unknown[MAX_PROBLEMS:])))
 

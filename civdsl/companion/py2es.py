@@ -39,7 +39,7 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
                                  "sum_if_known": "sumIfKnown"},
               "civdsl.pricing": {"ability": "abilityOf"},
               "civdsl.errors": {"StateError": "UserError"},
-              "civdsl.state": {"_hint": "hintText", "_short": "shortText"}}
+              "civdsl.state": {"hint_text": "hintText", "short_text": "shortText"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 

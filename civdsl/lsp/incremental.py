@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import loader, parser, syntax
 from ..diagnostics import Diagnostic, Diagnostics, Span
-from .tokens import _NESTING, Tok, lex_line, scan_statements, split_statements
+from .tokens import NESTING, Tok, lex_line, scan_statements, split_statements
 
 PREFIX = 'language 1 edition _ ""'  # a header in front of a statement parsed on its own (line 1)
 
@@ -369,7 +369,7 @@ class TextState:
         while True:
             for kind, value, start, _, type_ in entries:
                 if kind == "op":
-                    depth = max(0, depth + _NESTING.get(value, 0))
+                    depth = max(0, depth + NESTING.get(value, 0))
                 elif kind == "kw" and depth == 0 and type_ in first and prev in last:
                     found.append((n, start))
                 prev = type_
@@ -397,7 +397,7 @@ class TextState:
             depth = low = 0
             for kind, value, _, _, _ in self.entries[n]:
                 if kind == "op":
-                    depth += _NESTING.get(value, 0)
+                    depth += NESTING.get(value, 0)
                     low = min(low, depth)
             entries = self.entries[n]
             found = self.summaries[text] = (depth, low, entries[-1][4] if entries else None)

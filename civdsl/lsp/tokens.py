@@ -122,7 +122,7 @@ def scan_statements(tokens: list[Tok]) -> tuple[list[int], int]:
     prev = None
     for i, t in enumerate(tokens):
         if t.kind == "op":
-            depth = max(0, depth + _NESTING.get(t.text, 0))
+            depth = max(0, depth + NESTING.get(t.text, 0))
         elif t.kind == "kw" and depth == 0 and t.type in first and prev is not None and prev.type in last:
             out.append(i)
         prev = t
@@ -130,7 +130,7 @@ def scan_statements(tokens: list[Tok]) -> tuple[list[int], int]:
 
 
 # How a bracket changes the depth of nesting.
-_NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
+NESTING = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 def block_opener(toks: list[Tok], upto: int) -> list[Tok]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import vocabulary as vocab
 from ..errors import StateError
-from ..state import _first, _hint, _key, _short, _value, parse_yaml, whole_number
+from ..state import _first, hint_text, _key, short_text, _value, parse_yaml, whole_number
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
@@ -184,7 +184,7 @@ def _unknown_keys(mapping: dict, known: dict, where: str) -> list[str]:
     for key in mapping:
         if isinstance(key, str) and key in known:
             continue
-        out.append(f"{where}: unknown key `{_key(key)}`{_hint(key, known)}")
+        out.append(f"{where}: unknown key `{_key(key)}`{hint_text(key, known)}")
     return out
 
 
@@ -207,7 +207,7 @@ def _name_problem(name, players: list, where: str, what: str = "player") -> str 
     if not isinstance(name, str) or not name:
         return f"{where}: a {what} is named by text, not {_value(name)}"
     if name not in players:
-        return f"{where}: unknown player `{_short(name)}`{_hint(name, players)}"
+        return f"{where}: unknown player `{short_text(name)}`{hint_text(name, players)}"
     return None
 
 
@@ -227,7 +227,7 @@ def _players(rulebook, given, source: str, options: dict, problems: list) -> tup
         if problem:
             problems.append(problem)
             continue
-        where = f"{where} ({_short(entry['name'])})"
+        where = f"{where} ({short_text(entry['name'])})"
         try:
             players[entry["name"]] = _player_state(rulebook, entry, len(given), options, where)
         except StateError as exc:
@@ -246,7 +246,7 @@ def _player_entry_problem(entry, players: dict, where: str) -> str | None:
     if not isinstance(name, str) or not name.strip():
         return f"{where}: every player needs a `name` (text)"
     if name in players:
-        return f"{where} ({_short(name)}): a second player named `{_short(name)}`"
+        return f"{where} ({short_text(name)}): a second player named `{short_text(name)}`"
     return None
 
 
@@ -282,7 +282,7 @@ def _borders(given, players: list, source: str, problems: list) -> dict:
     for relation, pairs in given.items():
         where = f"{source}: borders.{_key(relation)}"
         if relation not in RELATIONS:
-            problems.append(f"{where}: unknown relation{_hint(relation, RELATIONS)} (relations: {', '.join(RELATIONS)})")
+            problems.append(f"{where}: unknown relation{hint_text(relation, RELATIONS)} (relations: {', '.join(RELATIONS)})")
         elif not isinstance(pairs, list):
             problems.append(f"{where}: a list of [player, player] pairs")
         else:

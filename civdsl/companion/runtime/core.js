@@ -479,7 +479,7 @@ function unprintable(code) {
     (code >= 0xfff9 && code <= 0xfffb);
 }
 
-// state._short: a name as is, any other value its repr, cut to 80 characters
+// state.short_text: a name as is, any other value its repr, cut to 80 characters
 function shortText(value) {
   const text = typeof value === "string" ? value : pyRepr(value);
   const chars = Array.from(text);
@@ -578,7 +578,7 @@ function didYouMeanWords(name, candidates) {
   return match === null ? null : words.get(match);
 }
 
-// state._hint: " (did you mean `X`?)" or ""
+// state.hint_text: " (did you mean `X`?)" or ""
 function hintText(name, candidates) {
   if (Array.from(name).length > 200) return "";
   const best = didYouMean(name, candidates);
