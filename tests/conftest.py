@@ -133,3 +133,12 @@ def rendered():
         return made[key]
 
     return get
+
+
+def step_named(game, words: str, exact: bool = False) -> None:
+    """Pass a ledger game's steps (`next`) until the current step's name contains WORDS (is WORDS)."""
+    for _ in range(40):
+        if words == game.current["name"] or (not exact and words in game.current["name"]):
+            return
+        game.apply({"do": "next"})
+    raise AssertionError(f"no step {words!r}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import step_named
 from civdsl.api import load
 from civdsl.ledger import gamefile
 from civdsl.ledger.play import CHOICE, ILLEGAL, Refused
@@ -21,15 +22,6 @@ def new_game(edition="megaciv", seats=FIVE, track="basic", last_turn=None):
     rb = load(edition)
     setup = gamefile.new_setup(edition, rb, seats, track, last_turn, 0)
     return gamefile.start(rb, setup)
-
-
-def step_named(game, words: str, exact: bool = False) -> None:
-    """Pass steps (`next`) until the current step's name contains WORDS (is WORDS)."""
-    for _ in range(40):
-        if words == game.current["name"] or (not exact and words in game.current["name"]):
-            return
-        game.apply({"do": "next"})
-    raise AssertionError(f"no step {words!r}")
 
 
 def next_turn(game) -> None:

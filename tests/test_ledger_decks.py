@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import step_named
 from civdsl.api import load
 from civdsl.ledger import decks, gamefile
 from civdsl.ledger.play import ILLEGAL, Refused
@@ -16,14 +17,6 @@ FIVE_WEST = [("anna", "Egypt"), ("bruno", "Assyria"), ("chloe", "Minoa"), ("dari
 def new_game(edition="megaciv", seats=FIVE_WEST, track="basic", seed=0):
     rb = load(edition)
     return gamefile.start(rb, gamefile.new_setup(edition, rb, seats, track, None, seed))
-
-
-def step_named(game, words: str, exact: bool = False) -> None:
-    for _ in range(40):
-        if words == game.current["name"] or (not exact and words in game.current["name"]):
-            return
-        game.apply({"do": "next"})
-    raise AssertionError(f"no step {words!r}")
 
 
 def census(game, **cities) -> None:
