@@ -16,7 +16,7 @@ import sys
 import types
 from pathlib import Path
 
-from . import cache, handvalue, pricing, runtime, sourcemap, standing
+from . import cache, handvalue, pricing, runtime, sourcemap, standing, startcredits
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .factchecks import check_ast_facts, check_purchase_facts, hand_limits
@@ -273,7 +273,7 @@ class Rulebook:
             raise StateError("\n".join(problems))
         held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
         st = runtime.PlayerState(self.module, held, clean, options)
-        pricing.apply_start_credits(self.module, st)
+        startcredits.apply_start_credits(self.module, st)
         return st
 
     def _by_own_names(self, facts: dict) -> dict:

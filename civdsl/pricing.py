@@ -1,18 +1,18 @@
 """The credit and price engine: what each advance of a purchase costs a player under the
 rulebook's declared credit policy and variants (group credits, single-use placement, one-time
-discounts, free advances, advances acquired automatically), trade-card prices, and the credits a
-player starts with.
+discounts, free advances, advances acquired automatically) and trade-card prices. The credits a
+player starts with are `startcredits.py`'s.
 
-Every rule comes from the compiled module (`CREDIT_POLICY`, `CREDIT_VARIANTS`, the advances'
-credits and abilities, `START_CREDITS`); the player state is the runtime's `PlayerState`, read
-through its facts. It imports only `unknown`, so the runtime's player state can derive facts
-from it (`credit_total`), and the planner, the ledger and the questions call it directly.
+Every rule comes from the compiled module's data (`CREDIT_POLICY`, `CREDIT_VARIANTS`, the
+advances' credits and abilities); the player's holdings and credit tokens come as plain values.
+It imports only `unknown` and `placement`, so the runtime's player state can derive facts from it
+(`credit_total`), and the planner, the ledger and the questions call it directly.
 """
 
 from __future__ import annotations
 
 from . import placement
-from .unknown import number, sum_if_known
+from .unknown import sum_if_known
 
 
 def group_credits(module, holds, extra: dict | None = None) -> dict[str, int]:
@@ -392,44 +392,3 @@ def _dearest_other(module, rows: list[dict], name: str, free: dict | None = None
 def _covered(adv: dict, args: dict) -> bool:
     """An advance of the group that an `acquire_all` or `free_advance` ability names, under its cost bound."""
     return args["group"] in adv["groups"] and adv["cost"] is not None and adv["cost"] < args["cost_below"]
-
-
-def start_credits(module, state: PlayerState) -> dict | None:
-    """The credit points of each group the player started with, from the rulebook's `start credits`
-    (e.g. Mega Civilization's table by number of players, none in The Short Game). Facts it needs
-    and lacks are listed under `missing` (not in the state's own list: a calamity never needs them)."""
-    sc = getattr(module, "START_CREDITS", None)
-    if sc is None:
-        return None
-    probe = type(state)(module, state.held, state.facts, state.options)  # the rule switches set for the question
-    amount, waived, problem = _start_credit_amount(sc, probe)
-    used = list(state.facts.get("start_credits_used") or [])
-    groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
-    return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
-            "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
-            "line": sc["line"]}
-
-
-def _start_credit_amount(sc: dict, probe: PlayerState) -> tuple:
-    """(credits per group or None when not known, whether the rule's `unless` waives them, the
-    problem that left the amount unknown)."""
-    waived = False
-    try:
-        waived = sc["unless"] is not None and bool(sc["unless"](probe))
-        amount = 0 if waived else number(sc["amount"](probe))
-    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
-        return None, waived, str(exc)
-    return (None if probe.missing else amount), waived, None
-
-
-def apply_start_credits(module, state: PlayerState) -> None:
-    """Start credit tokens are credit tokens the player holds: they join the freely allocated
-    `credits`, so prices, plans and the credit tie-breakers all count them."""
-    info = start_credits(module, state)
-    state.start_credits = info
-    if info and info["groups"]:
-        credits = dict(state.facts.get("credits") or {})
-        for g, amount in info["groups"].items():
-            if amount:
-                credits[g] = credits.get(g, 0) + amount
-        state.facts["credits"] = credits
