@@ -11,7 +11,7 @@ It imports only `unknown` and `placement`, so the runtime's player state can der
 
 from __future__ import annotations
 
-from . import placement
+from .placement import greedy_total, place
 from .unknown import sum_if_known
 
 
@@ -160,24 +160,32 @@ def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> 
     return out
 
 
-# each credit policy: how an advance's credits are found, and the credit pool it reads
-_POLICY_CREDITS = {
-    "best_group": (_best_group_credits, lambda module, holds, extra: group_credits(module, holds, extra)),
-    "per_card": (_per_card_credits, lambda module, holds, extra: extra or {}),
-}
+class UnknownCreditPolicy(Exception):
+    """A compiled module whose credit policy this engine does not know (the validator admits none)."""
+
+
+def _policy_credits(module, holds: list, name: str, adv: dict, pool: dict | None) -> list[dict]:
+    """The credits an advance takes under the module's credit policy, from POOL (_policy_pool)."""
+    if module.CREDIT_POLICY == "best_group":
+        return _best_group_credits(module, holds, name, adv, pool)
+    if module.CREDIT_POLICY == "per_card":
+        return _per_card_credits(module, holds, name, adv, pool)
+    raise UnknownCreditPolicy(f"unknown credit policy `{module.CREDIT_POLICY}`")
+
+
+def _policy_pool(module, holds: list, extra: dict | None) -> dict:
+    """The credit tokens a policy reads: under `best_group` every group's credits from the cards
+    held and the free tokens; under `per_card` the free tokens alone (the cards count one by one)."""
+    return group_credits(module, holds, extra) if module.CREDIT_POLICY == "best_group" else extra or {}
 
 
 def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[dict]:
     """The rows of the usual reading: every credit counts toward every advance of the turn."""
-    policy = module.CREDIT_POLICY
-    credits_of, pool_of = _POLICY_CREDITS.get(policy, (None, None))
-    pool = pool_of(module, holds, extra_credits) if pool_of else None
+    pool = _policy_pool(module, holds, extra_credits)
     rows = []
     for name in buys:
         adv = module.ADVANCES[name]
-        if adv["cost"] is not None and credits_of is None:
-            raise ValueError(f"unknown credit policy {policy!r}")
-        rows.append(_price_row(name, adv, credits_of(module, holds, name, adv, pool) if adv["cost"] is not None else []))
+        rows.append(_price_row(name, adv, _policy_credits(module, holds, name, adv, pool) if adv["cost"] is not None else []))
     return rows
 
 
@@ -218,7 +226,7 @@ def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[l
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
     order = {name: i for i, name in enumerate(module.ADVANCES)}
-    return sources, sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
+    return sources, sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=lambda b: order[b])
 
 
 def purchase_total(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> tuple:
@@ -231,7 +239,8 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
             and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
-        left = placement.greedy_total(*_placement_problem(module, sources, priced), work)
+        names, costs, groups, per_card = _placement_problem(module, priced)
+        left = greedy_total(names, costs, groups, sources, per_card, work)
         if left is not None:  # the greedy saving is the most any placement saves
             return left, True, left
     got = prices(module, holds, buys, extra_credits, work)
@@ -257,18 +266,19 @@ def _place_single_use_credits(module, sources: list, priced: list,
     """The placement of credits with the largest total saving (placement.place, under this
     module's limits): the credits each advance of PRICED takes, how much more the best placement
     could save (None: the full search's) and which limit stopped it ("states", "work" or None)."""
-    found, gap, stopped = placement.place(*_placement_problem(module, sources, priced), SINGLE_USE_PLACEMENT_CAP,
-                                          SINGLE_USE_PLACEMENT_WORK, work)
+    names, costs, groups, per_card = _placement_problem(module, priced)
+    found, gap, stopped = place(names, costs, groups, sources, per_card, SINGLE_USE_PLACEMENT_CAP,
+                                SINGLE_USE_PLACEMENT_WORK, work)
     given = {name: [{"from": f"{source} (single use)", "amount": amount} for source, amount in credits]
              for name, credits in zip(priced, found)}
     return given, gap, stopped
 
 
-def _placement_problem(module, sources: list, priced: list) -> tuple:
-    """placement.place's plain data: the advances' names, printed costs and groups, the sources and
-    whether the policy is `per_card`."""
+def _placement_problem(module, priced: list) -> tuple:
+    """placement.place's plain data but the sources: the advances' names, printed costs and groups,
+    and whether the policy is `per_card`."""
     return (priced, [module.ADVANCES[b]["cost"] for b in priced], [module.ADVANCES[b]["groups"] for b in priced],
-            sources, module.CREDIT_POLICY == "per_card")
+            module.CREDIT_POLICY == "per_card")
 
 
 def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
@@ -392,3 +402,17 @@ def _dearest_other(module, rows: list[dict], name: str, free: dict | None = None
 def _covered(adv: dict, args: dict) -> bool:
     """An advance of the group that an `acquire_all` or `free_advance` ability names, under its cost bound."""
     return args["group"] in adv["groups"] and adv["cost"] is not None and adv["cost"] < args["cost_below"]
+
+
+def cost_notes(module, start: dict | None) -> list[str]:
+    """What a price leaves out: supply limits, and the start credits (START, startcredits'
+    answer for the state) where the state cannot give them."""
+    notes = []
+    if any(a["supply"] for a in module.ADVANCES.values()):
+        notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
+                     "other players hold")
+    if start is not None and start["per_group"] is None:
+        need = ", ".join(f"`{m}`" for m in start["missing"])
+        notes.append(f"start credits are not counted: they depend on {need}" if need else
+                     f"start credits are not counted: {start['problem']}")
+    return notes

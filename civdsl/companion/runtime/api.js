@@ -99,17 +99,14 @@ function engineModule() {
     AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
     SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
     COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
+    ADVANCES: pyFromPlain(MODEL.ADVANCES), GROUPS: pyFromPlain(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS),
+    CREDIT_POLICY: MODEL.CREDIT_POLICY, CREDIT_VARIANTS: MODEL.CREDIT_VARIANTS, ABILITIES: pyFromPlain(MODEL.ABILITIES),
     START_CREDITS: pyFromPlain(MODEL.START_CREDITS === undefined ? null : MODEL.START_CREDITS),
     OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
       : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
   return engineModuleMade;
 }
 
-// pricing.ability: the arguments of each ability of KIND the advance NAME carries
-function abilityOf(module, name, kind) {
-  return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; })
-    .map(function (a) { return pyFromPlain(a[1]); });
-}
 
 const civdslApi = {
   edition: MODEL.EDITION,
