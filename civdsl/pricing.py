@@ -234,7 +234,7 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     sets. Under `single_use`, where a greedy placement already saves all the credits can give (or
     the whole price) and nothing after the credits depends on where they went, that saving is the
     best placement's, so the total is known without the placement's search: the total prices()
-    gives, with none of its work (credits.js creditPurchaseTotal)."""
+    gives, with none of its work."""
     holds, buys = list(holds), list(buys)
     if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
             and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
@@ -247,14 +247,14 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     return got["total"], got["complete"], got["total_at_least"]
 
 
-# The most partial placements the single-use credit placement keeps after each source (credits.js
-# creditPlacementCap mirrors it). Placing credits so is strongly NP-hard (bin covering), so the
-# exact search can meet exponentially many states; past the cap it keeps the greedy placement's
-# state and those that saved most so far, which bounds its time and memory (at most this many
-# states per source) and still ends in a real placement, with a proven bound on the best.
+# The most partial placements the single-use credit placement keeps after each source. Placing
+# credits so is strongly NP-hard (bin covering), so the exact search can meet exponentially many
+# states; past the cap it keeps the greedy placement's state and those that saved most so far,
+# which bounds its time and memory (at most this many states per source) and still ends in a real
+# placement, with a proven bound on the best.
 SINGLE_USE_PLACEMENT_CAP = 1000
-# The most work one placement does (credits.js creditPlacementWork mirrors it): each state a
-# source's step makes and each (source, advance) pair the greedy placements weigh. The cap alone
+# The most work one placement does: each state a source's step makes and each (source, advance)
+# pair the greedy placements weigh. The cap alone
 # lets a purchase of 30 advances with 25 held cards make a quarter of a million states; past this
 # much work the search goes on with the greedy placement's state only, so it still ends in a real
 # placement, never worse than the greedy one, with a proven bound on the best.
