@@ -37,30 +37,10 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     this turn apply to one other advance of the same purchase: the dearest eligible one. WORK,
     if given ([n]), counts the states the single-use placement makes (the planner's budget).
     """
-    policy = module.CREDIT_POLICY
-    holds = list(holds)
-    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
-    if single_use:
-        rows, gap, stopped = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
-    else:
-        rows, gap, stopped = _policy_rows(module, holds, list(buys), extra_credits or {}), None, None
-    # after the credits, before what follows (only a capped placement's least price reads it)
-    placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
-    # what follows may take more off another placement than off the one found (it lands on the
-    # dearest advance): where the placement stopped at its cap, the least price allows for it
-    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
-                                              holds, list(buys))
-    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
-    # a one-time discount of the same purchase goes to an advance that is still paid for
-    _acquired_automatically(module, rows, holds + list(buys))
-    _same_turn_abilities(module, rows)
-    for row in rows:
-        if row["price"] is not None:
-            row["price"] = max(0, row["price"])
-    total = sum_if_known(r["price"] for r in rows)
-    complete = gap is None or (gap == 0 and not taken)
+    holds, buys = list(holds), list(buys)
+    rows, total, complete, least, stopped = _priced(module, holds, buys, extra_credits, work)
     return {
-        "policy": policy,
+        "policy": module.CREDIT_POLICY,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
         "items": rows,
         "acquired": acquired_with(module, holds, buys),
@@ -71,12 +51,38 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         # where same-turn abilities or advances acquired automatically follow, less the most
         # they could take off any placement.
         "complete": complete,
-        "total_at_least": _least_total(total, placed, gap, taken),
+        "total_at_least": least,
         # where the answer is not complete, the declared limit that stopped the placement
         "stopped": None if complete else _placement_limit(stopped),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _priced(module, holds: list, buys: list, extra_credits: dict | None, work: list | None) -> tuple:
+    """What `prices` and `purchase_total` share: the rows after every step, their total, whether
+    the answer is the full search's (complete), the least total any placement pays and the limit
+    that stopped the single-use placement ("states", "work" or None)."""
+    if "single_use" in getattr(module, "CREDIT_VARIANTS", ()):
+        rows, gap, stopped = _single_use_rows(module, holds, buys, extra_credits or {}, work)
+    else:
+        rows, gap, stopped = _policy_rows(module, holds, buys, extra_credits or {}), None, None
+    # after the credits, before what follows (only a capped placement's least price reads it)
+    placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
+    # what follows may take more off another placement than off the one found (it lands on the
+    # dearest advance): where the placement stopped at its cap, the least price allows for it
+    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
+                                              holds, buys)
+    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
+    # a one-time discount of the same purchase goes to an advance that is still paid for
+    _acquired_automatically(module, rows, holds + buys)
+    _same_turn_abilities(module, rows)
+    for row in rows:
+        if row["price"] is not None:
+            row["price"] = max(0, row["price"])
+    total = sum_if_known(r["price"] for r in rows)
+    complete = gap is None or (gap == 0 and not taken)
+    return rows, total, complete, _least_total(total, placed, gap, taken), stopped
 
 
 def _placement_limit(stopped: str) -> dict:
@@ -225,8 +231,17 @@ def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[l
     with a price, in rulebook order."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
-    order = {name: i for i, name in enumerate(module.ADVANCES)}
-    return sources, sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=lambda b: order[b])
+    return sources, _in_rulebook_order(module, [b for b in buys if module.ADVANCES[b]["cost"] is not None])
+
+
+def _in_rulebook_order(module, names: list) -> list:
+    """NAMES in the order the rulebook declares its advances (a name given twice comes twice). A
+    walk of the advances with a count of the few names: the planner asks for thousands of sets,
+    and a table of every advance's position made for each would cost more than the walk."""
+    times: dict[str, int] = {}
+    for name in names:
+        times[name] = times.get(name, 0) + 1
+    return [name for name in module.ADVANCES if name in times for _ in range(times[name])]
 
 
 def purchase_total(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> tuple:
@@ -243,8 +258,8 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
         left = greedy_total(names, costs, groups, sources, per_card, work)
         if left is not None:  # the greedy saving is the most any placement saves
             return left, True, left
-    got = prices(module, holds, buys, extra_credits, work)
-    return got["total"], got["complete"], got["total_at_least"]
+    _, total, complete, least, _ = _priced(module, holds, buys, extra_credits, work)
+    return total, complete, least
 
 
 # The most partial placements the single-use credit placement keeps after each source. Placing
@@ -379,6 +394,8 @@ def _same_turn_abilities(module, rows: list[dict]) -> None:
     advance of the same purchase: the dearest one still paid for (and eligible)."""
     for row in rows:
         name = row["advance"]
+        if not module.ADVANCES[name]["abilities"]:
+            continue  # most advances carry no ability, and the planner prices thousands of sets
         for args in ability(module, name, "discount"):
             target = _dearest_other(module, rows, name)
             if target is not None:
