@@ -136,7 +136,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     w.line("}")
     _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
     _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
-                                                "block_when": [[o.dotted, b] for o, b in c.block_when]})
+                                                "block_when": tuple((o.dotted, b) for o, b in c.block_when)})
                                 for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():
@@ -448,12 +448,23 @@ def _trade_decks(w: Writer, ed: Edition) -> None:
     """The trade-card decks by player count: each stack's layers from the top, each layer's cards
     (name, how many) and its `clear` quantity (a number, or the name it reads)."""
     w.line("")
+    decks = [({"name": d.name, "players": (d.low, d.high), "block": d.block,
+               "stacks": tuple((n, tuple({"cards": tuple((name, count) for name, count, _ in layer.cards),
+                                          "clear": layer.clear} for layer in layers))
+                               for n, layers in d.stacks.items()),
+               "line": d.span.line}, d.span) for d in ed.trade_decks.values()]
+    if all(_json_exact(deck) for deck, _ in decks):
+        # as JSON text, as the item tables (_records): a display of every deck's cards cost
+        # compile() more than the rest of the module's data; the stacks travel as [number,
+        # layers] pairs (JSON's keys are strings) and runtime.trade_decks makes them a dict again
+        w.line("TRADE_DECKS = _rt.trade_decks((")
+        for deck, span in decks:
+            w.line(f"    {_json_text(deck)!r},", span)
+        w.line("))")
+        return
     w.line("TRADE_DECKS = (")
-    for d in ed.trade_decks.values():
-        stacks = {n: tuple({"cards": tuple((name, count) for name, count, _ in layer.cards), "clear": layer.clear}
-                           for layer in layers) for n, layers in d.stacks.items()}
-        w.line(f"    {{'name': {d.name!r}, 'players': {(d.low, d.high)!r}, 'block': {d.block!r}, "
-               f"'stacks': {stacks!r}, 'line': {d.span.line!r}}},", d.span)
+    for deck, span in decks:
+        w.line(f"    {dict(deck, stacks=dict(deck['stacks']))!r},", span)
     w.line(")")
 
 
