@@ -131,8 +131,6 @@ class CardChecks:
         least = self.ed.resolution.get("separate_blocks")
         least = self.ed.consts[least[0]].value if least and least[0] in self.ed.consts else None
         reported: set[str] = set()
-        # each deck's cards counted once, not once per player count and game it is dealt in
-        cards = {d.name: _deck_cards(d) for d in decks}
         for players in sorted({d.low for d in decks} | {d.high for d in decks if d.high is not None}):
             dealt = [d for d in decks if d.holds(players)]
             # with fewer players than `separate_blocks`, a game plays one block: its decks are alternatives
@@ -140,13 +138,15 @@ class CardChecks:
             games = [dealt] if together else [[d for d in dealt if d.block in (b, None)]
                                               for b in {d.block for d in dealt} or {None}]
             for game in games:
-                self._deck_counts(game, players, reported, cards)
+                self._deck_counts(game, players, reported)
 
-    def _deck_counts(self, decks: list, players: int, reported: set[str], cards: dict[str, dict[str, int]]) -> None:
+    def _deck_counts(self, decks: list, players: int, reported: set[str]) -> None:
         held: dict[str, int] = {}
         for d in decks:
-            for name, n in cards[d.name].items():
-                held[name] = held.get(name, 0) + n
+            for layers in d.stacks.values():
+                for layer in layers:
+                    for name, n, _ in layer.cards:
+                        held[name] = held.get(name, 0) + n
         for name, n in held.items():
             com = self.ed.commodities.get(name)
             if com is not None and com.count and n > com.count and name not in reported:
@@ -214,13 +214,3 @@ def set_value(ed: Edition, n: int, face: int):
             return const.value
         raise EvalError(f"`{name.dotted}` has no value here", name.span)
     return evaluate(ed.set_value, lookup)
-
-
-def _deck_cards(deck) -> dict[str, int]:
-    """How many of each card a trade deck holds, in the order the cards first appear."""
-    held: dict[str, int] = {}
-    for layers in deck.stacks.values():
-        for layer in layers:
-            for name, n, _ in layer.cards:
-                held[name] = held.get(name, 0) + n
-    return held
