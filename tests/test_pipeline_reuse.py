@@ -294,3 +294,35 @@ def test_every_rulebook_gives_the_same_diagnostics_and_module_alone_and_after_th
         fresh()
         in_a_row = {path: _outcome(path) for path in order}
         assert [p.name for p in paths if in_a_row[p] != alone[p]] == []
+
+
+def test_the_same_items_give_an_invariant_its_inputs_without_viewing_them_again(monkeypatch, counted):
+    """A house rule's edition shares its base's items: the invariants' inputs are found by the
+    items' identity, not by viewing and comparing every item again; a figure the tier rule set
+    on the same advance (as the language server's resolver memo keeps an advance and sets its
+    figures again) still makes the invariants reading it be evaluated again."""
+    from civdsl import frontend
+    from civdsl.diagnostics import Diagnostics
+    from civdsl.loader import load_chain
+    from civdsl.references import index_chain
+    from civdsl.resolver import resolve
+
+    frontend.forget()
+    diags = Diagnostics()
+    chain = load_chain(MEGACIV, diags)
+    edition = resolve(chain, diags)
+    refs = index_chain(chain)
+    validator.validate(edition, Diagnostics(), refs)
+    viewed: list = []
+    items = invariants._HeldAsserts._items
+    monkeypatch.setattr(invariants._HeldAsserts, "_items",
+                        lambda self, name, fields: (viewed.append(name), items(self, name, fields))[1])
+    counted.clear()
+    again = Diagnostics()
+    validator.validate(edition, again, refs)
+    assert viewed == [] and counted == [] and not again.has_errors
+    pottery = edition.advances["Pottery"]
+    pottery.vp = {1: 3, 3: 6, 6: 1}[pottery.vp]
+    validator.validate(edition, Diagnostics(), refs)
+    assert "advances" in viewed and "17 advances are worth 1 VP" in counted
+    assert "printed costs total 7,920" not in counted  # costs unchanged: its inputs are the same
