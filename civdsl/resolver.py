@@ -46,8 +46,8 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = Non
                       extensions={s.name: s.model() for s in subs})
     # a house rule's bases applied before in this process (the same syntax trees): start from a
     # copy of what they made, and apply only the files after them
+    first = len(diags.items)  # where what applying the chain reports begins, the bases' replayed
     start, inherited = (0, {}) if memo is not None else _APPLIED.start(chain, subs, edition, diags)
-    first = len(diags.items) if start == 0 else _APPLIED.replayed_from
     edition.files = [f.display for f in chain]
     edition.bases = [f.ast.edition for f in chain[:-1]]
     read: dict | None = None if memo is None else {}
@@ -101,7 +101,6 @@ class _AppliedBases:
 
     def __init__(self) -> None:
         self._kept: dict[tuple, tuple[tuple, Edition, list]] = {}
-        self.replayed_from = 0  # where the diagnostics replayed by the last `start` begin
 
     def start(self, chain: list[LoadedFile], subs: tuple, edition: Edition,
               diags: Diagnostics) -> tuple[int, dict[int, Advance]]:
@@ -114,7 +113,6 @@ class _AppliedBases:
                 continue
             _, base, items = found
             _fork_into(base, edition)
-            self.replayed_from = len(diags.items)
             diags.items.extend(copy.copy(d) for d in items)
             return files, {id(a): a for a in base.advances.values()}
         return 0, {}
