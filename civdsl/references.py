@@ -88,23 +88,14 @@ def _ref(kind: str, name: str, role: str, span: Span, file: int, via: str, owner
     return r
 
 
-def _moved_refs(refs: list[Ref], lines: int) -> list[Ref]:
-    """The refs, their spans `lines` lines further on."""
-    out = []
-    for ref in refs:
-        moved = _new(Ref)
-        moved.__dict__.update(ref.__dict__)
-        span = _new(Span)
-        span.__dict__.update(ref.span.__dict__)
-        span.__dict__["line"] = ref.span.line + lines
-        moved.__dict__["span"] = span
-        out.append(moved)
-    return out
-
-
 def _name_span(span: Span, name: str) -> Span:
-    """The span of a name at the start of a node (a call's name, a dotted name's first part)."""
-    return Span(span.path, span.line, span.column, span.column + len(name))
+    """The span of a name at the start of a node (a call's name, a dotted name's first part): a
+    copy of the node's span (of its class: one the language server keeps moves with its
+    statement) ending after the name."""
+    named = _new(type(span))
+    named.__dict__.update(span.__dict__)
+    named.__dict__["end_column"] = span.column + len(name)
+    return named
 
 
 class _FileIndexer:
@@ -132,18 +123,16 @@ class _FileIndexer:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         for item in ast.items:
             # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
-            # others are the same objects with the same uses, every span of a statement that moved
-            # moved by the same number of lines
+            # others are the same objects with the same uses, and the spans of a statement that moved
+            # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
             key = id(item)
             kept = self.memo.get(key)
-            if kept is not None and kept[0] is item and kept[2] == self.file:
-                if kept[1] != item.span.line:
-                    kept = (item, item.span.line, self.file, _moved_refs(kept[3], item.span.line - kept[1]))
-                self.out.extend(kept[3])
+            if kept is not None and kept[0] is item and kept[1] == self.file:
+                self.out.extend(kept[2])
             else:
                 start = len(self.out)
                 self.item(item)
-                kept = (item, item.span.line, self.file, self.out[start:])
+                kept = (item, self.file, self.out[start:])
             self.fresh[key] = kept
 
     def item(self, item: Item) -> None:

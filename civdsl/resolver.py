@@ -477,18 +477,20 @@ class _Applier:
     def _read(self, item: Item, cls, read_fields):
         """The model object of an item declared whole. It and what reading its fields reports
         depend on the item's syntax alone, so with a memo an item read before (the same syntax
-        object, its spans not moved since) gives its object and reports again. Only one buffer's
-        successive editions share an object, each replacing the last (later passes only read it;
-        `_tier_vp` sets its victory points again for each)."""
+        object) gives its object and reports again. A statement the language server keeps moves
+        with its spans (lsp.incremental.AnchoredSpan), so a moved item is not read again unless it
+        reported something (a note may name one of its lines). Only one buffer's successive
+        editions share an object, each replacing the last (later passes only read it; `_tier_vp`
+        sets its victory points again for each)."""
         known = self.memo.get(id(item)) if self.memo is not None else None
-        if known is not None and known[0] is item and known[1] is item.span:
+        if known is not None and known[0] is item and (not known[3] or known[1] == item.span.line):
             self.diags.items.extend(copy.copy(d) for d in known[3])
             obj = known[2]
         else:
             first = len(self.diags.items)
             obj = cls(item.name, item.span)
             read_fields(obj, item.fields)
-            known = (item, item.span, obj, [copy.copy(d) for d in self.diags.items[first:]])
+            known = (item, item.span.line, obj, [copy.copy(d) for d in self.diags.items[first:]])
         if self.read is not None:
             self.read[id(item)] = known
         return obj

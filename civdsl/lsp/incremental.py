@@ -1,7 +1,8 @@
 """Incremental parsing of a buffer: parsing a large rulebook with Lark takes most of `check`'s
 time, so the buffer is parsed in top-level statements (the grammar's `item`s), each parsed on its
 own and cached by its text. A statement that moved up or down keeps its parse: its spans are
-shifted. Any statement that fails to parse on its own sends the whole buffer through
+anchored to its first line (`AnchoredSpan`), so moving it moves one number, and what the later
+passes kept for it (model objects, reports, references) stays valid. Any statement that fails to parse on its own sends the whole buffer through
 `parser.parse`, so syntax errors are reported exactly as `check` reports them."""
 
 from __future__ import annotations
@@ -70,35 +71,64 @@ def _span_refs(root: list) -> list[tuple[Any, Any, tuple[int, ...]]]:
     return refs
 
 
-def _moved(span: Span, delta: int, _new=object.__new__) -> Span:
-    """`Span(span.path, span.line + delta, span.column, span.end_column)`, without the cost of a
-    frozen dataclass's __init__ (thousands of spans move when a line is inserted)."""
-    moved = _new(Span)
+class _Anchor:
+    """Where a kept statement now starts (1-based line): moving the statement moves every span
+    anchored to it at once."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, line: int):
+        self.line = line
+
+
+class AnchoredSpan(Span):
+    """A span inside a statement the incremental parser keeps: its line is the statement's line
+    (its `_Anchor`) plus its own distance from it, so a statement that moves keeps its syntax
+    objects, and every model object, report and reference made from them, without one of its
+    spans being touched. Equal to (and hashed as) the `Span` at the same place."""
+
+    line = property(lambda self: self.__dict__["_anchor"].line + self.__dict__["_below"])
+
+    def __eq__(self, other):
+        if not isinstance(other, Span):
+            return NotImplemented
+        return (self.path, self.line, self.column, self.end_column) == (
+            other.path, other.line, other.column, other.end_column)
+
+    def __hash__(self):
+        return hash((self.path, self.line, self.column, self.end_column))
+
+    def __repr__(self):
+        return f"Span(path={self.path!r}, line={self.line!r}, column={self.column!r}, end_column={self.end_column!r})"
+
+
+def _anchored(span: Span, anchor: _Anchor, _new=object.__new__) -> AnchoredSpan:
+    """`span`, at the same place, anchored to its statement's line."""
+    moved = _new(AnchoredSpan)
     fields = moved.__dict__
-    fields.update(span.__dict__)
-    fields["line"] = span.line + delta
+    fields.update(path=span.path, column=span.column, end_column=span.end_column, _anchor=anchor,
+                  _below=span.line - anchor.line)
     return moved
 
 
-def _retuple(tup: tuple, path: tuple[int, ...], delta: int) -> tuple:
+def _retuple(tup: tuple, path: tuple[int, ...], anchor: _Anchor) -> tuple:
     i = path[0]
-    inner = _moved(tup[i], delta) if len(path) == 1 else _retuple(tup[i], path[1:], delta)
+    inner = _anchored(tup[i], anchor) if len(path) == 1 else _retuple(tup[i], path[1:], anchor)
     return tup[:i] + (inner,) + tup[i + 1:]
 
 
-def _shift(refs: list, delta: int) -> None:
-    """Move every span found by `_span_refs` `delta` lines, in place."""
-    for container, key, path in refs:
+def _anchor_spans(root: list, anchor: _Anchor) -> None:
+    """Anchor every span found by `_span_refs` under `root` to `anchor`, in place."""
+    for container, key, path in _span_refs(root):
         value = container[key]
-        container[key] = _moved(value, delta) if not path else _retuple(value, path, delta)
+        container[key] = _anchored(value, anchor) if not path else _retuple(value, path, anchor)
 
 
 @dataclass
 class _Chunk:
-    line: int  # 1-based line where the statement was parsed
+    anchor: _Anchor  # the line where the statement starts now; every span of it is anchored there
     items: list  # syntax Items
     diags: list[Diagnostic]
-    refs: list | None = None  # where its spans are, found on its first move
 
 
 class IncrementalParser:
@@ -193,15 +223,12 @@ class IncrementalParser:
         return chunk
 
     def _reuse(self, chunk: _Chunk, line: int) -> None:
-        """A statement parsed before, now at `line`: when it moved, its cached syntax objects (this
-        document's own) are shifted there."""
-        if chunk.line == line:
+        """A statement parsed before, now at `line`: when it moved, its anchor moves there, and with
+        it every span of its syntax objects (this document's own) and of what was made from them."""
+        if chunk.anchor.line == line:
             self.stats["reused"] += 1
             return
-        if chunk.refs is None:
-            chunk.refs = _span_refs([chunk.items, chunk.diags])
-        _shift(chunk.refs, line - chunk.line)
-        chunk.line = line
+        chunk.anchor.line = line
         self.stats["shifted"] += 1
 
     def _parse_chunk(self, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
@@ -211,7 +238,9 @@ class IncrementalParser:
         d = Diagnostics()
         _, _, items = syntax.transformer(display, d).transform(tree)
         self.stats["parsed"] += 1
-        return _Chunk(line, items, d.items)
+        anchor = _Anchor(line)
+        _anchor_spans([items, d.items], anchor)
+        return _Chunk(anchor, items, d.items)
 
 
 def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
