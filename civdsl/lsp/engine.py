@@ -186,7 +186,7 @@ class Engine:
         bom = raw.startswith("\ufeff")
         text = parser.normalise(raw)
         chain: list[LoadedFile] = []
-        size = len(raw.encode("utf-8", errors="surrogatepass"))
+        size = len(raw) if raw.isascii() else len(raw.encode("utf-8", errors="surrogatepass"))
         if size > parser.MAX_BYTES:  # refused before any of it is lexed
             diags.error("CIV005", f"{display} is {size:,} bytes; the limit is {parser.MAX_BYTES:,}",
                         Span(display, 1, 1))

@@ -145,7 +145,7 @@ class IncrementalParser:
         if not parser._check_limits(text, display, diags, state.token_count(), state.brackets()):
             return None
         try:
-            return self._incremental(text, display, state.starts(), diags)
+            return self._incremental(text, display, state.starts(), state.marks[1:], diags)
         except _Failed as exc:
             if exc.where is not None and self._errors_from(text, display, diags, *exc.where):
                 self.stats["suffix"] += 1
@@ -174,17 +174,19 @@ class IncrementalParser:
         diags.items.extend(found)
         return bool(found)
 
-    def _incremental(self, text: str, display: str, starts: list[int], diags: Diagnostics):
-        """The statements starting at `starts` (offsets), each parsed or reused."""
+    def _incremental(self, text: str, display: str, starts: list[int], marks: list[tuple[int, int]],
+                     diags: Diagnostics):
+        """The statements starting at `starts` (offsets; `marks` their 0-based lines and columns),
+        each parsed or reused."""
         bounds = starts + [len(text)]
         head, header, head_diags = self._header(text[: bounds[0]], display)  # all before the first statement
         items: list = []
         found: list[Diagnostic] = list(head_diags)
         fresh: dict[tuple[str, int, str, int], _Chunk] = {}
         copies: dict[tuple[str, int, str], int] = {}  # the copies of each statement's text so far
-        line_of = _LineCounter(text)
         for k, start in enumerate(starts):
-            chunk = self._statement(text[start:bounds[k + 1]], start, k, display, line_of, fresh, copies)
+            line, column = marks[k]
+            chunk = self._statement(text[start:bounds[k + 1]], start, k, display, line + 1, column + 1, fresh, copies)
             items.extend(chunk.items)
             found.extend(chunk.diags)
         self.cache = fresh
@@ -200,11 +202,11 @@ class IncrementalParser:
             self.header = (head_text + "\0" + display, (head, header, d.items))
         return self.header[1]
 
-    def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
+    def _statement(self, chunk_text: str, start: int, before: int, display: str, line: int, col: int,
                    fresh: dict, copies: dict) -> _Chunk:
-        """The parse of one top-level statement (at offset `start`, `before` statements before it),
-        reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
-        line, col = line_of(start)
+        """The parse of one top-level statement (at offset `start`, 1-based `line` and `col`, `before`
+        statements before it), reused from the last edit when its text is the same, else parsed
+        now; kept in `fresh`."""
         # the same statement twice: each copy has its own syntax objects, numbered by a count kept
         # per text (probing 0, 1, 2, ... would make N copies cost N^2 / 2 probes)
         same = (display, col, chunk_text)
@@ -272,26 +274,6 @@ def _too_deep(tree) -> bool:
     header is refused here when it, or the file's root above it, would be refused in the whole file."""
     check = getattr(parser, "_too_deep", None)
     return check is not None and check(tree) is not None
-
-
-class _LineCounter:
-    """1-based (line, column) of increasing offsets, in one pass over the text."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.offset = 0
-        self.line = 1
-        self.line_start = 0
-
-    def __call__(self, offset: int) -> tuple[int, int]:
-        if offset < self.offset:
-            self.offset, self.line, self.line_start = 0, 1, 0
-        count = self.text.count("\n", self.offset, offset)
-        if count:
-            self.line += count
-            self.line_start = self.text.rfind("\n", self.offset, offset) + 1
-        self.offset = offset
-        return self.line, offset - self.line_start + 1
 
 
 class TextState:
