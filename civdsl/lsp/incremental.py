@@ -287,6 +287,7 @@ class TextState:
 
     def __init__(self):
         self.lines: list[str] = []
+        self.previous: list[str] = []  # the lines before the last update (`layout_only` compares with them)
         self.line_starts: list[int] = []
         self.entries: list[list[tuple]] = []  # per line: `lex_line`'s entries
         self.counts: list[int] = []  # per line: the matches the token limit counts
@@ -314,6 +315,7 @@ class TextState:
         self.entries = self.entries[:head] + [f[0] for f in fresh] + self.entries[old_end:]
         self.counts = self.counts[:head] + [f[1] for f in fresh] + self.counts[old_end:]
         self.skeletons = self.skeletons[:head] + [f[2] for f in fresh] + self.skeletons[old_end:]
+        self.previous = old
         self.lines = new
         self.line_starts = _line_starts(new)
         self.marks = self._marks(head, old_end, new_end) if same else self._all_marks()
