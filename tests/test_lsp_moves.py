@@ -172,3 +172,26 @@ def test_a_moved_statement_whose_note_names_its_own_line_is_read_again():
     fresh = Engine()
     assert got.to_json() == fresh.analyse(fresh.open("untitled:m.civ", moved, 0)).diagnostics.to_json()
     assert [d.notes for d in got.items if d.code == "CIV021"] != [note]
+
+
+def test_the_index_keeps_each_kept_statements_uses_resolved_while_no_name_changes_meaning():
+    """A statement kept from the last edit keeps its uses as resolved by scope while the edit
+    declares no new name; a new constant (a bare name now means it) resolves every use again,
+    and each index equals a fresh one."""
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    at = source.index('advance "Pottery"')
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    engine.analyse(doc).refs()
+    kept = {key: entry.resolved for key, entry in doc.refs_memo.items() if key != "meaning"}
+    for version, (text, same) in enumerate([(source[:at] + "\n# a line\n" + source[at:], True),
+                                            (source[:at] + "const pottery_x = 3\n" + source[at:], False)], 1):
+        engine.update("untitled:m.civ", text, version)
+        index = engine.analyse(doc).refs()
+        again = {key: entry.resolved for key, entry in doc.refs_memo.items() if key != "meaning"}
+        shared = [key for key in again if key in kept]
+        assert len(shared) > 200
+        assert all((again[key] is kept[key]) == same for key in shared)
+        fresh = Engine()
+        assert index.refs == fresh.analyse(fresh.open("untitled:m.civ", text, 0)).refs().refs
+        kept = again
