@@ -2,8 +2,9 @@
 time, so the buffer is parsed in top-level statements (the grammar's `item`s), each parsed on its
 own and cached by its text. A statement that moved up or down keeps its parse: its spans are
 anchored to its first line (`AnchoredSpan`), so moving it moves one number, and what the later
-passes kept for it (model objects, reports, references) stays valid. Any statement that fails to parse on its own sends the whole buffer through
-`parser.parse`, so syntax errors are reported exactly as `check` reports them."""
+passes kept for it (model objects, reports, references) stays valid. Any statement that fails
+to parse on its own sends the whole buffer through `parser.parse`, so syntax errors are
+reported exactly as `check` reports them."""
 
 from __future__ import annotations
 
