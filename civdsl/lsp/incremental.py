@@ -88,7 +88,7 @@ class AnchoredSpan(Span):
     objects, and every model object, report and reference made from them, without one of its
     spans being touched. Equal to (and hashed as) the `Span` at the same place."""
 
-    line = property(lambda self: self.__dict__["_anchor"].line + self.__dict__["_below"])
+    line = property(lambda self: self._anchor.line + self._below)
 
     def __eq__(self, other):
         if not isinstance(other, Span):
