@@ -86,7 +86,9 @@ class _Applier:
         self.is_extension = is_extension
         self.memo, self.read = memo  # the items read last time, and those read this time (`resolve`)
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
-        self._starts: tuple[list, list] | None = None  # where each top-level statement starts (`_cites`)
+        # the top-level statements (`_cites`): where each starts (found when first needed), the
+        # statements, and each one's place among them
+        self._starts: list | None = None
 
     def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
         key = (kind, name)
@@ -120,16 +122,41 @@ class _Applier:
         else:
             if self._starts is None:  # the top-level statements in file order (nested citations come last)
                 statements = [i for i in items if i.kind != "cites"]
-                self._starts = ([(i.span.line, i.span.column) for i in statements], statements)
+                self._starts = [None, statements, {id(i): k for k, i in enumerate(statements)}]
+            keys, statements, place = self._starts
+            known = self._kept_citation(item, statements, place)
+            if known is not None:
+                self.ed.citations.append(known[3])
+                if self.read is not None:
+                    self.read[id(item)] = known
+                return
+            if keys is None:  # where each statement starts, found once a citation needs it
+                keys = self._starts[0] = [(i.span.line, i.span.column) for i in statements]
             at = cited.target
-            keys, statements = self._starts
             index = bisect.bisect_right(keys, (at.line, at.column)) - 1
             if index < 0:
                 return
             owner = statements[index]
         # a house rule's `change calamity "X"` holds statements of the calamity X
         kind = owner.value if owner.kind == "change" else owner.kind
-        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name))
+        citation = Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name)
+        self.ed.citations.append(citation)
+        if self.read is not None and cited.target is not None:
+            following = statements[index + 1] if index + 1 < len(statements) else None
+            self.read[id(item)] = (item, owner, following, citation)
+
+    def _kept_citation(self, item: Item, statements: list[Item], place: dict[int, int]) -> tuple | None:
+        """A nested `cites` found last time (with a memo) in the same statement, whose owner is
+        still followed by the same statement: its target lies between the two as before (a
+        `cites` nested in a statement moves with it), so its citation is the same. None else."""
+        known = self.memo.get(id(item)) if self.memo is not None else None
+        if known is None or known[0] is not item:
+            return None
+        k = place.get(id(known[1]))
+        if k is None or statements[k] is not known[1]:
+            return None
+        following = statements[k + 1] if k + 1 < len(statements) else None
+        return known if following is known[2] else None
 
     def _item_clause(self, item: Item) -> None:
         self.ed.acknowledgements.append(item.value)

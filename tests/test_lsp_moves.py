@@ -146,6 +146,9 @@ def test_a_moved_statement_is_not_read_indexed_or_checked_again(monkeypatch):
     assert isinstance(second.edition.advances["Pottery"].span, AnchoredSpan)
     before = re.findall(r'\nadvance "([^"]+)"', source[:at])[-1]  # now holding the lines: read again
     assert checked == [before]
+    # the citations nested in kept statements are kept with them (each still in the same statement)
+    kept = {id(c) for c in first.edition.citations}
+    assert sum(id(c) in kept for c in second.edition.citations) > len(second.edition.citations) // 2
     assert [r.span.line for r in second.refs().named("advance", "Pottery")] == [
         n + 3 if n >= line else n for n in uses]
     fresh = Engine()
