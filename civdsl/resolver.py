@@ -175,7 +175,9 @@ class _Applier:
         self.is_extension = is_extension
         self.memo, self.read = memo  # the items read last time, and those read this time (`resolve`)
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
-        self._starts: tuple[list, list] | None = None  # where each top-level statement starts (`_cites`)
+        # the top-level statements (`_cites`): where each starts (found when first needed), the
+        # statements, and each one's place among them
+        self._starts: list | None = None
 
     def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
         key = (kind, name)
@@ -209,16 +211,41 @@ class _Applier:
         else:
             if self._starts is None:  # the top-level statements in file order (nested citations come last)
                 statements = [i for i in items if i.kind != "cites"]
-                self._starts = ([(i.span.line, i.span.column) for i in statements], statements)
+                self._starts = [None, statements, {id(i): k for k, i in enumerate(statements)}]
+            keys, statements, place = self._starts
+            known = self._kept_citation(item, statements, place)
+            if known is not None:
+                self.ed.citations.append(known[3])
+                if self.read is not None:
+                    self.read[id(item)] = known
+                return
+            if keys is None:  # where each statement starts, found once a citation needs it
+                keys = self._starts[0] = [(i.span.line, i.span.column) for i in statements]
             at = cited.target
-            keys, statements = self._starts
             index = bisect.bisect_right(keys, (at.line, at.column)) - 1
             if index < 0:
                 return
             owner = statements[index]
         # a house rule's `change calamity "X"` holds statements of the calamity X
         kind = owner.value if owner.kind == "change" else owner.kind
-        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name))
+        citation = Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name)
+        self.ed.citations.append(citation)
+        if self.read is not None and cited.target is not None:
+            following = statements[index + 1] if index + 1 < len(statements) else None
+            self.read[id(item)] = (item, owner, following, citation)
+
+    def _kept_citation(self, item: Item, statements: list[Item], place: dict[int, int]) -> tuple | None:
+        """A nested `cites` found last time (with a memo) in the same statement, whose owner is
+        still followed by the same statement: its target lies between the two as before (a
+        `cites` nested in a statement moves with it), so its citation is the same. None else."""
+        known = self.memo.get(id(item)) if self.memo is not None else None
+        if known is None or known[0] is not item:
+            return None
+        k = place.get(id(known[1]))
+        if k is None or statements[k] is not known[1]:
+            return None
+        following = statements[k + 1] if k + 1 < len(statements) else None
+        return known if following is known[2] else None
 
     def _item_clause(self, item: Item) -> None:
         self.ed.acknowledgements.append(item.value)
@@ -566,18 +593,20 @@ class _Applier:
     def _read(self, item: Item, cls, read_fields):
         """The model object of an item declared whole. It and what reading its fields reports
         depend on the item's syntax alone, so with a memo an item read before (the same syntax
-        object, its spans not moved since) gives its object and reports again. Only one buffer's
-        successive editions share an object, each replacing the last (later passes only read it;
-        `_tier_vp` sets its victory points again for each)."""
+        object) gives its object and reports again. A statement the language server keeps moves
+        with its spans (lsp.incremental.AnchoredSpan), so a moved item is not read again unless it
+        reported something (a note may name one of its lines). Only one buffer's successive
+        editions share an object, each replacing the last (later passes only read it; `_tier_vp`
+        sets its victory points again for each)."""
         known = self.memo.get(id(item)) if self.memo is not None else None
-        if known is not None and known[0] is item and known[1] is item.span:
+        if known is not None and known[0] is item and (not known[3] or known[1] == item.span.line):
             self.diags.items.extend(copy.copy(d) for d in known[3])
             obj = known[2]
         else:
             first = len(self.diags.items)
             obj = cls(item.name, item.span)
             read_fields(obj, item.fields)
-            known = (item, item.span, obj, [copy.copy(d) for d in self.diags.items[first:]])
+            known = (item, item.span.line, obj, [copy.copy(d) for d in self.diags.items[first:]])
         if self.read is not None:
             self.read[id(item)] = known
         return obj

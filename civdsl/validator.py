@@ -100,13 +100,15 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         costs = tuple((sc.target, _typed(getattr(self.ed.advances.get(sc.target), "cost", None)))
                       for sc in specific) if specific else ()
         known = self.before.get(id(obj))
-        if known is not None and known[0] is obj and known[1] == costs:
+        # an item that moved (lsp.incremental.AnchoredSpan) is checked again only if it reported
+        # something: a note may name one of its lines
+        if known is not None and known[0] is obj and known[1] == costs and (not known[2] or known[3] == obj.span.line):
             if known[2]:
                 self.d.items.extend(copy.copy(d) for d in known[2])
         else:
             first = len(self.d.items)
             check(obj)
-            known = (obj, costs, [copy.copy(d) for d in self.d.items[first:]])
+            known = (obj, costs, [copy.copy(d) for d in self.d.items[first:]], obj.span.line)
         self.checked[id(obj)] = known
 
     def _missing(self, span: Span, name: str, word: str, message: str, help: str | None = None) -> None:
