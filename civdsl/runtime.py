@@ -36,6 +36,7 @@ __all__ = [
     "requirement", "requirement_any", "requirement_bool",
     "change", "assigned", "cancelled", "bound_effects", "discard_by_value", "least_over",
     "reduce_until_supported", "unless_immune", "unselect", "floor_effects", "floor_step",
+    "trade_decks",
 ]
 
 
