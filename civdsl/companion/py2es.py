@@ -170,8 +170,9 @@ class _Module(CallTranslation):
                     self.refuse(node, f"import of {alias.name}")
                 self.imported[alias.name] = alias.name
             return
-        if node.level and self.package is not None and node.level == 1:
-            self._import_civdsl(node, f"{self.package}.{node.module}")
+        if node.level and self.package is not None and node.module and node.level <= self.package.count(".") + 1:
+            package = self.package.rsplit(".", node.level - 1)[0] if node.level > 1 else self.package
+            self._import_civdsl(node, f"{package}.{node.module}")
             return
         if node.level or node.module not in _IMPORTS or _IMPORTS[node.module] is None:
             self.refuse(node, f"import from {'.' * node.level}{node.module or ''}")
