@@ -1229,16 +1229,16 @@ def test_the_whole_deck_with_trade_routes_and_trade_empire_answers_within_the_pa
     assert sum(state["commodities"].values()) == 296
     table = payment.PaymentTable(rb.module, state["commodities"], 20, 1, None, 2, True)
     table.levels(9)
-    assert table.stopped == [payment.PAYING] and table.paying[0] > payment.PaymentTable.WORK
+    assert table.stopped == [payment.PAYING] and table.paying[0] > payment.WORK
     report = answer.plan(rb, state)
     assert report["payment_stopped"] == [payment.PAYING] and report["complete"] is False
-    assert report["payment_work_limit"] == payment.PaymentTable.WORK
+    assert report["payment_work_limit"] == payment.WORK
     best = report["plans"][0]
     assert best["objective"] <= report["total_at_most"]
     pay = payment.Payment(**best["payment"])
     _assert_legal(rb.module, state["commodities"], 20, 1, 2, pay, best["total"], best["hand_limit"])
     text = plan_text.render(report)
-    assert (f"working out what the hand can pay stopped at its work limit ({payment.PaymentTable.WORK:,} steps)"
+    assert (f"working out what the hand can pay stopped at its work limit ({payment.WORK:,} steps)"
             in text and f"no plan gives more than {report['total_at_most']} VP" in text)
 
 
@@ -1300,7 +1300,7 @@ def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is
 
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
-    for number in (payment.PaymentTable.WORK, payment.PaymentTable.CHOICE_WORK, payment.PaymentTable.CHOICE_STOP,
+    for number in (payment.WORK, payment.CHOICE_WORK, payment.CHOICE_STOP,
                    purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work,
                    purchase.PurchaseProblem.explain_programmes):
         assert f"{number:,}" in text
