@@ -904,7 +904,8 @@ def _module_text(name: str) -> tuple[str, str]:
 SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D",
                  "pyIterAny": "$A", "pyStr": "$t", "pyLen": "$N", "pySetOf": "$O", "pyList": "$l", "pyUnpack": "$U",
                  "pyEnumerate": "$E", "pyIn": "$i", "pyRepr": "$R", "pySlice": "$P", "pyRange": "$g",
-                 "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H"}
+                 "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H", "add": "$a", "exact": "$x",
+                 "number": "$n", "pyMax": "$M", "pyItems": "$y", "pySum": "$u", "max_": "$m"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
 _HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 
