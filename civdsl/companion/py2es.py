@@ -28,7 +28,7 @@ from .pycalls import NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc",
                   "civdsl.losses": "ls", "civdsl.calamity_answer": "ca"}
 

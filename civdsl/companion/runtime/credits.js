@@ -78,14 +78,6 @@ function creditProbe(M, holds, facts) {
   return new PlayerState(holds, facts);
 }
 
-function creditSetValue(M, n, face) {
-  return creditPlain(RULES.setValue(n, face));
-}
-
-function creditOffBlockValue(M, n, face) {
-  return creditPlain(RULES.offBlock.value(n, face));
-}
-
 // --- credits and prices (runtime.py) ---------------------------------------------------------
 
 function creditGroupCredits(M, holds, extra) {
