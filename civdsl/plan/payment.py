@@ -11,34 +11,6 @@ from ..handvalue import off_block
 from ..unknown import number
 
 
-# --- the payment ---------------------------------------------------------------------------
-
-class Payment:
-    """What to hand over for a purchase whose total price after credits is `price`: `cards` and
-    `kept` (commodity -> cards turned in, kept), `treasury` tokens turned in worth `treasury_value`
-    each, `converted` (commodity -> cards turned into treasury first, `card_treasury`) giving
-    `converted_treasury` tokens, and `substitute` ({"set": X, "card": Y}: one Y card completes X's
-    set, `substitute_card`) or None."""
-
-    def __init__(self, price, cards: dict, card_value, treasury: int, treasury_value: int, paid, overpayment,
-                 kept: dict, kept_value, kept_cards: int, hand_limit: int, treasury_left: int, converted: dict,
-                 converted_treasury: int, substitute):
-        self.price, self.cards, self.card_value = price, cards, card_value
-        self.treasury, self.treasury_value, self.paid, self.overpayment = treasury, treasury_value, paid, overpayment
-        self.kept, self.kept_value, self.kept_cards, self.hand_limit = kept, kept_value, kept_cards, hand_limit
-        self.treasury_left, self.converted, self.converted_treasury = treasury_left, converted, converted_treasury
-        self.substitute = substitute
-
-    def to_dict(self) -> dict:
-        return {"price": self.price, "cards": dict(self.cards), "card_value": number(self.card_value),
-                "treasury": self.treasury, "treasury_value": self.treasury_value, "paid": number(self.paid),
-                "overpayment": number(self.overpayment), "kept": dict(self.kept),
-                "kept_value": number(self.kept_value), "kept_cards": self.kept_cards,
-                "hand_limit": self.hand_limit, "treasury_left": self.treasury_left,
-                "converted": dict(self.converted), "converted_treasury": self.converted_treasury,
-                "substitute": dict(self.substitute) if self.substitute else None}
-
-
 # Trade Empire's flag, commodities taken in ascending face order (PaymentTable): no substitution
 # yet; a set took the substitute and owes a donor (any later commodity's face is at least its); a
 # donor was given and owes a set (only a commodity of the same face can still take it); done. The
@@ -68,25 +40,6 @@ def _complete(flag: int) -> bool:
 def _unchanged(layer: dict) -> dict:
     """A layer with nothing to drop."""
     return layer
-
-
-def _fewest_kept(layer: dict) -> dict:
-    """Drop a state of what can be paid when another with the same (value, flag) keeps no more
-    cards and has at least as many tokens (the entry's first slot): every completion of the
-    first is one of the second, turning in the same value with at least its tokens, so the
-    values payable and their most tokens (`PaymentTable._final`) stay the same."""
-    by_kept: dict = {}
-    for key in layer:  # fewest cards kept first, in the layer's order between equals
-        by_kept.setdefault(key[2], []).append(key)
-    most: dict = {}
-    out = {}
-    for kept in sorted(by_kept):
-        for key in by_kept[kept]:
-            group, entry = (key[0], key[3]), layer[key]
-            if group not in most or entry[0] > most[group]:
-                most[group] = entry[0]
-                out[key] = entry
-    return out
 
 
 class _PaymentStopped(Exception):
@@ -156,7 +109,6 @@ class PaymentTable:
         self.values = [self._set_values(n, self.counts[i], self.faces[i]) for i, n in enumerate(self.names)]
         self.total_cards = sum(self.counts)
         self.order = self._programme_order()
-        self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
         self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
@@ -165,11 +117,15 @@ class PaymentTable:
         self._paid: dict[int, list] = {}
         self._paid_work: dict[int, int] = {}
         self._whole: dict[int, list] = {}
+        # the limits (module constants), per table: a test lowers them
+        self.work_limit, self.choice_work, self.choice_stop = WORK, CHOICE_WORK, CHOICE_STOP
+        self.small_programme = SMALL_PROGRAMME
+        self._indices: dict = {}  # value turned in -> its index in what can be paid's codes (`_paid_code`)
+        self._worths: list = []
         # the work of what-can-be-paid's programmes so far, every hand limit's: one count [units] for
         # every table of an answer (the look-ahead's next turns have tables of their own)
         self.paying = [0] if paying is None else paying
         self.stopped: list[str] = []  # what reached the work limit (PAYING, CHOOSING), in order
-        self.work = 0  # every programme's work, in WORK's units
         # the search asks the same (price, limit) many times; every state of a commodity's layer
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
@@ -227,62 +183,102 @@ class PaymentTable:
         and a face, and stays within the deck's count of the commodity (an incomplete set)."""
         return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
 
-    def _layers(self, limit: int, cap=None, keep: bool = False, clamp=None, work=None) -> list[dict]:
-        """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
-        substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
-        the previous state and this commodity's move); with `keep` the value kept counts the
-        tokens converted at their token value (wealth kept) and the key's tokens are cut at
-        `clamp` and values above `cap` are dropped (values only grow). Without `keep` (what can be paid) the
-        key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
-        are counted only while the limit can bind (else 0). `work` ([units]) counts the moves tried; past WORK the programme stops
+    def _layers(self, limit: int, cap, clamp, work: list) -> list[dict]:
+        """The chosen payment's programme: layer i maps (value turned in, tokens converted, cards
+        kept, substitution flag) of the first i commodities in `order` to (wealth kept: the value
+        kept with the tokens converted at their token value, cards kept, back-pointer: the previous
+        state and this commodity's move). The key's tokens are cut at `clamp`, values above `cap`
+        are dropped (values only grow), cards kept are counted only while the limit can bind (else
+        0). `work` ([units]) counts the moves tried; past CHOICE_STOP the programme stops
         (_PaymentStopped) as soon as a state's moves take it there."""
         binds = limit < self.total_cards
-        prune = self._prune(keep, binds)
-        work = [0] if work is None else work
-        layers = [{(0, 0, 0, _NONE): (0, 0, None)}]
+        prune = self._pareto if self.rate else _unchanged
+        layers = [{(0, 0, 0, _NONE): (0, 0, None, None)}]
         for p, i in enumerate(self.order):
-            if keep:
-                layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap,
-                                                                                  work))))
-                self._check(work)
-            else:  # values only grow: what can be paid needs no cap
-                layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
+            layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work))))
+            self._check(work)
         return layers
 
-    def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
-        """The next layer of what can be paid: only the most tokens matter (the tokens a later
-        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
-        held in the entry's first slot (the token dimension drops out), with a back-pointer to the
-        state and move that first gave it (`_paid_choice`). One loop (`_transitions` inlined: this
-        programme is the table's largest), counting the moves tried per state."""
+    # What can be paid keeps, per (value turned in, cards kept, flag), only the most tokens converted
+    # (the tokens a later commodity adds do not depend on them): its states are coded as one whole
+    # number, ((value's index * span) + cards kept) * 4 + flag, span being the hand limit + 1 where it
+    # binds (else 1: no card is counted), and each value turned in gets an index when first met
+    # (`_paid_code`). The code stands for the tuple one for one, so the layers meet their states in
+    # the same order; a number is a cheaper key than a tuple, in the page above all.
+
+    def _span(self, limit: int) -> int:
+        return limit + 1 if limit < self.total_cards else 1
+
+    def _paid_code(self, value, kept: int, flag: int, span: int) -> int:
+        index = self._indices.get(value)
+        if index is None:
+            index = len(self._worths)
+            self._indices[value] = index
+            self._worths.append(value)
+        return (index * span + kept) * 4 + flag
+
+    def _paid_value(self, code: int, span: int):
+        return self._worths[code // (4 * span)]
+
+    def _paid_layers(self, limit: int, work: list) -> list[dict]:
+        """What can be paid's programme: layer i maps the coded states of the first i commodities
+        in `order` to (the most tokens converted, 0, back-pointer: the previous state and the move
+        that first gave them, `_paid_choice`)."""
+        binds = limit < self.total_cards
+        span = self._span(limit)
+        layers = [{self._paid_code(0, 0, _NONE, span): (0, 0, None, None)}]
+        for p, i in enumerate(self.order):
+            new = self._paid_step(layers[-1], p, i, limit, span, work)
+            layers.append(self._fewest_kept(new, span) if binds else new)
+        return layers
+
+    def _paid_step(self, layer: dict, p: int, i: int, limit: int, span: int, work: list) -> dict:
+        """The next layer of what can be paid: the moves of commodity i (at position p of `order`)
+        from every state of `layer`, counting the moves tried per state (past WORK it stops). One
+        loop (`_transitions` inlined: this programme is the table's largest)."""
         per_card, new = self.rate * self.faces[i], {}
-        for key, entry in self._open_states(layer, p):
-            moves = self._moves(i, key[3], limit - key[2])
+        closed = self.substitute and p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
+        for key, entry in layer.items():
+            flag: int = key % 4
+            if closed and flag == _GAVE:  # a donor given at a lower face finds no set (`_open_states`)
+                continue
+            kc0: int = key // 4 % span
+            moves = self._moves(i, flag, limit - kc0)
             work[0] += len(moves)
-            if work[0] > WORK:
+            if work[0] > self.work_limit:
                 raise _PaymentStopped(PAYING)
-            v0, kc0, tokens0 = key[0], key[2], entry[0]
+            v0, tokens0 = self._paid_value(key, span), entry[0]
             for move in moves:
-                nkey = (v0 + move[3], 0, kc0 + move[5] if binds else 0, move[4])
+                nkey = self._paid_code(v0 + move[3], kc0 + move[5] if span > 1 else 0, move[4], span)
                 tokens = tokens0 + move[1] * per_card
                 got = new.get(nkey)
                 if got is None or tokens > got[0]:
-                    new[nkey] = (tokens, 0, (key, (move[0], move[1], move[2], move[5])))
+                    new[nkey] = (tokens, 0, key, move)
         return new
+
+    def _fewest_kept(self, layer: dict, span: int) -> dict:
+        """Drop a state of what can be paid when another with the same (value, flag) keeps no more
+        cards and has at least as many tokens (the entry's first slot): every completion of the
+        first is one of the second, turning in the same value with at least its tokens, so the
+        values payable and their most tokens (`_final`) stay the same."""
+        by_kept: dict = {}
+        for key in layer:  # fewest cards kept first, in the layer's order between equals
+            by_kept.setdefault(key // 4 % span, []).append(key)
+        most: dict = {}
+        out = {}
+        for kept in sorted(by_kept):
+            for key in by_kept[kept]:
+                group, entry = key - kept * 4, layer[key]  # the value and the flag
+                if group not in most or entry[0] > most[group]:
+                    most[group] = entry[0]
+                    out[key] = entry
+        return out
 
     def _check(self, work: list) -> None:
         """Stop a chosen payment's programme whose work passed its limit (what can be paid stops in
         `_paid_step`, at WORK)."""
-        if work[0] > CHOICE_STOP:
+        if work[0] > self.choice_stop:
             raise _PaymentStopped(CHOOSING)
-
-    def _prune(self, keep: bool, binds: bool):
-        """How a layer drops the states no completion needs: the chosen payment's by `_pareto`
-        (only with converted tokens in its key), what can be paid by `_fewest_kept` (only while
-        the limit binds: else every state keeps 0 cards)."""
-        if keep:
-            return self._pareto if self.rate else _unchanged
-        return _fewest_kept if binds else _unchanged
 
     def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap, work: list) -> Iterable[tuple]:
         """Every move of commodity i (at position p of `order`) from every state of `layer` that
@@ -292,7 +288,7 @@ class PaymentTable:
         for key, entry in self._open_states(layer, p):
             moves = self._moves(i, key[3], limit - key[2])
             work[0] += len(moves)
-            if work[0] > CHOICE_STOP:  # checked per state: a layer never runs far past the limit
+            if work[0] > self.choice_stop:  # checked per state: a layer never runs far past the limit
                 raise _PaymentStopped(CHOOSING)
             for move in moves:
                 v = key[0] + move[3]
@@ -311,19 +307,20 @@ class PaymentTable:
         """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
         (tokens beyond it pay nothing more: the most a price can ask of them, so states above it
         share a key, ranked by their wealth kept); the entry the wealth and cards kept and the
-        back-pointer."""
+        back-pointer (the previous state and the move)."""
         per_card = self.rate * self.faces[i]
         worth, tv = self.values[i], self.tv
         new: dict = {}
-        for key, entry, (k, c, role, _, flag, kept), v, kc in transitions:
-            nkey = (v, min(key[1] + c * per_card, clamp), kc, flag)
+        for key, entry, move, v, kc in transitions:
+            c, kept = move[1], move[5]
+            nkey = (v, min(key[1] + c * per_card, clamp), kc, move[4])
             kv, kh = entry[0] + worth[kept] + c * per_card * tv, entry[1] + kept
             old = new.get(nkey)
             # more value kept, then more cards kept (fewer turned in): the order `best` ranks
             # payments by; between equals the first found (fewer of the earlier commodities
             # turned in)
             if old is None or kv > old[0] or (kv == old[0] and kh > old[1]):
-                new[nkey] = (kv, kh, (key, (k, c, role, kept)))
+                new[nkey] = (kv, kh, key, move)
         return new
 
     @staticmethod
@@ -360,10 +357,9 @@ class PaymentTable:
             # one count for every hand limit asked (the hand-limit abilities bought make several)
             before = self.paying[0]
             try:
-                layers = self._layers(limit, work=self.paying) if before <= WORK else None
+                layers = self._paid_layers(limit, self.paying) if before <= self.work_limit else None
             except _PaymentStopped:
                 layers = None
-            self.work += self.paying[0] - before
             self._paid_work[limit] = self.paying[0] - before
             got = {}
             if layers is None:
@@ -373,9 +369,11 @@ class PaymentTable:
                     got[v] = max(got.get(v, 0), conv)
             else:
                 self._paid[limit] = layers
-                for (v, _, _, flag), (conv, _, _) in layers[-1].items():
-                    if _complete(flag):
-                        got[v] = max(got.get(v, 0), conv)
+                span = self._span(limit)
+                for key, entry in layers[-1].items():
+                    if _complete(key % 4):
+                        v = self._paid_value(key, span)
+                        got[v] = max(got.get(v, 0), entry[0])
             self._conv[limit] = got
         return got
 
@@ -406,7 +404,6 @@ class PaymentTable:
                 if sum(mv[3] for mv in moves) <= limit:
                     conv = sum(mv[1] * self.rate * self.faces[i] for i, mv in enumerate(moves))
                     out.append((sum(worth[i] for i in given), conv, moves))
-        self.work += 2 * (m + 1) * max(1, m)
         return out
 
     def levels(self, limit: int) -> list:
@@ -455,7 +452,6 @@ class PaymentTable:
             per_card, new = self.rate * self.faces[i] * token_value, {}
             for key, paid in self._open_states(layer, p):
                 moves = self._moves(i, key[3], self.total_cards)
-                self.work += len(moves)  # at most 4 states a layer: never near the limit
                 for move in moves:
                     nkey, x = (0, 0, 0, move[4]), paid + move[3] + move[1] * per_card
                     if nkey not in new or x > new[nkey]:
@@ -500,7 +496,7 @@ class PaymentTable:
         short = price - card_value
         return 0 if short <= 0 else -(-short // self.tv)
 
-    def best(self, price, limit: int) -> Payment | None:
+    def best(self, price, limit: int) -> dict | None:
         """The payment with the least overpayment; then the most value kept (cards and treasury,
         converted tokens included), then the fewest cards turned in, then the fewest of the
         alphabetically first commodities turned in, converted, then substituted."""
@@ -511,7 +507,7 @@ class PaymentTable:
         paid = self._paid_limit(limit)
         if paid in self._whole:  # what can be paid stopped: its whole-set payments are all there is
             return self._payment(price, limit, self._pick(price, least, self._whole[paid], None))
-        if self._paid_work[paid] > CHOICE_WORK:
+        if self._paid_work[paid] > self.choice_work:
             return self._paid_choice(price, limit, least)
         # no payment needs more converted tokens than the price in tokens less the treasury
         clamp = max(0, self.tokens_for(price, 0) - self.treasury)
@@ -519,20 +515,18 @@ class PaymentTable:
         try:
             layers = self._chosen_layers(limit, price, least, clamp, work)
         except _PaymentStopped:
-            self.work += work[0]
             return self._paid_choice(price, limit, least)
-        self.work += work[0]
         return self._payment(price, limit, self._choose(layers, price, least))
 
-    def _paid_choice(self, price, limit: int, least) -> Payment:
+    def _paid_choice(self, price, limit: int, least) -> dict:
         """The payment chosen without its own programme (past CHOICE_WORK or WORK): the best, by
         `best`'s order, of what-can-be-paid's own payments (each value turned in with the most
         tokens, along its back-pointers) that hand over exactly `least`. It hands over the least
         there is; it may keep less than the best payment (it converts every card it can)."""
         self._stop(CHOOSING)
         paid = self._paid_limit(limit)
-        layers = self._paid[paid]
-        rows = [(key[0], entry[0], key) for key, entry in layers[-1].items() if _complete(key[3])]
+        layers, span = self._paid[paid], self._span(paid)
+        rows = [(self._paid_value(key, span), entry[0], key) for key, entry in layers[-1].items() if _complete(key % 4)]
         return self._payment(price, limit, self._pick(price, least, rows, layers))
 
     def _pick(self, price, least, rows: list, layers) -> tuple:
@@ -544,25 +538,29 @@ class PaymentTable:
             if t > self.treasury + conv or value + t * self.tv != least:
                 continue
             moves = ref if layers is None else self._turned_in(layers, ref)
-            self.work += len(moves)
             wealth = sum(self.values[i][m[3]] for i, m in enumerate(moves)) + conv * self.tv
             rank = (-(wealth + (self.treasury - t) * self.tv), -sum(m[3] for m in moves)) + _tie_break(moves)
             if choice is None or rank < choice[0]:
                 choice = (rank, value, t, wealth, moves)
         return choice
 
-    def _payment(self, price, limit: int, choice: tuple) -> Payment:
-        """The Payment of a choice (rank, value turned in, tokens, wealth kept, moves by name)."""
+    def _payment(self, price, limit: int, choice: tuple) -> dict:
+        """The payment of a choice (rank, value turned in, tokens, wealth kept, moves by name), as the
+        answer gives it: `cards` and `kept` (commodity -> cards turned in, kept), `treasury` tokens
+        turned in worth `treasury_value` each, `converted` (commodity -> cards turned into treasury
+        first, `card_treasury`) giving `converted_treasury` tokens, and `substitute` ({"set": X,
+        "card": Y}: one Y card completes X's set, `substitute_card`) or None."""
         _, value, t, wealth, moves = choice
         conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
         left = self._per_commodity(moves, 3)
-        return Payment(price=price, cards=self._per_commodity(moves, 0), card_value=value, treasury=t,
-                       treasury_value=self.tv, paid=value + t * self.tv, overpayment=value + t * self.tv - price,
-                       kept=left, kept_value=wealth - conv * self.tv, kept_cards=sum(left.values()),
-                       hand_limit=limit, treasury_left=self.treasury + conv - t,
-                       converted=self._per_commodity(moves, 1), converted_treasury=conv,
-                       substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
+        return {"price": price, "cards": self._per_commodity(moves, 0), "card_value": number(value), "treasury": t,
+                "treasury_value": self.tv, "paid": number(value + t * self.tv),
+                "overpayment": number(value + t * self.tv - price), "kept": left,
+                "kept_value": number(wealth - conv * self.tv), "kept_cards": sum(left.values()), "hand_limit": limit,
+                "treasury_left": self.treasury + conv - t, "converted": self._per_commodity(moves, 1),
+                "converted_treasury": conv,
+                "substitute": {"set": roles["set"], "card": roles["donor"]} if roles else None}
 
     def _chosen_layers(self, limit: int, price, least, clamp, work: list) -> list[dict]:
         """The chosen payment's layers (`_layers` with `keep`), restricted to the states that can
@@ -592,7 +590,7 @@ class PaymentTable:
                 layers = self._floored_layers(limit, least, clamp, floor, gains, groups, work)
                 if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
                     return layers
-        return self._layers(limit, cap=least, keep=True, clamp=clamp, work=work)
+        return self._layers(limit, least, clamp, work)
 
     def _floors_pay(self, limit: int, least) -> bool:
         """Whether the floors are worth trying: with converted tokens in the key (many states per
@@ -600,7 +598,7 @@ class PaymentTable:
         more than the whole programme); and only with whole-number set values (group codes)."""
         groups = (least + 1) * (limit + 1 if limit < self.total_cards else 1)
         whole = all(isinstance(x, int) for row in self.values for x in row) and isinstance(least, int)
-        return whole and (self.rate > 0 or groups >= SMALL_PROGRAMME)
+        return whole and (self.rate > 0 or groups >= self.small_programme)
 
     @staticmethod
     def _floors(most, found) -> Iterable:
@@ -622,8 +620,8 @@ class PaymentTable:
         plus value turned in), each layer in the whole programme's order (`_chosen_layers`)."""
         binds = limit < self.total_cards
         width = (limit + 1 if binds else 1) * 4
-        prune = self._prune(True, binds)
-        layers = [{(0, 0, 0, _NONE): (0, 0, None)}]
+        prune = self._pareto if self.rate else _unchanged
+        layers = [{(0, 0, 0, _NONE): (0, 0, None, None)}]
         for p, i in enumerate(self.order):
             new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
             self._check(work)
@@ -657,7 +655,7 @@ class PaymentTable:
         the chosen payment's programme keeping only the `width` states of most wealth and value
         per layer; None when that finds none (the chosen payment then runs in full)."""
         binds = limit < self.total_cards
-        layer = {(0, 0, 0, _NONE): (0, 0, None)}
+        layer = {(0, 0, 0, _NONE): (0, 0, None, None)}
         for p, i in enumerate(self.order):
             new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least, work))
             self._check(work)
@@ -710,7 +708,7 @@ class PaymentTable:
         """Among the final states that pay `least` exactly: (rank, value turned in, tokens,
         wealth kept, moves in the names' order) of the best by the order `best` documents."""
         choice = None
-        for key, (wealth, held, _) in layers[-1].items():
+        for key, (wealth, held, _, _) in layers[-1].items():
             t = self._tokens_paying(key, price, least)
             if t is None:
                 continue
@@ -737,7 +735,9 @@ class PaymentTable:
         cards converted, substitution role, cards kept), in the names' (alphabetical) order."""
         moves: list = [None for _ in self.names]
         for p in range(len(self.order) - 1, -1, -1):
-            key, moves[self.order[p]] = layers[p + 1][key][2]
+            entry = layers[p + 1][key]
+            key, move = entry[2], entry[3]
+            moves[self.order[p]] = (move[0], move[1], move[2], move[5])
         return tuple(moves)
 
 

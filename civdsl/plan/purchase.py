@@ -771,7 +771,7 @@ class PurchaseProblem:
             "items": [{**row, "objective": number(self.objective.values[row["advance"]])} for row in priced["items"]],
             "total": choice.price,
             "spent": number(choice.spent),
-            "payment": payment.to_dict() if payment else None,
+            "payment": payment,
             "credit_gained": {**self._credit_gained(choice.buys), "total": number(choice.credit)},
             "hand_limit": choice.hand_limit,
         }

@@ -1020,8 +1020,7 @@ planProblem.prototype.planDict = function (choice, rank) {
     throw new Error("planner bug: " + choice.buys.join(", ") + " priced " + choice.price + " by the search but "
       + priced.total + " by the credit engine");
   }
-  const best = this.payments.best(choice.price, choice.hand_limit);
-  const payment = best === null ? null : pyPlain(best.to_dict());
+  const payment = pyPlain(this.payments.best(choice.price, choice.hand_limit));
   const groups = {};
   const specific = {};
   let free = 0;
