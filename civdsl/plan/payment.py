@@ -21,15 +21,10 @@ _GAVE = 2
 _DONE = 3
 
 
-def _after_set(flag: int):
-    """The flag once a commodity's set takes the substitute (None: it may not): the first of the
-    set and the donor owes the other, the second completes it."""
-    return _OWE if flag == _NONE else _DONE if flag == _GAVE else None
-
-
-def _after_donor(flag: int):
-    """The flag once a commodity gives the substitute card (None: it may not)."""
-    return _GAVE if flag == _NONE else _DONE if flag == _OWE else None
+# by flag, the flag once a commodity's set takes the substitute, and once it gives the substitute
+# card (None: it may not): the first of the set and the donor owes the other, the second completes it
+_SET_AFTER = (_OWE, None, _DONE, None)
+_DONOR_AFTER = (_GAVE, _DONE, None, None)
 
 
 def _complete(flag: int) -> bool:
@@ -171,10 +166,10 @@ class PaymentTable:
         substitution (faces ascend: a donor given before its set has the set's face, one given
         after at least its face)."""
         n, f = self.counts[i], self.values[i]
-        after = _after_set(flag)
+        after = _SET_AFTER[flag]
         if after is not None and self._may_take(i, k):
             yield k, c, "set", f[k + 1], after, n - k - c
-        after = _after_donor(flag)
+        after = _DONOR_AFTER[flag]
         if after is not None and k + c < n:  # one of its cards left is the substitute
             yield k, c, "donor", f[k], after, n - k - c - 1
 
@@ -183,20 +178,30 @@ class PaymentTable:
         and a face, and stays within the deck's count of the commodity (an incomplete set)."""
         return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
 
-    def _layers(self, limit: int, cap, clamp, work: list) -> list[dict]:
+    def _layers(self, limit: int, cap, clamp, work: list, floor=None, gains=None, groups=None) -> list[dict]:
         """The chosen payment's programme: layer i maps (value turned in, tokens converted, cards
         kept, substitution flag) of the first i commodities in `order` to (wealth kept: the value
         kept with the tokens converted at their token value, cards kept, back-pointer: the previous
         state and this commodity's move). The key's tokens are cut at `clamp`, values above `cap`
         are dropped (values only grow), cards kept are counted only while the limit can bind (else
         0). `work` ([units]) counts the moves tried; past CHOICE_STOP the programme stops
-        (_PaymentStopped) as soon as a state's moves take it there."""
+        (_PaymentStopped) as soon as a state's moves take it there. With a `floor` it keeps only
+        the states that can reach it (wealth kept plus value turned in, with the most the later
+        commodities add, `gains`), each layer in the whole programme's order (`groups`,
+        `_chosen_layers`)."""
         binds = limit < self.total_cards
+        width = (limit + 1 if binds else 1) * 4
         prune = self._pareto if self.rate else _unchanged
         layers = [{(0, 0, 0, _NONE): (0, 0, None, None)}]
         for p, i in enumerate(self.order):
-            layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work))))
+            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
             self._check(work)
+            if floor is not None:
+                rank, rest = groups[p + 1], gains[p + 1]
+                live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
+                live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + item[0][3]], -item[0][1]))
+                new = dict(live)
+            layers.append(new)
         return layers
 
     # What can be paid keeps, per (value turned in, cards kept, flag), only the most tokens converted
@@ -587,7 +592,7 @@ class PaymentTable:
             gains, groups = self._gains(work), None
             for floor in self._floors(gains[0][_NONE], lambda: self._floor(limit, price, least, clamp, work)):
                 groups = groups or self._group_order(limit, least, limit < self.total_cards, work)
-                layers = self._floored_layers(limit, least, clamp, floor, gains, groups, work)
+                layers = self._layers(limit, least, clamp, work, floor, gains, groups)
                 if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
                     return layers
         return self._layers(limit, least, clamp, work)
@@ -614,22 +619,6 @@ class PaymentTable:
         while gap <= most / 2:
             yield most - gap
             gap = gap * 2 + 1
-
-    def _floored_layers(self, limit: int, cap, clamp, floor, gains: list, groups: list, work: list) -> list[dict]:
-        """The chosen payment's programme keeping the states that can reach `floor` (wealth kept
-        plus value turned in), each layer in the whole programme's order (`_chosen_layers`)."""
-        binds = limit < self.total_cards
-        width = (limit + 1 if binds else 1) * 4
-        prune = self._pareto if self.rate else _unchanged
-        layers = [{(0, 0, 0, _NONE): (0, 0, None, None)}]
-        for p, i in enumerate(self.order):
-            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
-            self._check(work)
-            rank, rest = groups[p + 1], gains[p + 1]
-            live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
-            live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + item[0][3]], -item[0][1]))
-            layers.append(dict(live))
-        return layers
 
     def _gains(self, work: list) -> list[dict]:
         """Per position p of `order` and substitution flag: the most wealth kept plus value turned
