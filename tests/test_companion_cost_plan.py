@@ -396,6 +396,22 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     assert not [k for k in sorted(read) if not re.search(rf"[\"']{k}[\"']", js)]
 
 
+def test_the_price_engine_is_written_once_in_python():
+    """The page's prices are pricing.py translated: every text a price's rows and problems are
+    made of is in pricing.py and in the generated engine, in no hand-written runtime file (a
+    twin written again would have to repeat them)."""
+    from civdsl.companion import py2es
+
+    texts = [" (one-time discount)", " (free advance)", " (acquired automatically)", " (single use)",
+             "the printed cost is unknown in this rulebook", "named twice: one copy of each advance",
+             "(bought in the same turn does not count)", "may be bought a turn", "treasury needed, "]
+    python = (ROOT / "civdsl" / "pricing.py").read_text(encoding="utf-8")
+    generated = py2es.engine_source()
+    runtime = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js")}
+    assert all(t in python and t in generated for t in texts)
+    assert not {name: [t for t in texts if t in js] for name, js in runtime.items() if any(t in js for t in texts)}
+
+
 @pytest.mark.parametrize("js_file, js_name, owner, attribute", [
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),

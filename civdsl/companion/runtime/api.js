@@ -108,7 +108,6 @@ function engineModule() {
   return engineModuleMade;
 }
 
-
 // --- `civdsl cost --json` (cli/questions.cost, api.Rulebook.cost and trade_cards) ---------------
 
 // "9x2, 3" -> [9, 9, 3]
@@ -170,13 +169,13 @@ const civdslApi = {
   score: function (state, options) {
     return answer("score", function () { return scoreAnswer(state, options); });
   },
+  cost: function (state, options) {
+    return answer("cost", function () { return costAnswer(ownState(state), options || {}); });
+  },
   // the answer as the command line prints it (json.dumps(indent=2): floats as "2.0")
   dumps: function (value) {
     return pyDumps(value);
   },
-};
-civdslApi.cost = function (state, options) {
-  return answer("cost", function () { return costAnswer(ownState(state), options || {}); });
 };
 // plan is jscost's (plan.js): offered only when the engine includes it
 if (typeof planAnswer === "function") {
