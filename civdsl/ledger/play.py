@@ -4,10 +4,14 @@ What each step does comes from the rulebook (steps.py); nothing here names an ed
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
+from .. import pricing
+from ..runtime import PlayerState
 from . import steps as turn_steps
 from .players import Player
+from .reads import Memo
 
 ILLEGAL = "CIV142"  # an event the rules refuse
 CHOICE = "CIV143"  # a choice the rules leave to a player
@@ -30,6 +34,9 @@ class Refused(Exception):
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
 _BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
 _UNSET = object()
+# module -> the start credits of a state, kept by the facts the start-credit rule reads (in a game,
+# the player count and the scenario): a change of hand or treasury keeps them
+_START_CREDITS: dict[object, Memo] = {}
 _STATES_KEPT = 4096  # the states a game keeps (Game.state) at most, then its store starts again
 
 
@@ -88,12 +95,12 @@ class Game:
     # the players still at the table, in seat order: every rule reads the player count, and only
     # a player leaving (Game.leaves) changes it
     _seated: list | None = field(default=None, repr=False, compare=False)
+    module: object = field(init=False, repr=False, compare=False)  # the rulebook's compiled module, read by every rule
+
+    def __post_init__(self):
+        self.module = self.rulebook.module
 
     # --- reading the state -------------------------------------------------------------------
-    @property
-    def module(self):
-        return self.rulebook.module
-
     @property
     def steps(self) -> tuple:
         return self.rulebook.module.TURN
@@ -145,8 +152,6 @@ class Game:
         ledger's facts are already the rulebook's own names and whole numbers. A state answers
         one question (it records the facts that question lacked), so each call gets its own copy
         of the state built once for what the player has now."""
-        from ..runtime import PlayerState
-
         key = self._state_key(player, extra)
         base = self.states_built.get(key) if key is not None else None
         if base is None:
@@ -155,10 +160,7 @@ class Game:
                 if len(self.states_built) >= _STATES_KEPT:
                     self.states_built.clear()
                 self.states_built[key] = base
-        st = PlayerState(base.module, base.held, base.facts, base.options)
-        st.held_set = base.held_set
-        st.start_credits = base.start_credits
-        return st
+        return base.for_question()
 
     def _state_key(self, player: Player, extra: dict) -> tuple | None:
         """Everything a player's state is built from (his pieces, hand and advances, the game's
@@ -174,13 +176,14 @@ class Game:
         return key
 
     def _build_state(self, player: Player, extra: dict):
-        from .. import pricing, runtime
-
         facts = self.facts(player, **extra)
         held = facts.pop("holds")
         options = facts.pop("options", {})
-        st = runtime.PlayerState(self.module, held, facts, options)
-        pricing.apply_start_credits(self.module, st)
+        st = PlayerState(self.module, held, facts, options)
+        memo = _START_CREDITS.get(self.module)
+        if memo is None:
+            memo = _START_CREDITS[self.module] = Memo(functools.partial(pricing.start_credits, self.module))
+        pricing.apply_start_credits(self.module, st, memo(st))
         return st
 
     def marker(self, player: Player, track: str) -> dict:

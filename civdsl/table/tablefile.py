@@ -142,12 +142,7 @@ class Table:
         question adds (the calamity's `traded_by`): missing facts and undecided rules are recorded
         per answer, never carried from one answer into the next, and the table's own states never
         change, so one table serves every calamity of a step."""
-        from ..runtime import PlayerState
-
-        base = self.players[name]
-        st = PlayerState(base.module, base.held, {**base.facts, **facts} if facts else base.facts, base.options)
-        st.held_set = base.held_set
-        st.start_credits = base.start_credits
+        st = self.players[name].for_question(facts)
         st.seat = seat
         return st
 
