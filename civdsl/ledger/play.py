@@ -96,6 +96,7 @@ class Game:
     # a player leaving (Game.leaves) changes it
     _seated: list | None = field(default=None, repr=False, compare=False)
     module: object = field(init=False, repr=False, compare=False)  # the rulebook's compiled module, read by every rule
+    _table_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.module = self.rulebook.module
@@ -110,24 +111,29 @@ class Game:
         return self.rulebook.module.TURN[self.step]
 
     def seated(self) -> list[Player]:
+        return list(self._at_table())
+
+    def _at_table(self) -> list[Player]:
+        """The seated players, kept (not a copy: for reading only)."""
         if self._seated is None:
             self._seated = [p for p in self.players.values() if not p.left]
-        return list(self._seated)
+        return self._seated
 
     def leaves(self, player: Player) -> None:
         """The player leaves the table."""
         player.left = True
         self._seated = None
+        self._table_key = None
 
     @property
     def pieces(self) -> dict:
-        count = len(self.seated())
+        count = len(self._at_table())
         if count not in _PIECES.setdefault(id(self.module), {}):
             _PIECES[id(self.module)][count] = turn_steps.pieces(self.module, count)
         return _PIECES[id(self.module)][count]
 
     def game_facts(self) -> dict:
-        out = {"players": len(self.seated())}
+        out = {"players": len(self._at_table())}
         if self.ast_track:
             out["ast_track"] = self.ast_track
         if self.options:
@@ -165,10 +171,14 @@ class Game:
     def _state_key(self, player: Player, extra: dict) -> tuple | None:
         """Everything a player's state is built from (his pieces, hand and advances, the game's
         facts), or None when a given fact cannot be part of a key."""
-        key = (self.module, player.name, player.civilization, player.cities, player.tokens, player.ships,
-               player.treasury, player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())),
-               len(self.seated()), self.ast_track, tuple(sorted(self.options.items())), self.setup,
-               tuple(sorted(extra.items())))
+        if self._table_key is None:  # what every player's state reads of the game: changed only by a player leaving
+            self._table_key = (self.module, len(self._at_table()), self.ast_track, tuple(sorted(self.options.items())),
+                               self.setup)
+        key = (player.name, player.civilization, player.cities, player.tokens, player.ships, player.treasury,
+               player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())), self._table_key)
+        if not extra:
+            return key
+        key += (tuple(sorted(extra.items())),)
         try:
             hash(key)
         except TypeError:
@@ -205,7 +215,7 @@ class Game:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
 
     def quantity(self, value) -> int | None:
-        return turn_steps.quantity(self.module, value, len(self.seated()))
+        return turn_steps.quantity(self.module, value, len(self._at_table()))
 
     def copy(self) -> "Game":
         g = type(self)(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options),
