@@ -158,6 +158,11 @@ class Game:
         ledger's facts are already the rulebook's own names and whole numbers. A state answers
         one question (it records the facts that question lacked), so each call gets its own copy
         of the state built once for what the player has now."""
+        return self.base_state(player, **extra).for_question()
+
+    def base_state(self, player: Player, **extra):
+        """The state `state` copies, built once for what the player has now and shared: for a
+        reader that copies it for each question itself (the calamity phase's table), never changed."""
         key = self._state_key(player, extra)
         base = self.states_built.get(key) if key is not None else None
         if base is None:
@@ -166,7 +171,7 @@ class Game:
                 if len(self.states_built) >= _STATES_KEPT:
                     self.states_built.clear()
                 self.states_built[key] = base
-        return base.for_question()
+        return base
 
     def _state_key(self, player: Player, extra: dict) -> tuple | None:
         """Everything a player's state is built from (his pieces, hand and advances, the game's

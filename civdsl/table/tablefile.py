@@ -132,8 +132,10 @@ class Table:
         kept = self._values.get((name, fact))
         if kept is not None and kept[0] is base:
             return kept[1]
-        st = self.fresh(name)
-        v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
+        if fact in vocab.DERIVED_NAMES:
+            v = self.fresh(name).derived(fact)
+        else:  # a fact the state gives is read as given; else it reads the default or records it missing
+            v = base.facts[fact] if fact in base.facts else self.fresh(name).fact(fact)
         self._values[(name, fact)] = (base, v)
         return v
 
