@@ -73,28 +73,47 @@ def test_the_nontradable_calamity_is_the_last_card_of_its_stack():
     assert drawn[-1] == "Volcanic Eruption or Earthquake" and game.stacks.draw("west", 2, rng) is None
 
 
+TWELVE = ["Crete", "Arabia", "Illyria", "Chorasmia", "Assyria", "Dravidian", "Thrace", "Babylon", "Carthage", "Mauryan",
+          "Rome", "Kushan", "Iberia", "Nubia", "Hatti"]
+
+
+def expansion_game(players: int, options: dict | None = None):
+    rb = load("expansion")
+    setup = gamefile.new_setup("expansion", rb, [(f"p{i}", c) for i, c in enumerate(TWELVE[:players])], None, None, 0)
+    return gamefile.start(rb, {**setup, "options": options or {}})
+
+
+def dealt(game, block: str, number: int) -> dict:
+    out: dict = {}
+    for layer in game.stacks.layers[block][number]:
+        for card, n in layer.items():
+            out[card] = out.get(card, 0) + n
+    return out
+
+
 def test_the_expansion_s_12_to_15_player_sets_are_14_33_s():
-    # seed 002, 14.33: two sets, each a commodity pair a stack and one of each non-minor calamity; the
-    # West's stack-4 pair is Oil and Wool by 9.1 (14.33 prints Grain: the wool_grain_by_14_33 reading)
-    m = load("expansion").module
-    west, east = declared(m, "West, 12-15 players"), declared(m, "East, 12-15 players")
-    cards = {b: {c for s in d["stacks"].values() for layer in s for c, _ in layer["cards"]} for b, d in
-             (("west", west), ("east", east))}
-    assert {c for c in cards["west"] if c in m.COMMODITIES} == {
-        "Ochre", "Clay", "Iron", "Papyrus", "Fish", "Fruit", "Oil", "Wool", "Wine", "Textiles", "Tin", "Copper",
-        "Resin", "Incense", "Marble", "Gems", "Gold", "Ivory"}
-    assert all(m.COMMODITIES[c]["block"] == "east" for c in cards["east"] if c in m.COMMODITIES)
-    for block in cards.values():
-        calamities = {c for c in block if c in m.CALAMITIES}
+    # seed 002, 14.33: two sets, each a commodity pair a stack and one of each non-minor calamity
+    game = expansion_game(12)
+    m = game.module
+    commodities = {b: {c for n in range(1, 10) for c in dealt(game, b, n) if c in m.COMMODITIES} for b in ("west", "east")}
+    assert commodities["west"] == {"Ochre", "Clay", "Iron", "Papyrus", "Fish", "Fruit", "Oil", "Wool", "Wine", "Textiles",
+                                   "Tin", "Copper", "Resin", "Incense", "Marble", "Gems", "Gold", "Ivory"}
+    assert len(commodities["east"]) == 18 and all(m.COMMODITIES[c]["block"] == "east" for c in commodities["east"])
+    for block in ("west", "east"):
+        calamities = {c for n in range(1, 10) for c in dealt(game, block, n) if c in m.CALAMITIES}
         assert len(calamities) == 16 and all(m.CALAMITIES[c]["class"] != "minor" for c in calamities)
+
+
+@pytest.mark.parametrize("reading,card", [({}, "Wool"), ({"wool_grain_by_14_33": True}, "Grain")])
+def test_the_west_s_fourth_stack_deals_the_card_of_the_game_s_reading(reading, card):
+    # 9.1 (the default): Wool West, Grain shared; 14.33 (wool_grain_by_14_33): Oil and Grain in the West set
+    stack = dealt(expansion_game(12, reading), "west", 4)
+    assert {c: n for c, n in stack.items() if c in ("Oil", "Wool", "Grain")} == {"Oil": 8, card: 7 if card == "Wool" else 8}
 
 
 @pytest.mark.parametrize("players,counted_out", [(12, 6), (15, 7)])
 def test_the_12_to_15_player_stacks_seed_their_calamities_below_half_the_players(players, counted_out):
-    seats = [(f"p{i}", civ) for i, civ in enumerate(["Crete", "Arabia", "Illyria", "Chorasmia", "Assyria", "Dravidian",
-                                                     "Thrace", "Babylon", "Carthage", "Mauryan", "Rome", "Kushan",
-                                                     "Iberia", "Nubia", "Hatti"][:players])]
-    game = new_game("expansion", seats, None)
+    game = expansion_game(players)
     assert game.stacks.decks == {"west": "West, 12-15 players", "east": "East, 12-15 players"}
     for block in ("west", "east"):
         for number in range(2, 10):
