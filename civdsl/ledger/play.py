@@ -96,7 +96,10 @@ class Game:
     # a player leaving (Game.leaves) changes it
     _seated: list | None = field(default=None, repr=False, compare=False)
     module: object = field(init=False, repr=False, compare=False)  # the rulebook's compiled module, read by every rule
+    # what every player's state reads of the game (its key's part, and the pieces and game facts),
+    # fixed once play starts until a player leaves
     _table_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _table_facts: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.module = self.rulebook.module
@@ -123,7 +126,7 @@ class Game:
         """The player leaves the table."""
         player.left = True
         self._seated = None
-        self._table_key = None
+        self._table_key = self._table_facts = None
 
     @property
     def pieces(self) -> dict:
@@ -141,7 +144,13 @@ class Game:
         return out
 
     def facts(self, player: Player, **extra) -> dict:
-        out = {**player.facts(self.pieces, self.game_facts()), **extra}
+        if self._table_facts is None:  # the game's part, the same for every player until one leaves
+            self._table_facts = (self.pieces, self.game_facts())
+        out = player.facts(*self._table_facts)
+        if "options" in out:  # each state's own: the kept game facts are never handed out
+            out["options"] = dict(out["options"])
+        if extra:
+            out.update(extra)
         block = self.setup_block(player)
         if block is not None:
             out.setdefault("block", block)
@@ -176,7 +185,7 @@ class Game:
     def _state_key(self, player: Player, extra: dict) -> tuple | None:
         """Everything a player's state is built from (his pieces, hand and advances, the game's
         facts), or None when a given fact cannot be part of a key."""
-        if self._table_key is None:  # what every player's state reads of the game: changed only by a player leaving
+        if self._table_key is None:
             self._table_key = (self.module, len(self._at_table()), self.ast_track, tuple(sorted(self.options.items())),
                                self.setup)
         key = (player.name, player.civilization, player.cities, player.tokens, player.ships, player.treasury,
