@@ -93,6 +93,9 @@ class _Held(tuple):
     def __eq__(self, other) -> bool:
         return tuple.__eq__(self._note(), other)
 
+    def __ne__(self, other) -> bool:
+        return tuple.__ne__(self._note(), other)
+
     def __hash__(self) -> int:
         return tuple.__hash__(self._note())
 
