@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from .. import pricing
+from .. import handvalue, pricing, sourcemap, standing
 from ..runtime import PlayerState
 from . import steps as turn_steps
 from .players import Player
@@ -213,8 +213,6 @@ class Game:
     def marker(self, player: Player, track: str) -> dict:
         """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
         and whether it moves), evaluating the requirements of the next space's epoch only."""
-        from .. import sourcemap, standing
-
         t = self.module.AST[track]
         st = self.state(player)
         with sourcemap.rules_of(self.module):
@@ -254,8 +252,6 @@ class Game:
         declares it): fixed for the game, so it is worked out once per player."""
         known = _BLOCKS.get((id(self.module), self.setup, player.civilization), _UNSET)
         if known is _UNSET:
-            from .. import handvalue
-
             known = _BLOCKS[(id(self.module), self.setup, player.civilization)] = handvalue.player_block(
                 self.module, self.state(player))
         return known

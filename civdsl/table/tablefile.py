@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import vocabulary as vocab
+from ..handvalue import player_block
 from ..errors import StateError
 from ..state import _first, hint_text, _key, short_text, _value, parse_yaml, whole_number
 
@@ -91,8 +92,6 @@ class Seat:
     def _fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact, None when not known (the block falls back
         on the civilization's, as in one-player answers)."""
-        from ..handvalue import player_block
-
         state = self.table.players[name]
         return player_block(self.table.module, state) if fact == "block" else (state.facts.get(fact) or None)
 
@@ -126,8 +125,6 @@ class Table:
     def value(self, name: str, fact: str):
         """A player's fact, or the derived fact of that name (vocabulary.DERIVED_NAMES), as a
         question about him alone reads it (an Unknown where the table does not give it)."""
-        from .. import vocabulary as vocab
-
         base = self.players[name]
         kept = self._values.get((name, fact))
         if kept is not None and kept[0] is base:
