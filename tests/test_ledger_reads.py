@@ -48,3 +48,29 @@ def test_a_rule_that_reads_the_whole_state_is_answered_again_only_for_the_same_s
     memo(state(m, players=5, cities=1))
     memo(state(m, players=5, cities=2))
     assert len(calls) == 2
+
+
+def test_every_state_of_a_recorded_game_gets_the_start_credits_its_rule_gives(monkeypatch):
+    # the memo's answer against the rule worked out afresh, for every state a replay builds (Mega
+    # Civilization: 10 credits of each colour with 5 players, none with 18, chapter 4)
+    from pathlib import Path
+
+    from civdsl.ledger import gamefile, play
+
+    built = []
+    original = play.Game._build_state
+
+    def keep(self, player, extra):
+        st = original(self, player, extra)
+        built.append((self.module, st))
+        return st
+
+    monkeypatch.setattr(play.Game, "_build_state", keep)
+    root = Path(__file__).resolve().parents[1]
+    for name in ("megaciv-5.yaml", "megaciv-18.yaml", "expansion-6.yaml", "civ1981-5.yaml"):
+        gf = gamefile.read(root / "tests" / "games" / name)
+        gamefile.replay(load(gf.setup["edition"]), gf)
+    assert len(built) > 100
+    for module, st in built:
+        plain = PlayerState(module, st.held, {k: v for k, v in st.facts.items() if k != "credits"}, st.options)
+        assert st.start_credits == pricing.start_credits(module, plain)
