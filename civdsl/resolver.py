@@ -44,30 +44,119 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = Non
     subs = registered()
     edition = Edition(id=last.edition, name=last.display_name, language=last.language, span=last.edition_span,
                       extensions={s.name: s.model() for s in subs})
+    # a house rule's bases applied before in this process (the same syntax trees): start from a
+    # copy of what they made, and apply only the files after them
+    first = len(diags.items)  # where what applying the chain reports begins, the bases' replayed
+    start, inherited = (0, {}) if memo is not None else _APPLIED.start(chain, subs, edition, diags)
     edition.files = [f.display for f in chain]
     edition.bases = [f.ast.edition for f in chain[:-1]]
     read: dict | None = None if memo is None else {}
-    for index, loaded in enumerate(chain):
+    for index, loaded in enumerate(chain[start:], start):
         _applier_class(subs)(edition, diags, is_extension=index > 0, memo=(memo, read)).apply(loaded.ast.items)
     if memo is not None:
         memo.clear()
         memo.update(read)
-    _tier_vp(edition)
+    else:
+        _APPLIED.keep(chain, subs, edition, diags.items[first:])
+    _tier_vp(edition, inherited)
     if edition.credit_policy is None and edition.advances:
         diags.error("CIV022", "the rulebook declares advances but no `credit policy`", edition.span,
                     help="add `credit policy best_group` or `credit policy per_card`")
     return edition
 
 
-def _tier_vp(edition: Edition) -> None:
+def _tier_vp(edition: Edition, inherited: dict[int, Advance]) -> None:
     """The victory points of each advance without a printed figure, as the tier rule gives them,
     and under each option's reading of the tiers where that differs (a printed figure is the
-    card's under every reading; the validator checks it against the rule)."""
-    for adv in edition.advances.values():
-        if not adv.vp_explicit:
-            adv.vp = edition.tier_vp(adv.cost)
-            adv.vp_when = [(option, vp) for option, (tiers, _, _) in edition.vp_tiers_when.items()
-                           if (vp := edition.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
+    card's under every reading; the validator checks it against the rule). An advance `inherited`
+    from a base applied before (by id) is shared with that base's edition: it is copied, not
+    edited, where this edition's tiers give it other figures."""
+    for name, adv in edition.advances.items():
+        if adv.vp_explicit:
+            continue
+        vp = edition.tier_vp(adv.cost)
+        vp_when = [(option, when) for option, (tiers, _, _) in edition.vp_tiers_when.items()
+                   if (when := edition.tier_vp(adv.cost, tiers)) is not None and when != vp]
+        if inherited.get(id(adv)) is adv:
+            if adv.vp == vp and adv.vp_when == vp_when:
+                continue
+            adv = edition.advances[name] = copy.copy(adv)
+        adv.vp, adv.vp_when = vp, vp_when
+
+
+class _AppliedBases:
+    """The editions of the chains applied last in this process, each as its files made it (before
+    the tier rule and the checks of the whole), with the diagnostics applying them gave.
+
+    A build checks each house rule after its base, and a house rule's chain begins with its
+    base's whole chain, read from the same syntax trees (loader._PARSED): its edition starts from
+    a copy of the base's and applies only its own files. The copy is one level deep (each
+    collection copied, the items in them shared): applying a file only adds, replaces or removes
+    items and never edits one it did not make (`change` edits a copy, `_editable_copy`), and the
+    passes after resolving only read the model. A base whose sub-language models hold anything is
+    applied afresh (their models are theirs to copy). Kept by the syntax trees' identity, the
+    trees kept with them."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, tuple[tuple, Edition, list]] = {}
+
+    def start(self, chain: list[LoadedFile], subs: tuple, edition: Edition,
+              diags: Diagnostics) -> tuple[int, dict[int, Advance]]:
+        """(how many files of `chain` are applied already, the advances shared by id): the
+        longest base chain kept is copied into `edition` and its diagnostics are given again."""
+        for files in range(len(chain) - 1, 0, -1):
+            asts = tuple(f.ast for f in chain[:files])
+            found = self._kept.get((subs, tuple(map(id, asts))))
+            if found is None or any(a is not b for a, b in zip(found[0], asts)):
+                continue
+            _, base, items = found
+            _fork_into(base, edition)
+            diags.items.extend(copy.copy(d) for d in items)
+            return files, {id(a): a for a in base.advances.values()}
+        return 0, {}
+
+    def keep(self, chain: list[LoadedFile], subs: tuple, edition: Edition, items: list) -> None:
+        """Keep the chain's edition as its files made it, with the diagnostics applying them gave."""
+        if any(s.declared(edition.extensions[s.name]) for s in subs if s.name in edition.extensions):
+            return
+        asts = tuple(f.ast for f in chain)
+        kept = Edition(id=edition.id, name=edition.name, language=edition.language, span=edition.span)
+        _fork_into(edition, kept)
+        if len(self._kept) >= self.KEPT:
+            del self._kept[next(iter(self._kept))]
+        self._kept[subs, tuple(map(id, asts))] = (asts, kept, [copy.copy(d) for d in items])
+
+    def forget(self) -> None:
+        self._kept.clear()
+
+
+# What an edition never takes from its base: its identity, and its sub-language models (an
+# edition is copied from a base only while those hold nothing: `_AppliedBases.keep`)
+_OWN = frozenset({"id", "name", "language", "span", "files", "bases", "extensions"})
+
+
+def _fork_into(base: Edition, edition: Edition) -> None:
+    """Give `edition` the base's declarations: each collection copied (a dict of settings by
+    option, `amounts_when`, each inner dict too), so adding to one leaves the base as it is."""
+    for f in dataclasses.fields(Edition):
+        if f.name in _OWN:
+            continue
+        value = getattr(base, f.name)
+        if f.name == "amounts_when":
+            value = {option: dict(settings) for option, settings in value.items()}
+        elif type(value) in (dict, list):
+            value = type(value)(value)
+        setattr(edition, f.name, value)
+
+
+_APPLIED = _AppliedBases()
+
+
+def forget_applied() -> None:
+    """Forget the bases applied so far (a benchmark's fresh run, a test's)."""
+    _APPLIED.forget()
 
 
 @functools.lru_cache(maxsize=4)

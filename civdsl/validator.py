@@ -35,8 +35,9 @@ _NUMBER_FACTS = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list
 def validate(ed: Edition, diags: Diagnostics, refs: Index, memo: dict | None = None) -> None:
     """Check the resolved edition; `refs` is the index of references of the chain it was resolved
     from (references.index_chain), whose uses of names are checked against it. `memo`, kept by a
-    caller that checks one buffer again and again (the language server), keeps what each
-    advance, calamity and commodity reported (`_Validator._item`)."""
+    caller that checks one buffer again and again (the language server) or the editions of one
+    build in turn (the front end: a house rule's edition shares its base's items), keeps what
+    each advance, calamity and commodity reported (`_Validator._item`)."""
     first = len(diags.items)
     v = _Validator(ed, diags, refs, memo)
     v.run()
