@@ -30,7 +30,14 @@ from ..escape import js_string
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc",
-                  "civdsl.losses": "ls", "civdsl.calamity_answer": "ca"}
+                  "civdsl.losses": "ls", "civdsl.calamity_answer": "ca",
+                  "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
+                  "civdsl.ledger.players": "lp"}
+# The game ledger's modules among them: translated and tested against Python
+# (tests/test_ledger_translated.py), and joined only to a page that keeps games
+# (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
+LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
+                            "civdsl.ledger.players"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -915,11 +922,14 @@ def aliased(js: str) -> str:
 
 
 @functools.cache
-def engine_source(short: bool = False) -> str:
+def engine_source(short: bool = False, ledger: bool = True) -> str:
     """The JavaScript of every engine module (ENGINE_MODULES), in the table's order; SHORT: with
-    short local names and helper aliases (the page's copy; Node and the tests read the long one)."""
+    short local names and helper aliases (the page's copy; Node and the tests read the long one);
+    without LEDGER: without the game ledger's modules (LEDGER_MODULES)."""
     parts = [GENERATED_MARK] + ([HELPER_ALIASES] if short else [])
     for name, prefix in ENGINE_MODULES.items():
+        if not ledger and name in LEDGER_MODULES:
+            continue
         _, text = _module_text(name)
         parts.append(f"// {name}")
         parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
