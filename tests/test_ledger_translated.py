@@ -84,7 +84,7 @@ const out = games.map((g) => {
     for (const op of g.ops) {
       const [what, args] = [op[0], dec(op[1])];
       if (what === "deal") {
-        stacks = dk_deal(module, args[0], args[1], args[2]);
+        stacks = dk_deal(module, args[0], args[1], args[2], args[3]);
         answers.push(stacks === null ? null : snapshot(stacks));
       } else if (what === "rng") {
         rngs.push(new dr_Draws(args[0]));
@@ -144,9 +144,9 @@ class _Watch:
         watch = self
         deal, init = decks.deal, draws.Draws.__init__
 
-        def watched_deal(module, players, blocks, seed):
-            watch.stacks = deal(module, players, blocks, seed)
-            watch.ops.append(["deal", _encode([players, set(blocks), seed])])
+        def watched_deal(module, players, blocks, seed, options=None):
+            watch.stacks = deal(module, players, blocks, seed, options)
+            watch.ops.append(["deal", _encode([players, set(blocks), seed, options])])
             watch.answers.append(None if watch.stacks is None else _snapshot(watch.stacks))
             return watch.stacks
 
@@ -178,8 +178,12 @@ class _Watch:
 
 
 def _module_data(module) -> dict:
-    return {"TRADE_DECKS": list(getattr(module, "TRADE_DECKS", ())), "COMMODITIES": {c: None for c in module.COMMODITIES},
-            "CONSTS": dict(module.CONSTS), "TABLES": dict(module.TABLES)}
+    """The compiled module's tables the stacks read (of each commodity, its block and the options
+    that move it)."""
+    commodities = {c: {"block": row.get("block"), "block_when": row.get("block_when")}
+                   for c, row in module.COMMODITIES.items()}
+    return {"TRADE_DECKS": list(getattr(module, "TRADE_DECKS", ())), "COMMODITIES": commodities,
+            "CONSTS": dict(module.CONSTS), "TABLES": dict(module.TABLES), "OPTIONS": dict(module.OPTIONS)}
 
 
 def test_every_recorded_game_draws_from_dealt_stacks():
