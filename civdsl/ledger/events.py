@@ -4,7 +4,6 @@ all the same), and logs each change with the rulebook line of the action behind 
 
 from __future__ import annotations
 
-
 from .. import handvalue, pricing, sourcemap
 from ..errors import StateError
 from . import steps as turn_steps
