@@ -317,3 +317,14 @@ def test_the_translated_players_read_every_recorded_games_players_as_python():
                                  copy.to_data(), p.to_data()]))
         expected.append(rows)
     assert _run_node(payload, _PLAYERS_DRIVER) == expected
+
+
+def test_the_ledgers_modules_are_engine_modules_joined_only_where_asked():
+    """A page that keeps no games carries none of the ledger's code (its weight unchanged); the
+    whole translation, which Node and the subset's tests read, has every one."""
+    assert py2es.LEDGER_MODULES <= set(py2es.ENGINE_MODULES)
+    without, whole = py2es.engine_source(ledger=False), py2es.engine_source()
+    for module in py2es.LEDGER_MODULES:
+        prefix = py2es.ENGINE_MODULES[module]
+        assert f" {prefix}_" not in without and f"// {module}\n" not in without, module
+        assert f"// {module}\n" in whole and (f"class {prefix}_" in whole or f"function {prefix}_" in whole), module
