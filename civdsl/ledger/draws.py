@@ -57,7 +57,7 @@ class Draws:
         for i, name in enumerate(names):
             if r < weights[i]:
                 return name
-            r -= weights[i]
+            r = r - weights[i]
         raise NoDraw("weights that sum to nothing")
 
     def sample(self, population: list, k: int) -> list:
