@@ -696,13 +696,15 @@ class _Module(CallTranslation):
     def _is_number(self, e, numbers: set) -> bool:
         """Whether E is surely a number (never a list, set, dict or text), NUMBERS the names that are:
         a number's + - / // % with anything is a number or an error, and so is anything's - / // a
-        number; `*` only of two numbers (a whole number times a list is a list)."""
+        number; `*` only of two numbers (a whole number times a list is a list). No engine class
+        defines an operator (special methods are outside the subset), so none can answer otherwise."""
         if isinstance(e, ast.Constant):
             return type(e.value) in (int, float, bool)
         if isinstance(e, ast.Name):
             return e.id in numbers
-        if isinstance(e, ast.Call):
-            return ast.unparse(e.func) in _NUMBER_CALLS or self.is_int(e)
+        if isinstance(e, ast.Call):  # (the module's own function of a built-in's name is not it)
+            f = ast.unparse(e.func)
+            return f in _NUMBER_CALLS and f not in self.functions and f not in self.classes
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
             return self._is_number(e.operand, numbers)
         if isinstance(e, ast.IfExp):
