@@ -4,7 +4,7 @@ the same values there, whatever else differs."""
 
 from __future__ import annotations
 
-from civdsl import pricing
+from civdsl import startcredits
 from civdsl.api import load
 from civdsl.ledger.reads import Memo, ReadingState
 from civdsl.runtime import PlayerState
@@ -17,7 +17,7 @@ def state(module, held=(), **facts):
 def test_a_rule_s_answer_is_kept_for_states_that_differ_only_where_it_does_not_read():
     m = load("megaciv").module
     calls = []
-    memo = Memo(lambda s: calls.append(1) or pricing.start_credits(m, s))
+    memo = Memo(lambda s: calls.append(1) or startcredits.start_credits(m, s))
     five = memo(state(m, ["Pottery"], players=5, treasury=3, commodities={"Ochre": 2}))
     assert five["per_group"] == 10  # chapter 4: 10 of each colour in a 5-player game
     again = memo(state(m, ["Pottery", "Mysticism"], players=5, treasury=9))
@@ -73,4 +73,4 @@ def test_every_state_of_a_recorded_game_gets_the_start_credits_its_rule_gives(mo
     assert len(built) > 100
     for module, st in built:
         plain = PlayerState(module, st.held, {k: v for k, v in st.facts.items() if k != "credits"}, st.options)
-        assert st.start_credits == pricing.start_credits(module, plain)
+        assert st.start_credits == startcredits.start_credits(module, plain)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from .. import handvalue, pricing, sourcemap, standing
+from .. import handvalue, sourcemap, standing, startcredits
 from ..runtime import PlayerState
 from . import steps as turn_steps
 from .players import Player
@@ -206,8 +206,8 @@ class Game:
         st = PlayerState(self.module, held, facts, options)
         memo = _START_CREDITS.get(self.module)
         if memo is None:
-            memo = _START_CREDITS[self.module] = Memo(functools.partial(pricing.start_credits, self.module))
-        pricing.apply_start_credits(self.module, st, memo(st))
+            memo = _START_CREDITS[self.module] = Memo(functools.partial(startcredits.start_credits, self.module))
+        startcredits.apply_start_credits(self.module, st, memo(st))
         return st
 
     def marker(self, player: Player, track: str) -> dict:

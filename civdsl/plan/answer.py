@@ -4,12 +4,12 @@ advance not bought was left out."""
 
 from __future__ import annotations
 
-from .. import pricing, runtime
+from .. import runtime, startcredits
 from ..state import StateError
 from ..unknown import number
 from .objectives import objective
 from .hand import hand_report
-from .payment import PAYING, PaymentTable
+from .payment import CHOICE_WORK, PAYING, WORK
 from .purchase import Choice, PurchaseProblem
 
 
@@ -55,7 +55,7 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
     """What the plan could not count for want of a fact: start credits without the player count,
     the trade-block value of a set without the player's block."""
     notes = []
-    start = pricing.start_credits(module, runtime.PlayerState(module, held, facts))
+    start = startcredits.start_credits(module, runtime.PlayerState(module, held, facts))
     if start is not None and start["per_group"] is None:
         notes.append("start credits are not counted: they depend on "
                      + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))
@@ -140,8 +140,8 @@ def _payment_limit(report: dict, problem: PurchaseProblem) -> None:
     could pay, the hand limit aside); stopped choosing the payment, the ranking is proven but the
     payment named may keep less than the best one."""
     pay = problem.payments
-    report["payment_work_limit"] = PaymentTable.WORK
-    report["payment_choice_limit"] = PaymentTable.CHOICE_WORK
+    report["payment_work_limit"] = WORK
+    report["payment_choice_limit"] = CHOICE_WORK
     report["payment_stopped"] = list(pay.stopped)
     if not pay.stopped:
         return
