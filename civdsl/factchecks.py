@@ -17,7 +17,7 @@ def check_ast_facts(facts: dict, civilizations: dict, tracks: dict, source: str 
     problems = _unknown_ast_names(civ, track, civilizations, tracks, source)
     position = facts.get("ast_position")
     if position is not None and not problems:
-        problems += _beyond_finish(position, civ, track, civilizations, tracks, source)
+        problems.extend(_beyond_finish(position, civ, track, civilizations, tracks, source))
     if problems:
         raise StateError("\n".join(problems))
 
@@ -65,7 +65,8 @@ def check_purchase_facts(facts: dict, module, source: str = "state") -> None:
     if facts.get("start_credits_used") and not (sc and sc["once"]):
         problems.append(f"{source}: `start_credits_used` is given, but this rulebook's start credits are "
                         + ("kept all game (not single-use)" if sc else "not declared"))
-    problems += hand_limits(facts.get("commodities") or {}, module.COMMODITIES, f"{source}: `commodities`")
+    problems.extend(hand_limits(facts.get("commodities") or {}, module.COMMODITIES,
+                                f"{source}: `commodities`"))
     if problems:
         raise StateError("\n".join(problems))
 

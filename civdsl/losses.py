@@ -38,7 +38,7 @@ def cities_supported(cities, available, rate, leave):
     left = cities
     while left > 0 and available < rate * left:
         left -= 1
-        available += leave
+        available = available + leave
     return left
 
 

@@ -60,7 +60,7 @@ def place(names: list, costs: list, groups: list, sources: list, per_card: bool,
                 stopped = "states"
         layers.append((name, states))
     if work is not None:
-        work[0] += spent[0]
+        work[0] = work[0] + spent[0]
     best = min(states, key=lambda s: (sum(s[0]), s[0]))
     gap = None if beyond is None else max(0, beyond - (sum(start[0]) - sum(best[0])))
     return _placement(layers, best, len(names)), gap, stopped
@@ -153,7 +153,7 @@ def _greedy_path(start: tuple, useful: list, order: list) -> list[tuple]:
                         best = (min(c, left[i]), i, g)
             gain, i, group = best
             if gain > 0:
-                left[i] -= gain
+                left[i] = left[i] - gain
                 chosen[i] = group
                 target[j] = i
             path.append((tuple(left), tuple(chosen)))

@@ -230,7 +230,7 @@ def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[l
     """The credit sources (each held card, then each group's free tokens) and the advances of BUYS
     with a price, in rulebook order."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
-    sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
+    sources.extend([(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a])
     return sources, _in_rulebook_order(module, [b for b in buys if module.ADVANCES[b]["cost"] is not None])
 
 
@@ -317,8 +317,8 @@ def _trade_card_problems(offers: dict, limits: list, rows: list[dict], total, tr
     sellers = ", ".join(str(s) for s in sorted(offers)) or "none"
     illegal = [{"stack": r["stack"], "why": f"no rule sells cards from stack {r['stack']} to this player "
                                             f"(stacks on sale: {sellers})"} for r in rows if r["from"] is None]
-    illegal += [{"stack": None, "why": f"{len(rows)} trade cards, but at most {cards} may be bought a turn ({doc})"}
-                for cards, doc in limits if len(rows) > cards]
+    illegal.extend([{"stack": None, "why": f"{len(rows)} trade cards, but at most {cards} may be bought a turn "
+                                           f"({doc})"} for cards, doc in limits if len(rows) > cards])
     if treasury is not None and total is not None and total > treasury:
         illegal.append({"stack": None, "why": f"{total} treasury needed, {treasury} held"})
     return illegal
@@ -400,7 +400,7 @@ def _same_turn_abilities(module, rows: list[dict]) -> None:
             target = _dearest_other(module, rows, name)
             if target is not None:
                 target["credits"].append({"from": f"{name} (one-time discount)", "amount": args["amount"]})
-                target["price"] -= args["amount"]
+                target["price"] = target["price"] - args["amount"]
         for args in ability(module, name, "free_advance"):
             target = _dearest_other(module, rows, name, args)
             if target is not None:

@@ -91,6 +91,14 @@ REFUSED = [
     ("def f(x):\n    return lambda *a: a\n", 2, "a lambda with other than plain parameters"),
     ("def f(x):\n    return math.sqrt(x)\n", 2, "math.sqrt() (not a function of the subset)"),
     ("def f(x):\n    return x.append(1)\n", 2, "the value of append() (None)"),
+    # Python extends a list (and changes a set or dict) in place where `x = x + y` makes a new one
+    ("def f(xs, ys):\n    xs += ys\n    return xs\n", 2, "`xs +=` on a value not surely a number"),
+    ("def f(xs):\n    ys = [1]\n    ys *= 2\n    return ys\n", 3, "`ys *=` on a value not surely a number"),
+    ("def f(s, t):\n    s |= t\n    return s\n", 2, "`s |=` on a value not surely a number"),
+    ("def f(xs):\n    n = 0\n    if xs:\n        n = xs\n    n += xs\n    return n\n", 5, "`n +=`"),
+    ("def f(xs):\n    n = 0\n    for n in xs:\n        pass\n    n += xs\n    return n\n", 5, "`n +=`"),
+    ("class A:\n    def m(self, more):\n        self.a += more\n", 3, "`self.a +=`"),
+    ("def f(d, k, ys):\n    d[k] += ys\n    return d\n", 2, "`d[k] +=`"),
 ]
 
 
@@ -237,7 +245,7 @@ class Box:
     def __init__(self, a, b):
         self.a, self.b = a, b
 
-    def total(self, more=0):
+    def total(self, more: int = 0):
         self.a += more
         return self.a + self.b
 
@@ -345,11 +353,27 @@ def exceptions(xs):
 
 
 def texts(xs):
-    return ", ".join(str(x) for x in xs), "".join([])
+    return ", ".join(str(x) for x in xs), "".join([]), [ord(c) for c in "".join(str(x) for x in xs) + "é✓"]
 
 
 def texts_only(xs):
     return "-".join(xs)
+
+
+def aliases(xs, a):
+    ys = list(xs)
+    zs = ys
+    zs.extend([7])
+    ws = ys
+    ws = ws + [8]
+    n = 0
+    for x in xs:
+        n += x
+    n -= a
+    d = {}
+    d[a] = 1
+    d[a] += n
+    return ys, zs, ws, n, d
 
 
 def floats(a, b):
@@ -379,7 +403,7 @@ def _arguments(name: str, rng: random.Random) -> list:
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
-        "floats": [a % 50, b % 50], "exceptions": [small], "texts": [small], "texts_only": [small],
+        "floats": [a % 50, b % 50], "aliases": [small, a], "exceptions": [small], "texts": [small], "texts_only": [small],
     }[name]
 
 

@@ -66,9 +66,9 @@ def test_clear_keeps_the_calamities_out_of_the_top_cards():
 
 def test_the_nontradable_calamity_is_the_last_card_of_its_stack():
     game = new_game()
-    import random
+    from civdsl.ledger.draws import Draws
 
-    rng = random.Random(1)
+    rng = Draws(1)
     drawn = [game.stacks.draw("west", 2, rng) for _ in range(game.stacks.count("west", 2))]
     assert drawn[-1] == "Volcanic Eruption or Earthquake" and game.stacks.draw("west", 2, rng) is None
 

@@ -25,7 +25,8 @@ from civdsl.ledger.play import CHOICE, Refused  # noqa: E402
 GAMES = {
     "megaciv-18": ("megaciv", 18, "basic", 12, None),
     "megaciv-5": ("megaciv", 5, "expert", 12, None),
-    "expansion-6": ("expansion", 6, None, 11, 11),
+    # a seed whose calamities ask no fact the policy cannot answer (a secondary victim's A.S.T. rank)
+    "expansion-6": ("expansion", 6, None, 11, 11, "expansion-6/1"),
     "civ1981-5": ("civ1981", 5, None, 11, None),
     # a seed whose turns need no two losses of one calamity name from one player (the ledger asks
     # one choice per calamity name and player)

@@ -745,7 +745,7 @@ def engine_parts(ed: Edition, module, short_names: bool = False) -> list[str]:
         if text is not None:
             parts.append(f"// ---- runtime/{name}")
             parts.append(text)
-    parts.append(engine_source(short_names))
+    parts.append(engine_source(short_names, ledger=False))  # the page keeps no games yet
     parts.append("// ---- the data of this edition (the compiled module's constants)")
     parts.append(MODEL_ROWS_JS)
     parts.append(f"const MODEL = {js_model(model_data(module))};")

@@ -12,13 +12,13 @@ factions, cards given: vocabulary.TRANSFER_KINDS) goes to the calamity's benefic
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 
 from .. import sourcemap
 from ..table.tablefile import Table
 from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
 from ..vocabulary import TRANSFER_KINDS
+from .draws import Draws
 from .play import CHOICE, ILLEGAL, Game, Refused
 
 CITY_FACTS = ("cities", "coastal_cities", "volcano_cities", "cities_adjacent_open_sea")
@@ -99,7 +99,7 @@ def _table(game: Game, calamities: list[dict]) -> Table:
 def resolve_step(game: Game, args: dict) -> None:
     held = striking(game, args)
     table = _table(game, held)
-    kept, discarded = apply_limits(table, random.Random(f"{game.seed}:{game.turn}"))
+    kept, discarded = apply_limits(table, Draws(f"{game.seed}:{game.turn}"))
     for d in discarded:
         _discard_calamity(game, d.victim, d.calamity)
         why = "a second of the same name" if d.why == "duplicate" else d.why.replace("_", " ")

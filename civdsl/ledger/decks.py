@@ -16,24 +16,24 @@ cards they draw, and drawing for them says which declaration is missing."""
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
-
-from . import steps as turn_steps
+from .draws import Draws
+from .quantities import quantity
 
 
-@dataclass
 class Stacks:
-    """The stacks of each block dealt (None: the edition's one deck), by stack number."""
+    """The stacks of each block dealt (None: the edition's one deck), by stack number: `layers`
+    what each still holds, `dealt` every card each stack was dealt (where a card goes back),
+    `decks` the name of the deck dealt for each block, `pending` the discard pile of each stack."""
 
-    layers: dict[str | None, dict[int, list[dict[str, int]]]]
-    dealt: dict[str | None, dict[int, dict[str, int]]]  # every card each stack was dealt: where a card goes back
-    decks: dict[str | None, str]  # the name of the deck dealt for each block
-    pending: dict[tuple[str | None, int], list[dict[str, int]]] = field(default_factory=dict)
-    # what each stack holds by card, all layers together: worked out when first asked and kept
-    # up to date by each card taken (a discard asks it of every block for every card)
-    _held: dict[tuple[str | None, int], dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
-    _blocks_dealt: dict[tuple[int, str], list] = field(default_factory=dict, repr=False, compare=False)
+    def __init__(self, layers: dict, dealt: dict, decks: dict, pending: dict | None = None):
+        self.layers = layers
+        self.dealt = dealt
+        self.decks = decks
+        self.pending = pending if pending is not None else {}
+        # what each stack holds by card, all layers together: worked out when first asked and kept
+        # up to date by each card taken (a discard asks it of every block for every card)
+        self._held = {}
+        self._blocks_dealt = {}
 
     def copy(self) -> "Stacks":
         return Stacks({b: {n: [dict(layer) for layer in ls] for n, ls in st.items()} for b, st in self.layers.items()},
@@ -51,12 +51,12 @@ class Stacks:
                     held[name] = held.get(name, 0) + n
         return held.get(card, 0)
 
-    def draw(self, block: str | None, number: int, rng: random.Random) -> str | None:
+    def draw(self, block: str | None, number: int, rng: Draws) -> str | None:
         """The top card of the stack (None: the stack is empty)."""
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer:
                 names = sorted(layer)
-                card = rng.choices(names, weights=[layer[n] for n in names])[0]
+                card = rng.weighted(names, [layer[n] for n in names])
                 _remove(layer, card)
                 self._taken(block, number, card)
                 return card
@@ -87,7 +87,7 @@ class Stacks:
             return
         missing = {b: self.dealt[b][number][card] - self.holds(b, number, card)
                    - sum(x.get(card, 0) for x in self.pending.get((b, number), ())) for b in blocks}
-        self._to_pile(max(blocks, key=lambda b: (missing[b], b == own_block)), number, card, nontradable)
+        self._to_pile(max(blocks, key=lambda b: (missing[b], 1 if b == own_block else 0)), number, card, nontradable)
 
     def _dealt_to(self, number: int, card: str) -> list:
         """The blocks whose stack NUMBER was dealt the card (what was dealt never changes)."""
@@ -104,7 +104,7 @@ class Stacks:
     def end_turn(self) -> None:
         for (block, number), (rest, nontradable) in sorted(self.pending.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
             stack = self.layers.setdefault(block, {}).setdefault(number, [])
-            stack += [layer for layer in (rest, nontradable) if layer]
+            stack.extend([layer for layer in (rest, nontradable) if layer])
         self.pending = {}
         self._held = {}
 
@@ -133,7 +133,7 @@ def deal(module, players: int, blocks: set[str | None], seed: int, options: dict
     decks = [d for d in decks_for(module, players) if d["block"] is None or d["block"] in blocks]
     if not decks:
         return None
-    rng = random.Random(f"{seed}:deal")
+    rng = Draws(f"{seed}:deal")
     layers: dict = {}
     dealt: dict = {}
     for d in decks:
@@ -145,9 +145,9 @@ def deal(module, players: int, blocks: set[str | None], seed: int, options: dict
                 counts = {name: n for name, n in layer["cards"] if _of_reading(module, name, block, options or {})}
                 for name, n in counts.items():
                     cards[name] = cards.get(name, 0) + n
-                clear = turn_steps.quantity(module, layer["clear"], players) if layer["clear"] != "players" \
+                clear = quantity(module, layer["clear"], players) if layer["clear"] != "players" \
                     else players
-                out += _cleared(module, counts, clear or 0, rng)
+                out.extend(_cleared(module, counts, clear or 0, rng))
     return Stacks(layers, dealt, {d["block"]: d["name"] for d in decks})
 
 
@@ -165,7 +165,7 @@ def _of_reading(module, card: str, block: str | None, options: dict) -> bool:
     return own == block
 
 
-def _cleared(module, counts: dict[str, int], clear: int, rng: random.Random) -> list[dict[str, int]]:
+def _cleared(module, counts: dict[str, int], clear: int, rng: Draws) -> list[dict[str, int]]:
     """A layer as dealt: with `clear`, that many of its commodity cards on top of the rest."""
     if not clear:
         return [counts]

@@ -4,11 +4,10 @@ all the same), and logs each change with the rulebook line of the action behind 
 
 from __future__ import annotations
 
-import random
-
 from .. import handvalue, pricing, sourcemap
 from ..errors import StateError
 from . import steps as turn_steps
+from .draws import Draws
 from .play import CHOICE, ILLEGAL, Game, Refused
 
 # each event, in the words `game show` uses for what a step expects
@@ -286,7 +285,7 @@ def _draw_for(game: Game, p, reach: int, seed: int, args: dict) -> list[str]:
     if empty is not None:
         empty = _card_names(game, [empty], "seed")[0]
     block = _stack_block(game, p)
-    rng = random.Random(f"{seed}:{p.name}")
+    rng = Draws(f"{seed}:{p.name}")
     cards = []
     for number in range(1, reach + 1):
         card = game.stacks.draw(block, number, rng)
@@ -355,7 +354,7 @@ def _bought_for(game: Game, p, numbers: list[int], seed: int) -> list[str]:
                       "ledger cannot draw for them: name the cards bought (buy-cards PLAYER CARD...)", field="seed")
     empty = turn_steps.actions(game.current).get("draw_trade_cards", {}).get("empty")
     block = _stack_block(game, p)
-    rng = random.Random(f"{seed}:{p.name}:buy")
+    rng = Draws(f"{seed}:{p.name}:buy")
     drawn = [game.stacks.draw(block, n, rng) or empty for n in numbers]
     return _card_names(game, [c for c in drawn if c is not None], "stacks")
 

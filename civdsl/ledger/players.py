@@ -3,23 +3,26 @@ rules read from it (runtime.PlayerState facts, vocabulary.FACTS)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
-
-@dataclass
 class Player:
-    name: str
-    civilization: str | None = None
-    cities: int = 0
-    tokens: int = 0
-    ships: int = 0
-    treasury: int = 0
-    ast_position: int = 0
-    advances: list[str] = field(default_factory=list)
-    cards: dict[str, int] = field(default_factory=dict)  # commodity cards in hand, by name
-    # calamity cards in hand: (name, the player who traded it to him, or None when he drew it)
-    calamities: list[tuple[str, str | None]] = field(default_factory=list)
-    left: bool = False  # the player has left the game
+    """`cards`: the commodity cards in hand, by name; `calamities`: the calamity cards in hand,
+    each (name, the player who traded it to him, or None when he drew it); `left`: the player has
+    left the game."""
+
+    def __init__(self, name: str, civilization: str | None = None, cities: int = 0, tokens: int = 0, ships: int = 0,
+                 treasury: int = 0, ast_position: int = 0, advances: list | None = None, cards: dict | None = None,
+                 calamities: list | None = None, left: bool = False):
+        self.name = name
+        self.civilization = civilization
+        self.cities = cities
+        self.tokens = tokens
+        self.ships = ships
+        self.treasury = treasury
+        self.ast_position = ast_position
+        self.advances = advances if advances is not None else []
+        self.cards = cards if cards is not None else {}
+        self.calamities = calamities if calamities is not None else []
+        self.left = left
 
     def copy(self) -> "Player":
         return Player(self.name, self.civilization, self.cities, self.tokens, self.ships, self.treasury,
@@ -43,8 +46,8 @@ class Player:
         board, in stock (the pieces left off the board and, for tokens, out of the treasury), in
         treasury and in hand, and the game's facts (players, track, scenario)."""
         out = {"cities": self.cities, "tokens": self.tokens, "ships": self.ships, "treasury": self.treasury,
-               "ast_position": self.ast_position, "holds": list(self.advances), "commodities": dict(self.cards),
-               **game}
+               "ast_position": self.ast_position, "holds": list(self.advances), "commodities": dict(self.cards)}
+        out.update(game)
         if self.civilization:
             out["civilization"] = self.civilization
         if pieces.get("cities") is not None:

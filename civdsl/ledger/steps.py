@@ -3,6 +3,8 @@ does (phase actions), and the quantities those actions read."""
 
 from __future__ import annotations
 
+from .quantities import pieces, quantity  # noqa: F401 (the steps' quantities, read through this module)
+
 # actions that run by themselves when the game reaches their step (no player enters anything);
 # `alter_ast` runs when its step ends, after any move the players enter where the rules cannot tell
 # the events each phase action lets players enter in its step
@@ -46,25 +48,3 @@ def all_of(step: dict, kind: str) -> list[dict]:
 
 def takes_events(step: dict) -> bool:
     return any(k in EVENTS_OF_ACTION for k, _, _ in step["actions"])
-
-
-def quantity(module, value, players: int) -> int | None:
-    """A phase action's quantity: a number, a constant, or a table read at the number of players
-    (None: not declared, or the table has no band for this many players)."""
-    if value is None or isinstance(value, int):
-        return value
-    if value in module.CONSTS:
-        return module.CONSTS[value]
-    table = module.TABLES.get(value)
-    if table is None:
-        return None
-    return next((v for low, high, v in table if players >= low and (high is None or players <= high)), None)
-
-
-def pieces(module, players: int) -> dict:
-    """The pieces each player has, as the turn's first census with quantities declares them."""
-    for step in steps(module):
-        for kind, args, _ in step["actions"]:
-            if kind == "census" and any(v is not None for v in args.values()):
-                return {k: quantity(module, v, players) for k, v in args.items()}
-    return {"cities": None, "tokens": None, "ships": None}

@@ -670,7 +670,7 @@ class PaymentTable:
                 codes = [g for g in codes if g % 4 != _GAVE]
             # a group this far below the top cannot step past the cap: its moves need no test
             safe, width = top - max(max(s, default=0) for s in steps), span * 4
-            work[0] += len(codes) * max(len(s) for s in steps)  # at most this many moves of groups
+            work[0] = work[0] + len(codes) * max(len(s) for s in steps)  # at most this many moves of groups
             self._check(work)
             met: dict = {}  # each code where first met
             for g in codes:
@@ -705,7 +705,7 @@ class PaymentTable:
             if choice is not None and rank > choice[0][:2]:
                 continue
             moves = self._turned_in(layers, key)
-            rank += _tie_break(moves)
+            rank = rank + _tie_break(moves)
             if choice is None or rank < choice[0]:
                 choice = (rank, key[0], t, wealth, moves)
         return choice

@@ -142,7 +142,7 @@ class SameTurnMachine:
         `name` are above 0 at their base price: an advance of price 0 is never remembered.)"""
         eligible = self.abilities[j][3]
         cands = [(p, m, False) for m, p in mods.items() if p > 0 and m in eligible]
-        cands += [(self.base[x], x, True) for x in (u, name) if x in eligible and x not in mods]
+        cands.extend([(self.base[x], x, True) for x in (u, name) if x in eligible and x not in mods])
         return max(cands, default=None)
 
     def _land(self, j: int, price, target: str, mods: dict) -> Any:
@@ -175,7 +175,7 @@ class SameTurnMachine:
             if not _decided(best, b, name):
                 self._wait(live[at + 1:], name, us, mods)  # every later ability waits behind it
                 break
-            delta += self._land(j, best[0], best[1], mods)
+            delta = delta + self._land(j, best[0], best[1], mods)
             opens[j], us[j] = False, None
         return self._compact(opens, us, mods), delta
 
@@ -398,8 +398,8 @@ def _least_price(rows: list[tuple], need, price) -> Any:
     for value, cost in rows:
         if value >= need:
             return price + math.floor(Fraction(cost) * Fraction(need) / Fraction(value))
-        price += cost
-        need -= value
+        price = price + cost
+        need = need - value
     return None
 
 
@@ -749,10 +749,10 @@ class _Bound:
             left = room
             for v, b in self.rows:
                 if b <= left:
-                    got += v
-                    left -= b
+                    got = got + v
+                    left = left - b
                 else:
-                    got += float(v) * max(0, left) / b
+                    got = got + float(v) * max(0, left) / b
                     break
             self.memo[room] = got
         return got

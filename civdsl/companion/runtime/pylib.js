@@ -286,6 +286,12 @@ function pyLen(x) {
   throw new RuleError("TypeError", pyRepr(x) + " has no len()");
 }
 
+// ord() of one character: its code point
+function pyOrd(c) {
+  if (typeof c !== "string" || Array.from(c).length !== 1) throw new RuleError("TypeError", "ord() of " + pyRepr(c));
+  return c.codePointAt(0);
+}
+
 function pyIn(x, xs) {
   if (xs instanceof PySet || xs instanceof PyDict) return xs.has(x);
   if (typeof xs === "string") return xs.indexOf(x) >= 0;

@@ -1,0 +1,330 @@
+"""The ledger's modules the page runs, translated by py2es, answer as Python does.
+
+Every recorded game (tests/games/) is replayed in Python with its trade-card stacks watched: the
+deal, every card drawn with a seed, taken by name, given back, and every turn's end. The same
+calls are then made in Node on the translated stacks (`dk_deal`, `dk_Stacks`, `dr_Draws`), and
+each answer and the stacks after each turn must be Python's. The seeded generator itself is
+checked against Python on many seeds. The Node half skips without node.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from civdsl.api import load
+from civdsl.companion import py2es
+from civdsl.ledger import decks, draws, gamefile
+from companion_harness import NODE, node_available
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
+GAMES = sorted((ROOT / "tests" / "games").glob("*.yaml"))
+LEDGER_MODULES = tuple(m for m in py2es.ENGINE_MODULES if m in py2es.LEDGER_MODULES)
+needs_node = pytest.mark.skipif(not node_available(), reason="node is not installed")
+
+
+def _encode(v):
+    """A Python value as tagged JSON, read back by the driver's `dec` into the page's values."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, Fraction):
+        return {"frac": [str(v.numerator), str(v.denominator)]}
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    if isinstance(v, (list, tuple)):
+        return [_encode(x) for x in v]
+    if isinstance(v, dict):
+        return {"dict": [[_encode(k), _encode(x)] for k, x in v.items()]}
+    if isinstance(v, (set, frozenset)):
+        return {"set": sorted((_encode(x) for x in v), key=json.dumps)}
+    raise TypeError(type(v))
+
+
+_DRIVER = r"""
+"use strict";
+const fs = require("fs");
+const games = JSON.parse(fs.readFileSync(0, "utf8"));
+function dec(v) {
+  if (Array.isArray(v)) return v.map(dec);
+  if (v !== null && typeof v === "object") {
+    if ("int" in v) return Number(v.int);
+    if ("frac" in v) return pyFraction(Number(v.frac[0]), Number(v.frac[1]));
+    if ("float" in v) return pyFloat(Number(v.float));
+    if ("dict" in v) return pyDict(v.dict.map(([k, x]) => [dec(k), dec(x)]));
+    if ("set" in v) return pySetOf(v.set.map(dec));
+  }
+  return v;
+}
+function enc(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "boolean" || typeof v === "string") return v;
+  if (typeof v === "number") return {int: String(v)};
+  if (Array.isArray(v)) return v.map(enc);
+  if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
+  return {unknown: String(v)};
+}
+function snapshot(stacks) {
+  return enc([stacks.layers, stacks.pending, stacks.to_data()]);
+}
+const out = games.map((g) => {
+  const module = {};  // the compiled module's tables as its attributes, as engineModule() gives them
+  for (const [name, table] of dec(g.module).items()) module[name] = table;
+  const rngs = [];
+  const answers = [];
+  let stacks = null;
+  try {
+    for (const op of g.ops) {
+      const [what, args] = [op[0], dec(op[1])];
+      if (what === "deal") {
+        stacks = dk_deal(module, args[0], args[1], args[2], args[3]);
+        answers.push(stacks === null ? null : snapshot(stacks));
+      } else if (what === "rng") {
+        rngs.push(new dr_Draws(args[0]));
+      } else if (what === "draw") {
+        answers.push(enc(stacks.draw(args[0], args[1], rngs[args[2]])));
+      } else if (what === "take") {
+        answers.push(enc(stacks.take(args[0], args[1], args[2])));
+      } else if (what === "give_back") {
+        answers.push(enc(stacks.give_back(args[0], args[1], args[2], args[3])));
+      } else if (what === "end_turn") {
+        stacks.end_turn();
+        answers.push(snapshot(stacks));
+      }
+    }
+    answers.push(stacks === null ? null : snapshot(stacks));
+  } catch (exc) {
+    answers.push({crash: String(exc && exc.stack || exc)});
+  }
+  return answers;
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _ledger_js() -> str:
+    runtime = "\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in ("core.js", "pylib.js"))
+    parts = []
+    for module in LEDGER_MODULES:
+        origin, text = py2es._module_text(module)
+        parts.append(py2es.translate_source(text, Path(origin).name, py2es.ENGINE_MODULES[module], qualified=module))
+    return runtime + "\n" + "\n".join(parts)
+
+
+def _run_node(payload, driver: str = _DRIVER) -> list:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ledger.js"
+        path.write_text(_ledger_js() + driver, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps(payload), capture_output=True, text=True,
+                              timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def _snapshot(stacks) -> list:
+    return _encode([stacks.layers, stacks.pending, stacks.to_data()])
+
+
+class _Watch:
+    """The calls a replay makes on the game's stacks, with Python's answers."""
+
+    def __init__(self, monkeypatch):
+        self.ops: list = []
+        self.answers: list = []
+        self.rngs: dict[int, int] = {}
+        self.kept: list = []  # the generators seen (their ids stay theirs)
+        self.stacks = None
+        watch = self
+        deal, init = decks.deal, draws.Draws.__init__
+
+        def watched_deal(module, players, blocks, seed, options=None):
+            watch.stacks = deal(module, players, blocks, seed, options)
+            watch.ops.append(["deal", _encode([players, set(blocks), seed, options])])
+            watch.answers.append(None if watch.stacks is None else _snapshot(watch.stacks))
+            return watch.stacks
+
+        def watched_init(rng, seed):
+            init(rng, seed)
+            watch.rngs[id(rng)] = len(watch.kept)
+            watch.kept.append(rng)
+            watch.ops.append(["rng", _encode([str(seed)])])
+
+        monkeypatch.setattr(decks, "deal", watched_deal)
+        monkeypatch.setattr(draws.Draws, "__init__", watched_init)
+        for name in ("draw", "take", "give_back", "end_turn"):
+            monkeypatch.setattr(decks.Stacks, name, self._method(getattr(decks.Stacks, name), name))
+
+    def _method(self, method, name):
+        watch = self
+
+        def watched(stacks, *args):
+            answer = method(stacks, *args)
+            if stacks is not watch.stacks:
+                return answer  # a copy's (a refused event's): not the game's stacks
+            if name == "draw":
+                watch.ops.append(["draw", _encode([args[0], args[1], watch.rngs[id(args[2])]])])
+            else:
+                watch.ops.append([name, _encode(list(args))])
+            watch.answers.append(_snapshot(stacks) if name == "end_turn" else _encode(answer))
+            return answer
+        return watched
+
+
+def _module_data(module) -> dict:
+    """The compiled module's tables the stacks read (of each commodity, its block and the options
+    that move it)."""
+    commodities = {c: {"block": row.get("block"), "block_when": row.get("block_when")}
+                   for c, row in module.COMMODITIES.items()}
+    return {"TRADE_DECKS": list(getattr(module, "TRADE_DECKS", ())), "COMMODITIES": commodities,
+            "CONSTS": dict(module.CONSTS), "TABLES": dict(module.TABLES), "OPTIONS": dict(module.OPTIONS)}
+
+
+def test_every_recorded_game_draws_from_dealt_stacks():
+    """The differential test below is about something: most recorded games keep stacks."""
+    kept = [p.stem for p in GAMES if gamefile.replay(load(gamefile.read(p).setup["edition"]), gamefile.read(p)).stacks]
+    assert len(kept) >= 4, kept
+
+
+@needs_node
+def test_the_translated_stacks_replay_every_recorded_game_as_python(monkeypatch):
+    payload, expected = [], []
+    for path in GAMES:
+        with monkeypatch.context() as m:
+            watch = _Watch(m)
+            gf = gamefile.read(path)
+            rb = load(gf.setup["edition"])
+            game = gamefile.replay(rb, gf)
+        assert [op[0] for op in watch.ops].count("deal") == 1, path.name
+        payload.append({"module": _encode(_module_data(rb.module)), "ops": watch.ops})
+        expected.append(watch.answers + [None if game.stacks is None else _snapshot(game.stacks)])
+    got = _run_node(payload)
+    for path, want, have in zip(GAMES, expected, got):
+        assert len(have) == len(want), (path.name, have[-1])
+        for i, (a, b) in enumerate(zip(want, have)):
+            assert a == b, f"{path.name}: answer {i} differs"
+
+
+@needs_node
+def test_the_translated_generator_draws_as_python():
+    seeds = [0, 1, 7, "7:anna", "1259932357:chloe:buy", "", "é✓", 2 ** 31 - 1]
+    rng = draws.Draws("seeds")
+    seeds += [rng.randrange(2 ** 31 - 2) for _ in range(40)]
+    sizes = [1, 2, 3, 7, 10, 100, 1000, 2 ** 30 + 1, 2 ** 31 - 2]
+    want = []
+    for s in seeds:
+        r = draws.Draws(s)
+        want.append([r.randrange(n) for n in sizes] + [r.weighted(["a", "b", "c"], [1, 0, 5]),
+                                                        r.sample(list(range(20)), 7)])
+    script = _ledger_js() + r"""
+const fs = require("fs");
+const seeds = JSON.parse(fs.readFileSync(0, "utf8"));
+const sizes = %s;
+process.stdout.write(JSON.stringify(seeds.map((s) => {
+  const r = new dr_Draws(s);
+  return sizes.map((n) => r.randrange(n)).concat([r.weighted(["a", "b", "c"], [1, 0, 5]),
+    r.sample(pyList(pyRange(20)), 7)]);
+})));
+""" % json.dumps(sizes)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "draws.js"
+        path.write_text(script, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps(seeds), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == want
+
+
+def test_a_draw_is_uniform_and_refuses_nothing_to_draw_from():
+    r = draws.Draws("uniform")
+    counts = [0] * 6
+    for _ in range(6000):
+        counts[r.randrange(6)] += 1
+    assert all(850 < c < 1150 for c in counts), counts  # each within 5 standard deviations of 1,000
+    with pytest.raises(draws.NoDraw):
+        r.randrange(0)
+    with pytest.raises(draws.NoDraw):
+        r.randrange(2 ** 31 - 1)  # past the span: no uniform draw (never a loop without end)
+    with pytest.raises(draws.NoDraw):
+        r.weighted(["a"], [0])
+    assert sorted(r.sample(list(range(10)), 10)) == list(range(10))
+    assert draws.Draws("7:anna").randrange(1000) == draws.Draws("7:anna").randrange(1000)
+    assert draws.Draws("7:anna").randrange(10 ** 6) != draws.Draws("7:bruno").randrange(10 ** 6)
+
+
+_PLAYERS_DRIVER = r"""
+"use strict";
+const games = JSON.parse(require("fs").readFileSync(0, "utf8"));
+function dec(v) {
+  if (Array.isArray(v)) return v.map(dec);
+  if (v !== null && typeof v === "object") {
+    if ("int" in v) return Number(v.int);
+    if ("dict" in v) return pyDict(v.dict.map(([k, x]) => [dec(k), dec(x)]));
+  }
+  return v;
+}
+function enc(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "boolean" || typeof v === "string") return v;
+  if (typeof v === "number") return {int: String(v)};
+  if (Array.isArray(v)) return v.map(enc);
+  if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
+  return {unknown: String(v)};
+}
+process.stdout.write(JSON.stringify(games.map((g) => {
+  const [pieces, facts] = [dec(g.pieces), dec(g.game)];
+  return g.players.map((args) => {
+    const p = new lp_Player(...dec(args));
+    const copy = p.copy();
+    const cards = pySorted(p.cards, null, false);
+    copy.take_cards(cards);
+    copy.give_cards(cards.concat(cards));
+    return enc([p.to_data(), p.facts(pieces, facts), p.card_count(), p.tokens_in_stock(pieces), copy.to_data(),
+                p.to_data()]);
+  });
+})));
+"""
+
+
+def _player_args(p) -> list:
+    return [p.name, p.civilization, p.cities, p.tokens, p.ships, p.treasury, p.ast_position, list(p.advances),
+            dict(p.cards), [list(c) for c in p.calamities], p.left]
+
+
+@needs_node
+def test_the_translated_players_read_every_recorded_games_players_as_python():
+    """Each player at the end of each recorded game: his facts for a rule, his stock, his data,
+    and a copy whose hand changes while his does not."""
+    payload, expected = [], []
+    for path in GAMES:
+        gf = gamefile.read(path)
+        game = gamefile.replay(load(gf.setup["edition"]), gf)
+        pieces, facts = game.pieces, game.game_facts()
+        payload.append({"pieces": _encode(pieces), "game": _encode(facts),
+                        "players": [_encode(_player_args(p)) for p in game.players.values()]})
+        rows = []
+        for p in game.players.values():
+            copy = p.copy()
+            cards = sorted(p.cards)
+            copy.take_cards(cards)
+            copy.give_cards(cards + cards)
+            rows.append(_encode([p.to_data(), p.facts(pieces, facts), p.card_count(), p.tokens_in_stock(pieces),
+                                 copy.to_data(), p.to_data()]))
+        expected.append(rows)
+    assert _run_node(payload, _PLAYERS_DRIVER) == expected
+
+
+def test_the_ledgers_modules_are_engine_modules_joined_only_where_asked():
+    """A page that keeps no games carries none of the ledger's code (its weight unchanged); the
+    whole translation, which Node and the subset's tests read, has every one."""
+    assert py2es.LEDGER_MODULES <= set(py2es.ENGINE_MODULES)
+    without, whole = py2es.engine_source(ledger=False), py2es.engine_source()
+    for module in py2es.LEDGER_MODULES:
+        prefix = py2es.ENGINE_MODULES[module]
+        assert f" {prefix}_" not in without and f"// {module}\n" not in without, module
+        assert f"// {module}\n" in whole and (f"class {prefix}_" in whole or f"function {prefix}_" in whole), module
