@@ -5,7 +5,7 @@ Mega Civilization states.
     python benchmarks/bench_companion_plan.py [--states 200] [--seed 12] [--repeat 5]
 
 Times are CPU times (Node's process.cpuUsage, Python's process_time: the machine may be busy).
-For each stress state of benchmarks/bench_planner.py (`--stress` there) it prints the time of one
+For each stress state of benchmarks/bench_planner.py (`--stress` there, the strict credits' too) it prints the time of one
 `civdsl.plan(state, options)` call of the generated engine in Node (the least of `--repeat` runs
 after one warm-up run; the first, cold run too) and of one `answer.plan` call in Python, with
 their ratio; then the median, 90th percentile and worst times of both engines over `--states`
@@ -99,10 +99,11 @@ def stress(repeat: int) -> list[dict]:
     spec.loader.exec_module(bench)
     flags = {"objective_spec": "objective", "explain": "explain"}
     rows = []
-    for name, rid, state, options in bench.STRESS:
+    for name, rid, state, options in bench.STRESS + bench.SINGLE_USE_STRESS:
         rb = civdsl.load(rid)
         st = bench.stress_state(rb.module, state)
-        query = {"command": "plan", "state": st, "options": {flags[k]: v for k, v in options.items()}}
+        options = {k: v for k, v in options.items() if k != "stops"}  # the bench's mark, no option
+        query = {"command": "plan", "state": st, "options": {flags.get(k, k): v for k, v in options.items()}}
         [js] = node_times(rid, [query], repeat)
         py = python_time(lambda: answer.plan(rb, dict(st), **options), min(repeat, 3))
         rows.append({"case": name, "node": js["best"], "node_cold": js["cold"], "python": py,

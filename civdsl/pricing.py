@@ -42,7 +42,7 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     return {
         "policy": module.CREDIT_POLICY,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
-        "items": rows,
+        "items": [_answer_row(r) for r in rows],
         "acquired": acquired_with(module, holds, buys),
         "total": total,
         # False where the single-use placement stopped at SINGLE_USE_PLACEMENT_CAP short of a
@@ -54,33 +54,51 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         "total_at_least": least,
         # where the answer is not complete, the declared limit that stopped the placement
         "stopped": None if complete else _placement_limit(stopped),
-        "unknown": [r["advance"] for r in rows if r["price"] is None],
+        "unknown": [r[_ADVANCE] for r in rows if r[_PRICE] is None],
         "treasury_value": _treasury_value(module, holds),
     }
 
 
+# A row of `_priced`: [advance, printed cost, credits as (from, amount) pairs, price left] (a list,
+# not the answer's dict: the planner prices thousands of sets, and the page's copy of a Python dict
+# costs a hash per field read); `_answer_row` makes the answer's row of it.
+_ADVANCE = 0
+_PRINTED = 1
+_CREDITS = 2
+_PRICE = 3
+
+
+def _answer_row(row: list) -> dict:
+    """The answer's row of a `_priced` row."""
+    credits = [{"from": source, "amount": amount} for source, amount in row[_CREDITS]]
+    if row[_PRINTED] is None:
+        return {"advance": row[_ADVANCE], "printed": None, "credits": credits, "price": None,
+                "note": "the printed cost is unknown in this rulebook"}
+    return {"advance": row[_ADVANCE], "printed": row[_PRINTED], "credits": credits, "price": row[_PRICE]}
+
+
 def _priced(module, holds: list, buys: list, extra_credits: dict | None, work: list | None) -> tuple:
-    """What `prices` and `purchase_total` share: the rows after every step, their total, whether
-    the answer is the full search's (complete), the least total any placement pays and the limit
-    that stopped the single-use placement ("states", "work" or None)."""
+    """What `prices` and `purchase_total` share: the rows after every step (`_ADVANCE`...), their
+    total, whether the answer is the full search's (complete), the least total any placement pays
+    and the limit that stopped the single-use placement ("states", "work" or None)."""
     if "single_use" in getattr(module, "CREDIT_VARIANTS", ()):
         rows, gap, stopped = _single_use_rows(module, holds, buys, extra_credits or {}, work)
     else:
         rows, gap, stopped = _policy_rows(module, holds, buys, extra_credits or {}), None, None
     # after the credits, before what follows (only a capped placement's least price reads it)
-    placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
+    placed = sum_if_known(r[_PRICE] for r in rows) if gap is not None else None
     # what follows may take more off another placement than off the one found (it lands on the
     # dearest advance): where the placement stopped at its cap, the least price allows for it
-    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
+    taken = 0 if gap is None else _most_taken(module, [r[_ADVANCE] for r in rows if r[_PRICE] is not None],
                                               holds, buys)
     # an advance a held or bought card acquires automatically costs nothing; this comes first, so
     # a one-time discount of the same purchase goes to an advance that is still paid for
     _acquired_automatically(module, rows, holds + buys)
     _same_turn_abilities(module, rows)
     for row in rows:
-        if row["price"] is not None:
-            row["price"] = max(0, row["price"])
-    total = sum_if_known(r["price"] for r in rows)
+        if row[_PRICE] is not None:
+            row[_PRICE] = max(0, row[_PRICE])
+    total = sum_if_known(r[_PRICE] for r in rows)
     complete = gap is None or (gap == 0 and not taken)
     return rows, total, complete, _least_total(total, placed, gap, taken), stopped
 
@@ -124,31 +142,30 @@ def _treasury_value(module, holds: list) -> int:
     return max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
 
 
-def _price_row(name: str, adv: dict, credits: list[dict]) -> dict:
-    """One advance's row: its printed cost, the credits it takes and the price left."""
-    if adv["cost"] is None:
-        return {"advance": name, "printed": None, "credits": [], "price": None,
-                "note": "the printed cost is unknown in this rulebook"}
-    return {"advance": name, "printed": adv["cost"], "credits": credits,
-            "price": adv["cost"] - sum(c["amount"] for c in credits)}
+def _price_row(name: str, adv: dict, credits: list[tuple]) -> list:
+    """One advance's row (`_ADVANCE`...): its printed cost, the credits it takes and the price left."""
+    cost = adv["cost"]
+    if cost is None:
+        return [name, None, [], None]
+    return [name, cost, credits, cost - sum(amount for _, amount in credits)]
 
 
-def _best_group_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[dict]:
+def _best_group_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[tuple]:
     """`best_group`: the group credit tokens of the advance's best group, plus each held card's
     specific credit toward it."""
     out = []
     if adv["groups"]:
         best = max(adv["groups"], key=lambda g: (pool.get(g, 0), -adv["groups"].index(g)))
         if pool.get(best, 0):
-            out.append({"from": f"{best} credits", "amount": pool[best]})
+            out.append((f"{best} credits", pool[best]))
     for held in holds:
         amount = module.ADVANCES[held]["specific"].get(name, 0)
         if amount:
-            out.append({"from": held, "amount": amount})
+            out.append((held, amount))
     return out
 
 
-def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[dict]:
+def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[tuple]:
     """`per_card`: each held card's larger credit (group or specific), plus the free credit tokens
     of the advance's groups."""
     out = []
@@ -159,10 +176,10 @@ def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> 
         amount = max(group_part, special)
         if amount:
             kind = "special credit" if special >= group_part else "group credit"
-            out.append({"from": f"{held} ({kind})", "amount": amount})
+            out.append((f"{held} ({kind})", amount))
     for g, amount in pool.items():
         if g in adv["groups"] and amount:
-            out.append({"from": f"{g} credits", "amount": int(amount)})
+            out.append((f"{g} credits", int(amount)))
     return out
 
 
@@ -170,7 +187,7 @@ class UnknownCreditPolicy(Exception):
     """A compiled module whose credit policy this engine does not know (the validator admits none)."""
 
 
-def _policy_credits(module, holds: list, name: str, adv: dict, pool: dict | None) -> list[dict]:
+def _policy_credits(module, holds: list, name: str, adv: dict, pool: dict | None) -> list[tuple]:
     """The credits an advance takes under the module's credit policy, from POOL (_policy_pool)."""
     if module.CREDIT_POLICY == "best_group":
         return _best_group_credits(module, holds, name, adv, pool)
@@ -185,7 +202,7 @@ def _policy_pool(module, holds: list, extra: dict | None) -> dict:
     return group_credits(module, holds, extra) if module.CREDIT_POLICY == "best_group" else extra or {}
 
 
-def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[dict]:
+def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[list]:
     """The rows of the usual reading: every credit counts toward every advance of the turn."""
     pool = _policy_pool(module, holds, extra_credits)
     rows = []
@@ -195,19 +212,19 @@ def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[
     return rows
 
 
-def _acquired_automatically(module, rows: list[dict], sources: list) -> None:
+def _acquired_automatically(module, rows: list[list], sources: list) -> None:
     """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
     acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
     for row in rows:
-        adv = module.ADVANCES[row["advance"]]
+        adv = module.ADVANCES[row[_ADVANCE]]
         for source, args in acquirers:
-            if source != row["advance"] and row["price"] and _covered(adv, args):
-                row["credits"].append({"from": f"{source} (acquired automatically)", "amount": row["price"]})
-                row["price"] = 0
+            if source != row[_ADVANCE] and row[_PRICE] and _covered(adv, args):
+                row[_CREDITS].append((f"{source} (acquired automatically)", row[_PRICE]))
+                row[_PRICE] = 0
 
 
 def _single_use_rows(module, holds: list, buys: list, extra: dict,
-                     work: list | None = None) -> tuple[list[dict], int, str]:
+                     work: list | None = None) -> tuple[list[list], int, str]:
     """The strict reading (variant `single_use`): each held card's credit, and each group's free
     credit tokens, count toward one advance of the turn only. Under `best_group` a card gives an
     advance its credit in the group the advance is discounted by (a dual-group advance is
@@ -284,7 +301,7 @@ def _place_single_use_credits(module, sources: list, priced: list,
     names, costs, groups, per_card = _placement_problem(module, priced)
     found, gap, stopped = place(names, costs, groups, sources, per_card, SINGLE_USE_PLACEMENT_CAP,
                                 SINGLE_USE_PLACEMENT_WORK, work)
-    given = {name: [{"from": f"{source} (single use)", "amount": amount} for source, amount in credits]
+    given = {name: [(f"{source} (single use)", amount) for source, amount in credits]
              for name, credits in zip(priced, found)}
     return given, gap, stopped
 
@@ -389,31 +406,39 @@ def acquired_with(module, holds, buys) -> list[dict]:
     return out
 
 
-def _same_turn_abilities(module, rows: list[dict]) -> None:
+def _same_turn_abilities(module, rows: list[list]) -> None:
     """The one-time discounts and free advances an advance bought this turn gives another
     advance of the same purchase: the dearest one still paid for (and eligible)."""
     for row in rows:
-        name = row["advance"]
+        name = row[_ADVANCE]
         if not module.ADVANCES[name]["abilities"]:
             continue  # most advances carry no ability, and the planner prices thousands of sets
         for args in ability(module, name, "discount"):
             target = _dearest_other(module, rows, name)
             if target is not None:
-                target["credits"].append({"from": f"{name} (one-time discount)", "amount": args["amount"]})
-                target["price"] = target["price"] - args["amount"]
+                target[_CREDITS].append((f"{name} (one-time discount)", args["amount"]))
+                target[_PRICE] = target[_PRICE] - args["amount"]
         for args in ability(module, name, "free_advance"):
             target = _dearest_other(module, rows, name, args)
             if target is not None:
-                target["credits"].append({"from": f"{name} (free advance)", "amount": target["price"]})
-                target["price"] = 0
+                target[_CREDITS].append((f"{name} (free advance)", target[_PRICE]))
+                target[_PRICE] = 0
 
 
-def _dearest_other(module, rows: list[dict], name: str, free: dict | None = None) -> dict | None:
-    """The row, other than NAME's, with the highest price still to pay (then the last name), of an
-    advance a `free_advance` ability's FREE arguments cover when given; None when there is none."""
-    others = [r for r in rows if r["advance"] != name and r["price"] is not None and r["price"] > 0
-              and (free is None or _covered(module.ADVANCES[r["advance"]], free))]
-    return max(others, key=lambda r: (r["price"], r["advance"])) if others else None
+def _dearest_other(module, rows: list[list], name: str, free: dict | None = None) -> list | None:
+    """The row, other than NAME's, with the highest price still to pay (then the last name; the
+    first of equal rows), of an advance a `free_advance` ability's FREE arguments cover when
+    given; None when there is none."""
+    best = None
+    for r in rows:
+        price = r[_PRICE]
+        if r[_ADVANCE] == name or price is None or price <= 0:
+            continue
+        if best is not None and (price < best[_PRICE] or (price == best[_PRICE] and r[_ADVANCE] <= best[_ADVANCE])):
+            continue
+        if free is None or _covered(module.ADVANCES[r[_ADVANCE]], free):
+            best = r
+    return best
 
 
 def _covered(adv: dict, args: dict) -> bool:

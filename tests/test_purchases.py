@@ -399,7 +399,8 @@ def test_the_single_use_placement_saves_what_brute_force_does(data):
     holds, buys, extra = _placement_instance(data, strict)
     rows, gap, _ = pricing._single_use_rows(strict.module, holds, buys, extra)
     assert gap is None     # never capped here
-    assert sum(c["amount"] for r in rows for c in r["credits"]) == _best_saving(strict.module, holds, buys, extra)
+    assert sum(amount for r in rows for _, amount in r[pricing._CREDITS]) == _best_saving(strict.module, holds, buys,
+                                                                                          extra)
 
 
 @settings(max_examples=40, deadline=None)
@@ -415,10 +416,11 @@ def test_a_capped_single_use_placement_encloses_the_best_price(data, cap):
     finally:
         pricing.SINGLE_USE_PLACEMENT_CAP = limit
     printed = sum(strict.module.ADVANCES[b]["cost"] for b in buys)
-    found = sum(r["price"] for r in rows)
+    found = sum(r[pricing._PRICE] for r in rows)
     best = printed - _best_saving(strict.module, holds, buys, extra)
     assert found - (gap or 0) <= best <= found
-    assert all(c["amount"] > 0 for r in rows for c in r["credits"]) and all(r["price"] >= 0 for r in rows)
+    assert all(amount > 0 for r in rows for _, amount in r[pricing._CREDITS])
+    assert all(r[pricing._PRICE] >= 0 for r in rows)
 
 
 @settings(max_examples=40, deadline=None)
