@@ -22,7 +22,7 @@ from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .factchecks import hand_limits
 from .state import StateError, nfc
-from .statecheck import canonical_names, check_names, check_options, question_state
+from .statecheck import assigned_amount, canonical_names, check_names, check_options, question_state
 
 
 def cache_dir() -> Path:
@@ -189,15 +189,6 @@ def import_module_file(path: Path, name: str):
     return _import(Path(path), name)
 
 
-def _assigned(role: str, assigned) -> int:
-    """The amount assigned to a secondary victim, checked."""
-    if role != "secondary":
-        raise StateError("--assigned is the amount assigned to a secondary victim: use it with --role secondary")
-    if isinstance(assigned, bool) or not isinstance(assigned, int) or assigned < 0:
-        raise StateError(f"--assigned must be a whole number from 0, not {assigned!r}")
-    return assigned
-
-
 class Rulebook:
     """A compiled rulebook: its data and the answers its rules give."""
 
@@ -248,7 +239,7 @@ class Rulebook:
         name = self.calamity_name(calamity)
         st = self.state(holds, state)
         if assigned is not None:
-            st.assigned = _assigned(role, assigned)
+            st.assigned = assigned_amount(role, assigned)
         return sourcemap.resolve(self.module, name, role, st)
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:

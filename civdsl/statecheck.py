@@ -20,35 +20,28 @@ def question_state(module, facts_table: dict, holds: list, facts: dict, source: 
     rule switches, for one question; FACTS_TABLE is the vocabulary's (vocabulary.FACTS)."""
     facts = by_own_names(module, facts)
     problems = []
-    held = []
-    try:
-        held = canonical_names(module, "advance", holds, "--holds")
-    except StateError as exc:
-        problems.append(str(exc))
-    switches = {}
-    try:
-        switches = check_options(getattr(module, "OPTIONS", {}), facts.get("options") or {}, source)
-    except StateError as exc:
-        problems.append(str(exc))
-    clean = {}
-    try:
-        clean = check_state({k: v for k, v in facts.items() if k != "options"}, facts_table, module.ADVANCES,
-                            module.COMMODITIES, module.GROUPS, source)
-    except StateError as exc:
-        problems.append(str(exc))
-    try:
-        check_ast_facts(clean, getattr(module, "CIVILIZATIONS", {}), module.AST, source)
-    except StateError as exc:
-        problems.append(str(exc))
-    try:
-        check_purchase_facts(clean, module, source)
-    except StateError as exc:
-        problems.append(str(exc))
+    held = _kept(problems, [], lambda: canonical_names(module, "advance", holds, "--holds"))
+    switches = _kept(problems, {}, lambda: check_options(getattr(module, "OPTIONS", {}), facts.get("options") or {},
+                                                         source))
+    clean = _kept(problems, {}, lambda: check_state({k: v for k, v in facts.items() if k != "options"}, facts_table,
+                                                    module.ADVANCES, module.COMMODITIES, module.GROUPS, source))
+    _kept(problems, None, lambda: check_ast_facts(clean, getattr(module, "CIVILIZATIONS", {}), module.AST, source))
+    _kept(problems, None, lambda: check_purchase_facts(clean, module, source))
     if problems:
         raise StateError("\n".join(problems))
     out = list(held)
     out.extend([h for h in clean.get("holds") or [] if h not in held])
     return out, {k: v for k, v in clean.items() if k != "holds"}, switches
+
+
+def _kept(problems: list, default, check):
+    """check(), or DEFAULT with its StateError kept in PROBLEMS: every problem of a state is
+    reported at once."""
+    try:
+        return check()
+    except StateError as exc:
+        problems.append(str(exc))
+        return default
 
 
 def by_own_names(module, facts: dict) -> dict:
@@ -308,3 +301,12 @@ def check_names(names: list, valid, what: str, option: str) -> None:
     bad.extend(unknown[MAX_PROBLEMS:])
     if bad:
         raise StateError("\n".join(first_problems(bad)))
+
+
+def assigned_amount(role: str, assigned) -> int:
+    """The amount assigned to a secondary victim (`--assigned`), checked."""
+    if role != "secondary":
+        raise StateError("--assigned is the amount assigned to a secondary victim: use it with --role secondary")
+    if not whole_number(assigned) or assigned < 0:
+        raise StateError(f"--assigned must be a whole number from 0, not {value_text(assigned)}")
+    return assigned

@@ -237,7 +237,8 @@ def _refused(module) -> list[tuple[str, dict]]:
         states.append({"ast_track": _misspelt(tracks[0])})
     if module.OPTIONS:
         first = next(iter(module.OPTIONS))
-        states += [{"options": {_misspelt(first): True}}, {"options": {first: "maybe"}}, {"options": {first: "on"}}]
+        states += [{"options": {_misspelt(first): True}}, {"options": {first: "maybe"}}, {"options": {first: "on"}},
+                   {"options": {first: "y" * 300}}, {"options": {"z" * 300: "OFF"}}]
     out = []
     for i, state in enumerate(states):
         for command in ("resolve", "epoch", "score"):

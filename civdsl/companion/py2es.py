@@ -29,8 +29,8 @@ from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
-                  "civdsl.factchecks": "fc",
-                  "civdsl.losses": "ls", "civdsl.calamity_answer": "ca"}
+                  "civdsl.factchecks": "fc", "civdsl.statecheck": "sc",
+                  "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca"}
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -39,7 +39,9 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
                                  "sum_if_known": "sumIfKnown"},
               "civdsl.pricing": {"ability": "abilityOf"},
               "civdsl.errors": {"StateError": "UserError"},
-              "civdsl.state": {"hint_text": "hintText", "short_text": "shortText"}}
+              "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
+                               "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
+              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 

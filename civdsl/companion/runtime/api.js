@@ -44,14 +44,10 @@ function resolveAnswer(state, calamity, role, options) {
   options = options || {};
   role = role === undefined || role === null ? "primary" : role;
   if (role !== "primary" && role !== "secondary") throw new UserError("role must be primary or secondary, not " + pyRepr(role));
-  const name = canonicalNames("calamity", [calamity], "calamity", true)[0];
+  const name = sc_canonical_names(engineModule(), "calamity", [calamity], "calamity")[0];
   const st = makePlayerState(ownState(state), options);
   const assigned = get(options, "assigned", null);
-  if (assigned !== null) {
-    if (role !== "secondary") throw new UserError("--assigned is the amount assigned to a secondary victim: use it with --role secondary");
-    if (!isInt(assigned) || assigned < 0) throw new UserError("--assigned must be a whole number from 0, not " + pyRepr(assigned));
-    st.assigned = assigned;
-  }
+  if (assigned !== null) st.assigned = sc_assigned_amount(role, pyFromState(assigned));
   const r = RULES.calamities.get(name)(st, role);
   return pyPlain(ca_resolution_dict(r.calamity, r.role, r.state, pyFromPlain(r.effects), pyFromPlain(r.assignment),
     pyFromPlain(r.trace), pyFromPlain(r.options), r.immune, r.cancelReason, r.excluded));
@@ -98,11 +94,24 @@ function engineModule() {
   engineModuleMade = {AST: tracks, CIVILIZATIONS: pyFromPlain(MODEL.CIVILIZATIONS || {}),
     AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
     SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
-    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
+    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), ADVANCES: byName(MODEL.ADVANCES), CALAMITIES: byName(MODEL.CALAMITIES),
+    GROUPS: byName(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS),
+    BOUNDS: pyFromPlain(MODEL.BOUNDS), OPTIONS: byName(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
     START_CREDITS: pyFromPlain(MODEL.START_CREDITS === undefined ? null : MODEL.START_CREDITS),
     OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
       : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
   return engineModuleMade;
+}
+
+// a table of the model by name as a dict (its entries left as they are: only the names are read)
+function byName(table) {
+  return pyDict(Object.keys(table || {}).map(function (k) { return [k, table[k]]; }));
+}
+
+// the vocabulary's facts (vocabulary.FACTS) as statecheck reads them: name -> {type, minimum}
+let engineFactsMade = null;
+function engineFacts() {
+  return engineFactsMade || (engineFactsMade = byName(RULES.facts));
 }
 
 // pricing.ability: the arguments of each ability of KIND the advance NAME carries

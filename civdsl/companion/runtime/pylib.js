@@ -558,6 +558,19 @@ function pyFromPlain(x) {
   return d;
 }
 
+// a question's state (JSON-shaped, from the page) as Python reads a state file: mappings as dicts,
+// a number with a fractional part as a float (a whole one is an int: JSON does not tell 2.0)
+function pyFromState(x) {
+  if (typeof x === "number") return Number.isInteger(x) ? x : pf(x);
+  if (Array.isArray(x)) return x.map(function (v) { return pyFromState(v); });
+  if (x === null || typeof x !== "object") return x;
+  const proto = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return x;
+  const d = new PyDict();
+  for (const k of Object.keys(x)) d.setItem(k, pyFromState(x[k]));
+  return d;
+}
+
 // an engine's answer as the page hands it on: dicts as objects with their keys in order
 function pyPlain(x) {
   if (Array.isArray(x)) return x.map(pyPlain);
