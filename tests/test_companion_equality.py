@@ -317,3 +317,20 @@ def test_a_number_beyond_2_53_is_an_error_not_a_rounded_number():
     assert cli_answer(NUMBERS, query)["tiebreaks"][1]["value"] == 999_999_999 ** 3
     [got] = js_answers(NUMBERS, [query])
     assert got["error"]["kind"] == "rulebook" and "beyond 2^53" in got["error"]["message"]
+
+
+def test_a_name_is_found_whatever_its_case_as_python_folds_it(tmp_path):
+    """An `aka` with a sharp s is found written in capitals (Python's casefold gives "ss"; a plain
+    lower-casing in the page did not), and a misspelt one is refused alike."""
+    path = tmp_path / "fold.civ"
+    path.write_text('language 1\nedition fold "Folded names (test)" extends megaciv\nsource "test"\n\n'
+                    'change advance "Pottery" { aka "Töpferstraße" }\n', encoding="utf-8")
+    queries = [{"command": "score", "state": {"holds": ["TÖPFERSTRASSE"]}, "options": {}},
+               {"command": "score", "state": {}, "options": {"holds": ["töpferstrasse", "Agriculture"]}},
+               {"command": "resolve", "calamity": "Famine", "role": "primary", "state": {},
+                "options": {"holds": ["Töpferstrase"]}}]
+    answers = js_answers(path, queries)
+    for query, got in zip(queries, answers):
+        expected = cli_answer(path, query)
+        assert first_difference(expected, got) is None, (query, first_difference(expected, got))
+    assert "error" not in answers[0] and "error" not in answers[1] and "error" in answers[2]
