@@ -2,7 +2,7 @@
 
 Generated modules hold an edition's data as literals and its rules as plain functions; this
 module supplies the arithmetic over unknown values their expressions use, the player state they
-read, the `Resolution` they build, the effect-list passes a calamity's rules run, the epoch
+read, the `Resolution` they build, the effect-list passes a calamity's rules run (effectlist.py), the epoch
 requirements they state, and the readers of their data tables and line maps. The engines that
 interpret the policies a rulebook declares live in their own modules below it (`pricing`,
 `handvalue`, `standing`): the player state derives a few facts from them. It imports nothing
@@ -21,7 +21,7 @@ from .handvalue import hand_value
 from .effectlist import bound_effects, discard_by_value, floor_effects, least_over  # noqa: F401 (ABI)
 from .effectlist import reduce_until_supported, unselect  # noqa: F401 (ABI: generated calamities call them)
 from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
-from .pricing import ability, group_credits
+from .pricing import group_credits
 from .standing import NOT_GIVEN_POSITION, ast_standing, epochs_possible
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
 from .unknown import Unknown, unknown_of
