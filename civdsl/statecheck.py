@@ -46,12 +46,13 @@ def _kept(problems: list, default, check):
 
 def by_own_names(module, facts: dict) -> dict:
     """A state's advances and cards by their own names (an unknown name is left for check_state,
-    which names the closest); no `holds` key when it holds nothing."""
+    which names the closest); no `holds` key when it holds nothing (an empty list or none), and
+    any value that is not a list kept for check_state to refuse."""
     out = {k: v for k, v in facts.items() if k != "holds"}
     from_state = facts.get("holds")
     if _names(from_state):
         from_state = canonical_names(module, "advance", from_state, "holds", False)
-    if from_state:
+    if not (from_state is None or from_state == []):
         out["holds"] = from_state
     hand = out.get("commodities")
     if isinstance(hand, dict) and all(isinstance(name, str) for name in hand):

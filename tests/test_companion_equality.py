@@ -222,7 +222,7 @@ def _refused(module) -> list[tuple[str, dict]]:
         {"commodities": {"Nothing at all": 2}}, {"traded_by": ["x"]}, {"options": {"no_such_switch": True}},
         {"options": []}, {"ast_track": "no track"}, {"scenario": "The Long Game"}, {"block": "middle"},
         {"civilization": "Atlantis"}, {"start_credits_used": groups[:1]}, {"ast_position": 999},
-        {"holds": [f"Unknown {i}" for i in range(25)]},
+        {"holds": [f"Unknown {i}" for i in range(25)]}, {"holds": {}}, {"holds": 0}, {"holds": ""},
     ]
     if advances:
         states += [{"holds": [_misspelt(advances[0])]}, {"holds": [advances[-1].upper()]}]

@@ -172,3 +172,17 @@ def test_empty_state_file_is_no_facts(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("# nothing yet\n")
     assert parse_yaml(path) == {}
+
+
+@pytest.mark.parametrize("holds", [{}, 0, False, {"Pottery": 1}])
+def test_holds_of_another_shape_is_refused_even_when_empty(holds):
+    """`holds: {}` (or 0) is no list of advances: refused with the key named, as `holds: 5` is,
+    never read as holding nothing; an empty list (or none) does hold nothing."""
+    import civdsl
+
+    rb = civdsl.load("megaciv")
+    with pytest.raises(StateError) as info:
+        rb.state((), {"holds": holds, "cities": 3})
+    assert str(info.value) == "state: `holds` must be a list of names"
+    assert rb.state((), {"holds": [], "cities": 3}).held == ()
+    assert rb.state((), {"holds": None}).held == ()
