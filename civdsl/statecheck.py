@@ -311,3 +311,16 @@ def assigned_amount(role: str, assigned) -> int:
     if not whole_number(assigned) or assigned < 0:
         raise StateError(f"--assigned must be a whole number from 0, not {value_text(assigned)}")
     return assigned
+
+
+def check_track(module, track) -> None:
+    """`--ast TRACK`: an unknown track names the closest and every valid one."""
+    if track is None or track in module.AST:
+        return
+    from .diagnostics import did_you_mean
+
+    valid = list(module.AST)
+    best = did_you_mean(track, valid)  # never TRACK itself: that is a valid track
+    hint = f" (did you mean `{best}`?)" if best else ""
+    listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
+    raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {module.EDITION['id']} has: {listing}")

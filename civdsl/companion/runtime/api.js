@@ -59,13 +59,7 @@ function epochAnswer(state, options) {
   if (track === "") {  // `--ast` with no name: the rulebook's tracks
     return {tracks: Object.keys(MODEL.AST).map(function (t) { return {id: t, name: MODEL.AST[t].name}; })};
   }
-  if (track !== null && !own(MODEL.AST, track)) {
-    const valid = Object.keys(MODEL.AST);
-    const best = didYouMean(track, valid);
-    const hint = best && best !== track ? " (did you mean `" + best + "`?)" : "";
-    throw new UserError("--ast: unknown A.S.T. track `" + track + "`" + hint + "; " + MODEL.EDITION.id + " has: " +
-      (valid.length ? valid.map(function (t) { return "`" + t + "`"; }).join(", ") : "none"));
-  }
+  sc_check_track(engineModule(), track);
   // without --ast, the track the state says the game uses (runtime: api.epochs)
   const inPlay = get(state || {}, "ast_track", null);
   const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
@@ -95,7 +89,7 @@ function engineModule() {
     AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
     SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
     COMMODITIES: pyFromPlain(MODEL.COMMODITIES), ADVANCES: byName(MODEL.ADVANCES), CALAMITIES: byName(MODEL.CALAMITIES),
-    GROUPS: byName(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS),
+    GROUPS: byName(MODEL.GROUPS), EDITION: pyFromPlain(MODEL.EDITION), CONSTS: pyFromPlain(MODEL.CONSTS), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS),
     BOUNDS: pyFromPlain(MODEL.BOUNDS), OPTIONS: byName(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
     START_CREDITS: pyFromPlain(MODEL.START_CREDITS === undefined ? null : MODEL.START_CREDITS),
     OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
