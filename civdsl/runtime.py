@@ -16,13 +16,12 @@ import math
 import operator
 from operator import itemgetter
 
+from . import playerfacts
 from .calamity_answer import option_dicts, resolution_dict, trace_dicts
-from .handvalue import hand_value
 from .effectlist import bound_effects, discard_by_value, floor_effects, least_over  # noqa: F401 (ABI)
 from .effectlist import reduce_until_supported, unselect  # noqa: F401 (ABI: generated calamities call them)
 from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
-from .pricing import group_credits
-from .standing import NOT_GIVEN_POSITION, ast_standing, epochs_possible
+from .standing import NOT_GIVEN_POSITION, epochs_possible
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
 from .unknown import Unknown, unknown_of
 
@@ -334,79 +333,14 @@ class PlayerState:
         return int(hand.get(name, 0))
 
     def advance_vp(self, name: str):
-        """An advance's victory points under the question's rule options: the first `vp tiers
-        when OPTION` reading switched on that gives it another figure, else the rulebook's."""
-        adv = self.module.ADVANCES[name]
-        for option, vp in adv.get("vp_when", ()):
-            if self.option(option):
-                return vp
-        return adv["vp"]
+        return playerfacts.advance_vp(self, name)
 
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
-        n = 0
-        for name in self.held:
-            adv = self.module.ADVANCES[name]
-            cost = adv["cost"]
-            if cost_at_least is not None and (cost is None or cost < cost_at_least):
-                continue
-            if cost_below is not None and (cost is None or cost >= cost_below):
-                continue
-            if vp is not None and self.advance_vp(name) != vp:
-                continue
-            if group is not None and group not in adv["groups"]:
-                continue
-            n += 1
-        return n
+        return playerfacts.count_advances(self, cost_at_least, cost_below, vp, group)
 
     def derived(self, name: str):
-        """A name of vocabulary.DERIVED_NAMES, computed from the state by its `_derived_<name>`."""
-        compute = getattr(self, f"_derived_{name}", None)
-        if compute is None:
-            raise KeyError(name)
-        return compute()
-
-    def _held_records(self) -> list[dict]:
-        return [self.module.ADVANCES[n] for n in self.held]
-
-    def _derived_advances(self):
-        return len(self.held)
-
-    def _derived_advance_vp(self):
-        return sum(self.advance_vp(n) or 0 for n in self.held)
-
-    def _derived_advance_points(self):
-        return sum(a["cost"] or 0 for a in self._held_records())
-
-    def _derived_groups_held(self):
-        return len({g for a in self._held_records() for g in a["groups"]})
-
-    def _credits(self) -> dict[str, int]:
-        return group_credits(self.module, self.held, self.facts.get("credits", {}))
-
-    def _derived_credit_max_group(self):
-        credits = self._credits()
-        return max(credits.values()) if credits else 0
-
-    def _derived_credit_total(self):
-        return sum(self._credits().values())
-
-    def _derived_commodity_cards(self):
-        if "commodities" not in self.facts:
-            return self._missing("commodities")
-        return sum(self.facts["commodities"].values())
-
-    def _derived_hand_value(self):
-        if "commodities" not in self.facts:
-            return self._missing("commodities")
-        return hand_value(self.module, self.facts["commodities"])["total"]
-
-    def _derived_ast_points(self):
-        standing = ast_standing(self.module, self)
-        return standing["points"] if standing else 0
-
-    def _derived_stock_points(self):  # cities and tokens in stock, in unit points (Expansion 30.4112)
-        points = self.module.UNIT_POINTS
-        return self.fact("cities_in_stock") * points["city"] + self.fact("tokens_in_stock") * points["token"]
+        """A name of vocabulary.DERIVED_NAMES (playerfacts.derived)."""
+        return playerfacts.derived(self, name)
 
 
 def _hand_cards(module, hand: dict) -> int:

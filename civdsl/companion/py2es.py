@@ -29,7 +29,7 @@ from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
-                  "civdsl.factchecks": "fc", "civdsl.statecheck": "sc",
+                  "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca"}
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
@@ -37,7 +37,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.
 # ENGINE_MODULES takes precedence: its names become the generated ones.
 HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
                                  "sum_if_known": "sumIfKnown"},
-              "civdsl.pricing": {"ability": "abilityOf"},
+              "civdsl.pricing": {"ability": "abilityOf", "group_credits": "groupCredits"},
               "civdsl.errors": {"StateError": "UserError"},
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},

@@ -772,64 +772,18 @@ class PlayerState {
     return get(hand, name, 0);
   }
 
-  // runtime.PlayerState.advance_vp: the victory points under the question's rule options
+  // runtime.PlayerState.advance_vp, count_advances, derived: playerfacts.py translated
   advanceVp(name) {
-    const adv = MODEL.ADVANCES[name];
-    for (const [option, vp] of adv.vp_when || []) if (this.option(option)) return vp;
-    return adv.vp;
+    return pf_advance_vp(this, name);
   }
 
   count_advances(kw) {
-    let n = 0;
-    const at = get(kw, "cost_at_least", null), below = get(kw, "cost_below", null);
-    const vp = get(kw, "vp", null), group = get(kw, "group", null);
-    for (const name of this.held) {
-      const adv = MODEL.ADVANCES[name];
-      const cost = adv.cost;
-      if (at !== null && (cost === null || truthy(lt(cost, at)))) continue;
-      if (below !== null && (cost === null || truthy(ge(cost, below)))) continue;
-      if (vp !== null && !pyEqual(this.advanceVp(name), vp)) continue;
-      if (group !== null && adv.groups.indexOf(group) < 0) continue;
-      n += 1;
-    }
-    return n;
+    return pf_count_advances(this, get(kw, "cost_at_least", null), get(kw, "cost_below", null), get(kw, "vp", null),
+      get(kw, "group", null));
   }
 
   derived(name) {
-    const advs = this.held.map(function (n) { return MODEL.ADVANCES[n]; });
-    switch (name) {
-      case "advances": return advs.length;
-      case "advance_vp": return this.held.reduce((t, n) => t + (this.advanceVp(n) || 0), 0);
-      case "advance_points": return advs.reduce(function (t, a) { return t + (a.cost || 0); }, 0);
-      case "groups_held": {
-        const groups = new Set();
-        for (const a of advs) for (const g of a.groups) groups.add(g);
-        return groups.size;
-      }
-      case "credit_max_group":
-      case "credit_total": {
-        const credits = groupCredits(this.held, get(this.facts, "credits", {}));
-        const values = Object.keys(credits).map(function (g) { return credits[g]; });
-        if (name === "credit_total") return values.reduce(function (t, v) { return t + v; }, 0);
-        return values.length ? Math.max.apply(null, values) : 0;
-      }
-      case "commodity_cards":
-        if (!own(this.facts, "commodities")) return this._missing("commodities");
-        return sumValues(this.facts.commodities);
-      case "hand_value":
-        if (!own(this.facts, "commodities")) return this._missing("commodities");
-        return hv_hand_value(engineModule(), pyFromPlain(this.facts.commodities)).getItem("total");
-      case "ast_points": {
-        const standing = st_ast_standing(engineModule(), this);
-        return standing !== null ? standing.getItem("points") : 0;
-      }
-      case "stock_points": {
-        const points = MODEL.UNIT_POINTS;
-        return add(mul(this.fact("cities_in_stock"), points.city), mul(this.fact("tokens_in_stock"), points.token));
-      }
-      default:
-        throw new RuleError("KeyError", "" + pyRepr(name));
-    }
+    return pf_derived(this, name);
   }
 }
 
@@ -839,15 +793,17 @@ function sumValues(map) {
   return total;
 }
 
-// runtime.group_credits: each group's credit points from the advances held and free credits
-function groupCredits(holds, extra) {
-  const credits = {};
-  for (const g of Object.keys(MODEL.GROUPS)) credits[g] = 0;
+// pricing.group_credits (the host's until pricing.py is translated): each group's credit points
+// from the advances held and free credits
+function groupCredits(module, holds, extra) {
+  const credits = new PyDict();
+  for (const g of module.GROUPS.keys()) credits.setItem(g, 0);
   for (const name of holds) {
-    const own_ = MODEL.ADVANCES[name].credits;
-    for (const g of Object.keys(own_)) credits[g] = get(credits, g, 0) + own_[g];
+    for (const [g, amount] of module.ADVANCES.getItem(name).getItem("credits").items()) {
+      credits.setItem(g, add(credits.get(g, 0), amount));
+    }
   }
-  for (const g of Object.keys(extra || {})) credits[g] = get(credits, g, 0) + extra[g];
+  for (const [g, amount] of pyItemsOf(extra)) credits.setItem(g, add(credits.get(g, 0), pyInt(amount)));
   return credits;
 }
 
