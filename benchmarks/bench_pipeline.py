@@ -16,10 +16,11 @@ Each round times the bare parse and then the pipeline (CPU time, best of 3 each)
 the same load of a shared machine; the ratio reported (and judged) is the median of the rounds'
 ratios, with the best-of ratio (least pipeline time against least parse time) beside it.
 Nothing is kept from one pipeline run to the next: what the front end keeps for the next check
-(civdsl.frontend.forget: the syntax trees, the index's statements, the author invariants found to
-hold, the clause lists read), the functions civdsl.codegen generated and the code civdsl.bytecode
-compiled are all dropped before each (within a run, as within a build, a house rule shares its
-base's syntax trees, invariants, clause list, generated functions and compiled code). The bare
+(civdsl.frontend.forget: the syntax trees, the bases applied, the index's statements, the
+validation memo, the author invariants found to hold, the clause lists read), the functions and
+trade decks civdsl.codegen generated and the code civdsl.bytecode compiled are all dropped before
+each (within a run, as within a build, a house rule shares its base's syntax trees, applied
+edition, item checks, invariants, clause list, generated functions and compiled code). The bare
 parse runs with the collector on, as a plain Lark user's would.
 """
 
@@ -79,7 +80,7 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
     def pipeline():
         frontend.forget()  # no syntax trees, invariants held or clause lists from an earlier run
         bytecode.forget()  # nor compiled functions (within a run, a house rule reuses its base's)
-        codegen.forget_written()  # nor generated ones (likewise)
+        codegen.forget_written()  # nor generated ones, nor trade decks' text (likewise)
         for path in paths:
             checked = check_file(path)
             assert checked.ok, checked.diagnostics.render()

@@ -16,7 +16,7 @@ import sys
 import types
 from pathlib import Path
 
-from . import cache, handvalue, pricing, runtime, sourcemap, standing
+from . import cache, handvalue, pricing, runtime, sourcemap, standing, startcredits
 from . import vocabulary as vocab
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
@@ -214,7 +214,7 @@ class Rulebook:
         held, clean, options = question_state(self.module, vocab.FACTS, nfc(list(holds)), nfc(dict(facts or {})),
                                               source)
         st = runtime.PlayerState(self.module, held, clean, options)
-        pricing.apply_start_credits(self.module, st)
+        startcredits.apply_start_credits(self.module, st)
         return st
 
     def options(self, given: dict, source: str = "state") -> dict:
@@ -256,21 +256,8 @@ class Rulebook:
         # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
         result["illegal"] = pricing.purchase_problems(self.module, st.held, list(buy))
         result["start_credits"] = st.start_credits
-        result["notes"] = self._cost_notes(st)
+        result["notes"] = pricing.cost_notes(self.module, st.start_credits)
         return result
-
-    def _cost_notes(self, st: runtime.PlayerState) -> list[str]:
-        """What a price leaves out: supply limits, start credits the state cannot give."""
-        notes = []
-        if any(a["supply"] for a in self.module.ADVANCES.values()):
-            notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
-                         "other players hold")
-        sc = st.start_credits
-        if sc is not None and sc["per_group"] is None:
-            need = ", ".join(f"`{m}`" for m in sc["missing"])
-            notes.append(f"start credits are not counted: they depend on {need}" if need else
-                         f"start credits are not counted: {sc['problem']}")
-        return notes
 
     def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
         """The treasury price of trade cards bought from the stacks named (one entry per card)."""

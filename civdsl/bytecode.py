@@ -23,6 +23,8 @@ from types import CodeType
 # (text of one top-level definition, future flags) -> its code, compiled at line 1
 _MEMO: dict[tuple[str, int], CodeType] = {}
 _MEMO_LIMIT = 4096  # definitions; a shipped module has about 100, so several modules fit
+# (text, future flags, first line, file name) -> its code placed there (code objects never change)
+_PLACED: dict[tuple[str, int, int, str], CodeType] = {}
 
 
 class CompiledModule:
@@ -40,6 +42,7 @@ class CompiledModule:
 
 def forget() -> None:
     _MEMO.clear()
+    _PLACED.clear()
 
 
 def compile_module(source: str, filename: str) -> CompiledModule:
@@ -83,15 +86,23 @@ _FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compil
 
 
 def _compiled(text: str, first: int, filename: str, futures: int) -> CodeType:
+    placed = _PLACED.get((text, futures, first, filename))
+    if placed is not None:
+        return placed
     code = _MEMO.get((text, futures))
     if code is None:
         code = compile(text, filename, "exec", flags=futures, dont_inherit=True)
         if len(_MEMO) >= _MEMO_LIMIT:
             _MEMO.clear()
         _MEMO[text, futures] = code
-    if first == 0 and code.co_filename == filename:
-        return code
-    return _moved(code, first, filename)
+    if first != 0 or code.co_filename != filename:
+        code = _moved(code, first, filename)
+    # a house rule's module starts as its base's does: its definitions up to the first it changes
+    # stand on the same lines, and moving a code object again costs as much as compiling a small one
+    if len(_PLACED) >= _MEMO_LIMIT:
+        _PLACED.clear()
+    _PLACED[text, futures, first, filename] = code
+    return code
 
 
 def _moved(code: CodeType, lines: int, filename: str) -> CodeType:

@@ -136,7 +136,7 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     w.line("}")
     _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
     _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
-                                                "block_when": [[o.dotted, b] for o, b in c.block_when]})
+                                                "block_when": tuple((o.dotted, b) for o, b in c.block_when)})
                                 for c in ed.commodities.values()])
     w.line("TABLES = {")
     for t in ed.tables.values():
@@ -284,8 +284,9 @@ _WRITTEN = _WrittenFunctions()
 
 
 def forget_written() -> None:
-    """Forget the rule functions generated so far (a benchmark's fresh run, a test's)."""
+    """Forget the rule functions and trade decks generated so far (a benchmark's fresh run, a test's)."""
     _WRITTEN.forget()
+    _DECK_TEXTS.clear()
 
 
 class _Recorder:
@@ -448,13 +449,49 @@ def _trade_decks(w: Writer, ed: Edition) -> None:
     """The trade-card decks by player count: each stack's layers from the top, each layer's cards
     (name, how many) and its `clear` quantity (a number, or the name it reads)."""
     w.line("")
+    texts = [_deck_text(d) for d in ed.trade_decks.values()]
+    if None not in texts:
+        # as JSON text, as the item tables (_records): a display of every deck's cards cost
+        # compile() more than the rest of the module's data; the stacks travel as [number,
+        # layers] pairs (JSON's keys are strings) and runtime.trade_decks makes them a dict again
+        w.line("TRADE_DECKS = _rt.trade_decks((")
+        for d, text in zip(ed.trade_decks.values(), texts):
+            w.line(f"    {text!r},", d.span)
+        w.line("))")
+        return
     w.line("TRADE_DECKS = (")
     for d in ed.trade_decks.values():
-        stacks = {n: tuple({"cards": tuple((name, count) for name, count, _ in layer.cards), "clear": layer.clear}
-                           for layer in layers) for n, layers in d.stacks.items()}
-        w.line(f"    {{'name': {d.name!r}, 'players': {(d.low, d.high)!r}, 'block': {d.block!r}, "
-               f"'stacks': {stacks!r}, 'line': {d.span.line!r}}},", d.span)
+        deck = _deck_record(d)
+        w.line(f"    {dict(deck, stacks=dict(deck['stacks']))!r},", d.span)
     w.line(")")
+
+
+def _deck_record(d) -> dict:
+    """A trade deck's data as TRADE_DECKS holds it, its stacks as (number, layers) pairs."""
+    return {"name": d.name, "players": (d.low, d.high), "block": d.block,
+            "stacks": tuple((n, tuple({"cards": tuple((name, count) for name, count, _ in layer.cards),
+                                       "clear": layer.clear} for layer in layers))
+                            for n, layers in d.stacks.items()),
+            "line": d.span.line}
+
+
+# The JSON text of each trade deck written in this process, by the deck object (kept with it, so
+# its id names nothing else): the resolver never edits a deck once made (a house rule removing a
+# card makes new ones), and a house rule's edition shares its base's decks
+_DECK_TEXTS: dict[int, tuple[object, str | None]] = {}
+
+
+def _deck_text(d) -> str | None:
+    """The deck's JSON text, None where JSON cannot carry its data exactly (_json_exact)."""
+    known = _DECK_TEXTS.get(id(d))
+    if known is not None and known[0] is d:
+        return known[1]
+    deck = _deck_record(d)
+    text = _json_text(deck) if _json_exact(deck) else None
+    if len(_DECK_TEXTS) >= _WrittenFunctions.NAMES:
+        _DECK_TEXTS.clear()
+    _DECK_TEXTS[id(d)] = (d, text)
+    return text
 
 
 def _action_arguments(call) -> dict:

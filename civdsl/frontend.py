@@ -135,15 +135,22 @@ def _unpickled(data: bytes) -> tuple[bytes, list, list[LoadedFile]] | None:
 # statements once, not once per house rule. Only statements of the very same syntax tree are
 # reused; the memo holds the last chain's and nothing else.
 _INDEX_MEMO: dict = {}
+# What each advance, calamity and commodity of the last edition validated reported
+# (validator.validate's memo): a house rule's edition shares its base's items (resolver._AppliedBases),
+# and an item object checked before under the same context reports the same again.
+_VALIDATION_MEMO: dict = {}
 
 
 def forget() -> None:
-    """Forget what checking kept for the next check in this process (the syntax trees, the index's
-    statements, the invariants found to hold, the clause lists read): a benchmark's fresh run."""
-    from . import clauses, loader, validator
+    """Forget what checking kept for the next check in this process (the syntax trees, the bases
+    applied, the index's statements, the invariants found to hold, the clause lists read): a
+    benchmark's fresh run."""
+    from . import clauses, loader, resolver, validator
 
     loader._PARSED.clear()
+    resolver.forget_applied()
     _INDEX_MEMO.clear()
+    _VALIDATION_MEMO.clear()
     validator.forget_held()
     clauses.forget_read()
 
@@ -172,6 +179,6 @@ def _check_file(path: Path, diags: Diagnostics) -> Checked:
             return Checked(None, diags, chain)
         edition = resolve(chain, diags)
         if edition is not None:
-            validate(edition, diags, index_chain(chain, _INDEX_MEMO))
+            validate(edition, diags, index_chain(chain, _INDEX_MEMO), _VALIDATION_MEMO)
             check_citations(edition, chain, diags)
         return Checked(edition, diags, chain)

@@ -91,6 +91,10 @@ class _HeldAsserts:
         while len(self.tokens) > _COLLECTIONS_KEPT:
             del self.tokens[next(iter(self.tokens))]
         self._collections: dict[tuple, int] = {}  # (collection, fields read) -> its token here
+        # (collection, fields read) -> (the model items it was made from, what the tier rule set on
+        # them, its token): a house rule's edition shares its base's items (resolver._AppliedBases),
+        # and the same items give the same token without viewing and hashing them again
+        self.by_items: dict[tuple, tuple] = dict(before.by_items) if before is not None else {}
 
     def holds(self, a, key: tuple | None) -> bool:
         """Whether the invariant held under the same inputs before (what is known of it is kept)."""
@@ -141,11 +145,28 @@ class _HeldAsserts:
         the next)."""
         fields = _fields_read(name, read)
         if (name, fields) not in self._collections:
-            items = (name, fields, tuple(self._items(name, fields)))
-            token = self.tokens.pop(items, None)
-            self.tokens[items] = token = next(_TOKENS) if token is None else token  # now the most recent
-            self._collections[name, fields] = token
+            self._collections[name, fields] = self._token(name, fields)
         return self._collections[name, fields]
+
+    def _token(self, name: str, fields: tuple[str, ...] | None) -> int:
+        """The token of a collection's items as `fields` show them: the one given before to the
+        very same model items (the resolver edits no item once read, but for the figures the tier
+        rule sets on an advance, compared too), else found by their values."""
+        source = self.ed.advances if name in ("advances", "specific_credits") else getattr(self.ed, name)
+        objects = tuple(source.values())
+        marks = tuple((a.vp, tuple(a.vp_when)) for a in objects) if source is self.ed.advances else ()
+        known = self.by_items.get((name, fields))
+        if (known is not None and len(known[0]) == len(objects) and known[1] == marks
+                and all(a is b for a, b in zip(known[0], objects))):
+            return known[2]
+        items = (name, fields, tuple(self._items(name, fields)))
+        token = self.tokens.pop(items, None)
+        self.tokens[items] = token = next(_TOKENS) if token is None else token  # now the most recent
+        self.by_items.pop((name, fields), None)
+        if len(self.by_items) >= _COLLECTIONS_KEPT:
+            del self.by_items[next(iter(self.by_items))]
+        self.by_items[name, fields] = (objects, marks, token)
+        return token
 
     def _items(self, name: str, fields: tuple[str, ...] | None):
         """Each item's `fields` as ModelEvaluator's views of `name` show them; every field where

@@ -1,18 +1,18 @@
 """The credit and price engine: what each advance of a purchase costs a player under the
 rulebook's declared credit policy and variants (group credits, single-use placement, one-time
-discounts, free advances, advances acquired automatically), trade-card prices, and the credits a
-player starts with.
+discounts, free advances, advances acquired automatically) and trade-card prices. The credits a
+player starts with are `startcredits.py`'s.
 
-Every rule comes from the compiled module (`CREDIT_POLICY`, `CREDIT_VARIANTS`, the advances'
-credits and abilities, `START_CREDITS`); the player state is the runtime's `PlayerState`, read
-through its facts. It imports only `unknown`, so the runtime's player state can derive facts
-from it (`credit_total`), and the planner, the ledger and the questions call it directly.
+Every rule comes from the compiled module's data (`CREDIT_POLICY`, `CREDIT_VARIANTS`, the
+advances' credits and abilities); the player's holdings and credit tokens come as plain values.
+It imports only `unknown` and `placement`, so the runtime's player state can derive facts from it
+(`credit_total`), and the planner, the ledger and the questions call it directly.
 """
 
 from __future__ import annotations
 
-from . import placement
-from .unknown import number, sum_if_known
+from .placement import greedy_total, place
+from .unknown import sum_if_known
 
 
 def group_credits(module, holds, extra: dict | None = None) -> dict[str, int]:
@@ -37,30 +37,10 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
     this turn apply to one other advance of the same purchase: the dearest eligible one. WORK,
     if given ([n]), counts the states the single-use placement makes (the planner's budget).
     """
-    policy = module.CREDIT_POLICY
-    holds = list(holds)
-    single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
-    if single_use:
-        rows, gap, stopped = _single_use_rows(module, holds, list(buys), extra_credits or {}, work)
-    else:
-        rows, gap, stopped = _policy_rows(module, holds, list(buys), extra_credits or {}), None, None
-    # after the credits, before what follows (only a capped placement's least price reads it)
-    placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
-    # what follows may take more off another placement than off the one found (it lands on the
-    # dearest advance): where the placement stopped at its cap, the least price allows for it
-    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
-                                              holds, list(buys))
-    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
-    # a one-time discount of the same purchase goes to an advance that is still paid for
-    _acquired_automatically(module, rows, holds + list(buys))
-    _same_turn_abilities(module, rows)
-    for row in rows:
-        if row["price"] is not None:
-            row["price"] = max(0, row["price"])
-    total = sum_if_known(r["price"] for r in rows)
-    complete = gap is None or (gap == 0 and not taken)
+    holds, buys = list(holds), list(buys)
+    rows, total, complete, least, stopped = _priced(module, holds, buys, extra_credits, work)
     return {
-        "policy": policy,
+        "policy": module.CREDIT_POLICY,
         "variants": list(getattr(module, "CREDIT_VARIANTS", ())),
         "items": rows,
         "acquired": acquired_with(module, holds, buys),
@@ -71,12 +51,38 @@ def prices(module, holds, buys, extra_credits: dict | None = None, work: list | 
         # where same-turn abilities or advances acquired automatically follow, less the most
         # they could take off any placement.
         "complete": complete,
-        "total_at_least": _least_total(total, placed, gap, taken),
+        "total_at_least": least,
         # where the answer is not complete, the declared limit that stopped the placement
         "stopped": None if complete else _placement_limit(stopped),
         "unknown": [r["advance"] for r in rows if r["price"] is None],
         "treasury_value": _treasury_value(module, holds),
     }
+
+
+def _priced(module, holds: list, buys: list, extra_credits: dict | None, work: list | None) -> tuple:
+    """What `prices` and `purchase_total` share: the rows after every step, their total, whether
+    the answer is the full search's (complete), the least total any placement pays and the limit
+    that stopped the single-use placement ("states", "work" or None)."""
+    if "single_use" in getattr(module, "CREDIT_VARIANTS", ()):
+        rows, gap, stopped = _single_use_rows(module, holds, buys, extra_credits or {}, work)
+    else:
+        rows, gap, stopped = _policy_rows(module, holds, buys, extra_credits or {}), None, None
+    # after the credits, before what follows (only a capped placement's least price reads it)
+    placed = sum_if_known(r["price"] for r in rows) if gap is not None else None
+    # what follows may take more off another placement than off the one found (it lands on the
+    # dearest advance): where the placement stopped at its cap, the least price allows for it
+    taken = 0 if gap is None else _most_taken(module, [r["advance"] for r in rows if r["price"] is not None],
+                                              holds, buys)
+    # an advance a held or bought card acquires automatically costs nothing; this comes first, so
+    # a one-time discount of the same purchase goes to an advance that is still paid for
+    _acquired_automatically(module, rows, holds + buys)
+    _same_turn_abilities(module, rows)
+    for row in rows:
+        if row["price"] is not None:
+            row["price"] = max(0, row["price"])
+    total = sum_if_known(r["price"] for r in rows)
+    complete = gap is None or (gap == 0 and not taken)
+    return rows, total, complete, _least_total(total, placed, gap, taken), stopped
 
 
 def _placement_limit(stopped: str) -> dict:
@@ -160,24 +166,32 @@ def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> 
     return out
 
 
-# each credit policy: how an advance's credits are found, and the credit pool it reads
-_POLICY_CREDITS = {
-    "best_group": (_best_group_credits, lambda module, holds, extra: group_credits(module, holds, extra)),
-    "per_card": (_per_card_credits, lambda module, holds, extra: extra or {}),
-}
+class UnknownCreditPolicy(Exception):
+    """A compiled module whose credit policy this engine does not know (the validator admits none)."""
+
+
+def _policy_credits(module, holds: list, name: str, adv: dict, pool: dict | None) -> list[dict]:
+    """The credits an advance takes under the module's credit policy, from POOL (_policy_pool)."""
+    if module.CREDIT_POLICY == "best_group":
+        return _best_group_credits(module, holds, name, adv, pool)
+    if module.CREDIT_POLICY == "per_card":
+        return _per_card_credits(module, holds, name, adv, pool)
+    raise UnknownCreditPolicy(f"unknown credit policy `{module.CREDIT_POLICY}`")
+
+
+def _policy_pool(module, holds: list, extra: dict | None) -> dict:
+    """The credit tokens a policy reads: under `best_group` every group's credits from the cards
+    held and the free tokens; under `per_card` the free tokens alone (the cards count one by one)."""
+    return group_credits(module, holds, extra) if module.CREDIT_POLICY == "best_group" else extra or {}
 
 
 def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[dict]:
     """The rows of the usual reading: every credit counts toward every advance of the turn."""
-    policy = module.CREDIT_POLICY
-    credits_of, pool_of = _POLICY_CREDITS.get(policy, (None, None))
-    pool = pool_of(module, holds, extra_credits) if pool_of else None
+    pool = _policy_pool(module, holds, extra_credits)
     rows = []
     for name in buys:
         adv = module.ADVANCES[name]
-        if adv["cost"] is not None and credits_of is None:
-            raise ValueError(f"unknown credit policy {policy!r}")
-        rows.append(_price_row(name, adv, credits_of(module, holds, name, adv, pool) if adv["cost"] is not None else []))
+        rows.append(_price_row(name, adv, _policy_credits(module, holds, name, adv, pool) if adv["cost"] is not None else []))
     return rows
 
 
@@ -217,8 +231,17 @@ def _single_use_sources(module, holds: list, buys: list, extra: dict) -> tuple[l
     with a price, in rulebook order."""
     sources = [(h, module.ADVANCES[h]["credits"], module.ADVANCES[h]["specific"]) for h in holds]
     sources += [(f"{g} credits", {g: int(a)}, {}) for g, a in sorted(extra.items()) if a]
-    order = {name: i for i, name in enumerate(module.ADVANCES)}
-    return sources, sorted((b for b in buys if module.ADVANCES[b]["cost"] is not None), key=order.__getitem__)
+    return sources, _in_rulebook_order(module, [b for b in buys if module.ADVANCES[b]["cost"] is not None])
+
+
+def _in_rulebook_order(module, names: list) -> list:
+    """NAMES in the order the rulebook declares its advances (a name given twice comes twice). A
+    walk of the advances with a count of the few names: the planner asks for thousands of sets,
+    and a table of every advance's position made for each would cost more than the walk."""
+    times: dict[str, int] = {}
+    for name in names:
+        times[name] = times.get(name, 0) + 1
+    return [name for name in module.ADVANCES if name in times for _ in range(times[name])]
 
 
 def purchase_total(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> tuple:
@@ -226,26 +249,27 @@ def purchase_total(module, holds, buys, extra_credits: dict | None = None, work:
     sets. Under `single_use`, where a greedy placement already saves all the credits can give (or
     the whole price) and nothing after the credits depends on where they went, that saving is the
     best placement's, so the total is known without the placement's search: the total prices()
-    gives, with none of its work (credits.js creditPurchaseTotal)."""
+    gives, with none of its work."""
     holds, buys = list(holds), list(buys)
     if ("single_use" in getattr(module, "CREDIT_VARIANTS", ()) and not _most_taken(module, buys, holds, buys)
             and all(module.ADVANCES[b]["cost"] is not None for b in buys)):
         sources, priced = _single_use_sources(module, holds, buys, extra_credits or {})
-        left = placement.greedy_total(*_placement_problem(module, sources, priced), work)
+        names, costs, groups, per_card = _placement_problem(module, priced)
+        left = greedy_total(names, costs, groups, sources, per_card, work)
         if left is not None:  # the greedy saving is the most any placement saves
             return left, True, left
-    got = prices(module, holds, buys, extra_credits, work)
-    return got["total"], got["complete"], got["total_at_least"]
+    _, total, complete, least, _ = _priced(module, holds, buys, extra_credits, work)
+    return total, complete, least
 
 
-# The most partial placements the single-use credit placement keeps after each source (credits.js
-# creditPlacementCap mirrors it). Placing credits so is strongly NP-hard (bin covering), so the
-# exact search can meet exponentially many states; past the cap it keeps the greedy placement's
-# state and those that saved most so far, which bounds its time and memory (at most this many
-# states per source) and still ends in a real placement, with a proven bound on the best.
+# The most partial placements the single-use credit placement keeps after each source. Placing
+# credits so is strongly NP-hard (bin covering), so the exact search can meet exponentially many
+# states; past the cap it keeps the greedy placement's state and those that saved most so far,
+# which bounds its time and memory (at most this many states per source) and still ends in a real
+# placement, with a proven bound on the best.
 SINGLE_USE_PLACEMENT_CAP = 1000
-# The most work one placement does (credits.js creditPlacementWork mirrors it): each state a
-# source's step makes and each (source, advance) pair the greedy placements weigh. The cap alone
+# The most work one placement does: each state a source's step makes and each (source, advance)
+# pair the greedy placements weigh. The cap alone
 # lets a purchase of 30 advances with 25 held cards make a quarter of a million states; past this
 # much work the search goes on with the greedy placement's state only, so it still ends in a real
 # placement, never worse than the greedy one, with a proven bound on the best.
@@ -257,18 +281,19 @@ def _place_single_use_credits(module, sources: list, priced: list,
     """The placement of credits with the largest total saving (placement.place, under this
     module's limits): the credits each advance of PRICED takes, how much more the best placement
     could save (None: the full search's) and which limit stopped it ("states", "work" or None)."""
-    found, gap, stopped = placement.place(*_placement_problem(module, sources, priced), SINGLE_USE_PLACEMENT_CAP,
-                                          SINGLE_USE_PLACEMENT_WORK, work)
+    names, costs, groups, per_card = _placement_problem(module, priced)
+    found, gap, stopped = place(names, costs, groups, sources, per_card, SINGLE_USE_PLACEMENT_CAP,
+                                SINGLE_USE_PLACEMENT_WORK, work)
     given = {name: [{"from": f"{source} (single use)", "amount": amount} for source, amount in credits]
              for name, credits in zip(priced, found)}
     return given, gap, stopped
 
 
-def _placement_problem(module, sources: list, priced: list) -> tuple:
-    """placement.place's plain data: the advances' names, printed costs and groups, the sources and
-    whether the policy is `per_card`."""
+def _placement_problem(module, priced: list) -> tuple:
+    """placement.place's plain data but the sources: the advances' names, printed costs and groups,
+    and whether the policy is `per_card`."""
     return (priced, [module.ADVANCES[b]["cost"] for b in priced], [module.ADVANCES[b]["groups"] for b in priced],
-            sources, module.CREDIT_POLICY == "per_card")
+            module.CREDIT_POLICY == "per_card")
 
 
 def trade_card_prices(module, holds, stacks: list[int], treasury: int | None = None) -> dict:
@@ -369,6 +394,8 @@ def _same_turn_abilities(module, rows: list[dict]) -> None:
     advance of the same purchase: the dearest one still paid for (and eligible)."""
     for row in rows:
         name = row["advance"]
+        if not module.ADVANCES[name]["abilities"]:
+            continue  # most advances carry no ability, and the planner prices thousands of sets
         for args in ability(module, name, "discount"):
             target = _dearest_other(module, rows, name)
             if target is not None:
@@ -394,42 +421,15 @@ def _covered(adv: dict, args: dict) -> bool:
     return args["group"] in adv["groups"] and adv["cost"] is not None and adv["cost"] < args["cost_below"]
 
 
-def start_credits(module, state: PlayerState) -> dict | None:
-    """The credit points of each group the player started with, from the rulebook's `start credits`
-    (e.g. Mega Civilization's table by number of players, none in The Short Game). Facts it needs
-    and lacks are listed under `missing` (not in the state's own list: a calamity never needs them)."""
-    sc = getattr(module, "START_CREDITS", None)
-    if sc is None:
-        return None
-    probe = type(state)(module, state.held, state.facts, state.options)  # the rule switches set for the question
-    amount, waived, problem = _start_credit_amount(sc, probe)
-    used = list(state.facts.get("start_credits_used") or [])
-    groups = {} if amount is None else {g: (0 if sc["once"] and g in used else amount) for g in module.GROUPS}
-    return {"per_group": amount, "groups": groups, "waived": waived, "once": sc["once"], "used": used,
-            "missing": list(probe.missing), "problem": None if probe.missing else problem, "doc": sc["doc"],
-            "line": sc["line"]}
-
-
-def _start_credit_amount(sc: dict, probe: PlayerState) -> tuple:
-    """(credits per group or None when not known, whether the rule's `unless` waives them, the
-    problem that left the amount unknown)."""
-    waived = False
-    try:
-        waived = sc["unless"] is not None and bool(sc["unless"](probe))
-        amount = 0 if waived else number(sc["amount"](probe))
-    except ValueError as exc:  # a table without a band for this count (or for a missing fact read as 0)
-        return None, waived, str(exc)
-    return (None if probe.missing else amount), waived, None
-
-
-def apply_start_credits(module, state: PlayerState) -> None:
-    """Start credit tokens are credit tokens the player holds: they join the freely allocated
-    `credits`, so prices, plans and the credit tie-breakers all count them."""
-    info = start_credits(module, state)
-    state.start_credits = info
-    if info and info["groups"]:
-        credits = dict(state.facts.get("credits") or {})
-        for g, amount in info["groups"].items():
-            if amount:
-                credits[g] = credits.get(g, 0) + amount
-        state.facts["credits"] = credits
+def cost_notes(module, start: dict | None) -> list[str]:
+    """What a price leaves out: supply limits, and the start credits (START, startcredits'
+    answer for the state) where the state cannot give them."""
+    notes = []
+    if any(a["supply"] for a in module.ADVANCES.values()):
+        notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
+                     "other players hold")
+    if start is not None and start["per_group"] is None:
+        need = ", ".join(f"`{m}`" for m in start["missing"])
+        notes.append(f"start credits are not counted: they depend on {need}" if need else
+                     f"start credits are not counted: {start['problem']}")
+    return notes

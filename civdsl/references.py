@@ -88,33 +88,38 @@ def _ref(kind: str, name: str, role: str, span: Span, file: int, via: str, owner
     return r
 
 
-def _moved_refs(refs: list[Ref], lines: int) -> list[Ref]:
-    """The refs, their spans `lines` lines further on."""
-    out = []
-    for ref in refs:
-        moved = _new(Ref)
-        moved.__dict__.update(ref.__dict__)
-        span = _new(Span)
-        span.__dict__.update(ref.span.__dict__)
-        span.__dict__["line"] = ref.span.line + lines
-        moved.__dict__["span"] = span
-        out.append(moved)
-    return out
-
-
 def _name_span(span: Span, name: str) -> Span:
-    """The span of a name at the start of a node (a call's name, a dotted name's first part)."""
-    return Span(span.path, span.line, span.column, span.column + len(name))
+    """The span of a name at the start of a node (a call's name, a dotted name's first part): a
+    copy of the node's span (of its class: one the language server keeps moves with its
+    statement) ending after the name."""
+    named = _new(type(span))
+    named.__dict__.update(span.__dict__)
+    named.__dict__["end_column"] = span.column + len(name)
+    return named
+
+
+class _Statement:
+    """One statement's declarations and uses as written (`refs`), the names it declares (`defs`),
+    and its uses resolved by scope (`resolved`) under the meanings they were resolved with."""
+
+    __slots__ = ("item", "file", "refs", "defs", "meaning", "resolved")
+
+    def __init__(self, item, file: int, refs: list[Ref]):
+        self.item, self.file, self.refs = item, file, refs
+        self.defs = [(r.kind, r.name) for r in refs if r.role == "def"]
+        self.meaning: dict | None = None
+        self.resolved: list[Ref] = []
 
 
 class _FileIndexer:
     """The declarations and uses of one file's syntax tree."""
 
-    def __init__(self, ast: RulebookAst, file: int, out: list[Ref], memo: dict | None = None,
+    def __init__(self, ast: RulebookAst, file: int, out: list["_Statement"], memo: dict | None = None,
                  fresh: dict | None = None):
         self.ast = ast
         self.file = file
-        self.out = out
+        self.statements = out  # each statement's declarations and uses (and the file's own first)
+        self.out: list[Ref] = []  # those of the statement being indexed
         self.memo = memo if memo is not None else {}
         self.fresh = fresh if fresh is not None else {}
         # what declares and which fields name things: the main language's and the sub-languages'
@@ -130,20 +135,18 @@ class _FileIndexer:
         self.add("edition", ast.edition, "def", ast.edition_span, "declaration", ("edition", ast.edition))
         if ast.extends is not None:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
+        self.statements.append(_Statement(None, self.file, self.out))
         for item in ast.items:
             # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
-            # others are the same objects with the same uses, every span of a statement that moved
-            # moved by the same number of lines
+            # others are the same objects with the same uses, and the spans of a statement that moved
+            # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
             key = id(item)
             kept = self.memo.get(key)
-            if kept is not None and kept[0] is item and kept[2] == self.file:
-                if kept[1] != item.span.line:
-                    kept = (item, item.span.line, self.file, _moved_refs(kept[3], item.span.line - kept[1]))
-                self.out.extend(kept[3])
-            else:
-                start = len(self.out)
+            if kept is None or kept.item is not item or kept.file != self.file:
+                self.out = []
                 self.item(item)
-                kept = (item, item.span.line, self.file, self.out[start:])
+                kept = _Statement(item, self.file, self.out)
+            self.statements.append(kept)
             self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
@@ -370,18 +373,29 @@ class Index:
         """`memo`: kept by a caller that indexes the same statements again and again (the language
         server, from one edit to the next); it is updated to hold this index's statements."""
         self.asts = [a for a in asts]
-        raw = _index_files(self.asts, memo)
+        last = memo.get(_MEANING) if memo is not None else None
+        statements = _index_files(self.asts, memo)
         self.declared: dict[str, set[str]] = {}
-        for r in raw:
-            if r.role == "def":
-                self.declared.setdefault(r.kind, set()).add(r.name)
+        for statement in statements:
+            for kind, name in statement.defs:
+                self.declared.setdefault(kind, set()).add(name)
         # scope resolution: what a bare name, a call or an errata's target stands for where it is
         # written, by the kinds it may be (first match first); a name none declares stays as it is
-        self._meaning = {"name": self._first_declared(name_kinds(), dict.fromkeys([*vocab.FACTS, *vocab.DERIVED_NAMES],
-                                                                                "fact")),
-                         "call": {name: "table" for name in self.declared.get("table", ())},
-                         "item": self._first_declared(ERRATA_TARGETS, {})}
-        self.refs = [self._resolved(r) for r in raw if r.kind != "call" or r.name in self._meaning["call"]]
+        meaning = {"name": self._first_declared(name_kinds(), dict.fromkeys([*vocab.FACTS, *vocab.DERIVED_NAMES],
+                                                                          "fact")),
+                   "call": {name: "table" for name in self.declared.get("table", ())},
+                   "item": self._first_declared(ERRATA_TARGETS, {})}
+        # the same meanings as the last index's (an edit that declares no new name): a statement
+        # kept from it keeps its uses resolved with them
+        self._meaning = meaning = last if last == meaning else meaning
+        if memo is not None:
+            memo[_MEANING] = meaning
+        calls = meaning["call"]
+        for statement in statements:
+            if statement.meaning is not meaning:
+                statement.resolved = [self._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
+                statement.meaning = meaning
+        self.refs = [r for statement in statements for r in statement.resolved]
         self._by_name: dict[tuple[str, str], list[Ref]] = {}
         for r in self.refs:
             self._by_name.setdefault((r.kind, r.name), []).append(r)
@@ -438,18 +452,21 @@ class Index:
                 if r.name not in known and r.field != "drop" and self.in_force(r)]
 
 
-def _index_files(asts: list[RulebookAst | None], memo: dict | None) -> list[Ref]:
+_MEANING = "meaning"  # the memo's entry holding the last index's meanings (`Index._meaning`)
+
+
+def _index_files(asts: list[RulebookAst | None], memo: dict | None) -> list[_Statement]:
     """The declarations and uses of every file of the chain, as written (not yet resolved by
-    scope); `memo` (see Index) is updated to hold these statements'."""
-    raw: list[Ref] = []
+    scope), statement by statement; `memo` (see Index) is updated to hold these statements'."""
+    statements: list[_Statement] = []
     fresh: dict = {}
     for i, ast in enumerate(asts):
         if ast is not None:
-            _FileIndexer(ast, i, raw, memo, fresh).run()
+            _FileIndexer(ast, i, statements, memo, fresh).run()
     if memo is not None:
         memo.clear()
         memo.update(fresh)
-    return raw
+    return statements
 
 
 def _takes_out(later: Item, r: Ref) -> bool:

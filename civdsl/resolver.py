@@ -44,30 +44,119 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = Non
     subs = registered()
     edition = Edition(id=last.edition, name=last.display_name, language=last.language, span=last.edition_span,
                       extensions={s.name: s.model() for s in subs})
+    # a house rule's bases applied before in this process (the same syntax trees): start from a
+    # copy of what they made, and apply only the files after them
+    first = len(diags.items)  # where what applying the chain reports begins, the bases' replayed
+    start, inherited = (0, {}) if memo is not None else _APPLIED.start(chain, subs, edition, diags)
     edition.files = [f.display for f in chain]
     edition.bases = [f.ast.edition for f in chain[:-1]]
     read: dict | None = None if memo is None else {}
-    for index, loaded in enumerate(chain):
+    for index, loaded in enumerate(chain[start:], start):
         _applier_class(subs)(edition, diags, is_extension=index > 0, memo=(memo, read)).apply(loaded.ast.items)
     if memo is not None:
         memo.clear()
         memo.update(read)
-    _tier_vp(edition)
+    else:
+        _APPLIED.keep(chain, subs, edition, diags.items[first:])
+    _tier_vp(edition, inherited)
     if edition.credit_policy is None and edition.advances:
         diags.error("CIV022", "the rulebook declares advances but no `credit policy`", edition.span,
                     help="add `credit policy best_group` or `credit policy per_card`")
     return edition
 
 
-def _tier_vp(edition: Edition) -> None:
+def _tier_vp(edition: Edition, inherited: dict[int, Advance]) -> None:
     """The victory points of each advance without a printed figure, as the tier rule gives them,
     and under each option's reading of the tiers where that differs (a printed figure is the
-    card's under every reading; the validator checks it against the rule)."""
-    for adv in edition.advances.values():
-        if not adv.vp_explicit:
-            adv.vp = edition.tier_vp(adv.cost)
-            adv.vp_when = [(option, vp) for option, (tiers, _, _) in edition.vp_tiers_when.items()
-                           if (vp := edition.tier_vp(adv.cost, tiers)) is not None and vp != adv.vp]
+    card's under every reading; the validator checks it against the rule). An advance `inherited`
+    from a base applied before (by id) is shared with that base's edition: it is copied, not
+    edited, where this edition's tiers give it other figures."""
+    for name, adv in edition.advances.items():
+        if adv.vp_explicit:
+            continue
+        vp = edition.tier_vp(adv.cost)
+        vp_when = [(option, when) for option, (tiers, _, _) in edition.vp_tiers_when.items()
+                   if (when := edition.tier_vp(adv.cost, tiers)) is not None and when != vp]
+        if inherited.get(id(adv)) is adv:
+            if adv.vp == vp and adv.vp_when == vp_when:
+                continue
+            adv = edition.advances[name] = copy.copy(adv)
+        adv.vp, adv.vp_when = vp, vp_when
+
+
+class _AppliedBases:
+    """The editions of the chains applied last in this process, each as its files made it (before
+    the tier rule and the checks of the whole), with the diagnostics applying them gave.
+
+    A build checks each house rule after its base, and a house rule's chain begins with its
+    base's whole chain, read from the same syntax trees (loader._PARSED): its edition starts from
+    a copy of the base's and applies only its own files. The copy is one level deep (each
+    collection copied, the items in them shared): applying a file only adds, replaces or removes
+    items and never edits one it did not make (`change` edits a copy, `_editable_copy`), and the
+    passes after resolving only read the model. A base whose sub-language models hold anything is
+    applied afresh (their models are theirs to copy). Kept by the syntax trees' identity, the
+    trees kept with them."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, tuple[tuple, Edition, list]] = {}
+
+    def start(self, chain: list[LoadedFile], subs: tuple, edition: Edition,
+              diags: Diagnostics) -> tuple[int, dict[int, Advance]]:
+        """(how many files of `chain` are applied already, the advances shared by id): the
+        longest base chain kept is copied into `edition` and its diagnostics are given again."""
+        for files in range(len(chain) - 1, 0, -1):
+            asts = tuple(f.ast for f in chain[:files])
+            found = self._kept.get((subs, tuple(map(id, asts))))
+            if found is None or any(a is not b for a, b in zip(found[0], asts)):
+                continue
+            _, base, items = found
+            _fork_into(base, edition)
+            diags.items.extend(copy.copy(d) for d in items)
+            return files, {id(a): a for a in base.advances.values()}
+        return 0, {}
+
+    def keep(self, chain: list[LoadedFile], subs: tuple, edition: Edition, items: list) -> None:
+        """Keep the chain's edition as its files made it, with the diagnostics applying them gave."""
+        if any(s.declared(edition.extensions[s.name]) for s in subs if s.name in edition.extensions):
+            return
+        asts = tuple(f.ast for f in chain)
+        kept = Edition(id=edition.id, name=edition.name, language=edition.language, span=edition.span)
+        _fork_into(edition, kept)
+        if len(self._kept) >= self.KEPT:
+            del self._kept[next(iter(self._kept))]
+        self._kept[subs, tuple(map(id, asts))] = (asts, kept, [copy.copy(d) for d in items])
+
+    def forget(self) -> None:
+        self._kept.clear()
+
+
+# What an edition never takes from its base: its identity, and its sub-language models (an
+# edition is copied from a base only while those hold nothing: `_AppliedBases.keep`)
+_OWN = frozenset({"id", "name", "language", "span", "files", "bases", "extensions"})
+
+
+def _fork_into(base: Edition, edition: Edition) -> None:
+    """Give `edition` the base's declarations: each collection copied (a dict of settings by
+    option, `amounts_when`, each inner dict too), so adding to one leaves the base as it is."""
+    for f in dataclasses.fields(Edition):
+        if f.name in _OWN:
+            continue
+        value = getattr(base, f.name)
+        if f.name == "amounts_when":
+            value = {option: dict(settings) for option, settings in value.items()}
+        elif type(value) in (dict, list):
+            value = type(value)(value)
+        setattr(edition, f.name, value)
+
+
+_APPLIED = _AppliedBases()
+
+
+def forget_applied() -> None:
+    """Forget the bases applied so far (a benchmark's fresh run, a test's)."""
+    _APPLIED.forget()
 
 
 @functools.lru_cache(maxsize=4)
@@ -86,7 +175,9 @@ class _Applier:
         self.is_extension = is_extension
         self.memo, self.read = memo  # the items read last time, and those read this time (`resolve`)
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
-        self._starts: tuple[list, list] | None = None  # where each top-level statement starts (`_cites`)
+        # the top-level statements (`_cites`): where each starts (found when first needed), the
+        # statements, and each one's place among them
+        self._starts: list | None = None
 
     def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
         key = (kind, name)
@@ -120,16 +211,41 @@ class _Applier:
         else:
             if self._starts is None:  # the top-level statements in file order (nested citations come last)
                 statements = [i for i in items if i.kind != "cites"]
-                self._starts = ([(i.span.line, i.span.column) for i in statements], statements)
+                self._starts = [None, statements, {id(i): k for k, i in enumerate(statements)}]
+            keys, statements, place = self._starts
+            known = self._kept_citation(item, statements, place)
+            if known is not None:
+                self.ed.citations.append(known[3])
+                if self.read is not None:
+                    self.read[id(item)] = known
+                return
+            if keys is None:  # where each statement starts, found once a citation needs it
+                keys = self._starts[0] = [(i.span.line, i.span.column) for i in statements]
             at = cited.target
-            keys, statements = self._starts
             index = bisect.bisect_right(keys, (at.line, at.column)) - 1
             if index < 0:
                 return
             owner = statements[index]
         # a house rule's `change calamity "X"` holds statements of the calamity X
         kind = owner.value if owner.kind == "change" else owner.kind
-        self.ed.citations.append(Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name))
+        citation = Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name)
+        self.ed.citations.append(citation)
+        if self.read is not None and cited.target is not None:
+            following = statements[index + 1] if index + 1 < len(statements) else None
+            self.read[id(item)] = (item, owner, following, citation)
+
+    def _kept_citation(self, item: Item, statements: list[Item], place: dict[int, int]) -> tuple | None:
+        """A nested `cites` found last time (with a memo) in the same statement, whose owner is
+        still followed by the same statement: its target lies between the two as before (a
+        `cites` nested in a statement moves with it), so its citation is the same. None else."""
+        known = self.memo.get(id(item)) if self.memo is not None else None
+        if known is None or known[0] is not item:
+            return None
+        k = place.get(id(known[1]))
+        if k is None or statements[k] is not known[1]:
+            return None
+        following = statements[k + 1] if k + 1 < len(statements) else None
+        return known if following is known[2] else None
 
     def _item_clause(self, item: Item) -> None:
         self.ed.acknowledgements.append(item.value)
@@ -477,18 +593,20 @@ class _Applier:
     def _read(self, item: Item, cls, read_fields):
         """The model object of an item declared whole. It and what reading its fields reports
         depend on the item's syntax alone, so with a memo an item read before (the same syntax
-        object, its spans not moved since) gives its object and reports again. Only one buffer's
-        successive editions share an object, each replacing the last (later passes only read it;
-        `_tier_vp` sets its victory points again for each)."""
+        object) gives its object and reports again. A statement the language server keeps moves
+        with its spans (lsp.incremental.AnchoredSpan), so a moved item is not read again unless it
+        reported something (a note may name one of its lines). Only one buffer's successive
+        editions share an object, each replacing the last (later passes only read it; `_tier_vp`
+        sets its victory points again for each)."""
         known = self.memo.get(id(item)) if self.memo is not None else None
-        if known is not None and known[0] is item and known[1] is item.span:
+        if known is not None and known[0] is item and (not known[3] or known[1] == item.span.line):
             self.diags.items.extend(copy.copy(d) for d in known[3])
             obj = known[2]
         else:
             first = len(self.diags.items)
             obj = cls(item.name, item.span)
             read_fields(obj, item.fields)
-            known = (item, item.span, obj, [copy.copy(d) for d in self.diags.items[first:]])
+            known = (item, item.span.line, obj, [copy.copy(d) for d in self.diags.items[first:]])
         if self.read is not None:
             self.read[id(item)] = known
         return obj

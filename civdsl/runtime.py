@@ -36,6 +36,7 @@ __all__ = [
     "requirement", "requirement_any", "requirement_bool",
     "change", "assigned", "cancelled", "bound_effects", "discard_by_value", "least_over",
     "reduce_until_supported", "unless_immune", "unselect", "floor_effects", "floor_step",
+    "trade_decks",
 ]
 
 
@@ -467,6 +468,20 @@ def records(lines: tuple[str, ...]) -> dict:
         key, data = json.loads(line, object_pairs_hook=_json_object, parse_constant=_no_constant)
         out[key] = _tuples(data)
     return out
+
+
+def trade_decks(lines: tuple[str, ...]) -> tuple[dict, ...]:
+    """A generated module's TRADE_DECKS: each line the JSON text of a deck whose `stacks` are
+    [number, layers] pairs (a stack's number is an int, which a JSON key cannot be), every JSON
+    array read as a tuple."""
+    import json
+
+    decks = []
+    for line in lines:
+        deck = json.loads(line, object_pairs_hook=_json_object, parse_constant=_no_constant)
+        deck["stacks"] = dict(deck["stacks"])
+        decks.append(deck)
+    return tuple(decks)
 
 
 def _json_object(pairs: list) -> dict:

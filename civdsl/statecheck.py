@@ -55,7 +55,7 @@ def by_own_names(module, facts: dict) -> dict:
     if not (from_state is None or from_state == []):
         out["holds"] = from_state
     hand = out.get("commodities")
-    if isinstance(hand, dict) and all(isinstance(name, str) for name in hand):
+    if isinstance(hand, dict) and _names(list(hand)):
         out["commodities"] = _canonical_hand(module, hand)
     return out
 

@@ -35,8 +35,9 @@ _NUMBER_FACTS = [f.name for f in vocab.FACTS.values() if f.type == "int"] + list
 def validate(ed: Edition, diags: Diagnostics, refs: Index, memo: dict | None = None) -> None:
     """Check the resolved edition; `refs` is the index of references of the chain it was resolved
     from (references.index_chain), whose uses of names are checked against it. `memo`, kept by a
-    caller that checks one buffer again and again (the language server), keeps what each
-    advance, calamity and commodity reported (`_Validator._item`)."""
+    caller that checks one buffer again and again (the language server) or the editions of one
+    build in turn (the front end: a house rule's edition shares its base's items), keeps what
+    each advance, calamity and commodity reported (`_Validator._item`)."""
     first = len(diags.items)
     v = _Validator(ed, diags, refs, memo)
     v.run()
@@ -99,13 +100,15 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         costs = tuple((sc.target, _typed(getattr(self.ed.advances.get(sc.target), "cost", None)))
                       for sc in specific) if specific else ()
         known = self.before.get(id(obj))
-        if known is not None and known[0] is obj and known[1] == costs:
+        # an item that moved (lsp.incremental.AnchoredSpan) is checked again only if it reported
+        # something: a note may name one of its lines
+        if known is not None and known[0] is obj and known[1] == costs and (not known[2] or known[3] == obj.span.line):
             if known[2]:
                 self.d.items.extend(copy.copy(d) for d in known[2])
         else:
             first = len(self.d.items)
             check(obj)
-            known = (obj, costs, [copy.copy(d) for d in self.d.items[first:]])
+            known = (obj, costs, [copy.copy(d) for d in self.d.items[first:]], obj.span.line)
         self.checked[id(obj)] = known
 
     def _missing(self, span: Span, name: str, word: str, message: str, help: str | None = None) -> None:

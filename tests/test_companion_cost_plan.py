@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import civdsl
-from civdsl import pricing, sourcemap
+from civdsl import sourcemap
 
 from benchmark_modules import bench_planner
 from companion_harness import PYTHON_ANSWERS, state_and_holds, cli_answer, first_difference, js_answers, node_available
@@ -386,17 +386,35 @@ def test_every_ability_the_python_engines_read_is_read_by_the_javascript_runtime
     python = "".join((ROOT / "civdsl" / f).read_text(encoding="utf-8")
                      for f in ("runtime.py", "pricing.py", "handvalue.py", "standing.py", "plan/objectives.py",
                                "plan/payment.py", "plan/purchase.py", "plan/answer.py", "plan/search.py"))
+    from civdsl.companion import py2es
+
+    # the hand-written runtime and the engines translated from Python, as the page joins them
     js = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js"))
+    js += py2es.engine_source()
     read = {k for k in vocabulary.ABILITY_KINDS if re.search(rf"[\"']{k}[\"']", python)}
     assert {"discount", "free_advance", "acquire_all", "treasury_value", "card_treasury"} <= read
     assert not [k for k in sorted(read) if not re.search(rf"[\"']{k}[\"']", js)]
 
 
+def test_the_price_engine_is_written_once_in_python():
+    """The page's prices are pricing.py translated: every text a price's rows and problems are
+    made of is in pricing.py and in the generated engine, in no hand-written runtime file (a
+    twin written again would have to repeat them)."""
+    from civdsl.companion import py2es
+
+    texts = [" (one-time discount)", " (free advance)", " (acquired automatically)", " (single use)",
+             "the printed cost is unknown in this rulebook", "named twice: one copy of each advance",
+             "(bought in the same turn does not count)", "may be bought a turn", "treasury needed, "]
+    python = (ROOT / "civdsl" / "pricing.py").read_text(encoding="utf-8")
+    generated = py2es.engine_source()
+    runtime = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "civdsl" / "companion" / "runtime").glob("*.js")}
+    assert all(t in python and t in generated for t in texts)
+    assert not {name: [t for t in texts if t in js] for name, js in runtime.items() if any(t in js for t in texts)}
+
+
 @pytest.mark.parametrize("js_file, js_name, owner, attribute", [
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
-    ("credits.js", "creditPlacementCap", "pricing", "SINGLE_USE_PLACEMENT_CAP"),
-    ("credits.js", "creditPlacementWork", "pricing", "SINGLE_USE_PLACEMENT_WORK"),
     ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
     ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
     ("plan.js", "planExplainProgrammes", "planner.PurchaseProblem", "explain_programmes"),
@@ -414,6 +432,6 @@ def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, a
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
     assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
-    obj = {"pricing": pricing, "planner.PurchaseProblem": purchase.PurchaseProblem,
+    obj = {"planner.PurchaseProblem": purchase.PurchaseProblem,
            "planner.PaymentTable": payment.PaymentTable}[owner]
     assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)

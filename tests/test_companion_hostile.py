@@ -136,7 +136,7 @@ def test_the_engine_runtime_and_generated_rules_are_plain_es2017(tmp_path):
     # every runtime file and the page's script: syntax no later than ES2017 (the planner calls the BigInt
     # built-in only for signatures wider than 53 bits, far beyond any shipped rulebook's)
     files = sorted(RUNTIME.glob("*.js")) + sorted((RUNTIME.parent / "page").glob("*.js"))
-    assert {p.name for p in files} >= {"core.js", "resolve.js", "api.js", "credits.js", "plan.js", "ui.js"}
+    assert {p.name for p in files} >= {"core.js", "resolve.js", "api.js", "plan.js", "ui.js"}
     for rulebook in list(shipped_rulebooks()) + [CORPUS / "codegen_javascript.civ"]:
         path = tmp_path / f"rules-{Path(str(rulebook)).stem}.js"
         path.write_text(rules_source(checked_edition(rulebook)), encoding="utf-8")
@@ -194,7 +194,7 @@ def test_no_top_level_name_is_declared_twice_in_the_engine(tmp_path):
     assert {n: f for n, f in where.items() if len(f) > 1} == {}
     assert all(n.startswith(("rule", "RULE")) for n in declared[str(rules)])
     for file, names in declared.items():
-        if Path(file).name in ("credits.js", "plan.js"):
+        if Path(file).name == "plan.js":
             odd = [n for n in names if not n.lower().startswith(("cost", "plan", "credit", "pay"))]
             assert not odd, f"{Path(file).name} declares {odd}"
 

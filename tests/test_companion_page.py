@@ -40,9 +40,8 @@ HOSTILE = sorted(p for p in (ROOT / "tests" / "hostile").glob("codegen_*.civ"))
 PHONE = (390, 844)
 DESKTOP = (1400, 1000)
 RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
-# The engine answers cost and plan once their runtime files (credits.js, plan.js) are part of it.
-COMMANDS = {"resolve", "epoch", "score"} | ({"cost"} if (RUNTIME / "credits.js").is_file() else set()) \
-    | ({"plan"} if (RUNTIME / "plan.js").is_file() else set())
+# The engine answers plan once its runtime file (plan.js) is part of it.
+COMMANDS = {"resolve", "epoch", "score", "cost"} | ({"plan"} if (RUNTIME / "plan.js").is_file() else set())
 
 
 def page_html(path: Path) -> tuple[str, object]:

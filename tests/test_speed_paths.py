@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import sys
 import types
@@ -127,6 +128,42 @@ def test_data_tables_read_back_exactly_as_the_model_gives_them():
     namespace = {"_rt": runtime}
     exec("\n".join(w.lines), namespace)
     assert repr(namespace["T"]) == repr({"a": {"n": None, "t": (1, True, "s"), "d": {"k": 1.5}}})
+
+
+def test_trade_decks_and_commodities_read_back_as_the_displays_gave_them(tmp_path):
+    """The trade decks written as JSON text read back exactly as the dict displays written before
+    gave them: stacks by their numbers (ints), every array a tuple; a commodity's `block_when` a
+    tuple of (option, block) pairs. A deck JSON cannot carry is still written as a display."""
+    from fractions import Fraction
+
+    from civdsl import codegen
+    from civdsl.codegen import _trade_decks
+    from civdsl.pysource import Writer
+
+    for edition in ("megaciv", "expansion"):
+        checked = check_file(shipped_rulebooks()[edition])
+        source, code = generate_module(checked.edition, {f.display: f.text for f in checked.chain})
+        assert "TRADE_DECKS = _rt.trade_decks((" in source
+        module = types.ModuleType(f"civdsl_test_decks_{edition}")
+        sys.modules[module.__name__] = module
+        try:
+            code.run(module.__dict__)
+        finally:
+            del sys.modules[module.__name__]
+        displayed = tuple({"name": d.name, "players": (d.low, d.high), "block": d.block,
+                           "stacks": {n: tuple({"cards": tuple((c, k) for c, k, _ in layer.cards), "clear": layer.clear}
+                                               for layer in layers) for n, layers in d.stacks.items()},
+                           "line": d.span.line} for d in checked.edition.trade_decks.values())
+        assert displayed and repr(module.TRADE_DECKS) == repr(displayed)
+        for name, com in checked.edition.commodities.items():
+            assert module.COMMODITIES[name]["block_when"] == tuple((o.dotted, b) for o, b in com.block_when)
+    deck = next(iter(check_file(shipped_rulebooks()["megaciv"]).edition.trade_decks.values()))
+    layer = deck.stacks[next(iter(deck.stacks))][0]
+    odd = dataclasses.replace(deck, stacks={1: [dataclasses.replace(layer, clear=Fraction(1, 2))]})
+    codegen.forget_written()
+    w = Writer("x")
+    _trade_decks(w, types.SimpleNamespace(trade_decks={odd.name: odd}))
+    assert "TRADE_DECKS = (" in w.lines and "Fraction(1, 2)" in "\n".join(w.lines)
 
 
 def test_a_modifier_operation_changes_the_value_and_traces_it():

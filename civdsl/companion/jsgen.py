@@ -33,7 +33,7 @@ from . import jsops
 from .py2es import aliased, engine_name, engine_source
 
 # The runtime files in the order they are concatenated; jscost's and page's files join when present.
-RUNTIME_BEFORE = ("core.js", "pylib.js", "resolve.js", "credits.js", "plan.js")
+RUNTIME_BEFORE = ("core.js", "pylib.js", "resolve.js", "plan.js")
 RUNTIME_AFTER = ("api.js",)
 # The generated module's own bookkeeping: the source map of its Python lines means nothing here.
 _NOT_MODEL = {"LINES", "LINE_FILES", "LINE_SOURCES"}

@@ -427,7 +427,7 @@ def compact_css(text: str) -> str:
 # function that refuses the question, which keeps every page within its weight goal. In Node and
 # in the tests' engine (`engine_script`) they are all there.
 PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain": "--explain",
-                   "creditStacks": "--trade-cards", "creditTradeCardPrices": "--trade-cards"}
+                   "costStacks": "--trade-cards", "pr_trade_card_prices": "--trade-cards"}
 
 
 def page_engine(parts: list[str]) -> list[str]:

@@ -28,7 +28,8 @@ from .pycalls import NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.standing": "st", "civdsl.handvalue": "hv",
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.pricing": "pr", "civdsl.standing": "st",
+                  "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca"}
 
@@ -37,7 +38,6 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.
 # ENGINE_MODULES takes precedence: its names become the generated ones.
 HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
                                  "sum_if_known": "sumIfKnown"},
-              "civdsl.pricing": {"ability": "abilityOf", "group_credits": "groupCredits"},
               "civdsl.errors": {"StateError": "UserError"},
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},

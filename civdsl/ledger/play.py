@@ -174,13 +174,13 @@ class Game:
         return key
 
     def _build_state(self, player: Player, extra: dict):
-        from .. import pricing, runtime
+        from .. import runtime, startcredits
 
         facts = self.facts(player, **extra)
         held = facts.pop("holds")
         options = facts.pop("options", {})
         st = runtime.PlayerState(self.module, held, facts, options)
-        pricing.apply_start_credits(self.module, st)
+        startcredits.apply_start_credits(self.module, st)
         return st
 
     def marker(self, player: Player, track: str) -> dict:

@@ -81,14 +81,26 @@ class Document:
     published: set[str] = field(default_factory=set)
 
 
-def _checked(chain: list[LoadedFile], diags: Diagnostics, doc: "Document") -> tuple[Any, Index | None]:
+class Superseded(Exception):
+    """An analysis given up between passes: a newer edit of the text is waiting."""
+
+
+def _unless(stale) -> None:
+    if stale is not None and stale():
+        raise Superseded
+
+
+def _checked(chain: list[LoadedFile], diags: Diagnostics, doc: "Document", stale=None) -> tuple[Any, Index | None]:
     """Passes 3 and 4 on a chain that loaded: (the edition, the index of references), or
     (None, None) when it does not resolve; each pass reuses what it kept for the document's
-    unchanged statements."""
+    unchanged statements. Superseded between passes when `stale()` says so (each pass's memo
+    holds what that pass last did, whichever passes ran)."""
     edition = resolve(chain, diags, doc.resolve_memo)
     if edition is None:
         return None, None
+    _unless(stale)
     index = Index((f.ast for f in chain), doc.refs_memo)
+    _unless(stale)
     validate(edition, diags, index, doc.validate_memo)
     citations.check(edition, chain, diags)
     return edition, index
@@ -160,7 +172,10 @@ class Engine:
         return doc.analysis
 
     # --- analysis
-    def analyse(self, doc: Document) -> Analysis:
+    def analyse(self, doc: Document, stale=None) -> Analysis:
+        """The analysis of the document's text, kept as its latest. With `stale` (a callable), an
+        analysis whose text is already out of date when `stale()` is true between passes is given
+        up (`Superseded`) and the last one kept: the newer text is analysed next."""
         with self.lock, paused():  # see gcpause: the collector finds nothing here but costs time
             started = time.perf_counter()
             diags = Diagnostics()
@@ -168,7 +183,8 @@ class Engine:
             text, doc_info, chain = self._load_chain(doc, raw, diags)
             if chain is None:
                 return self._relaid(doc, doc_info, started)
-            edition, index = _checked(chain, diags, doc) if chain and not stopped(diags) else (None, None)
+            _unless(stale)
+            edition, index = _checked(chain, diags, doc, stale) if chain and not stopped(diags) else (None, None)
             if chain:
                 bases = doc.last_bases = [self._base_info(f) for f in chain[:-1]]
             else:
@@ -186,7 +202,7 @@ class Engine:
         bom = raw.startswith("\ufeff")
         text = parser.normalise(raw)
         chain: list[LoadedFile] = []
-        size = len(raw.encode("utf-8", errors="surrogatepass"))
+        size = len(raw) if raw.isascii() else len(raw.encode("utf-8", errors="surrogatepass"))
         if size > parser.MAX_BYTES:  # refused before any of it is lexed
             diags.error("CIV005", f"{display} is {size:,} bytes; the limit is {parser.MAX_BYTES:,}",
                         Span(display, 1, 1))
@@ -216,9 +232,11 @@ class Engine:
     def _layout_only(self, doc: Document, text: str, display: str) -> bool:
         """Whether the edit since the last analysis changed only comments and spaces after the
         tokens of lines (TextState.layout_only), within the limits, with the same bases: its rules,
-        and so its diagnostics, edition and index, are the last analysis's."""
+        and so its diagnostics, edition and index, are the last analysis's. Only when the last
+        analysis is of the text before the edit (one given up, `Superseded`, left it older)."""
         previous = doc.analysis
-        if previous is None or previous.doc.ast is None or not doc.state.layout_only:
+        if (previous is None or previous.doc.ast is None or not doc.state.layout_only
+                or previous.doc.lines is not doc.state.previous):
             return False
         if not parser._check_limits(text, display, Diagnostics(), doc.state.token_count(), doc.state.brackets()):
             return False

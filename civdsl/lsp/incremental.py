@@ -1,8 +1,10 @@
 """Incremental parsing of a buffer: parsing a large rulebook with Lark takes most of `check`'s
 time, so the buffer is parsed in top-level statements (the grammar's `item`s), each parsed on its
 own and cached by its text. A statement that moved up or down keeps its parse: its spans are
-shifted. Any statement that fails to parse on its own sends the whole buffer through
-`parser.parse`, so syntax errors are reported exactly as `check` reports them."""
+anchored to its first line (`AnchoredSpan`), so moving it moves one number, and what the later
+passes kept for it (model objects, reports, references) stays valid. Any statement that fails
+to parse on its own sends the whole buffer through `parser.parse`, so syntax errors are
+reported exactly as `check` reports them."""
 
 from __future__ import annotations
 
@@ -70,35 +72,64 @@ def _span_refs(root: list) -> list[tuple[Any, Any, tuple[int, ...]]]:
     return refs
 
 
-def _moved(span: Span, delta: int, _new=object.__new__) -> Span:
-    """`Span(span.path, span.line + delta, span.column, span.end_column)`, without the cost of a
-    frozen dataclass's __init__ (thousands of spans move when a line is inserted)."""
-    moved = _new(Span)
+class _Anchor:
+    """Where a kept statement now starts (1-based line): moving the statement moves every span
+    anchored to it at once."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, line: int):
+        self.line = line
+
+
+class AnchoredSpan(Span):
+    """A span inside a statement the incremental parser keeps: its line is the statement's line
+    (its `_Anchor`) plus its own distance from it, so a statement that moves keeps its syntax
+    objects, and every model object, report and reference made from them, without one of its
+    spans being touched. Equal to (and hashed as) the `Span` at the same place."""
+
+    line = property(lambda self: self._anchor.line + self._below)
+
+    def __eq__(self, other):
+        if not isinstance(other, Span):
+            return NotImplemented
+        return (self.path, self.line, self.column, self.end_column) == (
+            other.path, other.line, other.column, other.end_column)
+
+    def __hash__(self):
+        return hash((self.path, self.line, self.column, self.end_column))
+
+    def __repr__(self):
+        return f"Span(path={self.path!r}, line={self.line!r}, column={self.column!r}, end_column={self.end_column!r})"
+
+
+def _anchored(span: Span, anchor: _Anchor, _new=object.__new__) -> AnchoredSpan:
+    """`span`, at the same place, anchored to its statement's line."""
+    moved = _new(AnchoredSpan)
     fields = moved.__dict__
-    fields.update(span.__dict__)
-    fields["line"] = span.line + delta
+    fields.update(path=span.path, column=span.column, end_column=span.end_column, _anchor=anchor,
+                  _below=span.line - anchor.line)
     return moved
 
 
-def _retuple(tup: tuple, path: tuple[int, ...], delta: int) -> tuple:
+def _retuple(tup: tuple, path: tuple[int, ...], anchor: _Anchor) -> tuple:
     i = path[0]
-    inner = _moved(tup[i], delta) if len(path) == 1 else _retuple(tup[i], path[1:], delta)
+    inner = _anchored(tup[i], anchor) if len(path) == 1 else _retuple(tup[i], path[1:], anchor)
     return tup[:i] + (inner,) + tup[i + 1:]
 
 
-def _shift(refs: list, delta: int) -> None:
-    """Move every span found by `_span_refs` `delta` lines, in place."""
-    for container, key, path in refs:
+def _anchor_spans(root: list, anchor: _Anchor) -> None:
+    """Anchor every span found by `_span_refs` under `root` to `anchor`, in place."""
+    for container, key, path in _span_refs(root):
         value = container[key]
-        container[key] = _moved(value, delta) if not path else _retuple(value, path, delta)
+        container[key] = _anchored(value, anchor) if not path else _retuple(value, path, anchor)
 
 
 @dataclass
 class _Chunk:
-    line: int  # 1-based line where the statement was parsed
+    anchor: _Anchor  # the line where the statement starts now; every span of it is anchored there
     items: list  # syntax Items
     diags: list[Diagnostic]
-    refs: list | None = None  # where its spans are, found on its first move
 
 
 class IncrementalParser:
@@ -115,7 +146,7 @@ class IncrementalParser:
         if not parser._check_limits(text, display, diags, state.token_count(), state.brackets()):
             return None
         try:
-            return self._incremental(text, display, state.starts(), diags)
+            return self._incremental(text, display, state.starts(), state.marks[1:], diags)
         except _Failed as exc:
             if exc.where is not None and self._errors_from(text, display, diags, *exc.where):
                 self.stats["suffix"] += 1
@@ -144,17 +175,19 @@ class IncrementalParser:
         diags.items.extend(found)
         return bool(found)
 
-    def _incremental(self, text: str, display: str, starts: list[int], diags: Diagnostics):
-        """The statements starting at `starts` (offsets), each parsed or reused."""
+    def _incremental(self, text: str, display: str, starts: list[int], marks: list[tuple[int, int]],
+                     diags: Diagnostics):
+        """The statements starting at `starts` (offsets; `marks` their 0-based lines and columns),
+        each parsed or reused."""
         bounds = starts + [len(text)]
         head, header, head_diags = self._header(text[: bounds[0]], display)  # all before the first statement
         items: list = []
         found: list[Diagnostic] = list(head_diags)
         fresh: dict[tuple[str, int, str, int], _Chunk] = {}
         copies: dict[tuple[str, int, str], int] = {}  # the copies of each statement's text so far
-        line_of = _LineCounter(text)
         for k, start in enumerate(starts):
-            chunk = self._statement(text[start:bounds[k + 1]], start, k, display, line_of, fresh, copies)
+            line, column = marks[k]
+            chunk = self._statement(text[start:bounds[k + 1]], start, k, display, line + 1, column + 1, fresh, copies)
             items.extend(chunk.items)
             found.extend(chunk.diags)
         self.cache = fresh
@@ -170,11 +203,11 @@ class IncrementalParser:
             self.header = (head_text + "\0" + display, (head, header, d.items))
         return self.header[1]
 
-    def _statement(self, chunk_text: str, start: int, before: int, display: str, line_of: "_LineCounter",
+    def _statement(self, chunk_text: str, start: int, before: int, display: str, line: int, col: int,
                    fresh: dict, copies: dict) -> _Chunk:
-        """The parse of one top-level statement (at offset `start`, `before` statements before it),
-        reused from the last edit when its text is the same, else parsed now; kept in `fresh`."""
-        line, col = line_of(start)
+        """The parse of one top-level statement (at offset `start`, 1-based `line` and `col`, `before`
+        statements before it), reused from the last edit when its text is the same, else parsed
+        now; kept in `fresh`."""
         # the same statement twice: each copy has its own syntax objects, numbered by a count kept
         # per text (probing 0, 1, 2, ... would make N copies cost N^2 / 2 probes)
         same = (display, col, chunk_text)
@@ -193,15 +226,12 @@ class IncrementalParser:
         return chunk
 
     def _reuse(self, chunk: _Chunk, line: int) -> None:
-        """A statement parsed before, now at `line`: when it moved, its cached syntax objects (this
-        document's own) are shifted there."""
-        if chunk.line == line:
+        """A statement parsed before, now at `line`: when it moved, its anchor moves there, and with
+        it every span of its syntax objects (this document's own) and of what was made from them."""
+        if chunk.anchor.line == line:
             self.stats["reused"] += 1
             return
-        if chunk.refs is None:
-            chunk.refs = _span_refs([chunk.items, chunk.diags])
-        _shift(chunk.refs, line - chunk.line)
-        chunk.line = line
+        chunk.anchor.line = line
         self.stats["shifted"] += 1
 
     def _parse_chunk(self, chunk_text: str, line: int, col: int, display: str) -> _Chunk:
@@ -211,7 +241,9 @@ class IncrementalParser:
         d = Diagnostics()
         _, _, items = syntax.transformer(display, d).transform(tree)
         self.stats["parsed"] += 1
-        return _Chunk(line, items, d.items)
+        anchor = _Anchor(line)
+        _anchor_spans([items, d.items], anchor)
+        return _Chunk(anchor, items, d.items)
 
 
 def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
@@ -245,26 +277,6 @@ def _too_deep(tree) -> bool:
     return check is not None and check(tree) is not None
 
 
-class _LineCounter:
-    """1-based (line, column) of increasing offsets, in one pass over the text."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.offset = 0
-        self.line = 1
-        self.line_start = 0
-
-    def __call__(self, offset: int) -> tuple[int, int]:
-        if offset < self.offset:
-            self.offset, self.line, self.line_start = 0, 1, 0
-        count = self.text.count("\n", self.offset, offset)
-        if count:
-            self.line += count
-            self.line_start = self.text.rfind("\n", self.offset, offset) + 1
-        self.offset = offset
-        return self.line, offset - self.line_start + 1
-
-
 class TextState:
     """A buffer's text as the last edit left it: its lines, each line's tokens as `tokenize` lexes
     them and its count of the matches the size limit counts (`parser.count_tokens`), and where
@@ -276,6 +288,7 @@ class TextState:
 
     def __init__(self):
         self.lines: list[str] = []
+        self.previous: list[str] = []  # the lines before the last update (`layout_only` compares with them)
         self.line_starts: list[int] = []
         self.entries: list[list[tuple]] = []  # per line: `lex_line`'s entries
         self.counts: list[int] = []  # per line: the matches the token limit counts
@@ -303,6 +316,7 @@ class TextState:
         self.entries = self.entries[:head] + [f[0] for f in fresh] + self.entries[old_end:]
         self.counts = self.counts[:head] + [f[1] for f in fresh] + self.counts[old_end:]
         self.skeletons = self.skeletons[:head] + [f[2] for f in fresh] + self.skeletons[old_end:]
+        self.previous = old
         self.lines = new
         self.line_starts = _line_starts(new)
         self.marks = self._marks(head, old_end, new_end) if same else self._all_marks()

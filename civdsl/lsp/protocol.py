@@ -79,7 +79,23 @@ def read_messages(stdin, deliver) -> None:
         deliver(None)
 
 
-async def handle_messages(stop_event, stdin, protocol, on_error=None) -> None:
+_EDIT = b'"textDocument/didChange"'
+
+
+class Arrivals:
+    """The edits read from the editor and not yet handled: the reading thread counts those it
+    reads, the event loop those it hands on, each writing its own count. An analysis running
+    while an edit waits answers for a text that is already stale (`edit_waiting`)."""
+
+    def __init__(self):
+        self.read = 0
+        self.handled = 0
+
+    def edit_waiting(self) -> bool:
+        return self.read > self.handled
+
+
+async def handle_messages(stop_event, stdin, protocol, on_error=None, arrivals: Arrivals | None = None) -> None:
     """Handle the editor's messages in order as they arrive (read by a thread of their own, so
     that they queue up while an analysis runs). The loop yields to callbacks the handlers
     scheduled (the server's analyses) only once no message is waiting: a burst of edits (typing,
@@ -91,12 +107,20 @@ async def handle_messages(stop_event, stdin, protocol, on_error=None) -> None:
 
     loop = asyncio.get_running_loop()
     inbox: asyncio.Queue = asyncio.Queue()
-    threading.Thread(target=read_messages, args=(stdin, lambda body: loop.call_soon_threadsafe(inbox.put_nowait, body)),
-                     name="civdsl-lsp-reader", daemon=True).start()
+    arrivals = arrivals if arrivals is not None else Arrivals()
+
+    def deliver(body: bytes | None) -> None:
+        if body is not None and _EDIT in body:
+            arrivals.read += 1
+        loop.call_soon_threadsafe(inbox.put_nowait, body)
+
+    threading.Thread(target=read_messages, args=(stdin, deliver), name="civdsl-lsp-reader", daemon=True).start()
     while not stop_event.is_set():
         body = await inbox.get()
         if body is None:
             break
+        if _EDIT in body:
+            arrivals.handled += 1
         _handle(body, protocol, on_error)
 
 
@@ -154,15 +178,18 @@ def framing_tolerant(server_class):
     from pygls.io_ import StdoutWriter
 
     class Server(server_class):
+        arrivals = None  # the edits read and not yet handled (`Arrivals`), while the stdio loop runs
+
         def start_io(self, stdin=None, stdout=None):
             import asyncio
             import threading
 
             self._stop_event = threading.Event()
+            self.arrivals = Arrivals()
             self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
             try:
                 asyncio.run(handle_messages(self._stop_event, stdin or _own_stdin(), self.protocol,
-                                            lambda exc, _kind: log.error("%s", exc)))
+                                            lambda exc, _kind: log.error("%s", exc), self.arrivals))
             except BrokenPipeError:
                 log.error("the connection to the editor is lost: shutting down")
             except (KeyboardInterrupt, SystemExit):

@@ -11,7 +11,7 @@ from typing import Callable
 from .. import loader, parser
 from ..diagnostics import Diagnostic, Diagnostics
 from .completion import completions
-from .engine import Analysis, Engine, diagnostic_range, diagnostics_by_file, full_message
+from .engine import Analysis, Engine, Superseded, diagnostic_range, diagnostics_by_file, full_message
 from .files import FileInfo, Symbol
 from .navigation import definitions, references, rename_edits, target_at
 from .hover import hover_text
@@ -67,14 +67,19 @@ class Session:
                             code=d.code, source="civdsl")
 
     # --- analyses
-    def run(self, uri: str) -> None:
+    def run(self, uri: str, stale=None) -> None:
         """Analyse a document and publish its diagnostics (and clear those of files no longer
-        reported on)."""
+        reported on); given up (`Superseded`) when `stale()` says a newer edit waits."""
         doc = self.engine.documents.get(uri)
         if doc is None:
             return
         try:
-            analysis = self.engine.analyse(doc)
+            analysis = self.engine.analyse(doc, stale)
+        except Superseded:
+            # a newer edit waits behind this analysis: its handler schedules the next one, and the
+            # document waits for it with the others left
+            self.pending.add(uri)
+            raise
         except Exception as exc:  # never take the server down: say so in the log
             log.exception("analysing %s failed", uri)
             self.server.window_log_message(self.T.LogMessageParams(
@@ -111,9 +116,20 @@ class Session:
         loop.call_soon(self.flush)
 
     def flush(self) -> None:
+        """Analyse the pending documents. One given up for an edit waiting behind it stays pending
+        with the rest: the edit's handler schedules them again."""
         self.scheduled = False
-        while self.pending:
-            self.run(self.pending.pop())
+        try:
+            while self.pending:
+                self.run(self.pending.pop(), self.edit_waiting)
+        except Superseded:
+            pass
+
+    def edit_waiting(self) -> bool:
+        """Whether an edit read from the editor waits to be handled (the stdio loop's `Arrivals`):
+        the analysis running now answers for a stale text."""
+        arrivals = getattr(self.server, "arrivals", None)
+        return arrivals is not None and arrivals.edit_waiting()
 
     def current(self, uri: str) -> Analysis | None:
         if uri in self.pending:

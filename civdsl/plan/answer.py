@@ -4,7 +4,7 @@ advance not bought was left out."""
 
 from __future__ import annotations
 
-from .. import pricing, runtime
+from .. import runtime, startcredits
 from ..state import StateError
 from ..unknown import number
 from .objectives import objective
@@ -55,7 +55,7 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
     """What the plan could not count for want of a fact: start credits without the player count,
     the trade-block value of a set without the player's block."""
     notes = []
-    start = pricing.start_credits(module, runtime.PlayerState(module, held, facts))
+    start = startcredits.start_credits(module, runtime.PlayerState(module, held, facts))
     if start is not None and start["per_group"] is None:
         notes.append("start credits are not counted: they depend on "
                      + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))

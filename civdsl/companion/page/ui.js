@@ -103,7 +103,7 @@
   const OPTIONS = M.OPTIONS || {};
   const ALIASES = (M.ALIASES && M.ALIASES.advance) || {};
   const HAS_VP = ADVANCE_NAMES.some((a) => Number(ADVANCES[a].vp) > 0);
-  // prices and the planner come from the engine's cost and plan (credits.js, plan.js): the page
+  // prices and the planner come from the engine's cost and plan (pricing.py translated, plan.js): the page
   // offers them wherever the engine answers them
   const CAN_COST = typeof api.cost === "function" && ADVANCE_NAMES.length > 0;
   const CAN_PLAN = typeof api.plan === "function" && ADVANCE_NAMES.length > 0;

@@ -1,6 +1,7 @@
 // api.js: the contract. globalThis.civdsl answers each question with exactly the object the
 // command line prints with --json (the same keys, lists and numbers): resolve, epoch and score
-// here (the generated standing.py), cost and plan from credits.js and plan.js when those are part of the engine.
+// here (the generated standing.py), cost here too (the generated pricing.py), plan from plan.js when it is part
+// of the engine.
 
 function answer(command, compute) {
   const head = {command: command, rulebook: MODEL.EDITION.id};
@@ -88,30 +89,70 @@ function engineModule() {
   engineModuleMade = {AST: tracks, CIVILIZATIONS: pyFromPlain(MODEL.CIVILIZATIONS || {}),
     AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
     SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
-    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), ADVANCES: pyFromPlain(MODEL.ADVANCES), CALAMITIES: byName(MODEL.CALAMITIES),
-    GROUPS: byName(MODEL.GROUPS), EDITION: pyFromPlain(MODEL.EDITION), CONSTS: pyFromPlain(MODEL.CONSTS), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS),
-    BOUNDS: pyFromPlain(MODEL.BOUNDS), OPTIONS: byName(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
+    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
+    ADVANCES: pyFromPlain(MODEL.ADVANCES), GROUPS: pyFromPlain(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS),
+    CREDIT_POLICY: MODEL.CREDIT_POLICY, CREDIT_VARIANTS: MODEL.CREDIT_VARIANTS, ABILITIES: pyFromPlain(MODEL.ABILITIES),
+    CALAMITIES: pyDict(Object.entries(MODEL.CALAMITIES)), OPTIONS: pyFromPlain(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}),
+    EDITION: pyFromPlain(MODEL.EDITION), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS), BOUNDS: pyFromPlain(MODEL.BOUNDS),
     START_CREDITS: pyFromPlain(MODEL.START_CREDITS === undefined ? null : MODEL.START_CREDITS),
     OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
       : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
   return engineModuleMade;
 }
 
-// a table of the model by name as a dict (its entries left as they are: only the names are read)
-function byName(table) {
-  return pyDict(Object.keys(table || {}).map(function (k) { return [k, table[k]]; }));
-}
-
 // the vocabulary's facts (vocabulary.FACTS) as statecheck reads them: name -> {type, minimum}
 let engineFactsMade = null;
 function engineFacts() {
-  return engineFactsMade || (engineFactsMade = byName(RULES.facts));
+  return engineFactsMade || (engineFactsMade = pyDict(Object.entries(RULES.facts)));
 }
 
-// pricing.ability: the arguments of each ability of KIND the advance NAME carries
-function abilityOf(module, name, kind) {
-  return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; })
-    .map(function (a) { return pyFromPlain(a[1]); });
+// --- `civdsl cost --json` (cli/questions.cost, api.Rulebook.cost and trade_cards) ---------------
+
+// "9x2, 3" -> [9, 9, 3]
+function costStacks(text) {
+  if (Array.isArray(text)) return text.map((x) => Math.trunc(x));
+  const out = [];
+  for (const part of splitNames(text)) {
+    const bare = part.replace(/ /g, "");
+    const at = bare.indexOf("x");
+    const stack = at < 0 ? bare : bare.slice(0, at);
+    const n = at < 0 ? "" : bare.slice(at + 1);
+    if (!/^[0-9]+$/.test(stack) || (n && !/^[0-9]+$/.test(n)) || stack.length > 3 || n.length > 3) {
+      throw new UserError("--trade-cards: `" + part + "` is not a stack number (optionally xN)");
+    }
+    const count = n ? parseInt(n, 10) : 1;
+    for (let i = 0; i < count; i++) out.push(parseInt(stack, 10));
+  }
+  return out;
+}
+
+// options: {buy, holds, tradeCards, option} as the flags of `civdsl cost` (--buy, --holds,
+// --trade-cards, --option NAME=on|off: {name: true}); --set and --state are the state itself.
+// With --trade-cards and no --buy the answer is the trade cards' (the command line prints that
+// object alone); with both it prints two objects, and this gives the purchase's.
+function costAnswer(state, options) {
+  options = options || {};
+  const buyText = options.buy;
+  const trade = options.tradeCards === undefined ? options.trade_cards : options.tradeCards;
+  const buyGiven = Array.isArray(buyText) ? buyText.length > 0 : Boolean(buyText);
+  const tradeGiven = Array.isArray(trade) ? trade.length > 0 : Boolean(trade);
+  if (!buyGiven && !tradeGiven) throw new UserError("give --buy ADVANCES or --trade-cards STACKS");
+  const view = {holds: options.holds, option: options.option};
+  if (tradeGiven && !buyGiven) {
+    const stacks = costStacks(trade);
+    const st = makePlayerState(state, view);
+    return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, get(st.facts, "treasury", null)));
+  }
+  const st = makePlayerState(state, view);
+  const buy = sc_canonical_names(engineModule(), "advance", splitNames(buyText), "--buy");
+  const already = buy.filter((b) => st.heldSet.has(b));
+  if (already.length) throw new UserError("--buy: already held: " + already.join(", "));
+  const module = engineModule();
+  const result = pyPlain(pr_prices(module, st.held, buy, pyFromPlain(get(st.facts, "credits", null))));
+  result.illegal = pyPlain(pr_purchase_problems(module, st.held, buy));
+  result.start_credits = st.startCredits;
+  result.notes = pr_cost_notes(module, pyFromPlain(st.startCredits));
+  return result;
 }
 
 const civdslApi = {
@@ -126,17 +167,15 @@ const civdslApi = {
   score: function (state, options) {
     return answer("score", function () { return scoreAnswer(state, options); });
   },
+  cost: function (state, options) {
+    return answer("cost", function () { return costAnswer(ownState(state), options || {}); });
+  },
   // the answer as the command line prints it (json.dumps(indent=2): floats as "2.0")
   dumps: function (value) {
     return pyDumps(value);
   },
 };
-// cost and plan are jscost's (credits.js, plan.js): offered only when the engine includes them
-if (typeof costAnswer === "function") {
-  civdslApi.cost = function (state, options) {
-    return answer("cost", function () { return costAnswer(MODEL, ownState(state), options || {}); });
-  };
-}
+// plan is jscost's (plan.js): offered only when the engine includes it
 if (typeof planAnswer === "function") {
   civdslApi.plan = function (state, options) {
     return answer("plan", function () { return planAnswer(MODEL, ownState(state), options || {}); });

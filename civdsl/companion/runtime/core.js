@@ -793,20 +793,6 @@ function sumValues(map) {
   return total;
 }
 
-// pricing.group_credits (the host's until pricing.py is translated): each group's credit points
-// from the advances held and free credits
-function groupCredits(module, holds, extra) {
-  const credits = new PyDict();
-  for (const g of module.GROUPS.keys()) credits.setItem(g, 0);
-  for (const name of holds) {
-    for (const [g, amount] of module.ADVANCES.getItem(name).getItem("credits").items()) {
-      credits.setItem(g, add(credits.get(g, 0), amount));
-    }
-  }
-  for (const [g, amount] of pyItemsOf(extra)) credits.setItem(g, add(credits.get(g, 0), pyInt(amount)));
-  return credits;
-}
-
 // --- a question's state (api.Rulebook.state: statecheck.question_state, translated) -------------
 
 function splitNames(text) {

@@ -4,7 +4,93 @@
 // the dynamic programme over price (which is not a twin: `ps_search`, plan/search.py translated by
 // the build, civdsl/companion/py2es.py), the same payment table, the same explanation and
 // two-turn look-ahead. Dict orders of the Python are kept with Map (insertion order); Python's tuple
-// order is creditCmp; Python's max/min pick the first of equals, as creditMaxBy does.
+// order is creditCmp (below); prices are pricing.py's, translated (pr_prices, pr_purchase_total).
+
+// --- small helpers of the planner's twin (Python's order, dict reads, user errors) -------------
+
+// Python's string order (code points; the same as UTF-16 code units for every name a rulebook
+// can hold outside the astral planes)
+function creditCmpStr(a, b) {
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+// Python's tuple order over arrays of numbers, strings and nested arrays; null (None) sorts first
+function creditCmp(a, b) {
+  if (Array.isArray(a)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const c = creditCmp(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return a.length - b.length;
+  }
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+function creditSum(values) {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
+
+function creditHas(obj, key) {
+  return obj !== null && obj !== undefined && Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+function creditGet(obj, key, fallback) {
+  return creditHas(obj, key) ? obj[key] : fallback;
+}
+
+// a user error: the command line answers {"error": {"kind": "user", "message": ...}} (core.js)
+function creditUserError(message) {
+  return new UserError(message);
+}
+
+// a number a rule computed (core.js keeps Python's int, Fraction and float apart) as a plain number
+// for the payment's arithmetic
+function creditPlain(v) {
+  return v instanceof Frac ? v.n / v.d : +v;
+}
+
+// the items named, by their own names (any declared name or `aka`, in any case)
+function creditCanonical(M, kind, names, option) {
+  return sc_canonical_names(engineModule(), kind, names, option);
+}
+
+// a fresh player state over the same facts (runtime.PlayerState(module, held, facts))
+function creditProbe(M, holds, facts) {
+  return new PlayerState(holds, facts);
+}
+
+function creditSetValue(M, n, face) {
+  return creditPlain(RULES.setValue(n, face));
+}
+
+function creditOffBlockValue(M, n, face) {
+  return creditPlain(RULES.offBlock.value(n, face));
+}
+
+function creditVariants(M) {
+  return M.CREDIT_VARIANTS ? Array.from(M.CREDIT_VARIANTS) : [];
+}
+
+// each advance's position in the rulebook
+function creditOrder(M) {
+  if (!M.__creditOrder) {
+    const order = {};
+    Object.keys(M.ADVANCES).forEach((name, i) => { order[name] = i; });
+    Object.defineProperty(M, "__creditOrder", {value: order, enumerable: false});
+  }
+  return M.__creditOrder;
+}
+
+// pricing.prices, translated (pr_prices), its answer as plain objects for the planner's twin
+function planPrices(M, holds, buys, extra) {
+  return pyPlain(pr_prices(engineModule(), holds, buys, pyFromPlain(extra)));
+}
 
 const planSameTurnKinds = ["discount", "free_advance", "acquire_all"];
 const planBbCap = 3000;
@@ -928,6 +1014,7 @@ function planProblem(M, holds, facts, obj, opts) {
   this.facts = facts;
   this.objective = obj;
   this.extra = Object.assign({}, facts.credits || {});
+  this.extraCredits = pyFromPlain(this.extra);  // as the translated pricing reads them
   // single_use: the sets priced by a placement stopped at its cap -> the least price it proves;
   // the best objective of those that price would make affordable (planner.capped_least, unsure)
   this.cappedLeast = new Map();
@@ -979,14 +1066,14 @@ function planProblem(M, holds, facts, obj, opts) {
   const plain = cands.filter((n) => !specialSet.has(n));
   this.base = {};
   if (plain.length) {
-    for (const row of creditPrices(M, this.holds, plain, this.extra).items) this.base[row.advance] = Math.max(0, row.price);
+    for (const row of planPrices(M, this.holds, plain, this.extra).items) this.base[row.advance] = Math.max(0, row.price);
   }
   for (const n of special) {
     // a lower bound, as the search needs (a placement stopped at its cap proves one)
-    const priced = creditPrices(M, this.holds, [n], this.extra);
+    const priced = planPrices(M, this.holds, [n], this.extra);
     this.base[n] = Math.max(0, priced.complete ? priced.items[0].price : priced.total_at_least);
   }
-  this.treasuryValue = creditPrices(M, this.holds, [], this.extra).treasury_value;
+  this.treasuryValue = planPrices(M, this.holds, [], this.extra).treasury_value;
   this.sameTurn = specialSet;
   this.discounts = {};
   this.frees = {};
@@ -1029,7 +1116,7 @@ planProblem.prototype.sortByOrder = function (names) {
 planProblem.prototype.exactPrice = function (names) {
   names = this.sortByOrder(names);
   if (this.singleUse) {
-    const [total, complete, least] = creditPurchaseTotal(this.M, this.holds, names, this.extra, this.work);
+    const [total, complete, least] = pr_purchase_total(engineModule(), this.holds, names, this.extraCredits, this.work);
     if (!complete) this.cappedLeast.set(JSON.stringify(names), least);
     return total;
   }
@@ -1493,7 +1580,7 @@ planProblem.prototype.stopped = function (heap, examined) {
 planProblem.prototype.planDict = function (choice, rank) {
   const M = this.M;
   const obj = this.objective;
-  const priced = creditPrices(M, this.holds, choice.buys, this.extra);
+  const priced = planPrices(M, this.holds, choice.buys, this.extra);
   if (priced.total !== choice.price) {
     throw new Error("planner bug: " + choice.buys.join(", ") + " priced " + choice.price + " by the search but "
       + priced.total + " by the credit engine");
@@ -1640,10 +1727,10 @@ function planTwoTurns(first, maxSets, found) {
   const price1 = {};
   for (const n of unheld) if (creditHas(first.base, n)) price1[n] = first.base[n];
   const locked = unheld.filter((n) => !creditHas(price1, n));
-  for (const n of locked) price1[n] = Math.max(0, creditPrices(M, first.holds, [n], first.extra).items[0].price);
+  for (const n of locked) price1[n] = Math.max(0, planPrices(M, first.holds, [n], first.extra).items[0].price);
   const worth = unheld.filter((n) => obj.values[n] > 0);
   // a turn-one advance h's own credit to a next-turn advance i: its specific credit, and all of i's
-  // cost where h's acquire_all covers i (held, h makes i free: creditPrices)
+  // cost where h's acquire_all covers i (held, h makes i free: pricing.prices)
   const specificOf = (h, i) => {
     const acquires = h !== i && planAbilities(M, h, "acquire_all").some((a) => advances[i].groups.indexOf(a.group) >= 0
       && advances[i].cost < a.cost_below);

@@ -562,13 +562,9 @@ function pyFromPlain(x) {
 // a number with a fractional part as a float (a whole one is an int: JSON does not tell 2.0)
 function pyFromState(x) {
   if (typeof x === "number") return Number.isInteger(x) ? x : pf(x);
-  if (Array.isArray(x)) return x.map(function (v) { return pyFromState(v); });
-  if (x === null || typeof x !== "object") return x;
-  const proto = Object.getPrototypeOf(x);
-  if (proto !== Object.prototype && proto !== null) return x;
-  const d = new PyDict();
-  for (const k of Object.keys(x)) d.setItem(k, pyFromState(x[k]));
-  return d;
+  if (Array.isArray(x)) return x.map((v) => pyFromState(v));
+  const proto = x !== null && typeof x === "object" && Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null ? pyDict(Object.entries(x).map(([k, v]) => [k, pyFromState(v)])) : x;
 }
 
 // an engine's answer as the page hands it on: dicts as objects with their keys in order
