@@ -11,6 +11,7 @@ the ratios (goal: at most 2x) against three bare parses, the first reported firs
 - with parser.LARK_OPTIONS, Lark's parse tree with positions, the yardstick the issue was filed
   with (the pipeline used those options then).
 Run:  python benchmarks/bench_pipeline.py [ROUNDS]
+      python benchmarks/bench_pipeline.py --tree-share [ROUNDS]   (what the parse tree costs)
 
 Each round times the bare parse and then the pipeline (CPU time, best of 3 each), so both meet
 the same load of a shared machine; the ratio reported (and judged) is the median of the rounds'
@@ -109,5 +110,80 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
         print(f"  ratio pipeline/parse = {ratio:.2f} (median; goal: at most 2), {best:.2f} best-of (least against least)")
 
 
+def tree_share(rounds: int = 9, repeat: int = 3) -> None:
+    """The most a tree-less parse (Lark's LALR `transformer=` option, callbacks run at each
+    reduction) could save: Lark's reduction callbacks (child filters and building the parse tree)
+    against none at all, and the syntax pass's walk with its rule callbacks against without them
+    (recursion, first and last token, depth and citations: what remains is what the callbacks
+    themselves do, which a tree-less parse would do too). Reaches into Lark's and the syntax pass's
+    internals, each restored after use."""
+    from lark import Tree
+
+    from civdsl import syntax
+    from civdsl.diagnostics import Diagnostics
+
+    paths = rulebooks()
+    texts = [(str(p), parser.normalise(p.read_text(encoding="utf-8"))) for p in paths]
+    own = parser._parser()
+    callbacks = own.parser.parser.parser.callbacks
+    kept = dict(callbacks)
+    trees = {path: own.parse(text) for path, text in texts}
+    built = 0
+
+    def counted(self, *args, **kwargs):
+        nonlocal built
+        built += 1
+        init(self, *args, **kwargs)
+
+    init = Tree.__init__
+    Tree.__init__ = counted
+    try:
+        for _, text in texts:
+            own.parse(text)
+    finally:
+        Tree.__init__ = init
+
+    def parse():
+        for _, text in texts:
+            own.parse(text)
+
+    def parse_without_callbacks():
+        for rule in callbacks:
+            callbacks[rule] = lambda children: None
+        try:
+            parse()
+        finally:
+            callbacks.update(kept)
+
+    def walk():
+        for path, _ in texts:
+            syntax.transformer(path, Diagnostics())._transform_tree(trees[path])
+
+    composed = syntax.transformer_class()
+    call_rule = composed._call_rule
+
+    def walk_without_rules():
+        composed._call_rule = lambda self, tree, children, first, last: None
+        try:
+            walk()
+        finally:
+            composed._call_rule = call_rule
+
+    times: dict[str, list[float]] = {"parse": [], "parse, no reduction callbacks": [], "syntax walk": [],
+                                     "syntax walk, no rule callbacks": []}
+    runs = (parse, parse_without_callbacks, walk, walk_without_rules)
+    for _ in range(rounds):
+        for (name, series), run in zip(times.items(), runs):
+            series.append(best_of(run, repeat) * 1000)
+    print(f"{len(paths)} shipped rulebooks, {built:,} parse-tree nodes ({rounds} rounds, best of {repeat}, CPU ms, medians)")
+    for name, series in times.items():
+        print(f"{name}: {statistics.median(series):.1f}")
+    print("a tree-less parse keeps the child filters and the rule callbacks; it could save at most the tree's "
+          "nodes and the walk's own share (about the last line)")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
+    if sys.argv[1:2] == ["--tree-share"]:
+        tree_share(int(sys.argv[2]) if len(sys.argv) > 2 else 9)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)

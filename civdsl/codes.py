@@ -330,6 +330,12 @@ _ALL = [
     Code("CIV183", "overrules excuses nothing", "A warning: `overrules NAME` names no ruling the rulebook inherits, "
          "or a ruling whose answer the house rule does not change. Remove the line, or correct the name.",
          'overrules famine_agriculturre "kinder"', 'overrules famine_agriculture "kinder"'),
+    Code("CIV184", "no trade deck for the player count", "`civdsl game new` writes a game of an edition that "
+         "declares its trade-card decks by player count (`trade_deck ... for LOW..HIGH`) only for a player count one "
+         "of them covers: the ledger deals that deck and checks every draw against its stacks. Where the seed text "
+         "does not give a count's stacks, the rulebook declares none, and the note lists the counts it has.",
+         "game new uigame.civ --players a,b,c,d",
+         "game new uigame.civ --players a,b,c"),
     Code("CIV170", "law broken", "`civdsl check --laws` found a situation that breaks a law of the rulebook (`law NAME "
          "\"what it says\" { property(...) cite(...) }`), or of a base the house rule extends. The notes give the two "
          "answers that break it, the rule lines involved and the commands that show it; the situation is written as "

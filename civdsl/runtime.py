@@ -186,6 +186,17 @@ class PlayerState:
         a condition can be decided at all)."""
         return type(self)(self.module, self.held, self.facts)
 
+    def for_question(self, facts: dict | None = None) -> "PlayerState":
+        """A copy for one question: the same holdings, facts (and FACTS over them), options and
+        start credits, with its own record of what it lacks and leaves undecided, and no seat.
+        Built without __init__'s copies of the holdings, which never change."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(vars(self))
+        copy.facts = {**self.facts, **facts} if facts else dict(self.facts)
+        copy.options = dict(self.options)
+        copy.missing, copy.undecided, copy.assigned, copy.seat = [], [], None, None
+        return copy
+
     def with_fact(self, name: str, value) -> "PlayerState":
         """A copy reading VALUE for the fact NAME; it shares what is missing and undecided with
         this state, so what its readers lack is recorded here too."""

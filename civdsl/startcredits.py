@@ -39,10 +39,11 @@ def _start_credit_amount(sc: dict, probe: PlayerState) -> tuple:
     return (None if probe.missing else amount), waived, None
 
 
-def apply_start_credits(module, state: PlayerState) -> None:
+def apply_start_credits(module, state: PlayerState, info: dict | None = None) -> None:
     """Start credit tokens are credit tokens the player holds: they join the freely allocated
-    `credits`, so prices, plans and the credit tie-breakers all count them."""
-    info = start_credits(module, state)
+    `credits`, so prices, plans and the credit tie-breakers all count them. INFO: what
+    `start_credits` answers for this state, where the caller already has it."""
+    info = start_credits(module, state) if info is None else info
     state.start_credits = info
     if info and info["groups"]:
         credits = dict(state.facts.get("credits") or {})

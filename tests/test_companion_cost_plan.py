@@ -415,23 +415,19 @@ def test_the_price_engine_is_written_once_in_python():
 @pytest.mark.parametrize("js_file, js_name, owner, attribute", [
     ("plan.js", "planSingleUseCap", "planner.PurchaseProblem", "single_use_cap"),
     ("plan.js", "planSingleUseWork", "planner.PurchaseProblem", "single_use_work"),
-    ("plan.js", "planPaymentWork", "planner.PaymentTable", "WORK"),
     ("plan.js", "planExplainCap", "planner.PurchaseProblem", "explain_cap"),
     ("plan.js", "planExplainProgrammes", "planner.PurchaseProblem", "explain_programmes"),
     ("plan.js", "planHorizonWork", "planner.PurchaseProblem", "horizon_work"),
-    ("plan.js", "planPaymentChoiceWork", "planner.PaymentTable", "CHOICE_WORK"),
-    ("plan.js", "planPaymentChoiceStop", "planner.PaymentTable", "CHOICE_STOP"),
 ])
 def test_the_work_limits_of_both_engines_are_the_same(js_file, js_name, owner, attribute):
     """Each JavaScript work limit is its Python one (the comment beside it names it): the engines
     stop at the same point only if they agree."""
     import re
 
-    from civdsl.plan import payment, purchase
+    from civdsl.plan import purchase
 
     text = (ROOT / "civdsl" / "companion" / "runtime" / js_file).read_text(encoding="utf-8")
     m = re.search(rf"^const {js_name} = (\d+);  // (\S+)$", text, re.M)
     assert m, f"{js_file}: no `const {js_name} = N;  // NAME`"
-    obj = {"planner.PurchaseProblem": purchase.PurchaseProblem,
-           "planner.PaymentTable": payment.PaymentTable}[owner]
+    obj = {"planner.PurchaseProblem": purchase.PurchaseProblem}[owner]
     assert int(m[1]) == getattr(obj, attribute) and m[2].endswith(attribute)

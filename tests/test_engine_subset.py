@@ -122,6 +122,18 @@ def test_a_module_imports_the_runtime_values_and_other_engines_by_their_page_nam
     assert 'return st_ast_rows(m, "t", null);' in js
 
 
+def test_a_module_of_a_subpackage_imports_from_the_enclosing_package():
+    """`from ..handvalue import off_block` in civdsl.plan.x names civdsl.handvalue's generated function;
+    a relative import past the top package is refused."""
+    js = py2es.translate_source("from ..handvalue import off_block\n\n\ndef f(m, n, s):\n"
+                                "    return off_block(m, n, s)\n", "x.py", "t", qualified="civdsl.plan.x")
+    assert "return hv_off_block(m, n, s);" in js
+    with pytest.raises(py2es.Refused, match="import of civdsl.runtime.prices"):
+        py2es.translate_source("from ..runtime import prices\n", "x.py", "t", qualified="civdsl.plan.x")
+    with pytest.raises(py2es.Refused, match=r"import from \.\.\.handvalue"):
+        py2es.translate_source("from ...handvalue import off_block\n", "x.py", "t", qualified="civdsl.plan.x")
+
+
 def test_the_page_copy_calls_the_commonest_helpers_by_alias_and_leaves_text_alone():
     js = py2es.translate_source('def f(d):\n    return d["pyItem(x)"], "truthy(\\"", d["a"]\n', "s.py", "t", short=True)
     assert '$I(a, "pyItem(x)")' in js and '"truthy(\\""' in js and '$I(a, "a")' in js and "pyItem" not in js.replace(

@@ -118,3 +118,19 @@ def test_the_readme_game_runs_as_written(tmp_path):
         assert args[0] == "civdsl"
         proc = run_cli(*args[1:], cwd=tmp_path, env={"NO_COLOR": "1"})
         assert (proc.stdout + proc.stderr).rstrip("\n") == "\n".join(expected), command
+
+
+def test_game_new_refuses_a_player_count_the_edition_gives_no_deck_for(tmp_path):
+    # seed 002, 14.34: 16-18 players split the shared commodities between the sets without numbers
+    game = tmp_path / "g.yaml"
+    names = ",".join(f"p{i}" for i in range(16))
+    refused = run_cli("game", "new", "expansion", "--players", names, "-o", game)
+    assert refused.returncode == 1 and not game.exists()
+    assert "error[CIV184]" in refused.stderr and "no trade deck for 16 players" in refused.stderr
+    assert "5-7, 8-11, 12-15 players" in refused.stderr
+    twelve = ",".join(f"p{i}:{c}" for i, c in enumerate(["Crete", "Arabia", "Illyria", "Chorasmia", "Assyria",
+                                                          "Dravidian", "Thrace", "Babylon", "Carthage", "Mauryan",
+                                                          "Rome", "Kushan"]))
+    made = run_cli("game", "new", "expansion", "--players", twelve, "-o", game)
+    assert made.returncode == 0, made.stderr
+    assert "trade stacks dealt: West, 12-15 players, East, 12-15 players" in made.stdout

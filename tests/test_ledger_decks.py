@@ -45,7 +45,7 @@ def test_each_megaciv_deck_holds_the_seed_s_counts():
 def test_every_edition_declares_the_decks_its_seed_gives_and_no_more():
     counts = {e: sorted({d["players"] for d in load(e).module.TRADE_DECKS}) for e in ("megaciv", "expansion", "civ1981",
                                                                                      "civ1980")}
-    assert counts == {"megaciv": [(5, 8), (9, 11), (12, 14), (15, 18)], "expansion": [(5, 7), (8, 11)],
+    assert counts == {"megaciv": [(5, 8), (9, 11), (12, 14), (15, 18)], "expansion": [(5, 7), (8, 11), (12, 15)],
                       "civ1981": [(2, 7)], "civ1980": [(2, 7)]}
 
 
@@ -73,8 +73,56 @@ def test_the_nontradable_calamity_is_the_last_card_of_its_stack():
     assert drawn[-1] == "Volcanic Eruption or Earthquake" and game.stacks.draw("west", 2, rng) is None
 
 
+TWELVE = ["Crete", "Arabia", "Illyria", "Chorasmia", "Assyria", "Dravidian", "Thrace", "Babylon", "Carthage", "Mauryan",
+          "Rome", "Kushan", "Iberia", "Nubia", "Hatti"]
+
+
+def expansion_game(players: int, options: dict | None = None):
+    rb = load("expansion")
+    setup = gamefile.new_setup("expansion", rb, [(f"p{i}", c) for i, c in enumerate(TWELVE[:players])], None, None, 0)
+    return gamefile.start(rb, {**setup, "options": options or {}})
+
+
+def dealt(game, block: str, number: int) -> dict:
+    out: dict = {}
+    for layer in game.stacks.layers[block][number]:
+        for card, n in layer.items():
+            out[card] = out.get(card, 0) + n
+    return out
+
+
+def test_the_expansion_s_12_to_15_player_sets_are_14_33_s():
+    # seed 002, 14.33: two sets, each a commodity pair a stack and one of each non-minor calamity
+    game = expansion_game(12)
+    m = game.module
+    commodities = {b: {c for n in range(1, 10) for c in dealt(game, b, n) if c in m.COMMODITIES} for b in ("west", "east")}
+    assert commodities["west"] == {"Ochre", "Clay", "Iron", "Papyrus", "Fish", "Fruit", "Oil", "Wool", "Wine", "Textiles",
+                                   "Tin", "Copper", "Resin", "Incense", "Marble", "Gems", "Gold", "Ivory"}
+    assert len(commodities["east"]) == 18 and all(m.COMMODITIES[c]["block"] == "east" for c in commodities["east"])
+    for block in ("west", "east"):
+        calamities = {c for n in range(1, 10) for c in dealt(game, block, n) if c in m.CALAMITIES}
+        assert len(calamities) == 16 and all(m.CALAMITIES[c]["class"] != "minor" for c in calamities)
+
+
+@pytest.mark.parametrize("reading,card", [({}, "Wool"), ({"wool_grain_by_14_33": True}, "Grain")])
+def test_the_west_s_fourth_stack_deals_the_card_of_the_game_s_reading(reading, card):
+    # 9.1 (the default): Wool West, Grain shared; 14.33 (wool_grain_by_14_33): Oil and Grain in the West set
+    stack = dealt(expansion_game(12, reading), "west", 4)
+    assert {c: n for c, n in stack.items() if c in ("Oil", "Wool", "Grain")} == {"Oil": 8, card: 7 if card == "Wool" else 8}
+
+
+@pytest.mark.parametrize("players,counted_out", [(12, 6), (15, 7)])
+def test_the_12_to_15_player_stacks_seed_their_calamities_below_half_the_players(players, counted_out):
+    game = expansion_game(players)
+    assert game.stacks.decks == {"west": "West, 12-15 players", "east": "East, 12-15 players"}
+    for block in ("west", "east"):
+        for number in range(2, 10):
+            top = game.stacks.layers[block][number][0]
+            assert sum(top.values()) == counted_out and all(c in game.module.COMMODITIES for c in top)
+
+
 def test_a_player_count_no_deck_covers_deals_nothing_and_drawing_for_him_says_so():
-    seats = [(f"p{i}", None) for i in range(12)]
+    seats = [(f"p{i}", None) for i in range(16)]
     game = new_game("expansion", seats, None)
     assert game.stacks is None
     step_named(game, "Census")
@@ -82,8 +130,8 @@ def test_a_player_count_no_deck_covers_deals_nothing_and_drawing_for_him_says_so
     step_named(game, "Trade card acquisition")
     with pytest.raises(Refused) as refused:
         game.apply({"do": "draw", "player": "p0", "seed": 3})
-    assert refused.value.code == ILLEGAL and "no trade deck for 12 players" in refused.value.message
-    assert "5-7, 8-11" in refused.value.message
+    assert refused.value.code == ILLEGAL and "no trade deck for 16 players" in refused.value.message
+    assert "5-7, 8-11, 12-15 players" in refused.value.message
     game.apply({"do": "draw", "player": "p0", "cards": ["Clay", "Iron"]})  # entered by hand still
 
 

@@ -12,6 +12,7 @@ import itertools
 import json
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -315,7 +316,7 @@ def test_payment_matches_brute_force_over_card_subsets(rid, data):
     limit = data.draw(st.integers(0, 8))
     table = payment.PaymentTable(module, cards, treasury, tv)
     pays = brute_payments(module, cards, treasury, tv, price, limit)
-    got = table.best(price, limit)
+    got = _payment(table.best(price, limit))
     if not pays:
         assert got is None and table.spent(price, limit) is None
         return
@@ -352,7 +353,7 @@ def test_payment_with_card_abilities_matches_brute_force(rid, data):
     pays = brute_ability_payments(module, cards, treasury, tv, price, limit, rate, substitute)
     options = list(ability_options(module, cards, rate, substitute))
     assert table.budget(sum(cards.values())) == max(v + (treasury + c) * tv for v, c, *_ in options)
-    got = table.best(price, limit)
+    got = _payment(table.best(price, limit))
     if not pays:
         assert got is None and table.spent(price, limit) is None
         return
@@ -390,13 +391,12 @@ def test_chosen_payment_keeps_the_whole_programmes_choice(rid, data):
     substitute = data.draw(st.booleans())
     limit = data.draw(st.integers(0, sum(cards.values()) + 1))
     table = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
-    table.SMALL_PROGRAMME = 0  # the floors even where the whole programme is small
+    table.small_programme = 0  # the floors even where the whole programme is small
     whole = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
-    whole._chosen_layers = lambda limit, price, least, clamp, work: whole._layers(limit, cap=least, keep=True,
-                                                                                clamp=clamp, work=work)
+    whole._chosen_layers = lambda limit, price, least, clamp, work: whole._layers(limit, least, clamp, work)
     price = data.draw(st.integers(0, int(table.budget(limit)) + 3))
     got, expected = table.best(price, limit), whole.best(price, limit)
-    assert (got and got.to_dict()) == (expected and expected.to_dict())
+    assert got == expected
 
 
 def test_trade_routes_turns_cards_into_treasury_and_keeps_the_rest():
@@ -426,7 +426,7 @@ def test_trade_routes_in_the_expansion_converts_before_the_purchase():
     face = {n: c["value"] for n, c in module.COMMODITIES.items() if c["value"] > 0}
     name = min(face, key=lambda n: (-face[n], n))
     table = payment.PaymentTable(module, {name: 1}, 0, 1, None, 2, False)
-    pay = table.best(face[name] + 1, 0)
+    pay = _payment(table.best(face[name] + 1, 0))
     assert pay.converted == {name: 1} and pay.treasury == face[name] + 1 and pay.treasury_left == face[name] - 1
     assert payment.PaymentTable(module, {name: 1}, 0, 1).best(face[name] + 1, 0) is None
 
@@ -1165,6 +1165,11 @@ def test_a_tie_on_objective_and_spend_in_a_later_assignment_run_is_decided_by_cr
 
 # --- the declared work limits of the payment table and of --explain ---------------------------
 
+def _payment(answer: dict | None):
+    """A payment of the answer with its fields as attributes (None stays None)."""
+    return None if answer is None else SimpleNamespace(**answer)
+
+
 def _assert_legal(module, cards: dict, treasury: int, tv: int, rate: int, got, price, limit: int) -> None:
     """A payment the table names can be made: every card accounted for, the sets valued by
     set_value, the tokens converted and spent within what there is, the hand limit kept."""
@@ -1198,11 +1203,11 @@ def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, da
     limit = data.draw(st.integers(0, sum(cards.values()) + 1))
     exact = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
     table = payment.PaymentTable(module, cards, treasury, tv, None, rate, substitute)
-    table.WORK = data.draw(st.integers(0, 300))
-    table.CHOICE_WORK = data.draw(st.integers(0, 300))
-    table.CHOICE_STOP = data.draw(st.sampled_from([0, 50, 500, 5_000_000]))
+    table.work_limit = data.draw(st.integers(0, 300))
+    table.choice_work = data.draw(st.integers(0, 300))
+    table.choice_stop = data.draw(st.sampled_from([0, 50, 500, 5_000_000]))
     price = data.draw(st.integers(0, int(exact.budget(limit)) + 3))
-    least, got = table.spent(price, limit), table.best(price, limit)
+    least, got = table.spent(price, limit), _payment(table.best(price, limit))
     if least is None:
         assert got is None
     else:
@@ -1210,12 +1215,12 @@ def test_a_payment_table_stopped_at_its_work_limit_still_answers_soundly(rid, da
         _assert_legal(module, cards, treasury, tv, rate, got, price, limit)
     assert exact.stopped == [] and set(table.stopped) <= {payment.PAYING, payment.CHOOSING}
     if payment.PAYING in table.stopped:
-        assert table.paying[0] > table.WORK  # the moves it counted passed the limit
+        assert table.paying[0] > table.work_limit  # the moves it counted passed the limit
         assert table.budget(limit) <= exact.budget(limit) <= table.most_payable()
     else:
         assert least == exact.spent(price, limit) and table.levels(limit) == exact.levels(limit)
         if got is not None:
-            best = exact.best(price, limit)
+            best = _payment(exact.best(price, limit))
             assert got.kept_value + got.treasury_left * tv <= best.kept_value + best.treasury_left * tv
 
 
@@ -1229,16 +1234,16 @@ def test_the_whole_deck_with_trade_routes_and_trade_empire_answers_within_the_pa
     assert sum(state["commodities"].values()) == 296
     table = payment.PaymentTable(rb.module, state["commodities"], 20, 1, None, 2, True)
     table.levels(9)
-    assert table.stopped == [payment.PAYING] and table.paying[0] > payment.PaymentTable.WORK
+    assert table.stopped == [payment.PAYING] and table.paying[0] > payment.WORK
     report = answer.plan(rb, state)
     assert report["payment_stopped"] == [payment.PAYING] and report["complete"] is False
-    assert report["payment_work_limit"] == payment.PaymentTable.WORK
+    assert report["payment_work_limit"] == payment.WORK
     best = report["plans"][0]
     assert best["objective"] <= report["total_at_most"]
-    pay = payment.Payment(**best["payment"])
+    pay = _payment(best["payment"])
     _assert_legal(rb.module, state["commodities"], 20, 1, 2, pay, best["total"], best["hand_limit"])
     text = plan_text.render(report)
-    assert (f"working out what the hand can pay stopped at its work limit ({payment.PaymentTable.WORK:,} steps)"
+    assert (f"working out what the hand can pay stopped at its work limit ({payment.WORK:,} steps)"
             in text and f"no plan gives more than {report['total_at_most']} VP" in text)
 
 
@@ -1300,7 +1305,7 @@ def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is
 
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
-    for number in (payment.PaymentTable.WORK, payment.PaymentTable.CHOICE_WORK, payment.PaymentTable.CHOICE_STOP,
+    for number in (payment.WORK, payment.CHOICE_WORK, payment.CHOICE_STOP,
                    purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work,
                    purchase.PurchaseProblem.explain_programmes):
         assert f"{number:,}" in text

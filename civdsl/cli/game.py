@@ -112,6 +112,7 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     tracks = list(rb.module.AST)
     if track is None and len(tracks) > 1:
         raise click.UsageError(f"{rb.name} has several A.S.T. tracks: choose one with --ast ({', '.join(tracks)})")
+    _deck_for(rb, players, len(seats))
     setup = gamefile.new_setup(edition, rb, seats, track, last_turn, seed)
     try:
         data = {**setup, "events": []}
@@ -135,6 +136,22 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     else:
         click.echo(f"no trade deck declared for {len(seats)} players: the players enter the cards they draw")
     _expects(game)
+
+
+def _deck_for(rb, players: str, count: int) -> None:
+    """A game of an edition that declares its trade-card decks by player count needs the deck of its
+    own count: without it the ledger would deal nothing and the players' draws go unchecked."""
+    from ..ledger import decks
+
+    declared = getattr(rb.module, "TRADE_DECKS", ())
+    if not declared or decks.decks_for(rb.module, count):
+        return
+    ranges = sorted({tuple(d["players"]) for d in declared}, key=lambda r: r[0])
+    words = ", ".join(f"{low}-{high}" if high else f"{low} or more" for low, high in ranges)
+    _fail("CIV184", f"{rb.name} declares no trade deck for {count} players: the cards of each trade stack for "
+          f"{count} players are not given", "<players>", 1, 1, len(players) + 1,
+          notes=[f"trade decks are declared for {words} players (`trade_deck`)"], source=players,
+          help="nothing was written; docs/ledger.md lists the player counts the seed texts leave without a deck")
 
 
 def _civilization_column(players: str, civilization: str | None) -> tuple[int, int] | None:

@@ -28,8 +28,8 @@ from .pycalls import NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.placement": "pl", "civdsl.pricing": "pr", "civdsl.standing": "st",
-                  "civdsl.handvalue": "hv",
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.placement": "pl", "civdsl.pricing": "pr",
+                  "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca"}
 
@@ -172,8 +172,9 @@ class _Module(CallTranslation):
                     self.refuse(node, f"import of {alias.name}")
                 self.imported[alias.name] = alias.name
             return
-        if node.level and self.package is not None and node.level == 1:
-            self._import_civdsl(node, f"{self.package}.{node.module}")
+        if node.level and self.package is not None and node.module and node.level <= self.package.count(".") + 1:
+            package = self.package.rsplit(".", node.level - 1)[0] if node.level > 1 else self.package
+            self._import_civdsl(node, f"{package}.{node.module}")
             return
         if node.level or node.module not in _IMPORTS or _IMPORTS[node.module] is None:
             self.refuse(node, f"import from {'.' * node.level}{node.module or ''}")
@@ -905,7 +906,11 @@ def _module_text(name: str) -> tuple[str, str]:
 SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D",
                  "pyIterAny": "$A", "pyStr": "$t", "pyLen": "$N", "pySetOf": "$O", "pyList": "$l", "pyUnpack": "$U",
                  "pyEnumerate": "$E", "pyIn": "$i", "pyRepr": "$R", "pySlice": "$P", "pyRange": "$g",
-                 "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H"}
+                 "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H", "add": "$a", "exact": "$x",
+                 "number": "$n", "pyMax": "$M", "pyItems": "$y", "pySum": "$u", "max_": "$m", "sub": "$d",
+                 "mul": "$e", "and_": "$f", "neg": "$j", "or_": "$k", "min_": "$p", "pyBitOr": "$q", "pyInt": "$v",
+                 "not_": "$w", "pyMod": "$z", "pyJoin": "$J", "pyFloat": "$K", "pyZip": "$Z", "pyMin": "$Q",
+                 "pySort": "$B", "floordiv": "$V"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
 _HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 

@@ -125,9 +125,11 @@ def decks_for(module, players: int) -> list[dict]:
             and (d["players"][1] is None or players <= d["players"][1])]
 
 
-def deal(module, players: int, blocks: set[str | None], seed: int) -> Stacks | None:
+def deal(module, players: int, blocks: set[str | None], seed: int, options: dict | None = None) -> Stacks | None:
     """The stacks dealt for the game: each deck for the player count whose block is played (a
-    deck without a block always); None when no deck covers the player count."""
+    deck without a block always); None when no deck covers the player count. A commodity whose
+    block is a reading (`block ID when OPTION`) is dealt in a block's deck only under the
+    game's OPTIONS that put it in that block, so one deck declares both readings."""
     decks = [d for d in decks_for(module, players) if d["block"] is None or d["block"] in blocks]
     if not decks:
         return None
@@ -140,13 +142,27 @@ def deal(module, players: int, blocks: set[str | None], seed: int) -> Stacks | N
             out = layers.setdefault(block, {}).setdefault(number, [])
             cards = dealt.setdefault(block, {}).setdefault(number, {})
             for layer in stack:
-                counts = {name: n for name, n in layer["cards"]}
+                counts = {name: n for name, n in layer["cards"] if _of_reading(module, name, block, options or {})}
                 for name, n in counts.items():
                     cards[name] = cards.get(name, 0) + n
                 clear = turn_steps.quantity(module, layer["clear"], players) if layer["clear"] != "players" \
                     else players
                 out += _cleared(module, counts, clear or 0, rng)
     return Stacks(layers, dealt, {d["block"]: d["name"] for d in decks})
+
+
+def _of_reading(module, card: str, block: str | None, options: dict) -> bool:
+    """Whether a block's deck deals the card under the game's options: a commodity whose block
+    depends on an option only where that reading puts it in the deck's block."""
+    row = module.COMMODITIES.get(card)
+    if block is None or row is None or not row.get("block_when"):
+        return True
+    own = row["block"]
+    for option, then in row["block_when"]:
+        if options.get(option, module.OPTIONS[option]):
+            own = then
+            break
+    return own == block
 
 
 def _cleared(module, counts: dict[str, int], clear: int, rng: random.Random) -> list[dict[str, int]]:

@@ -277,8 +277,8 @@ def _draw_for(game: Game, p, reach: int, seed: int, args: dict) -> list[str]:
     stack gives the action's `empty` card, or nothing."""
     if game.stacks is None:
         players = len(game.seated())
-        declared = sorted({f"{d['players'][0]}-{d['players'][1]}" if d["players"][1] else f"{d['players'][0]} or more"
-                           for d in getattr(game.module, "TRADE_DECKS", ())})
+        declared = [f"{low}-{high}" if high else f"{low} or more" for low, high in
+                    sorted({tuple(d["players"]) for d in getattr(game.module, "TRADE_DECKS", ())}, key=lambda r: r[0])]
         raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {players} players, so the ledger cannot "
                       "draw for them: enter the cards drawn (draw PLAYER CARD...)"
                       + (f"; decks are declared for {', '.join(declared)} players" if declared else ""), field="seed")

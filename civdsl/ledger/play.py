@@ -4,10 +4,14 @@ What each step does comes from the rulebook (steps.py); nothing here names an ed
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
+from .. import handvalue, sourcemap, standing, startcredits
+from ..runtime import PlayerState
 from . import steps as turn_steps
 from .players import Player
+from .reads import Memo
 
 ILLEGAL = "CIV142"  # an event the rules refuse
 CHOICE = "CIV143"  # a choice the rules leave to a player
@@ -30,6 +34,9 @@ class Refused(Exception):
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
 _BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
 _UNSET = object()
+# module -> the start credits of a state, kept by the facts the start-credit rule reads (in a game,
+# the player count and the scenario): a change of hand or treasury keeps them
+_START_CREDITS: dict[object, Memo] = {}
 _STATES_KEPT = 4096  # the states a game keeps (Game.state) at most, then its store starts again
 
 
@@ -88,12 +95,16 @@ class Game:
     # the players still at the table, in seat order: every rule reads the player count, and only
     # a player leaving (Game.leaves) changes it
     _seated: list | None = field(default=None, repr=False, compare=False)
+    module: object = field(init=False, repr=False, compare=False)  # the rulebook's compiled module, read by every rule
+    # what every player's state reads of the game (its key's part, and the pieces and game facts),
+    # fixed once play starts until a player leaves
+    _table_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _table_facts: tuple | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        self.module = self.rulebook.module
 
     # --- reading the state -------------------------------------------------------------------
-    @property
-    def module(self):
-        return self.rulebook.module
-
     @property
     def steps(self) -> tuple:
         return self.rulebook.module.TURN
@@ -103,24 +114,29 @@ class Game:
         return self.rulebook.module.TURN[self.step]
 
     def seated(self) -> list[Player]:
+        return list(self._at_table())
+
+    def _at_table(self) -> list[Player]:
+        """The seated players, kept (not a copy: for reading only)."""
         if self._seated is None:
             self._seated = [p for p in self.players.values() if not p.left]
-        return list(self._seated)
+        return self._seated
 
     def leaves(self, player: Player) -> None:
         """The player leaves the table."""
         player.left = True
         self._seated = None
+        self._table_key = self._table_facts = None
 
     @property
     def pieces(self) -> dict:
-        count = len(self.seated())
+        count = len(self._at_table())
         if count not in _PIECES.setdefault(id(self.module), {}):
             _PIECES[id(self.module)][count] = turn_steps.pieces(self.module, count)
         return _PIECES[id(self.module)][count]
 
     def game_facts(self) -> dict:
-        out = {"players": len(self.seated())}
+        out = {"players": len(self._at_table())}
         if self.ast_track:
             out["ast_track"] = self.ast_track
         if self.options:
@@ -128,7 +144,13 @@ class Game:
         return out
 
     def facts(self, player: Player, **extra) -> dict:
-        out = {**player.facts(self.pieces, self.game_facts()), **extra}
+        if self._table_facts is None:  # the game's part, the same for every player until one leaves
+            self._table_facts = (self.pieces, self.game_facts())
+        out = player.facts(*self._table_facts)
+        if "options" in out:  # each state's own: the kept game facts are never handed out
+            out["options"] = dict(out["options"])
+        if extra:
+            out.update(extra)
         block = self.setup_block(player)
         if block is not None:
             out.setdefault("block", block)
@@ -145,8 +167,11 @@ class Game:
         ledger's facts are already the rulebook's own names and whole numbers. A state answers
         one question (it records the facts that question lacked), so each call gets its own copy
         of the state built once for what the player has now."""
-        from ..runtime import PlayerState
+        return self.base_state(player, **extra).for_question()
 
+    def base_state(self, player: Player, **extra):
+        """The state `state` copies, built once for what the player has now and shared: for a
+        reader that copies it for each question itself (the calamity phase's table), never changed."""
         key = self._state_key(player, extra)
         base = self.states_built.get(key) if key is not None else None
         if base is None:
@@ -155,18 +180,19 @@ class Game:
                 if len(self.states_built) >= _STATES_KEPT:
                     self.states_built.clear()
                 self.states_built[key] = base
-        st = PlayerState(base.module, base.held, base.facts, base.options)
-        st.held_set = base.held_set
-        st.start_credits = base.start_credits
-        return st
+        return base
 
     def _state_key(self, player: Player, extra: dict) -> tuple | None:
         """Everything a player's state is built from (his pieces, hand and advances, the game's
         facts), or None when a given fact cannot be part of a key."""
-        key = (self.module, player.name, player.civilization, player.cities, player.tokens, player.ships,
-               player.treasury, player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())),
-               len(self.seated()), self.ast_track, tuple(sorted(self.options.items())), self.setup,
-               tuple(sorted(extra.items())))
+        if self._table_key is None:
+            self._table_key = (self.module, len(self._at_table()), self.ast_track, tuple(sorted(self.options.items())),
+                               self.setup)
+        key = (player.name, player.civilization, player.cities, player.tokens, player.ships, player.treasury,
+               player.ast_position, tuple(player.advances), tuple(sorted(player.cards.items())), self._table_key)
+        if not extra:
+            return key
+        key += (tuple(sorted(extra.items())),)
         try:
             hash(key)
         except TypeError:
@@ -174,20 +200,19 @@ class Game:
         return key
 
     def _build_state(self, player: Player, extra: dict):
-        from .. import runtime, startcredits
-
         facts = self.facts(player, **extra)
         held = facts.pop("holds")
         options = facts.pop("options", {})
-        st = runtime.PlayerState(self.module, held, facts, options)
-        startcredits.apply_start_credits(self.module, st)
+        st = PlayerState(self.module, held, facts, options)
+        memo = _START_CREDITS.get(self.module)
+        if memo is None:
+            memo = _START_CREDITS[self.module] = Memo(functools.partial(startcredits.start_credits, self.module))
+        startcredits.apply_start_credits(self.module, st, memo(st))
         return st
 
     def marker(self, player: Player, track: str) -> dict:
         """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
         and whether it moves), evaluating the requirements of the next space's epoch only."""
-        from .. import sourcemap, standing
-
         t = self.module.AST[track]
         st = self.state(player)
         with sourcemap.rules_of(self.module):
@@ -202,7 +227,7 @@ class Game:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
 
     def quantity(self, value) -> int | None:
-        return turn_steps.quantity(self.module, value, len(self.seated()))
+        return turn_steps.quantity(self.module, value, len(self._at_table()))
 
     def copy(self) -> "Game":
         g = type(self)(self.rulebook, {n: p.copy() for n, p in self.players.items()}, dict(self.options),
@@ -227,8 +252,6 @@ class Game:
         declares it): fixed for the game, so it is worked out once per player."""
         known = _BLOCKS.get((id(self.module), self.setup, player.civilization), _UNSET)
         if known is _UNSET:
-            from .. import handvalue
-
             known = _BLOCKS[(id(self.module), self.setup, player.civilization)] = handvalue.player_block(
                 self.module, self.state(player))
         return known

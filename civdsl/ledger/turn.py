@@ -51,7 +51,8 @@ class Ledger(Game):
     def start(self) -> None:
         """The trade-card stacks dealt, then the game's first step: its automatic actions run, and
         steps that take no event pass."""
-        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed)
+        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed,
+                                 self.options)
         self._enter()
 
     def next_step(self) -> None:

@@ -9,7 +9,7 @@ from ..state import StateError
 from ..unknown import number
 from .objectives import objective
 from .hand import hand_report
-from .payment import PAYING, PaymentTable
+from .payment import CHOICE_WORK, PAYING, WORK
 from .purchase import Choice, PurchaseProblem
 
 
@@ -140,8 +140,8 @@ def _payment_limit(report: dict, problem: PurchaseProblem) -> None:
     could pay, the hand limit aside); stopped choosing the payment, the ranking is proven but the
     payment named may keep less than the best one."""
     pay = problem.payments
-    report["payment_work_limit"] = PaymentTable.WORK
-    report["payment_choice_limit"] = PaymentTable.CHOICE_WORK
+    report["payment_work_limit"] = WORK
+    report["payment_choice_limit"] = CHOICE_WORK
     report["payment_stopped"] = list(pay.stopped)
     if not pay.stopped:
         return

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import pricing
 from ..unknown import number
+from .payment import PAYING
 from .search import stopped_bound
 
 
@@ -436,7 +437,7 @@ class _TwoTurns:
         # handed over, and so the walk's bound, proven; payments of whole sets leave budgets that
         # may be short, so the walk's bounds prove nothing
         stops = self._payment_stopped()
-        if self.first.payments.PAYING in stops:
+        if PAYING in stops:
             at_most = None
         return {
             "estimate": True,

@@ -3,66 +3,33 @@ limit, `card_treasury` and `substitute_card`."""
 
 from __future__ import annotations
 
-import bisect
 import functools
-import heapq
 import math
 from typing import Any, Iterable
 
-from .. import handvalue
-from ..records import Record
+from ..handvalue import off_block
 from ..unknown import number
 
 
-# --- the payment ---------------------------------------------------------------------------
-
-class Payment(Record):
-    """What to hand over for a purchase whose total price after credits is `price`."""
-
-    price: int
-    cards: dict  # commodity -> cards turned in
-    card_value: Any
-    treasury: int  # tokens turned in
-    treasury_value: int  # points per token
-    paid: Any
-    overpayment: Any
-    kept: dict  # commodity -> cards kept
-    kept_value: Any
-    kept_cards: int
-    hand_limit: int
-    treasury_left: int
-    converted: dict  # commodity -> cards turned into treasury first (`card_treasury`)
-    converted_treasury: int  # tokens those cards gave
-    substitute: dict | None  # {"set": X, "card": Y}: one Y card completes X's set (`substitute_card`)
-
-    def to_dict(self) -> dict:
-        return {"price": self.price, "cards": dict(self.cards), "card_value": number(self.card_value),
-                "treasury": self.treasury, "treasury_value": self.treasury_value, "paid": number(self.paid),
-                "overpayment": number(self.overpayment), "kept": dict(self.kept),
-                "kept_value": number(self.kept_value), "kept_cards": self.kept_cards,
-                "hand_limit": self.hand_limit, "treasury_left": self.treasury_left,
-                "converted": dict(self.converted), "converted_treasury": self.converted_treasury,
-                "substitute": dict(self.substitute) if self.substitute else None}
+# Trade Empire's flag, commodities taken in ascending face order (PaymentTable): no substitution
+# yet; a set took the substitute and owes a donor (any later commodity's face is at least its); a
+# donor was given and owes a set (only a commodity of the same face can still take it); done. The
+# flag is also the low digit of a group's code (PaymentTable._group_order).
+_NONE = 0
+_OWE = 1
+_GAVE = 2
+_DONE = 3
 
 
-_DONE = ("done",)
-# Trade Empire's flag, commodities taken in ascending face order (PaymentTable): a set took the
-# substitute and owes a donor (any later commodity's face is at least its), or a donor was given
-# and owes a set (only a commodity of the same face can still take it)
-_OWE = ("owe",)
-_GAVE = ("gave",)
-# the flag once a commodity takes a role in the substitution: the first of the set and the donor
-# owes the other, the second completes it
-_AFTER = {"set": {None: _OWE, _GAVE: _DONE}, "donor": {None: _GAVE, _OWE: _DONE}}
+# by flag, the flag once a commodity's set takes the substitute, and once it gives the substitute
+# card (None: it may not): the first of the set and the donor owes the other, the second completes it
+_SET_AFTER = (_OWE, None, _DONE, None)
+_DONOR_AFTER = (_GAVE, _DONE, None, None)
 
 
-# the flags as the low digit of a group's code (PaymentTable._group_order)
-_FLAG_INDEX = {None: 0, _OWE: 1, _GAVE: 2, _DONE: 3}
-
-
-def _complete(flag) -> bool:
+def _complete(flag: int) -> bool:
     """A substitution owed or given but not matched is no payment."""
-    return flag is None or flag is _DONE
+    return flag == _NONE or flag == _DONE
 
 
 def _unchanged(layer: dict) -> dict:
@@ -70,32 +37,31 @@ def _unchanged(layer: dict) -> dict:
     return layer
 
 
-def _fewest_kept(layer: dict) -> dict:
-    """Drop a state of what can be paid when another with the same (value, flag) keeps no more
-    cards and has at least as many tokens (the entry's first slot): every completion of the
-    first is one of the second, turning in the same value with at least its tokens, so the
-    values payable and their most tokens (`PaymentTable._final`) stay the same."""
-    by_kept: dict = {}
-    for key in layer:  # fewest cards kept first, in the layer's order between equals
-        by_kept.setdefault(key[2], []).append(key)
-    most: dict = {}
-    out = {}
-    for kept in sorted(by_kept):
-        for key in by_kept[kept]:
-            group, entry = (key[0], key[3]), layer[key]
-            if group not in most or entry[0] > most[group]:
-                most[group] = entry[0]
-                out[key] = entry
-    return out
-
-
 class _PaymentStopped(Exception):
-    """A programme of the payment table reached its work limit (PaymentTable.WORK)."""
+    """A programme of the payment table reached its work limit (WORK, CHOICE_STOP)."""
 
 
 # what stopped, in the player's words (the answer's `payment_stopped`)
 PAYING = "working out what the hand can pay"
 CHOOSING = "choosing the payment"
+
+# a chosen payment without converted tokens and with fewer (value, cards kept) pairs than this
+# runs the whole programme (PaymentTable._floors_pay)
+SMALL_PROGRAMME = 20_000
+# The work limit of what the hand can pay (its programmes under every hand limit asked, in
+# all) and of the choice of one payment. A unit is one move of one commodity tried from one
+# state (every loop of the table counts its steps in these units). Past it, what the hand can
+# pay is worked out for whole sets only (`_whole_sets`) and the payment chosen among
+# what-can-be-paid's own payments (`_paid_choice`).
+WORK = 300_000
+# the chosen payment's programme runs only where what the hand can pay took at most this much
+# work (its work grows with that programme's and more: the tokens kept); else the payment is
+# the best of what-can-be-paid's own payments of the least (`_paid_choice`)
+CHOICE_WORK = 30_000
+# ... and stops (the same `_paid_choice`) past this much of its own work: far above what the
+# hands CHOICE_WORK lets through need (a 19-card hand under the cut: 419,294 units in the whole
+# programme, which the floors' passes of `_chosen_layers` mostly avoid)
+CHOICE_STOP = 5_000_000
 
 
 class PaymentTable:
@@ -122,25 +88,6 @@ class PaymentTable:
     owes a set" states end at the next face (at most 4 times the states, not 2 x faces + 2).
     """
 
-    # a chosen payment without converted tokens and with fewer (value, cards kept) pairs than this
-    # runs the whole programme (PaymentTable._floors_pay)
-    SMALL_PROGRAMME = 20_000
-    PAYING, CHOOSING = PAYING, CHOOSING
-    # The work limit of what the hand can pay (its programmes under every hand limit asked, in
-    # all) and of the choice of one payment. A unit is one move of one commodity tried from one
-    # state (every loop of the table counts its steps in these units). Past it, what the hand can
-    # pay is worked out for whole sets only (`_whole_sets`) and the payment chosen among
-    # what-can-be-paid's own payments (`_paid_choice`).
-    WORK = 300_000
-    # the chosen payment's programme runs only where what the hand can pay took at most this much
-    # work (its work grows with that programme's and more: the tokens kept); else the payment is
-    # the best of what-can-be-paid's own payments of the least (`_paid_choice`)
-    CHOICE_WORK = 30_000
-    # ... and stops (the same `_paid_choice`) past this much of its own work: far above what the
-    # hands CHOICE_WORK lets through need, since the page runs the whole programme where Python
-    # runs the floors' passes (a 19-card hand under the cut: 419,294 units in the whole programme)
-    CHOICE_STOP = 5_000_000
-
     def __init__(self, module, cards: dict[str, int], treasury: int, treasury_value: int, state=None,
                  rate: int = 0, substitute: bool = False, paying: list | None = None):
         self.module = module
@@ -154,10 +101,9 @@ class PaymentTable:
         self.faces = [int(module.COMMODITIES[n]["value"]) for n in self.names]
         # a complete set needs no substitute: the deck's count of the commodity (0: unknown)
         self.deck = [int(module.COMMODITIES[n].get("count") or 0) for n in self.names]
-        self.values = [self._set_values(*c) for c in zip(self.names, self.counts, self.faces)]
+        self.values = [self._set_values(n, self.counts[i], self.faces[i]) for i, n in enumerate(self.names)]
         self.total_cards = sum(self.counts)
         self.order = self._programme_order()
-        self.hand_value = sum(v[self.counts[i]] for i, v in enumerate(self.values))
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
         self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
@@ -166,11 +112,15 @@ class PaymentTable:
         self._paid: dict[int, list] = {}
         self._paid_work: dict[int, int] = {}
         self._whole: dict[int, list] = {}
+        # the limits (module constants), per table: a test lowers them
+        self.work_limit, self.choice_work, self.choice_stop = WORK, CHOICE_WORK, CHOICE_STOP
+        self.small_programme = SMALL_PROGRAMME
+        self._indices: dict = {}  # value turned in -> its index in what can be paid's codes (`_paid_code`)
+        self._worths: list = []
         # the work of what-can-be-paid's programmes so far, every hand limit's: one count [units] for
         # every table of an answer (the look-ahead's next turns have tables of their own)
         self.paying = [0] if paying is None else paying
         self.stopped: list[str] = []  # what reached the work limit (PAYING, CHOOSING), in order
-        self.work = 0  # every programme's work, in WORK's units
         # the search asks the same (price, limit) many times; every state of a commodity's layer
         # with the same flag has the same moves
         self.spent = functools.cache(self._least_spent)
@@ -190,7 +140,7 @@ class PaymentTable:
         makes a set one larger)."""
         # a set redeemed outside its native trade block may be worth more (handvalue.off_block)
         module = self.module
-        value = module.OFF_BLOCK["value"] if handvalue.off_block(module, name, self.state) else module.set_value
+        value = module.OFF_BLOCK["value"] if off_block(module, name, self.state) else module.set_value
         top = n + 1 if self.substitute else n
         return [0] + [number(value(k, face)) for k in range(1, top + 1)]
 
@@ -216,10 +166,10 @@ class PaymentTable:
         substitution (faces ascend: a donor given before its set has the set's face, one given
         after at least its face)."""
         n, f = self.counts[i], self.values[i]
-        after = _AFTER["set"].get(flag)
+        after = _SET_AFTER[flag]
         if after is not None and self._may_take(i, k):
             yield k, c, "set", f[k + 1], after, n - k - c
-        after = _AFTER["donor"].get(flag)
+        after = _DONOR_AFTER[flag]
         if after is not None and k + c < n:  # one of its cards left is the substitute
             yield k, c, "donor", f[k], after, n - k - c - 1
 
@@ -228,64 +178,112 @@ class PaymentTable:
         and a face, and stays within the deck's count of the commodity (an incomplete set)."""
         return k >= 1 and self.faces[i] > 0 and not (self.deck[i] and k + 1 > self.deck[i])
 
-    def _layers(self, limit: int, cap=math.inf, keep: bool = False, clamp=None, work=None) -> list[dict]:
-        """The programme's layers: layer i maps (value turned in, tokens converted, cards kept,
-        substitution flag) of the first i commodities in `order` to (value kept, cards kept, back-pointer:
-        the previous state and this commodity's move); with `keep` the value kept counts the
-        tokens converted at their token value (wealth kept) and the key's tokens are cut at
-        `clamp`. Without `keep` (what can be paid) the
-        key's token slot is 0 and the entry holds the most tokens converted instead. Cards kept
-        are counted only while the limit can bind (else 0); values above `cap` are dropped
-        (values only grow). `work` ([units]) counts the moves tried; past WORK the programme stops
-        (_PaymentStopped) as soon as a state's moves take it there."""
+    def _layers(self, limit: int, cap, clamp, work: list, floor=None, gains=None, groups=None) -> list[dict]:
+        """The chosen payment's programme: layer i maps (value turned in, tokens converted, cards
+        kept, substitution flag) of the first i commodities in `order` to (wealth kept: the value
+        kept with the tokens converted at their token value, cards kept, back-pointer: the previous
+        state and this commodity's move). The key's tokens are cut at `clamp`, values above `cap`
+        are dropped (values only grow), cards kept are counted only while the limit can bind (else
+        0). `work` ([units]) counts the moves tried; past CHOICE_STOP the programme stops
+        (_PaymentStopped) as soon as a state's moves take it there. With a `floor` it keeps only
+        the states that can reach it (wealth kept plus value turned in, with the most the later
+        commodities add, `gains`), each layer in the whole programme's order (`groups`,
+        `_chosen_layers`)."""
         binds = limit < self.total_cards
-        prune = self._prune(keep, binds)
-        work = [0] if work is None else work
-        layers = [{(0, 0, 0, None): (0, 0, None)}]
+        width = (limit + 1 if binds else 1) * 4
+        prune = self._pareto if self.rate else _unchanged
+        layers = [{(0, 0, 0, _NONE): (0, 0, None, None)}]
         for p, i in enumerate(self.order):
-            if keep:
-                layers.append(prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap,
-                                                                                  work))))
-                self._check(work)
-            else:  # values only grow: what can be paid needs no cap
-                layers.append(prune(self._paid_step(layers[-1], p, i, limit, binds, work)))
+            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
+            self._check(work)
+            if floor is not None:
+                rank, rest = groups[p + 1], gains[p + 1]
+                live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
+                live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + item[0][3]], -item[0][1]))
+                new = dict(live)
+            layers.append(new)
         return layers
 
-    def _paid_step(self, layer: dict, p: int, i: int, limit: int, binds: bool, work: list) -> dict:
-        """The next layer of what can be paid: only the most tokens matter (the tokens a later
-        commodity adds do not depend on them), so (value, cards kept, flag) keeps the largest,
-        held in the entry's first slot (the token dimension drops out), with a back-pointer to the
-        state and move that first gave it (`_paid_choice`). One loop (`_transitions` inlined: this
-        programme is the table's largest), counting the moves tried per state."""
-        per_card, new, most = self.rate * self.faces[i], {}, self.WORK
-        get, moves_for = new.get, self._moves
-        for key, entry in self._open_states(layer, p):
-            moves = moves_for(i, key[3], limit - key[2])
+    # What can be paid keeps, per (value turned in, cards kept, flag), only the most tokens converted
+    # (the tokens a later commodity adds do not depend on them): its states are coded as one whole
+    # number, ((value's index * span) + cards kept) * 4 + flag, span being the hand limit + 1 where it
+    # binds (else 1: no card is counted), and each value turned in gets an index when first met
+    # (`_paid_code`). The code stands for the tuple one for one, so the layers meet their states in
+    # the same order; a number is a cheaper key than a tuple, in the page above all.
+
+    def _span(self, limit: int) -> int:
+        return limit + 1 if limit < self.total_cards else 1
+
+    def _paid_code(self, value, kept: int, flag: int, span: int) -> int:
+        index = self._indices.get(value)
+        if index is None:
+            index = len(self._worths)
+            self._indices[value] = index
+            self._worths.append(value)
+        return (index * span + kept) * 4 + flag
+
+    def _paid_value(self, code: int, span: int):
+        return self._worths[code // (4 * span)]
+
+    def _paid_layers(self, limit: int, work: list) -> list[dict]:
+        """What can be paid's programme: layer i maps the coded states of the first i commodities
+        in `order` to (the most tokens converted, 0, back-pointer: the previous state and the move
+        that first gave them, `_paid_choice`)."""
+        binds = limit < self.total_cards
+        span = self._span(limit)
+        layers = [{self._paid_code(0, 0, _NONE, span): (0, 0, None, None)}]
+        for p, i in enumerate(self.order):
+            new = self._paid_step(layers[-1], p, i, limit, span, work)
+            layers.append(self._fewest_kept(new, span) if binds else new)
+        return layers
+
+    def _paid_step(self, layer: dict, p: int, i: int, limit: int, span: int, work: list) -> dict:
+        """The next layer of what can be paid: the moves of commodity i (at position p of `order`)
+        from every state of `layer`, counting the moves tried per state (past WORK it stops). One
+        loop (`_transitions` inlined: this programme is the table's largest)."""
+        per_card, new = self.rate * self.faces[i], {}
+        closed = self.substitute and p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
+        for key, entry in layer.items():
+            flag: int = key % 4
+            if closed and flag == _GAVE:  # a donor given at a lower face finds no set (`_open_states`)
+                continue
+            kc0: int = key // 4 % span
+            moves = self._moves(i, flag, limit - kc0)
             work[0] += len(moves)
-            if work[0] > most:
-                raise _PaymentStopped
-            v0, kc0, tokens0 = key[0], key[2], entry[0]
+            if work[0] > self.work_limit:
+                raise _PaymentStopped(PAYING)
+            v0, tokens0 = self._paid_value(key, span), entry[0]
             for move in moves:
-                nkey = (v0 + move[3], 0, kc0 + move[5] if binds else 0, move[4])
+                nkey = self._paid_code(v0 + move[3], kc0 + move[5] if span > 1 else 0, move[4], span)
                 tokens = tokens0 + move[1] * per_card
-                got = get(nkey)
+                got = new.get(nkey)
                 if got is None or tokens > got[0]:
-                    new[nkey] = (tokens, 0, (key, (move[0], move[1], move[2], move[5])))
+                    new[nkey] = (tokens, 0, key, move)
         return new
+
+    def _fewest_kept(self, layer: dict, span: int) -> dict:
+        """Drop a state of what can be paid when another with the same (value, flag) keeps no more
+        cards and has at least as many tokens (the entry's first slot): every completion of the
+        first is one of the second, turning in the same value with at least its tokens, so the
+        values payable and their most tokens (`_final`) stay the same."""
+        by_kept: dict = {}
+        for key in layer:  # fewest cards kept first, in the layer's order between equals
+            by_kept.setdefault(key // 4 % span, []).append(key)
+        most: dict = {}
+        out = {}
+        for kept in sorted(by_kept):
+            for key in by_kept[kept]:
+                group, entry = key - kept * 4, layer[key]  # the value and the flag
+                if group not in most or entry[0] > most[group]:
+                    most[group] = entry[0]
+                    out[key] = entry
+        return out
 
     def _check(self, work: list) -> None:
         """Stop a chosen payment's programme whose work passed its limit (what can be paid stops in
         `_paid_step`, at WORK)."""
-        if work[0] > self.CHOICE_STOP:
-            raise _PaymentStopped
-
-    def _prune(self, keep: bool, binds: bool):
-        """How a layer drops the states no completion needs: the chosen payment's by `_pareto`
-        (only with converted tokens in its key), what can be paid by `_fewest_kept` (only while
-        the limit binds: else every state keeps 0 cards)."""
-        if keep:
-            return self._pareto if self.rate else _unchanged
-        return _fewest_kept if binds else _unchanged
+        if work[0] > self.choice_stop:
+            raise _PaymentStopped(CHOOSING)
 
     def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap, work: list) -> Iterable[tuple]:
         """Every move of commodity i (at position p of `order`) from every state of `layer` that
@@ -295,8 +293,8 @@ class PaymentTable:
         for key, entry in self._open_states(layer, p):
             moves = self._moves(i, key[3], limit - key[2])
             work[0] += len(moves)
-            if work[0] > self.CHOICE_STOP:  # checked per state: a layer never runs far past the limit
-                raise _PaymentStopped
+            if work[0] > self.choice_stop:  # checked per state: a layer never runs far past the limit
+                raise _PaymentStopped(CHOOSING)
             for move in moves:
                 v = key[0] + move[3]
                 if v <= cap:
@@ -308,25 +306,26 @@ class PaymentTable:
         faces, order = self.faces, self.order
         if not self.substitute or p == 0 or faces[order[p]] == faces[order[p - 1]]:
             return layer.items()
-        return [(key, entry) for key, entry in layer.items() if key[3] is not _GAVE]
+        return [(key, entry) for key, entry in layer.items() if key[3] != _GAVE]
 
     def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
         """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
         (tokens beyond it pay nothing more: the most a price can ask of them, so states above it
         share a key, ranked by their wealth kept); the entry the wealth and cards kept and the
-        back-pointer."""
+        back-pointer (the previous state and the move)."""
         per_card = self.rate * self.faces[i]
         worth, tv = self.values[i], self.tv
         new: dict = {}
-        for key, entry, (k, c, role, _, flag, kept), v, kc in transitions:
-            nkey = (v, min(key[1] + c * per_card, clamp), kc, flag)
+        for key, entry, move, v, kc in transitions:
+            c, kept = move[1], move[5]
+            nkey = (v, min(key[1] + c * per_card, clamp), kc, move[4])
             kv, kh = entry[0] + worth[kept] + c * per_card * tv, entry[1] + kept
             old = new.get(nkey)
             # more value kept, then more cards kept (fewer turned in): the order `best` ranks
             # payments by; between equals the first found (fewer of the earlier commodities
             # turned in)
-            if old is None or (kv, kh) > (old[0], old[1]):
-                new[nkey] = (kv, kh, (key, (k, c, role, kept)))
+            if old is None or kv > old[0] or (kv == old[0] and kh > old[1]):
+                new[nkey] = (kv, kh, key, move)
         return new
 
     @staticmethod
@@ -363,10 +362,9 @@ class PaymentTable:
             # one count for every hand limit asked (the hand-limit abilities bought make several)
             before = self.paying[0]
             try:
-                layers = self._layers(limit, work=self.paying) if before <= self.WORK else None
+                layers = self._paid_layers(limit, self.paying) if before <= self.work_limit else None
             except _PaymentStopped:
                 layers = None
-            self.work += self.paying[0] - before
             self._paid_work[limit] = self.paying[0] - before
             got = {}
             if layers is None:
@@ -376,9 +374,11 @@ class PaymentTable:
                     got[v] = max(got.get(v, 0), conv)
             else:
                 self._paid[limit] = layers
-                for (v, _, _, flag), (conv, _, _) in layers[-1].items():
-                    if _complete(flag):
-                        got[v] = max(got.get(v, 0), conv)
+                span = self._span(limit)
+                for key, entry in layers[-1].items():
+                    if _complete(key % 4):
+                        v = self._paid_value(key, span)
+                        got[v] = max(got.get(v, 0), entry[0])
             self._conv[limit] = got
         return got
 
@@ -401,7 +401,7 @@ class PaymentTable:
         worth = [self.values[i][n] for i, n in enumerate(self.counts)]
         by_worth = sorted(range(m), key=lambda i: (-worth[i], self.names[i]))
         out = []
-        for order in (by_worth, by_worth[::-1]):
+        for order in (by_worth, _reversed(by_worth)):
             for j in range(m + 1):
                 given = set(order[:j])
                 moves = tuple((n, 0, None, 0) if i in given else (0, n, None, 0) if self.rate else (0, 0, None, n)
@@ -409,7 +409,6 @@ class PaymentTable:
                 if sum(mv[3] for mv in moves) <= limit:
                     conv = sum(mv[1] * self.rate * self.faces[i] for i, mv in enumerate(moves))
                     out.append((sum(worth[i] for i in given), conv, moves))
-        self.work += 2 * (m + 1) * max(1, m)
         return out
 
     def levels(self, limit: int) -> list:
@@ -453,12 +452,11 @@ class PaymentTable:
         the hand limit cannot bind: every move is open, so the most adds up commodity by commodity
         and only the substitution flag is carried (the moves and flags of `_layers`), not every
         value turned in (the same number as `_final`'s largest value plus tokens)."""
-        layer = {(0, 0, 0, None): 0}
+        layer = {(0, 0, 0, _NONE): 0}
         for p, i in enumerate(self.order):
             per_card, new = self.rate * self.faces[i] * token_value, {}
             for key, paid in self._open_states(layer, p):
                 moves = self._moves(i, key[3], self.total_cards)
-                self.work += len(moves)  # at most 4 states a layer: never near the limit
                 for move in moves:
                     nkey, x = (0, 0, 0, move[4]), paid + move[3] + move[1] * per_card
                     if nkey not in new or x > new[nkey]:
@@ -470,7 +468,7 @@ class PaymentTable:
         """The least that can be handed over for `price` (None if unaffordable): a card value
         alone at or above it, or one below it topped up with treasury."""
         levels = self.levels(limit)
-        i = bisect.bisect_left(levels, price)
+        i = _bisect_left(levels, price)
         if self.rate:
             topped = self._topped_up_converted(price, limit, levels[:i])
         else:
@@ -480,7 +478,7 @@ class PaymentTable:
     def _topped_up(self, price, levels: list, i: int) -> list:
         """The least handed over for `price` by card values below it (levels[:i]) topped up with
         whole tokens, never more than needed (empty when the treasury cannot make up any)."""
-        j = bisect.bisect_left(levels, price - self.treasury * self.tv)
+        j = _bisect_left(levels, price - self.treasury * self.tv)
         if j >= i:
             return []
         if self.tv == 1:
@@ -503,7 +501,7 @@ class PaymentTable:
         short = price - card_value
         return 0 if short <= 0 else -(-short // self.tv)
 
-    def best(self, price, limit: int) -> Payment | None:
+    def best(self, price, limit: int) -> dict | None:
         """The payment with the least overpayment; then the most value kept (cards and treasury,
         converted tokens included), then the fewest cards turned in, then the fewest of the
         alphabetically first commodities turned in, converted, then substituted."""
@@ -514,7 +512,7 @@ class PaymentTable:
         paid = self._paid_limit(limit)
         if paid in self._whole:  # what can be paid stopped: its whole-set payments are all there is
             return self._payment(price, limit, self._pick(price, least, self._whole[paid], None))
-        if self._paid_work[paid] > self.CHOICE_WORK:
+        if self._paid_work[paid] > self.choice_work:
             return self._paid_choice(price, limit, least)
         # no payment needs more converted tokens than the price in tokens less the treasury
         clamp = max(0, self.tokens_for(price, 0) - self.treasury)
@@ -522,20 +520,18 @@ class PaymentTable:
         try:
             layers = self._chosen_layers(limit, price, least, clamp, work)
         except _PaymentStopped:
-            self.work += work[0]
             return self._paid_choice(price, limit, least)
-        self.work += work[0]
         return self._payment(price, limit, self._choose(layers, price, least))
 
-    def _paid_choice(self, price, limit: int, least) -> Payment:
+    def _paid_choice(self, price, limit: int, least) -> dict:
         """The payment chosen without its own programme (past CHOICE_WORK or WORK): the best, by
         `best`'s order, of what-can-be-paid's own payments (each value turned in with the most
         tokens, along its back-pointers) that hand over exactly `least`. It hands over the least
         there is; it may keep less than the best payment (it converts every card it can)."""
         self._stop(CHOOSING)
         paid = self._paid_limit(limit)
-        layers = self._paid[paid]
-        rows = [(key[0], entry[0], key) for key, entry in layers[-1].items() if _complete(key[3])]
+        layers, span = self._paid[paid], self._span(paid)
+        rows = [(self._paid_value(key, span), entry[0], key) for key, entry in layers[-1].items() if _complete(key % 4)]
         return self._payment(price, limit, self._pick(price, least, rows, layers))
 
     def _pick(self, price, least, rows: list, layers) -> tuple:
@@ -547,25 +543,29 @@ class PaymentTable:
             if t > self.treasury + conv or value + t * self.tv != least:
                 continue
             moves = ref if layers is None else self._turned_in(layers, ref)
-            self.work += len(moves)
             wealth = sum(self.values[i][m[3]] for i, m in enumerate(moves)) + conv * self.tv
             rank = (-(wealth + (self.treasury - t) * self.tv), -sum(m[3] for m in moves)) + _tie_break(moves)
             if choice is None or rank < choice[0]:
                 choice = (rank, value, t, wealth, moves)
         return choice
 
-    def _payment(self, price, limit: int, choice: tuple) -> Payment:
-        """The Payment of a choice (rank, value turned in, tokens, wealth kept, moves by name)."""
+    def _payment(self, price, limit: int, choice: tuple) -> dict:
+        """The payment of a choice (rank, value turned in, tokens, wealth kept, moves by name), as the
+        answer gives it: `cards` and `kept` (commodity -> cards turned in, kept), `treasury` tokens
+        turned in worth `treasury_value` each, `converted` (commodity -> cards turned into treasury
+        first, `card_treasury`) giving `converted_treasury` tokens, and `substitute` ({"set": X,
+        "card": Y}: one Y card completes X's set, `substitute_card`) or None."""
         _, value, t, wealth, moves = choice
         conv = sum(m[1] * self.rate * face for m, face in zip(moves, self.faces))
         roles = {m[2]: n for n, m in zip(self.names, moves) if m[2]}
         left = self._per_commodity(moves, 3)
-        return Payment(price=price, cards=self._per_commodity(moves, 0), card_value=value, treasury=t,
-                       treasury_value=self.tv, paid=value + t * self.tv, overpayment=value + t * self.tv - price,
-                       kept=left, kept_value=wealth - conv * self.tv, kept_cards=sum(left.values()),
-                       hand_limit=limit, treasury_left=self.treasury + conv - t,
-                       converted=self._per_commodity(moves, 1), converted_treasury=conv,
-                       substitute={"set": roles["set"], "card": roles["donor"]} if roles else None)
+        return {"price": price, "cards": self._per_commodity(moves, 0), "card_value": number(value), "treasury": t,
+                "treasury_value": self.tv, "paid": number(value + t * self.tv),
+                "overpayment": number(value + t * self.tv - price), "kept": left,
+                "kept_value": number(wealth - conv * self.tv), "kept_cards": sum(left.values()), "hand_limit": limit,
+                "treasury_left": self.treasury + conv - t, "converted": self._per_commodity(moves, 1),
+                "converted_treasury": conv,
+                "substitute": {"set": roles["set"], "card": roles["donor"]} if roles else None}
 
     def _chosen_layers(self, limit: int, price, least, clamp, work: list) -> list[dict]:
         """The chosen payment's layers (`_layers` with `keep`), restricted to the states that can
@@ -590,12 +590,12 @@ class PaymentTable:
         the kept states are put in it."""
         if self._floors_pay(limit, least):
             gains, groups = self._gains(work), None
-            for floor in self._floors(gains[0][None], lambda: self._floor(limit, price, least, clamp, work)):
+            for floor in self._floors(gains[0][_NONE], lambda: self._floor(limit, price, least, clamp, work)):
                 groups = groups or self._group_order(limit, least, limit < self.total_cards, work)
-                layers = self._floored_layers(limit, least, clamp, floor, gains, groups, work)
+                layers = self._layers(limit, least, clamp, work, floor, gains, groups)
                 if any(self._tokens_paying(key, price, least) is not None for key in layers[-1]):
                     return layers
-        return self._layers(limit, cap=least, keep=True, clamp=clamp, work=work)
+        return self._layers(limit, least, clamp, work)
 
     def _floors_pay(self, limit: int, least) -> bool:
         """Whether the floors are worth trying: with converted tokens in the key (many states per
@@ -603,7 +603,7 @@ class PaymentTable:
         more than the whole programme); and only with whole-number set values (group codes)."""
         groups = (least + 1) * (limit + 1 if limit < self.total_cards else 1)
         whole = all(isinstance(x, int) for row in self.values for x in row) and isinstance(least, int)
-        return whole and (self.rate > 0 or groups >= self.SMALL_PROGRAMME)
+        return whole and (self.rate > 0 or groups >= self.small_programme)
 
     @staticmethod
     def _floors(most, found) -> Iterable:
@@ -620,52 +620,36 @@ class PaymentTable:
             yield most - gap
             gap = gap * 2 + 1
 
-    def _floored_layers(self, limit: int, cap, clamp, floor, gains: list, groups: list, work: list) -> list[dict]:
-        """The chosen payment's programme keeping the states that can reach `floor` (wealth kept
-        plus value turned in), each layer in the whole programme's order (`_chosen_layers`)."""
-        binds = limit < self.total_cards
-        width = (limit + 1 if binds else 1) * 4
-        prune = self._prune(True, binds)
-        layers = [{(0, 0, 0, None): (0, 0, None)}]
-        for p, i in enumerate(self.order):
-            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
-            self._check(work)
-            rank, rest = groups[p + 1], gains[p + 1]
-            live = [(key, entry) for key, entry in new.items() if entry[0] + key[0] + rest[key[3]] >= floor]
-            live.sort(key=lambda item: (rank[item[0][0] * width + item[0][2] * 4 + _FLAG_INDEX[item[0][3]]],
-                                        -item[0][1]))
-            layers.append(dict(live))
-        return layers
-
     def _gains(self, work: list) -> list[dict]:
         """Per position p of `order` and substitution flag: the most wealth kept plus value turned
         in that the commodities from p on can add to a state with that flag (-inf where none
         completes the substitution), the hand limit and the price left aside."""
-        flags = (None, _OWE, _GAVE, _DONE)
+        flags = (_NONE, _OWE, _GAVE, _DONE)
         after = {flag: 0 if _complete(flag) else -math.inf for flag in flags}
         suffix = [after]
         for p in range(len(self.order) - 1, -1, -1):
             i = self.order[p]
             worth, per_card = self.values[i], self.rate * self.faces[i] * self.tv
-            work[0] += 4 * len(self._all_moves(i, None))
+            work[0] += 4 * len(self._all_moves(i, _NONE))
             here = {flag: max((m[3] + worth[m[5]] + m[1] * per_card + after[m[4]] for m in self._all_moves(i, flag)),
                               default=-math.inf) for flag in flags}
             if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
                 here[_GAVE] = -math.inf  # a donor given at a lower face finds no set (`_open_states`)
             suffix.append(here)
             after = here
-        return suffix[::-1]
+        return _reversed(suffix)
 
     def _floor(self, limit: int, price, least, clamp, work: list, width: int = 48):
         """Wealth kept plus value turned in of one payment handing over exactly `least`, found by
         the chosen payment's programme keeping only the `width` states of most wealth and value
         per layer; None when that finds none (the chosen payment then runs in full)."""
         binds = limit < self.total_cards
-        layer = {(0, 0, 0, None): (0, 0, None)}
+        layer = {(0, 0, 0, _NONE): (0, 0, None, None)}
         for p, i in enumerate(self.order):
             new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least, work))
             self._check(work)
-            layer = dict(heapq.nlargest(width, new.items(), key=lambda item: item[1][0] + item[0][0]))
+            # heapq.nlargest's order: the most first, the first found between equals
+            layer = dict(sorted(new.items(), key=lambda item: item[1][0] + item[0][0], reverse=True)[:width])
         return max((entry[0] + key[0] for key, entry in layer.items()
                     if self._tokens_paying(key, price, least) is not None), default=None)
 
@@ -681,25 +665,29 @@ class PaymentTable:
         orders = [{0: 0}]
         for p, i in enumerate(self.order):
             steps = [self._group_steps(i, flag, limit - kc if binds else limit, span if binds else 0)
-                     for kc in range(span) for flag in (None, _OWE, _GAVE, _DONE)]
+                     for kc in range(span) for flag in (_NONE, _OWE, _GAVE, _DONE)]
             if self.substitute and p and self.faces[i] != self.faces[self.order[p - 1]]:
-                codes = [g for g in codes if g % 4 != _FLAG_INDEX[_GAVE]]
+                codes = [g for g in codes if g % 4 != _GAVE]
             # a group this far below the top cannot step past the cap: its moves need no test
             safe, width = top - max(max(s, default=0) for s in steps), span * 4
-            work[0] += len(codes) * max(map(len, steps))  # at most this many moves of groups
+            work[0] += len(codes) * max(len(s) for s in steps)  # at most this many moves of groups
             self._check(work)
-            codes = list(dict.fromkeys(g + d for g in codes for d in (
-                steps[g % width] if g <= safe else [d for d in steps[g % width] if g + d <= top])))
-            orders.append(dict(zip(codes, range(len(codes)))))
+            met: dict = {}  # each code where first met
+            for g in codes:
+                for d in steps[g % width]:
+                    if (g <= safe or g + d <= top) and g + d not in met:
+                        met[g + d] = len(met)
+            codes = list(met)
+            orders.append(met)
         return orders
 
     def _group_steps(self, i: int, flag, room: int, span: int) -> list:
         """The moves of commodity i from a group with flag `flag` and `room` cards of room, as
         what they add to the group's code, in move order (a repeated one only where first met)."""
-        here = _FLAG_INDEX[flag]
-        steps = ((m[3] * (span or 1) + (m[5] if span else 0)) * 4 + _FLAG_INDEX[m[4]] - here
-                 for m in self._moves(i, flag, room))
-        return list(dict.fromkeys(steps))
+        steps: dict = {}
+        for m in self._moves(i, flag, room):
+            steps[(m[3] * (span or 1) + (m[5] if span else 0)) * 4 + m[4] - flag] = True
+        return list(steps)
 
     def _per_commodity(self, moves: tuple, part: int) -> dict:
         """Commodity -> one part of its move (cards turned in, converted or kept), where not 0."""
@@ -709,7 +697,7 @@ class PaymentTable:
         """Among the final states that pay `least` exactly: (rank, value turned in, tokens,
         wealth kept, moves in the names' order) of the best by the order `best` documents."""
         choice = None
-        for key, (wealth, held, _) in layers[-1].items():
+        for key, (wealth, held, _, _) in layers[-1].items():
             t = self._tokens_paying(key, price, least)
             if t is None:
                 continue
@@ -734,10 +722,29 @@ class PaymentTable:
     def _turned_in(self, layers: list[dict], key) -> tuple:
         """Follow the back-pointers from a final state: each commodity's move (cards turned in,
         cards converted, substitution role, cards kept), in the names' (alphabetical) order."""
-        moves: list = [None] * len(self.names)
+        moves: list = [None for _ in self.names]
         for p in range(len(self.order) - 1, -1, -1):
-            key, moves[self.order[p]] = layers[p + 1][key][2]
+            entry = layers[p + 1][key]
+            key, move = entry[2], entry[3]
+            moves[self.order[p]] = (move[0], move[1], move[2], move[5])
         return tuple(moves)
+
+
+def _bisect_left(values: list, x) -> int:
+    """Where x goes in the sorted `values`, before any equal to it (bisect.bisect_left)."""
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _reversed(values: list) -> list:
+    """The list in the opposite order."""
+    return [values[j] for j in range(len(values) - 1, -1, -1)]
 
 
 def _tie_break(moves: tuple) -> tuple:

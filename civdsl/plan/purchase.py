@@ -188,7 +188,7 @@ class PurchaseProblem:
         # shared by every problem an answer makes (the look-ahead's next turns, --explain's), so that
         # single_use_work bounds the whole answer
         self.work = [0] if work is None else work
-        # what-can-be-paid's work in every payment table of the answer (PaymentTable.WORK bounds it)
+        # what-can-be-paid's work in every payment table of the answer (payment.WORK bounds it)
         self.paying = [0] if paying is None else paying
         self.explain_stopped = 0  # --explain's searches stopped at that shared limit
         self.explain_sets = 0  # sets --explain's searches examined, against explain_cap
@@ -772,7 +772,7 @@ class PurchaseProblem:
             "items": [{**row, "objective": number(self.objective.values[row["advance"]])} for row in priced["items"]],
             "total": choice.price,
             "spent": number(choice.spent),
-            "payment": payment.to_dict() if payment else None,
+            "payment": payment,
             "credit_gained": {**self._credit_gained(choice.buys), "total": number(choice.credit)},
             "hand_limit": choice.hand_limit,
         }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .payment import CHOOSING, PAYING, PaymentTable
+from .payment import CHOICE_STOP, CHOOSING, PAYING, WORK
 from .purchase import PurchaseProblem
 
 
@@ -98,7 +98,7 @@ def _payment_stopped_lines(report: dict, label: str) -> list[str]:
         lines.append(f"{PAYING} stopped at its work limit ({limit:,} steps): payments turn in whole sets only; "
                      f"the best plan found with them (no plan gives more than {report['total_at_most']} {label})")
     if CHOOSING in stopped:
-        lines.append(f"{CHOOSING} stopped at its work limit ({PaymentTable.CHOICE_STOP:,} steps, or {choice:,} "
+        lines.append(f"{CHOOSING} stopped at its work limit ({CHOICE_STOP:,} steps, or {choice:,} "
                      f"steps of {PAYING}): the payment hands over the least there is, but may keep less than the best one")
     return lines
 
@@ -164,7 +164,7 @@ def _horizon_lines(hz: dict | None, label: str) -> list[str]:
                  f"{', '.join(hz['one_turn_best']) or 'buying nothing'} gives {hz['one_turn_best_objective']} this turn)")
     if hz.get("payment_stopped"):
         lines.append(f"  {' and '.join(hz['payment_stopped'])} stopped at the work limit of the payment table "
-                     f"({PaymentTable.WORK:,} steps): the best pair found"
+                     f"({WORK:,} steps): the best pair found"
                      + (", with no bound" if PAYING in hz["payment_stopped"] else ""))
     if hz["prices_capped"]:
         lines.append(f"  {hz['prices_capped']:,} sets of advances were priced by the best placement of the credits "

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import vocabulary as vocab
+from ..handvalue import player_block
 from ..errors import StateError
 from ..state import hint_text, short_text, value_text, parse_yaml
 from ..statecheck import first_problems, key_text, whole_number
@@ -92,8 +93,6 @@ class Seat:
     def _fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact, None when not known (the block falls back
         on the civilization's, as in one-player answers)."""
-        from ..handvalue import player_block
-
         state = self.table.players[name]
         return player_block(self.table.module, state) if fact == "block" else (state.facts.get(fact) or None)
 
@@ -127,14 +126,14 @@ class Table:
     def value(self, name: str, fact: str):
         """A player's fact, or the derived fact of that name (vocabulary.DERIVED_NAMES), as a
         question about him alone reads it (an Unknown where the table does not give it)."""
-        from .. import vocabulary as vocab
-
         base = self.players[name]
         kept = self._values.get((name, fact))
         if kept is not None and kept[0] is base:
             return kept[1]
-        st = self.fresh(name)
-        v = st.derived(fact) if fact in vocab.DERIVED_NAMES else st.fact(fact)
+        if fact in vocab.DERIVED_NAMES:
+            v = self.fresh(name).derived(fact)
+        else:  # a fact the state gives is read as given; else it reads the default or records it missing
+            v = base.facts[fact] if fact in base.facts else self.fresh(name).fact(fact)
         self._values[(name, fact)] = (base, v)
         return v
 
@@ -143,12 +142,7 @@ class Table:
         question adds (the calamity's `traded_by`): missing facts and undecided rules are recorded
         per answer, never carried from one answer into the next, and the table's own states never
         change, so one table serves every calamity of a step."""
-        from ..runtime import PlayerState
-
-        base = self.players[name]
-        st = PlayerState(base.module, base.held, {**base.facts, **facts} if facts else base.facts, base.options)
-        st.held_set = base.held_set
-        st.start_credits = base.start_credits
+        st = self.players[name].for_question(facts)
         st.seat = seat
         return st
 

@@ -427,333 +427,13 @@ function planTruth(v) {
   return Boolean(v);
 }
 
-// --- the payment table (planner.PaymentTable) -------------------------------------------------
+// --- the payment table: plan/payment.py, generated (pp_ names: civdsl/companion/py2es.py) ---------
 
-const planOwe = "owe";
-const planGave = "gave";
-const planDone = "done";
-// the work limit of one programme of the payment table, in moves tried from a state
-const planPaymentWork = 300000;  // planner.PaymentTable.WORK
-// the chosen payment's programme runs only where what the hand can pay took at most this much
-const planPaymentChoiceWork = 30000;  // planner.PaymentTable.CHOICE_WORK
-// ... and its programme stops past this much of its own work
-const planPaymentChoiceStop = 5000000;  // planner.PaymentTable.CHOICE_STOP
-// what stopped, in the player's words (planner.PAYING, planner.CHOOSING)
-const planPaying = "working out what the hand can pay";
-const planChoosing = "choosing the payment";
-
-function planPaymentTable(M, cards, treasury, treasuryValue, state, rate, substitute, paying) {
-  this.M = M;
-  this.treasury = Math.trunc(treasury);
-  this.tv = Math.trunc(treasuryValue);
-  this.rate = Math.trunc(rate || 0);
-  this.substitute = Boolean(substitute);
-  this.state = state;
-  this.names = Object.keys(cards).filter((n) => cards[n] > 0).sort(creditCmpStr);
-  this.counts = this.names.map((n) => Math.trunc(cards[n]));
-  this.faces = this.names.map((n) => Math.trunc(M.COMMODITIES[n].value));
-  this.deck = this.names.map((n) => Math.trunc(M.COMMODITIES[n].count || 0));
-  this.values = [];
-  for (let i = 0; i < this.names.length; i++) {
-    const name = this.names[i];
-    const n = this.counts[i];
-    const face = this.faces[i];
-    const offBlock = hv_off_block(engineModule(), name, state);
-    const top = this.substitute ? n + 1 : n;
-    const row = [0];
-    for (let k = 1; k <= top; k++) row.push(offBlock ? creditOffBlockValue(M, k, face) : creditSetValue(M, k, face));
-    this.values.push(row);
-  }
-  this.totalCards = creditSum(this.counts);
-  this.order = this.names.map((_, i) => i);
-  if (this.substitute) {
-    this.order.sort((a, b) => (this.faces[a] - this.faces[b]) || creditCmpStr(this.names[a], this.names[b]));
-  }
-  this.handValue = 0;
-  for (let i = 0; i < this.values.length; i++) this.handValue += this.values[i][this.counts[i]];
-  this._levels = new Map();
-  this._conv = new Map();
-  this._spent = new Map();
-  this._budgets = new Map();
-  // what-can-be-paid's programme per hand limit: its layers and work, or its whole-set payments
-  this._paid = new Map();
-  this._paidWork = new Map();
-  this._whole = new Map();
-  // what-can-be-paid's work, one count for every table of the answer (planner.PaymentTable.paying)
-  this.paying = paying || [0];
-  this.stopped = [];
+// the payment table of a hand (cards: commodity -> count) and treasury
+function planPayments(M, cards, treasury, treasuryValue, state, rate, substitute, paying) {
+  return new pp_PaymentTable(engineModule(), pyFromPlain(cards), treasury, treasuryValue, state, rate, substitute,
+    paying);
 }
-
-planPaymentTable.prototype.stop = function (what) {
-  if (!this.stopped.includes(what)) this.stopped.push(what);
-};
-
-// what-can-be-paid's hand limit (planner.PaymentTable._paid_limit)
-planPaymentTable.prototype.paidLimit = function (limit) {
-  return this.rate ? 0 : Math.max(0, limit);
-};
-
-// (cards turned in as a set, cards converted, role, set value, new flag) for commodity i
-planPaymentTable.prototype.moves = function (i, flag) {
-  const out = [];
-  const n = this.counts[i];
-  const f = this.values[i];
-  const face = this.faces[i];
-  for (let k = 0; k <= n; k++) {
-    const cmax = this.rate ? n - k : 0;
-    for (let c = 0; c <= cmax; c++) {
-      out.push([k, c, null, f[k], flag]);
-      if (!this.substitute) continue;
-      if (k >= 1 && face > 0 && !(this.deck[i] && k + 1 > this.deck[i])) {
-        if (flag === null) out.push([k, c, "set", f[k + 1], planOwe]);
-        else if (flag === planGave) out.push([k, c, "set", f[k + 1], planDone]);
-      }
-      if (k + c < n) {
-        if (flag === null) out.push([k, c, "donor", f[k], planGave]);
-        else if (flag === planOwe) out.push([k, c, "donor", f[k], planDone]);
-      }
-    }
-  }
-  return out;
-};
-
-// layer entries: Map key -> entry {v: value turned in, t: tokens converted, kc: cards kept, flag,
-// a, b: (value kept, cards kept) or (the most tokens, 0), back: the previous entry, move}. A key is
-// the number ((v * T + t) * L + kc) * 4 + flag, T and L above any tokens and cards kept.
-
-function planFlagIndex(flag) {
-  return flag === null ? 0 : (flag === "owe" ? 1 : (flag === "gave" ? 2 : 3));
-}
-
-// null once the work passes planPaymentWork (planner.PaymentTable._layers, _check)
-planPaymentTable.prototype.layers = function (limit, cap, keep, clamp, work) {
-  const binds = limit < this.totalCards;
-  let tokensMax = 0;
-  for (let i = 0; i < this.names.length; i++) tokensMax += this.rate * this.faces[i] * this.counts[i];
-  if (clamp !== null) tokensMax = Math.min(tokensMax, clamp);
-  const T = tokensMax + 1;
-  const L = (binds ? limit : 0) + 1;
-  const start = new Map();
-  start.set(0, {v: 0, t: 0, kc: 0, flag: null, a: 0, b: 0, back: null, move: null});
-  const layers = [start];
-  for (let p = 0; p < this.order.length; p++) {
-    const i = this.order[p];
-    const n = this.counts[i];
-    const f = this.values[i];
-    const perCard = this.rate * this.faces[i];
-    const newFace = p > 0 && this.faces[i] !== this.faces[this.order[p - 1]];
-    let layer = new Map();
-    const movesBy = new Map();
-    for (const entry of layers[layers.length - 1].values()) {
-      if (work.n > (keep ? planPaymentChoiceStop : planPaymentWork)) return null;  // checked per state
-      const value = entry.v;
-      const keptCards = entry.kc;
-      const flag = entry.flag;
-      if (newFace && flag === planGave) continue;
-      const conv = keep ? entry.t : entry.a;
-      let moves = movesBy.get(flag);
-      if (moves === undefined) {
-        moves = this.moves(i, flag);
-        movesBy.set(flag, moves);
-      }
-      for (let x = 0; x < moves.length; x++) {
-        const mv = moves[x];
-        const k = mv[0];
-        const c = mv[1];
-        const role = mv[2];
-        const nflag = mv[4];
-        const j = n - k - c - (role === "donor" ? 1 : 0);
-        const kc = binds ? keptCards + j : 0;
-        if (kc > limit) continue;
-        work.n += 1;
-        const v = value + mv[3];
-        if (cap !== null && v > cap) continue;
-        const tokens = conv + c * perCard;
-        if (!keep) {
-          const sk = (v * L + kc) * 4 + planFlagIndex(nflag);
-          const got = layer.get(sk);
-          if (got === undefined) layer.set(sk, {v: v, t: 0, kc: kc, flag: nflag, a: tokens, b: 0, back: entry, move: mv});
-          else if (tokens > got.a) {
-            got.a = tokens;
-            got.back = entry;
-            got.move = mv;
-          }
-          continue;
-        }
-        const t = clamp === null ? tokens : Math.min(tokens, clamp);
-        const sk = ((v * T + t) * L + kc) * 4 + planFlagIndex(nflag);
-        const kv = entry.a + f[j] + c * perCard * this.tv;
-        const kh = entry.b + j;
-        const old = layer.get(sk);
-        if (old === undefined) {
-          layer.set(sk, {v: v, t: t, kc: kc, flag: nflag, a: kv, b: kh, back: entry, move: mv});
-        } else if (kv > old.a || (kv === old.a && kh > old.b)) {
-          old.a = kv;
-          old.b = kh;
-          old.back = entry;
-          old.move = mv;
-        }
-      }
-    }
-    if (keep && this.rate) layer = planPaymentTable.pareto(layer);
-    else if (!keep && binds) layer = planPaymentTable.fewestKept(layer);
-    layers.push(layer);
-    if (work.n > (keep ? planPaymentChoiceStop : planPaymentWork)) return null;
-  }
-  return layers;
-};
-
-// drop a what-can-be-paid state another of the same (value, flag) beats keeping fewer cards with at
-// least its tokens (planner._fewest_kept)
-planPaymentTable.fewestKept = function (layer) {
-  const items = Array.from(layer);
-  items.sort((x, y) => x[1].kc - y[1].kc);
-  const most = new Map();
-  const out = new Map();
-  for (const [sk, entry] of items) {
-    const g = entry.v + "," + (entry.flag || "");
-    if (!most.has(g) || entry.a > most.get(g)) {
-      most.set(g, entry.a);
-      out.set(sk, entry);
-    }
-  }
-  return out;
-};
-
-planPaymentTable.pareto = function (layer) {
-  const groups = new Map();
-  for (const [sk, entry] of layer) {
-    const g = entry.v + "," + entry.kc + "," + (entry.flag || "");
-    let list = groups.get(g);
-    if (list === undefined) groups.set(g, list = []);
-    list.push([sk, entry]);
-  }
-  const out = new Map();
-  for (const list of groups.values()) {
-    list.sort((x, y) => y[1].t - x[1].t);
-    let best = null;
-    for (const pair of list) {
-      const e = pair[1];
-      if (best !== null && (e.a < best[0] || (e.a === best[0] && e.b <= best[1]))) continue;
-      out.set(pair[0], e);
-      best = [e.a, e.b];
-    }
-  }
-  return out;
-};
-
-planPaymentTable.prototype.final = function (limit) {
-  limit = this.paidLimit(limit);
-  let got = this._conv.get(limit);
-  if (got === undefined) {
-    got = new Map();
-    // one count for every hand limit asked and every table of the answer (planner.PaymentTable._final)
-    const work = {n: this.paying[0]};
-    const layers = work.n <= planPaymentWork ? this.layers(limit, null, false, null, work) : null;
-    this._paidWork.set(limit, work.n - this.paying[0]);
-    this.paying[0] = work.n;
-    if (layers === null) {
-      this.stop(planPaying);
-      const whole = this.wholeSets(limit);
-      this._whole.set(limit, whole);
-      for (const [v, conv] of whole) got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
-    } else {
-      this._paid.set(limit, layers);
-      for (const entry of layers[layers.length - 1].values()) {
-        const flag = entry.flag;
-        if (flag === null || flag === planDone) {
-          const v = entry.v;
-          const conv = entry.a;
-          got.set(v, Math.max(got.has(v) ? got.get(v) : 0, conv));
-        }
-      }
-    }
-    this._conv.set(limit, got);
-  }
-  return got;
-};
-
-// whole sets turned in or not at all, by the value of the whole set, most first then least first
-// (planner.PaymentTable._whole_sets): [value, tokens converted, moves by name]
-planPaymentTable.prototype.wholeSets = function (limit) {
-  const m = this.names.length;
-  const worth = this.counts.map((n, i) => this.values[i][n]);
-  const byWorth = this.names.map((_, i) => i)
-    .sort((a, b) => (worth[b] - worth[a]) || creditCmpStr(this.names[a], this.names[b]));
-  const out = [];
-  for (const order of [byWorth, byWorth.slice().reverse()]) {
-    for (let j = 0; j <= m; j++) {
-      const given = new Set(order.slice(0, j));
-      const moves = this.counts.map((n, i) => (given.has(i) ? [n, 0, null, 0] : (this.rate ? [0, n, null, 0] : [0, 0, null, n])));
-      let kept = 0;
-      let conv = 0;
-      let v = 0;
-      for (let i = 0; i < m; i++) {
-        kept += moves[i][3];
-        conv += moves[i][1] * this.rate * this.faces[i];
-        if (given.has(i)) v += worth[i];
-      }
-      if (kept <= limit) out.push([v, conv, moves]);
-    }
-  }
-  return out;
-};
-
-// the most the cards pay where the hand limit cannot bind, converted tokens at TOKEN_VALUE
-// (planner.PaymentTable._unbound_most)
-planPaymentTable.prototype.unboundMost = function (tokenValue) {
-  let layer = new Map([[null, 0]]);
-  for (let p = 0; p < this.order.length; p++) {
-    const i = this.order[p];
-    const perCard = this.rate * this.faces[i] * tokenValue;
-    const newFace = p > 0 && this.faces[i] !== this.faces[this.order[p - 1]];
-    const next = new Map();
-    for (const [flag, paid] of layer) {
-      if (this.substitute && newFace && flag === planGave) continue;
-      for (const mv of this.moves(i, flag)) {
-        const x = paid + mv[3] + mv[1] * perCard;
-        if (!next.has(mv[4]) || x > next.get(mv[4])) next.set(mv[4], x);
-      }
-    }
-    layer = next;
-  }
-  let best = null;
-  for (const [flag, x] of layer) if ((flag === null || flag === planDone) && (best === null || x > best)) best = x;
-  return best;
-};
-
-planPaymentTable.prototype.mostPayable = function () {
-  return this.unboundMost(this.tv) + this.treasury * this.tv;
-};
-
-
-planPaymentTable.prototype.levels = function (limit) {
-  limit = Math.max(0, limit);
-  let got = this._levels.get(limit);
-  if (got === undefined) {
-    got = Array.from(this.final(limit).keys()).sort((a, b) => a - b);
-    this._levels.set(limit, got);
-  }
-  return got;
-};
-
-planPaymentTable.prototype.budget = function (limit) {
-  limit = Math.max(0, limit);
-  let best = this._budgets.get(limit);
-  if (best === undefined) {
-    best = null;
-    if (limit >= this.totalCards && !this._conv.has(limit)) {
-      best = this.mostPayable();
-    } else {
-      for (const [v, c] of this.final(limit)) {
-        const total = v + (this.treasury + c) * this.tv;
-        if (best === null || total > best) best = total;
-      }
-    }
-    this._budgets.set(limit, best);
-  }
-  return best;
-};
 
 function planBisectLeft(list, x) {
   let lo = 0;
@@ -776,164 +456,6 @@ function planBisectRight(list, x) {
   }
   return lo;
 }
-
-planPaymentTable.prototype.spent = function (price, limit) {
-  const key = price + "," + limit;
-  if (this._spent.has(key)) return this._spent.get(key);
-  const levels = this.levels(limit);
-  let best = null;
-  const i = planBisectLeft(levels, price);
-  if (i < levels.length) best = levels[i];
-  if (this.rate) {
-    const conv = this.final(limit);
-    for (let x = 0; x < i; x++) {
-      const v = levels[x];
-      const t = this.tokensFor(price, v);
-      if (t <= this.treasury + conv.get(v)) {
-        const paid = v + t * this.tv;
-        best = best === null ? paid : Math.min(best, paid);
-      }
-    }
-    this._spent.set(key, best);
-    return best;
-  }
-  const j = planBisectLeft(levels, price - this.treasury * this.tv);
-  if (j < i) {
-    if (this.tv === 1) {
-      best = price;
-    } else {
-      let over = null;
-      for (let x = j; x < i; x++) {
-        const r = (((levels[x] - price) % this.tv) + this.tv) % this.tv;
-        if (over === null || r < over) over = r;
-      }
-      best = best === null ? price + over : Math.min(best, price + over);
-    }
-  }
-  this._spent.set(key, best);
-  return best;
-};
-
-planPaymentTable.prototype.tokensFor = function (price, cardValue) {
-  const short = price - cardValue;
-  return short <= 0 ? 0 : Math.ceil(short / this.tv);
-};
-
-planPaymentTable.prototype.best = function (price, limit) {
-  limit = Math.max(0, limit);
-  const least = this.spent(price, limit);
-  if (least === null) return null;
-  const paidLimit = this.paidLimit(limit);
-  if (this._whole.has(paidLimit)) return this.payment(price, limit, this.pick(price, least, this._whole.get(paidLimit)));
-  if (this._paidWork.get(paidLimit) > planPaymentChoiceWork) return this.paidChoice(price, limit, least);
-  const clamp = Math.max(0, this.tokensFor(price, 0) - this.treasury);
-  const layers = this.layers(limit, least, true, clamp, {n: 0});
-  if (layers === null) return this.paidChoice(price, limit, least);
-  let choice = null;
-  for (const entry of layers[layers.length - 1].values()) {
-    const value = entry.v;
-    const conv = entry.t;
-    const flag = entry.flag;
-    const wealth = entry.a;
-    const held = entry.b;
-    if (flag !== null && flag !== planDone) continue;
-    const t = this.tokensFor(price, value);
-    if (t > this.treasury + conv || value + t * this.tv !== least) continue;
-    let rank = [-(wealth + (this.treasury - t) * this.tv), -held];
-    if (choice !== null && creditCmp(rank, choice.rank.slice(0, 2)) > 0) continue;
-    const moves = planPaymentTable.turnedIn(layers, entry);
-    const byName = new Array(moves.length);
-    for (let x = 0; x < moves.length; x++) byName[this.order[x]] = moves[x];
-    rank = rank.concat([byName.map((m) => m[0]), byName.map((m) => m[1]), byName.map((m) => m[2] || "")]);
-    if (choice === null || creditCmp(rank, choice.rank) < 0) {
-      choice = {rank: rank, value: value, t: t, wealth: wealth, moves: byName};
-    }
-  }
-  return this.payment(price, limit, choice);
-};
-
-// the best of what-can-be-paid's own payments of exactly LEAST (planner.PaymentTable._paid_choice)
-planPaymentTable.prototype.paidChoice = function (price, limit, least) {
-  this.stop(planChoosing);
-  const layers = this._paid.get(this.paidLimit(limit));
-  const rows = [];
-  for (const entry of layers[layers.length - 1].values()) {
-    if (entry.flag !== null && entry.flag !== planDone) continue;
-    rows.push([entry.v, entry.a, entry]);
-  }
-  return this.payment(price, limit, this.pick(price, least, rows, layers));
-};
-
-// of ROWS [value, tokens, moves by name (or with LAYERS a final entry)], the best payment of exactly
-// LEAST (planner.PaymentTable._pick)
-planPaymentTable.prototype.pick = function (price, least, rows, layers) {
-  let choice = null;
-  for (const [value, conv, ref] of rows) {
-    const t = this.tokensFor(price, value);
-    if (t > this.treasury + conv || value + t * this.tv !== least) continue;
-    let moves = ref;
-    if (layers) {
-      const inOrder = planPaymentTable.turnedIn(layers, ref);
-      moves = new Array(inOrder.length);
-      for (let x = 0; x < inOrder.length; x++) {
-        const i = this.order[x];
-        const m = inOrder[x];
-        moves[i] = [m[0], m[1], m[2], this.counts[i] - m[0] - m[1] - (m[2] === "donor" ? 1 : 0)];
-      }
-    }
-    let wealth = conv * this.tv;
-    let held = 0;
-    for (let i = 0; i < moves.length; i++) {
-      wealth += this.values[i][moves[i][3]];
-      held += moves[i][3];
-    }
-    const rank = [-(wealth + (this.treasury - t) * this.tv), -held,
-      moves.map((m) => m[0]), moves.map((m) => m[1]), moves.map((m) => m[2] || "")];
-    if (choice === null || creditCmp(rank, choice.rank) < 0) choice = {rank: rank, value: value, t: t, wealth: wealth, moves: moves};
-  }
-  return choice;
-};
-
-planPaymentTable.prototype.payment = function (price, limit, choice) {
-  const moves = choice.moves;
-  let conv = 0;
-  for (let x = 0; x < moves.length; x++) conv += moves[x][1] * this.rate * this.faces[x];
-  const kept = choice.wealth - conv * this.tv;
-  const given = {};
-  const converted = {};
-  const roles = {};
-  const left = {};
-  let keptCards = 0;
-  for (let x = 0; x < this.names.length; x++) {
-    const m = moves[x];
-    const n = this.names[x];
-    if (m[0]) given[n] = m[0];
-    if (m[1]) converted[n] = m[1];
-    if (m[2]) roles[m[2]] = n;
-    const l = this.counts[x] - m[0] - m[1] - (m[2] === "donor" ? 1 : 0);
-    if (l) {
-      left[n] = l;
-      keptCards += l;
-    }
-  }
-  const substitute = Object.keys(roles).length ? {set: roles.set, card: roles.donor} : null;
-  const paid = choice.value + choice.t * this.tv;
-  return {
-    price: price, cards: given, card_value: choice.value, treasury: choice.t, treasury_value: this.tv,
-    paid: paid, overpayment: paid - price, kept: left, kept_value: kept, kept_cards: keptCards,
-    hand_limit: limit, treasury_left: this.treasury + conv - choice.t, converted: converted,
-    converted_treasury: conv, substitute: substitute,
-  };
-};
-
-planPaymentTable.turnedIn = function (layers, entry) {
-  const moves = [];
-  for (let l = layers.length - 1; l >= 1; l--) {
-    moves.push([entry.move[0], entry.move[1], entry.move[2]]);
-    entry = entry.back;
-  }
-  return moves.reverse();
-};
 
 // --- the hand and the limits -------------------------------------------------------------------
 
@@ -1101,7 +623,7 @@ function planProblem(M, holds, facts, obj, opts) {
   if (payments && payments.has(key)) {
     this.payments = payments.get(key);
   } else {
-    this.payments = new planPaymentTable(M, cards, this.treasury, this.treasuryValue,
+    this.payments = planPayments(M, cards, this.treasury, this.treasuryValue,
       creditProbe(M, this.holds, facts), rate, substitute, this.paying);
     if (payments) payments.set(key, this.payments);
   }
@@ -1585,7 +1107,7 @@ planProblem.prototype.planDict = function (choice, rank) {
     throw new Error("planner bug: " + choice.buys.join(", ") + " priced " + choice.price + " by the search but "
       + priced.total + " by the credit engine");
   }
-  const payment = this.payments.best(choice.price, choice.hand_limit);
+  const payment = pyPlain(this.payments.best(choice.price, choice.hand_limit));
   const groups = {};
   const specific = {};
   let free = 0;
@@ -1763,7 +1285,7 @@ function planTwoTurns(first, maxSets, found) {
     for (const a of planAbilities(M, h, "treasury_value")) v = Math.max(v, a.value);
     tvOf[h] = v;
   }
-  let cardValue = first.payments.unboundMost(0);
+  let cardValue = first.payments.most_turned_in();
   const either = first.holds.concat(first.candidates);
   let rate = 0;
   let substitute = false;
@@ -1774,8 +1296,8 @@ function planTwoTurns(first, maxSets, found) {
   if (rate || substitute) {
     let tvMax = first.treasuryValue;
     for (const h of Object.keys(tvOf)) tvMax = Math.max(tvMax, tvOf[h]);
-    const wide = new planPaymentTable(M, first.cards, 0, tvMax, first.payments.state, rate, substitute);
-    cardValue = Math.max(cardValue, wide.budget(wide.totalCards));
+    const wide = planPayments(M, first.cards, 0, tvMax, first.payments.state, rate, substitute, null);
+    cardValue = Math.max(cardValue, wide.budget(wide.total_cards));
   }
   const W = worth.length;
   const giveRow = {};
@@ -2065,7 +1587,7 @@ function planTwoTurns(first, maxSets, found) {
     this_turn: thisTurn,
     next_turn: nextTurn,
     total: planNumber(obj, total, best.c1.buys.length + best.c2.buys.length),
-    total_at_most: unproven || stops.includes(planPaying) ? null
+    total_at_most: unproven || stops.includes(pp_PAYING) ? null
       : planNumber(obj, atMost, best.c1.buys.length + best.c2.buys.length),
     one_turn_best: one[0].buys.slice(),
     one_turn_best_objective: planNumber(obj, one[0].objective, one[0].buys.length),
@@ -2186,13 +1708,13 @@ function planAnswer(M, state, options) {
   if (horizon === 2) report.horizon = planTwoTurns(problem, undefined, choices.slice(0, 1));
   // the payment table's work limit and what it stopped (planner._payment_limit)
   const pay = problem.payments;
-  report.payment_work_limit = planPaymentWork;
-  report.payment_choice_limit = planPaymentChoiceWork;
+  report.payment_work_limit = pp_WORK;
+  report.payment_choice_limit = pp_CHOICE_WORK;
   report.payment_stopped = pay.stopped.slice();
   if (pay.stopped.length) {
     report.complete = false;
-    if (pay.stopped.includes(planPaying)) {
-      atMost = Math.max(atMost, problem.rootBound(pay.mostPayable()));
+    if (pay.stopped.includes(pp_PAYING)) {
+      atMost = Math.max(atMost, problem.rootBound(pay.most_payable()));
       report.total_at_most = planNumber(obj, atMost, choices[0].buys.length);
     }
   }
