@@ -17,10 +17,12 @@ import types
 from pathlib import Path
 
 from . import cache, handvalue, pricing, runtime, sourcemap, standing, startcredits
+from . import vocabulary as vocab
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .factchecks import check_ast_facts, check_purchase_facts, hand_limits
-from .state import StateError, canonical_names, check_names, check_state
+from .factchecks import hand_limits
+from .state import StateError, nfc
+from .statecheck import assigned_amount, canonical_names, check_names, check_options, question_state
 
 
 def cache_dir() -> Path:
@@ -56,16 +58,6 @@ def _digest(paths: list[str]) -> dict[str, str] | None:
 
 
 _LOADED: dict[Path, tuple[dict, "Rulebook"]] = {}
-
-
-def _or_problem(problems: list[str], default, check, *args):
-    """check(*args), or `default` with its StateError kept in `problems`: every problem of a state
-    is reported at once."""
-    try:
-        return check(*args)
-    except StateError as exc:
-        problems.append(str(exc))
-        return default
 
 
 def load(name: str | os.PathLike) -> "Rulebook":
@@ -197,46 +189,6 @@ def import_module_file(path: Path, name: str):
     return _import(Path(path), name)
 
 
-def _names_only(value, kind: type) -> bool:
-    """Whether a state's value is a list (or mapping) of names, as its shape should be; a value of
-    another shape is left for check_state to report."""
-    return isinstance(value, kind) and all(isinstance(x, str) for x in value)
-
-
-def _switch(value):
-    """An option's value as given: `on`/`off`/`true`/`false` (any case) are true and false."""
-    if isinstance(value, str) and value.lower() in ("on", "off", "true", "false"):
-        return value.lower() in ("on", "true")
-    return value
-
-
-def _option_problem(name, value, declared: dict, source: str) -> str | None:
-    """What is wrong with one option given for a question: an unknown name, a value not on/off."""
-    if name not in declared:
-        from .diagnostics import did_you_mean
-
-        from .errors import cut_short
-
-        best = did_you_mean(str(name), declared)
-        known = f" (did you mean `{best}`?)" if best else (
-            f"; options: {', '.join(declared)}" if declared else "; the rulebook declares no options")
-        return f"{source}: unknown option `{cut_short(str(name))}`{known}"
-    if not isinstance(value, bool):
-        from .errors import cut_short
-
-        return f"{source}: option `{name}` is on or off, not {cut_short(repr(value))}"
-    return None
-
-
-def _assigned(role: str, assigned) -> int:
-    """The amount assigned to a secondary victim, checked."""
-    if role != "secondary":
-        raise StateError("--assigned is the amount assigned to a secondary victim: use it with --role secondary")
-    if isinstance(assigned, bool) or not isinstance(assigned, int) or assigned < 0:
-        raise StateError(f"--assigned must be a whole number from 0, not {assigned!r}")
-    return assigned
-
-
 class Rulebook:
     """A compiled rulebook: its data and the answers its rules give."""
 
@@ -259,55 +211,16 @@ class Rulebook:
         return list(self.module.AST)
 
     def state(self, holds=(), facts: dict | None = None, source: str = "state") -> runtime.PlayerState:
-        facts = self._by_own_names(dict(facts or {}))
-        problems: list[str] = []
-        # any name the rulebook declares for an item, `aka` included, in any case: its own name
-        holds = _or_problem(problems, [], canonical_names, self.module, "advance", list(holds), "--holds")
-        options = _or_problem(problems, {}, self.options, facts.pop("options", None) or {}, source)
-        clean = _or_problem(problems, {}, check_state, facts, self.module.ADVANCES, self.module.COMMODITIES,
-                            self.module.GROUPS, source)
-        _or_problem(problems, None, check_ast_facts, clean, getattr(self.module, "CIVILIZATIONS", {}), self.module.AST,
-                    source)
-        _or_problem(problems, None, check_purchase_facts, clean, self.module, source)
-        if problems:
-            raise StateError("\n".join(problems))
-        held = list(holds) + [h for h in clean.pop("holds", []) if h not in holds]
+        held, clean, options = question_state(self.module, vocab.FACTS, nfc(list(holds)), nfc(dict(facts or {})),
+                                              source)
         st = runtime.PlayerState(self.module, held, clean, options)
         startcredits.apply_start_credits(self.module, st)
         return st
 
-    def _by_own_names(self, facts: dict) -> dict:
-        """A state's advances and cards by their own names (an unknown name is left for
-        check_state, which names the closest); no `holds` key when it holds nothing."""
-        from_state = facts.pop("holds", [])
-        if _names_only(from_state, list):
-            from_state = canonical_names(self.module, "advance", from_state, "holds", strict=False)
-        if from_state:
-            facts["holds"] = from_state
-        if _names_only(facts.get("commodities"), dict):
-            facts["commodities"] = self._canonical_hand(facts["commodities"])
-        return facts
-
-    def _canonical_hand(self, hand: dict) -> dict:
-        """A hand of cards by each commodity's own name (cards named twice, by `aka`, added up)."""
-        names = canonical_names(self.module, "commodity", list(hand), "commodities", strict=False)
-        merged: dict = {}
-        for own, n in zip(names, hand.values()):
-            both = own in merged and isinstance(n, int) and isinstance(merged[own], int)
-            merged[own] = merged[own] + n if both else n
-        return merged
-
     def options(self, given: dict, source: str = "state") -> dict:
         """Rule switches set for one question: names the rulebook declares (`option NAME ...`),
         each on or off (true/false)."""
-        declared = getattr(self.module, "OPTIONS", {})
-        if not isinstance(given, dict):
-            raise StateError(f"{source}: `options` must be a mapping of option: on/off")
-        out = {name: _switch(value) for name, value in given.items()}
-        bad = [_option_problem(name, value, declared, source) for name, value in out.items()]
-        if any(bad):
-            raise StateError("\n".join(b for b in bad if b))
-        return out
+        return check_options(getattr(self.module, "OPTIONS", {}), given, source)
 
     def calamity_name(self, name: str) -> str:
         """A calamity by any name the rulebook declares for it (`aka` included), in any case."""
@@ -326,7 +239,7 @@ class Rulebook:
         name = self.calamity_name(calamity)
         st = self.state(holds, state)
         if assigned is not None:
-            st.assigned = _assigned(role, assigned)
+            st.assigned = assigned_amount(role, assigned)
         return sourcemap.resolve(self.module, name, role, st)
 
     def cost(self, holds=(), buy=(), state: dict | None = None) -> dict:

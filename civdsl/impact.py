@@ -207,14 +207,16 @@ def _possible(modules, state: dict, known: dict) -> bool:
     """Whether both rulebooks accept the situation's facts as a state file (an A.S.T. position
     past the finish, say, is no situation a player can be in); each set of facts checked once."""
     from .factchecks import check_ast_facts, check_purchase_facts
-    from .state import StateError, check_state
+    from .state import StateError
+    from .statecheck import check_state
+    from .vocabulary import FACTS
 
     facts = {k: v for k, v in state.items() if k not in ("holds", "buy")}
     key = repr(sorted(facts.items()))
     if key not in known:
         try:
             for m in modules:
-                clean = check_state(dict(facts), m.ADVANCES, m.COMMODITIES, m.GROUPS, "situation")
+                clean = check_state(dict(facts), FACTS, m.ADVANCES, m.COMMODITIES, m.GROUPS, "situation")
                 check_ast_facts(clean, getattr(m, "CIVILIZATIONS", {}), m.AST, "situation")
                 check_purchase_facts(clean, m, "situation")
             known[key] = True

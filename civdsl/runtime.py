@@ -2,7 +2,7 @@
 
 Generated modules hold an edition's data as literals and its rules as plain functions; this
 module supplies the arithmetic over unknown values their expressions use, the player state they
-read, the `Resolution` they build, the effect-list passes a calamity's rules run, the epoch
+read, the `Resolution` they build, the effect-list passes a calamity's rules run (effectlist.py), the epoch
 requirements they state, and the readers of their data tables and line maps. The engines that
 interpret the policies a rulebook declares live in their own modules below it (`pricing`,
 `handvalue`, `standing`): the player state derives a few facts from them. It imports nothing
@@ -16,12 +16,12 @@ import math
 import operator
 from operator import itemgetter
 
+from . import playerfacts
 from .calamity_answer import option_dicts, resolution_dict, trace_dicts
-from .handvalue import hand_value
-from .losses import cheapest_discard, cities_supported, least_loss
+from .effectlist import bound_effects, discard_by_value, floor_effects, least_over  # noqa: F401 (ABI)
+from .effectlist import reduce_until_supported, unselect  # noqa: F401 (ABI: generated calamities call them)
 from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
-from .pricing import ability, group_credits
-from .standing import NOT_GIVEN_POSITION, ast_standing, epochs_possible
+from .standing import NOT_GIVEN_POSITION, epochs_possible
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
 from .unknown import Unknown, unknown_of
 
@@ -98,15 +98,6 @@ def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, l
     new = _CHANGES[op](old, value)
     trace.append((op, kind, param, value, old, new, by, line, path))
     return new
-
-
-def floor_effects(effects: list, trace: list, mains: dict, line: int, path: str) -> None:
-    """The edition's `floor zero` over a finished effect list: each main amount of the kinds in
-    MAINS (kind -> its main parameter) that went below zero becomes zero, traced."""
-    for kind, args, _ in effects:
-        param = mains.get(kind)
-        if param is not None:
-            args[param] = floor_step(trace, kind, param, args[param], line, path)
 
 
 # each changing modifier operation (syntax.ChangeOp's word): (the old value, the operation's value) -> new
@@ -354,79 +345,14 @@ class PlayerState:
         return int(hand.get(name, 0))
 
     def advance_vp(self, name: str):
-        """An advance's victory points under the question's rule options: the first `vp tiers
-        when OPTION` reading switched on that gives it another figure, else the rulebook's."""
-        adv = self.module.ADVANCES[name]
-        for option, vp in adv.get("vp_when", ()):
-            if self.option(option):
-                return vp
-        return adv["vp"]
+        return playerfacts.advance_vp(self, name)
 
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
-        n = 0
-        for name in self.held:
-            adv = self.module.ADVANCES[name]
-            cost = adv["cost"]
-            if cost_at_least is not None and (cost is None or cost < cost_at_least):
-                continue
-            if cost_below is not None and (cost is None or cost >= cost_below):
-                continue
-            if vp is not None and self.advance_vp(name) != vp:
-                continue
-            if group is not None and group not in adv["groups"]:
-                continue
-            n += 1
-        return n
+        return playerfacts.count_advances(self, cost_at_least, cost_below, vp, group)
 
     def derived(self, name: str):
-        """A name of vocabulary.DERIVED_NAMES, computed from the state by its `_derived_<name>`."""
-        compute = getattr(self, f"_derived_{name}", None)
-        if compute is None:
-            raise KeyError(name)
-        return compute()
-
-    def _held_records(self) -> list[dict]:
-        return [self.module.ADVANCES[n] for n in self.held]
-
-    def _derived_advances(self):
-        return len(self.held)
-
-    def _derived_advance_vp(self):
-        return sum(self.advance_vp(n) or 0 for n in self.held)
-
-    def _derived_advance_points(self):
-        return sum(a["cost"] or 0 for a in self._held_records())
-
-    def _derived_groups_held(self):
-        return len({g for a in self._held_records() for g in a["groups"]})
-
-    def _credits(self) -> dict[str, int]:
-        return group_credits(self.module, self.held, self.facts.get("credits", {}))
-
-    def _derived_credit_max_group(self):
-        credits = self._credits()
-        return max(credits.values()) if credits else 0
-
-    def _derived_credit_total(self):
-        return sum(self._credits().values())
-
-    def _derived_commodity_cards(self):
-        if "commodities" not in self.facts:
-            return self._missing("commodities")
-        return sum(self.facts["commodities"].values())
-
-    def _derived_hand_value(self):
-        if "commodities" not in self.facts:
-            return self._missing("commodities")
-        return hand_value(self.module, self.facts["commodities"])["total"]
-
-    def _derived_ast_points(self):
-        standing = ast_standing(self.module, self)
-        return standing["points"] if standing else 0
-
-    def _derived_stock_points(self):  # cities and tokens in stock, in unit points (Expansion 30.4112)
-        points = self.module.UNIT_POINTS
-        return self.fact("cities_in_stock") * points["city"] + self.fact("tokens_in_stock") * points["token"]
+        """A name of vocabulary.DERIVED_NAMES (playerfacts.derived)."""
+        return playerfacts.derived(self, name)
 
 
 def _hand_cards(module, hand: dict) -> int:
@@ -527,148 +453,6 @@ class Resolution(tuple):
     def to_dict(self) -> dict:
         return resolution_dict(self.calamity, self.role, self.state, self._effects, self.assignment, self._trace,
                                self._options, self.immune, self.cancel_reason, self.excluded)
-
-
-def bound_effects(s: PlayerState, effects: list, trace: list, bounds: dict, path: str, city=None) -> None:
-    """Nothing beyond what the player has: each effect whose kind a holding bounds gets `bound`
-    (the fact) and, when the state gives it, `taken` = the smaller of the demanded amount and the
-    holding; the trace says when the bound applied. `amount` stays the amount the rule demands.
-    `city`: a city's unit points for this calamity (`amounts { city_points ... }`)."""
-    for i, (kind, args, line) in enumerate(effects):
-        fact = _bounding_fact(bounds, kind, args)
-        demanded = args.get("amount")
-        if fact is None or demanded is None or type(demanded) is Unknown:
-            continue
-        have = s.holding(fact, city)
-        new = dict(args)
-        new["bound"] = fact
-        if have is not None:
-            taken = demanded if demanded <= have else have
-            new["taken"] = taken
-            if taken < demanded and "unselected" not in args:  # a selection is bounded by unselect
-                trace.append(("bound", kind, "amount", have, demanded, taken, (fact,), line, path))
-        effects[i] = (kind, new, line)
-
-
-def _bounding_fact(bounds: dict, kind: str, args: dict) -> str | None:
-    """The holding that bounds an effect of KIND in its area (BOUNDS: the rulebook's reading of
-    vocabulary.BOUNDS, kind -> area or "*" -> fact), or None when none does."""
-    by_area = bounds.get(kind)
-    if not by_area:
-        return None
-    return by_area.get(args.get("area", "any"), by_area.get("*"))
-
-
-def unselect(s: PlayerState, effects: list, trace: list, bounds: dict, path: str) -> None:
-    """Select, then unselect: an effect carrying `unselected` (the prevention declared for it) first
-    selects `selected` (its amount before prevention, never more than the bounding holding when the
-    state gives it), then unselects up to that many; the rest are taken. `selected`, `unselected` and
-    `taken` replace the plain bound of such an effect."""
-    for i, (kind, args, line) in enumerate(effects):
-        if "unselected" not in args:
-            continue
-        new = dict(args)
-        wanted, prevented = new.pop("selected"), new.pop("unselected")
-        if type(wanted) is Unknown or type(prevented) is Unknown:
-            effects[i] = (kind, new, line)
-            continue
-        fact = _bounding_fact(bounds, kind, args)
-        have = s.holding(fact) if fact is not None else None
-        selected = max(wanted, 0) if have is None else max(min(wanted, have), 0)
-        unselected = min(max(prevented, 0), selected)
-        new.pop("taken", None)
-        new["select"] = {"selected": selected, "unselected": unselected}
-        new["taken"] = selected - unselected
-        if have is not None and wanted > have:
-            trace.append(("bound", kind, "amount", have, wanted, selected, (fact,), line, path))
-        effects[i] = (kind, new, line)
-
-
-def reduce_until_supported(s: PlayerState, effects: list, kinds: dict) -> None:
-    """Reduce until supported: with the cities, tokens and reduced_city_tokens the state gives, the
-    support check at the changed rate (or with tokens withheld) reduces one city at a time, the
-    tokens it leaves counting at once, until the rest are supported; adds `support` = {rate,
-    withheld, reduced, cities_left} to each such effect. Withheld tokens are never more than the
-    tokens on the board; the tokens a reduced city leaves always count. Without
-    reduced_city_tokens the procedure still runs where its result does not depend on it (every
-    city supported, or reduced alike whether a city leaves none or enough for the rest); a fact
-    the result depends on is recorded missing, so the answer says it is incomplete."""
-    for i, (kind, args, line) in enumerate(effects):
-        what = kinds.get(kind)
-        amount = args.get("amount")
-        if what is None or amount is None or type(amount) is Unknown:
-            continue
-        cities, tokens = s.fact("cities"), s.fact("tokens")
-        if type(cities) is Unknown or type(tokens) is Unknown:
-            continue
-        rate = _city_support(s) + amount if what == "rate" else _city_support(s)
-        withheld = min(amount, tokens) if what == "withheld" else 0
-        left = _cities_left(s, cities, tokens - withheld, rate)
-        if left is None:
-            continue
-        effects[i] = (kind, {**args, "support": {"rate": rate, "withheld": withheld, "reduced": cities - left,
-                                                 "cities_left": left}}, line)
-
-
-def _cities_left(s: PlayerState, cities: int, available: int, rate: int) -> int | None:
-    """The cities the support check leaves; without reduced_city_tokens, the same count whether a
-    reduced city leaves no token or enough to support every other city, else None (the fact
-    recorded missing)."""
-    leave = s.facts.get("reduced_city_tokens")
-    if leave is not None:
-        return cities_supported(cities, available, rate, leave)
-    fewest = cities_supported(cities, available, rate, 0)
-    if fewest == cities_supported(cities, available, rate, max(rate, 0) * cities):
-        return fewest
-    s.fact("reduced_city_tokens")  # recorded as missing: the count depends on it
-    return None
-
-
-def _city_support(s: PlayerState) -> int:
-    """The tokens a city needs: the `city_support` constant changed by the held advances'
-    `city_support` abilities."""
-    base = s.module.CONSTS.get("city_support", 2)
-    for name in sorted(s.held_set):
-        if name in s.module.ADVANCES:
-            base += sum(a.get("delta", 0) for a in ability(s.module, name, "city_support"))
-    return base
-
-
-def least_over(s: PlayerState, effects: list, kinds: tuple, city=None) -> None:
-    """A loss of unit points met exactly, or exceeded by as little as possible (1981 22.2.12.2,
-    Expansion 29.64), from the cities and tokens the state gives: adds `loss` = {cities, tokens,
-    over} to each such effect. Among equally small excesses the fewest cities go (our reading:
-    a player keeps his cities where he can)."""
-    cities, tokens = s.facts.get("cities"), s.facts.get("tokens")
-    if None in (cities, tokens):
-        return
-    value = s.module.UNIT_POINTS["city"] if city is None else city  # a calamity's own city value
-    for i, (kind, args, line) in enumerate(effects):
-        if kind not in kinds or args.get("area", "any") != "any":
-            continue
-        need = args.get("taken", args.get("amount"))
-        if need is None or type(need) is Unknown or need <= 0:
-            continue
-        effects[i] = (kind, {**args, "loss": least_loss(need, cities, tokens, value)}, line)
-
-
-def discard_by_value(s: PlayerState, effects: list, kinds: tuple) -> None:
-    """Commodity cards worth at least the amount in face value, from the hand the state gives: the
-    selection with the least excess, then the fewest cards (the victim's best choice; any other
-    meeting the amount is legal), or the whole hand when it is worth less. Adds `discard` =
-    {cards: {name: n}, face_value, over} to each such effect."""
-    hand = s.facts.get("commodities")
-    if hand is None:
-        return
-    faces = s.module.COMMODITIES
-    cards = [name for name in sorted(hand) for _ in range(hand[name])]
-    for i, (kind, args, line) in enumerate(effects):
-        need = args.get("taken", args.get("amount"))
-        if kind not in kinds or need is None or type(need) is Unknown:
-            continue
-        chosen, value = cheapest_discard(cards, faces, need)
-        effects[i] = (kind, {**args, "discard": {"cards": chosen, "face_value": value,
-                                                 "over": max(0, value - need)}}, line)
 
 
 def assigned(s: PlayerState, most, kind: str):

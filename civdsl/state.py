@@ -1,8 +1,6 @@
-"""The player's situation: loading and checking a state file, `--holds` and `--set` values.
-
-Checked by hand against vocabulary.FACTS (the same table schemas/state.schema.json is derived
-from) so that answering a question does not pay for importing jsonschema. Every problem names
-the key and the closest valid name.
+"""The player's situation: reading a state file, `--holds` and `--set` values, and the texts its
+messages are made of. The facts are checked against vocabulary.FACTS (the same table
+schemas/state.schema.json is derived from) by statecheck.py, which the page runs too.
 """
 
 from __future__ import annotations
@@ -16,8 +14,6 @@ from . import vocabulary as vocab
 from .errors import StateError  # re-exported: `civdsl.state.StateError`
 
 MAX_STATE_BYTES = 1_000_000
-MAX_PROBLEMS = 20  # problems listed in one message (each looks for the closest valid name)
-MAX_COUNT = 999_999_999  # no count on a game board comes near; keeps arithmetic and output small
 
 
 def hint_text(name, candidates) -> str:
@@ -31,12 +27,6 @@ def hint_text(name, candidates) -> str:
     return f" (did you mean `{best}`?)" if best else ""
 
 
-def _first(problems: list[str]) -> list[str]:
-    if len(problems) <= MAX_PROBLEMS:
-        return problems
-    return problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS:,} more"]
-
-
 def short_text(value, limit: int = 80) -> str:
     """A name (as is) or any other value (its repr) for a message, cut short: a hostile state
     can hold megabytes, or an integer too long for repr() to write."""
@@ -47,14 +37,14 @@ def short_text(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _value(value) -> str:
+def value_text(value) -> str:
     """A value for a message as Python writes it (strings quoted), cut short."""
     return short_text(value if not isinstance(value, str) else repr(value[:200]))
 
 
-def _key(key) -> str:
-    """A key of a mapping for a message: a name as it is, any other value as Python writes it."""
-    return short_text(key) if isinstance(key, str) else _value(key)
+def casefolded(text: str) -> str:
+    """TEXT as names are compared without case (str.casefold)."""
+    return text.casefold()
 
 
 def _shown(path) -> str:
@@ -188,7 +178,7 @@ def _set_fact(facts: dict, item: str) -> None:
         raise StateError(f"--set {item!r}: write NAME=VALUE, or NAME.KEY=VALUE for an entry of a map")
     current = facts.get(head, {})
     if not isinstance(current, dict):
-        raise StateError(f"--set {item!r}: `{head}` is not a map (it is {_value(current)})")
+        raise StateError(f"--set {item!r}: `{head}` is not a map (it is {value_text(current)})")
     facts[head] = {**current, entry: value}
 
 
@@ -233,165 +223,6 @@ def nfc(value):
     if isinstance(value, dict):
         return {nfc(k): nfc(v) for k, v in value.items()}
     return value
-
-
-def check_state(data: dict, advances, commodities, groups, source: str = "state") -> dict:
-    """Validate facts against the vocabulary and the rulebook's names; returns a clean copy."""
-    checker = _FactChecker(source, advances, commodities, groups)
-    clean: dict = {}
-    for key, value in nfc(data).items():
-        if not isinstance(key, str) or key not in vocab.FACTS:
-            checker.problem(f"unknown key `{_key(key)}`{checker.hint(key, vocab.FACTS)}")
-            continue
-        fact = vocab.FACTS[key]
-        clean[key] = getattr(checker, f"check_{fact.type}")(key, fact, value)
-    if checker.problems:
-        raise StateError("\n".join(_first(checker.problems)))
-    return clean
-
-
-# a yes/no or text fact: its Python type and how a problem says what it must be
-_SIMPLE_FACTS = {"bool": (bool, "true or false"), "str": (str, "text")}
-
-
-class _FactChecker:
-    """Checks facts of one state, one `check_<type>` per fact type of the vocabulary; every
-    problem is kept, in order, and the state is rejected if there is any."""
-
-    def __init__(self, source: str, advances, commodities, groups):
-        self.source, self.advances, self.groups = source, advances, groups
-        # what the names of a list fact (advances) or a map fact (groups) are, where not these
-        self.named = {"start_credits_used": (groups, "group"), "commodities": (commodities, "commodity")}
-        self.problems: list[str] = []
-
-    def problem(self, text: str) -> None:
-        self.problems.append(f"{self.source}: {text}")
-
-    def hint(self, name: str, candidates) -> str:  # the closest names only for the problems shown
-        return hint_text(name, candidates) if len(self.problems) < MAX_PROBLEMS else ""
-
-    def check_int(self, key: str, fact, value):
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.problem(f"`{key}` must be a whole number, not {_value(value)}")
-        elif fact.minimum is not None and value < fact.minimum:
-            self.problem(f"`{key}` cannot be below {fact.minimum} (got {_value(value)})")
-        elif value > MAX_COUNT:
-            self.problem(f"`{key}` cannot be above {MAX_COUNT:,}")
-        return value
-
-    def check_simple(self, key: str, fact, value):
-        python_type, words = _SIMPLE_FACTS[fact.type]
-        if not isinstance(value, python_type):
-            self.problem(f"`{key}` must be {words}, not {_value(value)}")
-        return value
-
-    check_bool = check_str = check_simple
-
-    def check_list(self, key: str, fact, value):
-        if isinstance(value, str):
-            value = split_names(value)
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.problem(f"`{key}` must be a list of names")
-            return value
-        valid, what = self.named.get(key, (self.advances, "advance"))
-        for name in value:
-            if name not in valid:
-                self.problem(f"`{key}` names unknown {what} `{short_text(name)}`{self.hint(name, valid)}")
-        return value
-
-    def check_map(self, key: str, fact, value):
-        if not isinstance(value, dict):
-            self.problem(f"`{key}` must be a mapping of name: number")
-            return value
-        valid, what = self.named.get(key, (self.groups, "group"))
-        for name, n in value.items():
-            if name not in valid:
-                self.problem(f"`{key}` names unknown {what} `{_key(name)}`{self.hint(name, valid)}")
-            elif not _count(n):
-                self.problem(f"`{key}.{name}` must be a whole number from 0 to {MAX_COUNT:,}")
-        return value
-
-
-def whole_number(value) -> bool:
-    """VALUE is a whole number, not a yes/no (Python's bool is an int)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _count(n) -> bool:
-    """N is a count a board can hold: a whole number from 0 to MAX_COUNT."""
-    return whole_number(n) and 0 <= n <= MAX_COUNT
-
-
-# The collections whose items a command may name, and what one is called.
-ITEM_TABLES = {"advance": "ADVANCES", "calamity": "CALAMITIES", "commodity": "COMMODITIES"}
-
-
-def item_names(module, kind: str) -> dict[str, str]:
-    """Every name the rulebook declares for an item of this kind, its `aka` names included,
-    casefolded -> the item's own name (computed once per compiled module)."""
-    cache = module.__dict__.setdefault("_ITEM_NAMES", {})
-    table = cache.get(kind)
-    if table is None:
-        table = {}
-        for alias, name in getattr(module, "ALIASES", {}).get(kind, {}).items():
-            table.setdefault(alias.casefold(), name)
-        for name in getattr(module, ITEM_TABLES[kind]):
-            table[name.casefold()] = name  # an item's own name wins over another's aka
-        cache[kind] = table
-    return table
-
-
-def canonical_names(module, kind: str, names, option: str, strict: bool = True) -> list[str]:
-    """The items named, by their own names: any declared name or `aka`, in any case. An unknown
-    name is an error naming the closest name (aka names and single words considered); with
-    strict=False it is kept as given, for the state check to report."""
-    valid = getattr(module, ITEM_TABLES[kind])
-    names = [n if not isinstance(n, str) else nfc(n) for n in names]
-    if valid.keys() >= set(names):  # the usual case: every item by its own name
-        return names
-    table = item_names(module, kind)
-    found = [_own_name(n, valid, table) for n in names]
-    bad = [n for n, own in zip(names, found) if own is None]
-    if bad and strict:
-        raise _unknown_items(module, kind, bad, option)
-    return [n if own is None else own for n, own in zip(names, found)]
-
-
-def _unknown_items(module, kind: str, bad: list, option: str) -> StateError:
-    """The error naming each unknown item (the first MAX_PROBLEMS with the closest declared name)."""
-    known = list(getattr(module, ITEM_TABLES[kind])) + list(getattr(module, "ALIASES", {}).get(kind, {}))
-    table = item_names(module, kind)
-    problems = [f"{option}: unknown {kind} `{short_text(n)}`{_item_hint(n, known, table)}" for n in bad[:MAX_PROBLEMS]]
-    return StateError("\n".join(_first(problems + [str(n) for n in bad[MAX_PROBLEMS:]])))
-
-
-def _own_name(name, valid, table: dict) -> str | None:
-    """The item's own name for any declared name or `aka` of it, in any case; None for a name
-    the rulebook does not declare."""
-    if name in valid:
-        return name
-    return table.get(name.casefold()) if isinstance(name, str) else None
-
-
-def _item_hint(name, known: list, table: dict) -> str:
-    """The closest declared name (its single words considered), with the item's own name when
-    the closest is another's `aka`."""
-    if not isinstance(name, str) or len(name) > 200:
-        return ""
-    from .diagnostics import did_you_mean_words
-
-    best = did_you_mean_words(name, known)
-    if best is None:
-        return ""
-    own = table.get(best.casefold(), best)
-    return f" (did you mean `{best}`?)" if own == best else f" (did you mean `{best}`, that is `{own}`?)"
-
-
-def check_names(names: list[str], valid, what: str, option: str) -> None:
-    unknown = [n for n in names if n not in valid]
-    bad = [f"{option}: unknown {what} `{short_text(n)}`{hint_text(n, valid)}" for n in unknown[:MAX_PROBLEMS]]
-    if bad:
-        raise StateError("\n".join(_first(bad + unknown[MAX_PROBLEMS:])))
 
 
 # the JSON Schema of a fact's value, by its vocabulary type

@@ -20,7 +20,7 @@ from .invariants import InvariantChecks, _typed
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
-from .state import whole_number
+from .statecheck import whole_number
 from .sublanguages import used_by
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 

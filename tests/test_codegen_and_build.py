@@ -79,14 +79,16 @@ def test_state_schema_and_state_checker_agree():
     import jsonschema
 
     from civdsl.schemas import validate_state
-    from civdsl.state import StateError, check_state
+    from civdsl.state import StateError
+    from civdsl.statecheck import check_state
+    from civdsl.vocabulary import FACTS
 
     samples = [{"cities": 3}, {"cities": -1}, {"citys": 1}, {"treasury": "many"}, {"holds": ["Alpha"]},
                {"commodities": {"Grain": 2}}, {"commodities": {"Grain": -2}}, {"sole_leader": 1}]
     for sample in samples:
         schema_ok = validate_state(sample) == []
         try:
-            check_state(sample, {"Alpha": {}}, {"Grain": {}}, {"red": {}})
+            check_state(sample, FACTS, {"Alpha": {}}, {"Grain": {}}, {"red": {}})
             checker_ok = True
         except StateError:
             checker_ok = False

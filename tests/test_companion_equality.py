@@ -222,7 +222,7 @@ def _refused(module) -> list[tuple[str, dict]]:
         {"commodities": {"Nothing at all": 2}}, {"traded_by": ["x"]}, {"options": {"no_such_switch": True}},
         {"options": []}, {"ast_track": "no track"}, {"scenario": "The Long Game"}, {"block": "middle"},
         {"civilization": "Atlantis"}, {"start_credits_used": groups[:1]}, {"ast_position": 999},
-        {"holds": [f"Unknown {i}" for i in range(25)]},
+        {"holds": [f"Unknown {i}" for i in range(25)]}, {"holds": {}}, {"holds": 0}, {"holds": ""},
     ]
     if advances:
         states += [{"holds": [_misspelt(advances[0])]}, {"holds": [advances[-1].upper()]}]
@@ -237,7 +237,8 @@ def _refused(module) -> list[tuple[str, dict]]:
         states.append({"ast_track": _misspelt(tracks[0])})
     if module.OPTIONS:
         first = next(iter(module.OPTIONS))
-        states += [{"options": {_misspelt(first): True}}, {"options": {first: "maybe"}}, {"options": {first: "on"}}]
+        states += [{"options": {_misspelt(first): True}}, {"options": {first: "maybe"}}, {"options": {first: "on"}},
+                   {"options": {first: "y" * 300}}, {"options": {"z" * 300: "OFF"}}]
     out = []
     for i, state in enumerate(states):
         for command in ("resolve", "epoch", "score"):
@@ -316,3 +317,20 @@ def test_a_number_beyond_2_53_is_an_error_not_a_rounded_number():
     assert cli_answer(NUMBERS, query)["tiebreaks"][1]["value"] == 999_999_999 ** 3
     [got] = js_answers(NUMBERS, [query])
     assert got["error"]["kind"] == "rulebook" and "beyond 2^53" in got["error"]["message"]
+
+
+def test_a_name_is_found_whatever_its_case_as_python_folds_it(tmp_path):
+    """An `aka` with a sharp s is found written in capitals (Python's casefold gives "ss"; a plain
+    lower-casing in the page did not), and a misspelt one is refused alike."""
+    path = tmp_path / "fold.civ"
+    path.write_text('language 1\nedition fold "Folded names (test)" extends megaciv\nsource "test"\n\n'
+                    'change advance "Pottery" { aka "Töpferstraße" }\n', encoding="utf-8")
+    queries = [{"command": "score", "state": {"holds": ["TÖPFERSTRASSE"]}, "options": {}},
+               {"command": "score", "state": {}, "options": {"holds": ["töpferstrasse", "Agriculture"]}},
+               {"command": "resolve", "calamity": "Famine", "role": "primary", "state": {},
+                "options": {"holds": ["Töpferstrase"]}}]
+    answers = js_answers(path, queries)
+    for query, got in zip(queries, answers):
+        expected = cli_answer(path, query)
+        assert first_difference(expected, got) is None, (query, first_difference(expected, got))
+    assert "error" not in answers[0] and "error" not in answers[1] and "error" in answers[2]

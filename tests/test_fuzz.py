@@ -39,7 +39,9 @@ from civdsl.codegen import generate
 from civdsl.frontend import check_file
 from civdsl.expressions import quote
 from civdsl.resources import rulebooks_dir
-from civdsl.state import StateError, check_state, parse_yaml
+from civdsl.state import StateError, parse_yaml
+from civdsl.statecheck import check_state
+from civdsl.vocabulary import FACTS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("CIVDSL_FUZZ_EXAMPLES", "25"))
@@ -349,7 +351,7 @@ states = st.dictionaries(keys, values, max_size=6)
 def test_random_states_are_accepted_or_refused_with_a_message(rulebook, data):
     module = rulebook.module
     try:
-        clean = check_state(data, module.ADVANCES, module.COMMODITIES, module.GROUPS)
+        clean = check_state(data, FACTS, module.ADVANCES, module.COMMODITIES, module.GROUPS)
     except StateError as exc:
         assert str(exc).strip()
         return
@@ -411,7 +413,7 @@ def test_alias_states_are_refused_or_small(rulebook, text):
     assert safeyaml.measure(__import__("yaml").compose(text)) <= safeyaml.MAX_NODES
     module = rulebook.module
     try:
-        check_state(data, module.ADVANCES, module.COMMODITIES, module.GROUPS)
+        check_state(data, FACTS, module.ADVANCES, module.COMMODITIES, module.GROUPS)
     except StateError as exc:
         assert str(exc).strip()
 

@@ -14,7 +14,10 @@ import pytest
 from conftest import run_cli
 
 from civdsl import state as st
-from civdsl.state import StateError, check_names, check_state, parse_yaml
+from civdsl import statecheck as sc
+from civdsl.state import StateError, parse_yaml
+from civdsl.statecheck import check_names, check_state
+from civdsl.vocabulary import FACTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,7 +81,7 @@ GROUPS = {"crafts": {}, "arts": {}}
 
 def problems(data: dict) -> str:
     with pytest.raises(StateError) as info:
-        check_state(data, ADVANCES, COMMODITIES, GROUPS, "state.yaml")
+        check_state(data, FACTS, ADVANCES, COMMODITIES, GROUPS, "state.yaml")
     return str(info.value)
 
 
@@ -123,10 +126,10 @@ def test_many_problems_are_capped_and_stay_fast():
     names = [f"Bogus{i}" for i in range(50_000)]
     message = problems({"holds": names})
     lines = message.splitlines()
-    assert len(lines) == st.MAX_PROBLEMS + 1 and lines[-1] == f"... and {50_000 - st.MAX_PROBLEMS:,} more"
+    assert len(lines) == sc.MAX_PROBLEMS + 1 and lines[-1] == f"... and {50_000 - sc.MAX_PROBLEMS:,} more"
     with pytest.raises(StateError) as info:
         check_names(names, ADVANCES, "advance", "--holds")
-    assert len(str(info.value).splitlines()) == st.MAX_PROBLEMS + 1
+    assert len(str(info.value).splitlines()) == sc.MAX_PROBLEMS + 1
 
 
 def test_huge_values_are_cut_short_in_messages():
@@ -137,7 +140,7 @@ def test_huge_values_are_cut_short_in_messages():
 def test_a_valid_state_is_returned_clean():
     data = {"cities": 3, "holds": "Pottery, Law", "commodities": {"Grain": 2}, "credits": {"arts": 5},
             "sole_leader": False, "traded_by": ""}
-    clean = check_state(data, ADVANCES, COMMODITIES, GROUPS)
+    clean = check_state(data, FACTS, ADVANCES, COMMODITIES, GROUPS)
     assert clean["holds"] == ["Pottery", "Law"] and clean["cities"] == 3
 
 
@@ -169,3 +172,17 @@ def test_empty_state_file_is_no_facts(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("# nothing yet\n")
     assert parse_yaml(path) == {}
+
+
+@pytest.mark.parametrize("holds", [{}, 0, False, {"Pottery": 1}])
+def test_holds_of_another_shape_is_refused_even_when_empty(holds):
+    """`holds: {}` (or 0) is no list of advances: refused with the key named, as `holds: 5` is,
+    never read as holding nothing; an empty list (or none) does hold nothing."""
+    import civdsl
+
+    rb = civdsl.load("megaciv")
+    with pytest.raises(StateError) as info:
+        rb.state((), {"holds": holds, "cities": 3})
+    assert str(info.value) == "state: `holds` must be a list of names"
+    assert rb.state((), {"holds": [], "cities": 3}).held == ()
+    assert rb.state((), {"holds": None}).held == ()

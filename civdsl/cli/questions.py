@@ -451,17 +451,10 @@ def _list_tracks(rb, as_json: bool) -> None:
 
 
 def _check_track(rb, track: str | None) -> None:
-    """An unknown track names the closest and every valid one."""
-    if track is None or track in rb.module.AST:
-        return
-    from ..diagnostics import did_you_mean
-    from ..errors import StateError
+    """An unknown track names the closest and every valid one (statecheck.check_track)."""
+    from ..statecheck import check_track
 
-    valid = list(rb.module.AST)
-    best = did_you_mean(track, valid)  # never TRACK itself: that is a valid track
-    hint = f" (did you mean `{best}`?)" if best else ""
-    listing = ", ".join(f"`{t}`" for t in valid) if valid else "none"
-    raise StateError(f"--ast: unknown A.S.T. track `{track}`{hint}; {rb.id} has: {listing}")
+    check_track(rb.module, track)
 
 
 def _known(value) -> str:

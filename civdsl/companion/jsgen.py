@@ -642,7 +642,8 @@ class _JSRoleBody(RoleWalk):
                 self.line(f"effects.push({item});")
 
     def _item(self, v, immune: bool) -> str:
-        """One effect of the resolution's list: its kind, its parameters, its rulebook line."""
+        """One effect of the resolution's list: its kind, its parameters (a dict, as the translated
+        passes over the list read them: civdsl/effectlist.py), its rulebook line."""
         args = []
         for p in v.kind.params:
             value = v.var(p.name)
@@ -650,9 +651,9 @@ class _JSRoleBody(RoleWalk):
                 value = self._amount(v, value, immune)
                 if v in self.unselecting:
                     raw = v.var(p.name)
-                    args.append(f"selected: add({raw}, {raw}_unselected), unselected: {raw}_unselected")
-            args.append(f"{p.name}: {value}")
-        return f"[{js_string(v.effect.kind)}, {{{', '.join(args)}}}, {v.effect.span.line}]"
+                    args.append(f'["selected", add({raw}, {raw}_unselected)], ["unselected", {raw}_unselected]')
+            args.append(f"[{js_string(p.name)}, {value}]")
+        return f"[{js_string(v.effect.kind)}, pyDict([{', '.join(args)}]), {v.effect.span.line}]"
 
     STAGE_INDENT = "  "
 
@@ -697,23 +698,28 @@ class _JSRoleBody(RoleWalk):
 
     def _after_floor(self) -> str:
         line, path = self.rules.floor_at
-        return (f"floorEffects(effects, trace, {self.c.shared_data(js_json(self.floor_kinds()))}, {line}, "
-                f"{self.c.path(path)});")
+        return (f"{_PASSES['floor_effects']}(effects, trace, pyFromPlain({self.c.shared_data(js_json(self.floor_kinds()))}), "
+                f"{line}, {self.c.path(path)});")
 
     def _after_bound(self) -> str:
-        return f"boundEffects(s, effects, trace, MODEL.BOUNDS, {self.path}{self._city()});"
+        return f"{_PASSES['bound_effects']}(s, effects, trace, s.module.BOUNDS, {self.path}{self._city()});"
 
     def _after_unselect(self) -> str:
-        return f"unselect(s, effects, trace, MODEL.BOUNDS, {self.path});"
+        return f"{_PASSES['unselect']}(s, effects, trace, s.module.BOUNDS, {self.path});"
 
     def _after_discard_by_value(self) -> str:
-        return f"discardByValue(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});"
+        return f"{_PASSES['discard_by_value']}(s, effects, {js_literal(list(vocab.VALUE_DISCARD_KINDS))});"
 
     def _after_reduce_until_supported(self) -> str:
-        return f"reduceUntilSupported(s, effects, {js_json(vocab.SUPPORT_KINDS)});"
+        return f"{_PASSES['reduce_until_supported']}(s, effects, pyFromPlain({js_json(vocab.SUPPORT_KINDS)}));"
 
     def _after_least_over(self) -> str:
-        return f"leastOver(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{self._city()});"
+        return f"{_PASSES['least_over']}(s, effects, {js_literal(list(vocab.LOSS_SPLIT_KINDS))}{self._city()});"
+
+
+# the passes over a calamity's effect list: civdsl/effectlist.py translated (their page names)
+_PASSES = {name: engine_name("civdsl.effectlist", name) for name in
+           ("floor_effects", "bound_effects", "unselect", "discard_by_value", "reduce_until_supported", "least_over")}
 
 
 def _call_args(c: JSCompiler, call) -> str:

@@ -30,8 +30,8 @@ from ..escape import js_string
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
-                  "civdsl.factchecks": "fc",
-                  "civdsl.losses": "ls", "civdsl.calamity_answer": "ca",
+                  "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
+                  "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
                   "civdsl.ledger.players": "lp"}
 # The game ledger's modules among them: translated and tested against Python
@@ -46,7 +46,9 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
 HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
                                  "sum_if_known": "sumIfKnown"},
               "civdsl.errors": {"StateError": "UserError"},
-              "civdsl.state": {"hint_text": "hintText", "short_text": "shortText"}}
+              "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
+                               "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
+              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 

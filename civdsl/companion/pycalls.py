@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from . import jsops
 
-_TYPES = {"int": "pyIsInt({})", "float": "{} instanceof PyFloat", "str": 'typeof {} === "string"',
+_TYPES = {"int": "pyIsInt({})", "bool": 'typeof {} === "boolean"', "float": "{} instanceof PyFloat", "str": 'typeof {} === "string"',
           "tuple": "Array.isArray({})", "list": "Array.isArray({})", "dict": "{} instanceof PyDict",
           "set": "{} instanceof PySet", "frozenset": "{} instanceof PySet", "Fraction": "{} instanceof Frac",
           "Unknown": "{} instanceof Unknown"}

@@ -107,7 +107,7 @@ def _card_names(game: Game, cards, key: str = "cards") -> list[str]:
     module = game.module
     by_name = _CARD_NAMES.get(id(module))
     if by_name is None:
-        from ..state import item_names
+        from ..statecheck import item_names
 
         by_name = _CARD_NAMES[id(module)] = {
             **{k.lower(): v for k, v in item_names(module, "commodity").items()},

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from .. import handvalue
-from ..state import canonical_names, split_names
+from ..state import split_names
+from ..statecheck import canonical_names
 
 
 _CARD = r"^\s*(?:(\d+)\s*[x×*]?\s+)?(.*?)(?:\s*[x×*]\s*(\d+))?\s*$"

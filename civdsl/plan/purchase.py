@@ -42,7 +42,8 @@ from typing import Any, Iterable
 
 from .. import pricing, runtime
 from ..records import Record
-from ..state import StateError, canonical_names
+from ..state import StateError
+from ..statecheck import canonical_names
 from ..unknown import number
 from .objectives import Objective
 from .payment import PaymentTable

@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 
 from ..diagnostics import did_you_mean
-from ..state import StateError, parse_assignment, whole_number
+from ..state import StateError, parse_assignment
+from ..statecheck import whole_number
 from .runtime import GameState, card_text, new_state
 
 

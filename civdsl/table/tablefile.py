@@ -16,7 +16,8 @@ from pathlib import Path
 from .. import vocabulary as vocab
 from ..handvalue import player_block
 from ..errors import StateError
-from ..state import _first, hint_text, _key, short_text, _value, parse_yaml, whole_number
+from ..state import hint_text, short_text, value_text, parse_yaml
+from ..statecheck import first_problems, key_text, whole_number
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
@@ -160,7 +161,7 @@ def load_table(rulebook, path: str | Path | None = None, data: dict | None = Non
     borders = _borders(data.get("borders"), named, source, problems)
     calamities = _calamities(rulebook, data.get("calamities"), named, source, problems)
     if problems:
-        raise StateError("\n".join(_first(problems)))
+        raise StateError("\n".join(first_problems(problems)))
     return Table(rulebook, players, ranks, borders, calamities, table_options)
 
 
@@ -178,7 +179,7 @@ def _unknown_keys(mapping: dict, known: dict, where: str) -> list[str]:
     for key in mapping:
         if isinstance(key, str) and key in known:
             continue
-        out.append(f"{where}: unknown key `{_key(key)}`{hint_text(key, known)}")
+        out.append(f"{where}: unknown key `{key_text(key)}`{hint_text(key, known)}")
     return out
 
 
@@ -199,7 +200,7 @@ def _table_options(rulebook, given, switched, source: str, problems: list) -> di
 
 def _name_problem(name, players: list, where: str, what: str = "player") -> str | None:
     if not isinstance(name, str) or not name:
-        return f"{where}: a {what} is named by text, not {_value(name)}"
+        return f"{where}: a {what} is named by text, not {value_text(name)}"
     if name not in players:
         return f"{where}: unknown player `{short_text(name)}`{hint_text(name, players)}"
     return None
@@ -235,7 +236,7 @@ def _player_entry_problem(entry, players: dict, where: str) -> str | None:
     """What is wrong with a player's entry before his facts are read: not a mapping, no name, or
     the name of a player before him."""
     if not isinstance(entry, dict):
-        return f"{where}: a player is a mapping of facts with a `name`, not {_value(entry)}"
+        return f"{where}: a player is a mapping of facts with a `name`, not {value_text(entry)}"
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         return f"{where}: every player needs a `name` (text)"
@@ -258,7 +259,7 @@ def _rank(rulebook, entry: dict, state, where: str, problems: list) -> int | Non
     """A player's A.S.T. rank: the table's `ast_rank`, else his civilization's, else None."""
     rank = entry.get("ast_rank")
     if rank is not None and not _whole(rank, 1):
-        problems.append(f"{where}: `ast_rank` must be a whole number from 1, not {_value(rank)}")
+        problems.append(f"{where}: `ast_rank` must be a whole number from 1, not {value_text(rank)}")
         rank = None
     if rank is not None:
         return rank
@@ -274,7 +275,7 @@ def _borders(given, players: list, source: str, problems: list) -> dict:
         return {}
     out: dict = {}
     for relation, pairs in given.items():
-        where = f"{source}: borders.{_key(relation)}"
+        where = f"{source}: borders.{key_text(relation)}"
         if relation not in RELATIONS:
             problems.append(f"{where}: unknown relation{hint_text(relation, RELATIONS)} (relations: {', '.join(RELATIONS)})")
         elif not isinstance(pairs, list):
@@ -301,7 +302,7 @@ def _links(pairs: list, players: list, where: str, problems: list) -> dict[str, 
 def _pair_problems(pair, players: list, where: str) -> list[str]:
     """What is wrong with one border: not a pair, an unknown name, a player bordering himself."""
     if not (isinstance(pair, list) and len(pair) == 2):
-        return [f"{where}: a pair of player names, not {_value(pair)}"]
+        return [f"{where}: a pair of player names, not {value_text(pair)}"]
     bad = [p for p in (_name_problem(n, players, where) for n in pair) if p]
     if not bad and pair[0] == pair[1]:
         bad.append(f"{where}: a player does not border himself")
@@ -319,7 +320,7 @@ def _calamities(rulebook, given, players: list, source: str, problems: list) -> 
     for i, entry in enumerate(given):
         where = f"{source}: calamities[{i}]"
         if not isinstance(entry, dict):
-            problems.append(f"{where}: a mapping with `calamity` and `victim`, not {_value(entry)}")
+            problems.append(f"{where}: a mapping with `calamity` and `victim`, not {value_text(entry)}")
             continue
         problems += _unknown_keys(entry, CALAMITY_KEYS, where)
         name = _calamity_name(rulebook, entry.get("calamity"), where, problems)
@@ -405,7 +406,7 @@ def _secondary_problem(name, amount, players: list, victim, where: str) -> str |
     if name == victim:
         return f"{where}: `secondary` names the primary victim `{name}`"
     if amount is not None and not _whole(amount, 0):
-        return f"{where}: `secondary.{name}` must be a whole number from 0, not {_value(amount)}"
+        return f"{where}: `secondary.{name}` must be a whole number from 0, not {value_text(amount)}"
     return None
 
 

@@ -255,7 +255,7 @@
     return one;
   }
 
-  // reasons listed for one state, as the command line lists a state's problems (state.MAX_PROBLEMS);
+  // reasons listed for one state, as the command line lists a state's problems (statecheck.MAX_PROBLEMS);
   // past them every part is still checked, by name only (the engine's did-you-mean takes about a
   // millisecond a name): a state file of the largest size is read in a bounded time
   const MAX_REASONS = 20;

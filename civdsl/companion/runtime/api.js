@@ -45,14 +45,10 @@ function resolveAnswer(state, calamity, role, options) {
   options = options || {};
   role = role === undefined || role === null ? "primary" : role;
   if (role !== "primary" && role !== "secondary") throw new UserError("role must be primary or secondary, not " + pyRepr(role));
-  const name = canonicalNames("calamity", [calamity], "calamity", true)[0];
+  const name = sc_canonical_names(engineModule(), "calamity", [calamity], "calamity")[0];
   const st = makePlayerState(ownState(state), options);
   const assigned = get(options, "assigned", null);
-  if (assigned !== null) {
-    if (role !== "secondary") throw new UserError("--assigned is the amount assigned to a secondary victim: use it with --role secondary");
-    if (!isInt(assigned) || assigned < 0) throw new UserError("--assigned must be a whole number from 0, not " + pyRepr(assigned));
-    st.assigned = assigned;
-  }
+  if (assigned !== null) st.assigned = sc_assigned_amount(role, pyFromState(assigned));
   const r = RULES.calamities.get(name)(st, role);
   return pyPlain(ca_resolution_dict(r.calamity, r.role, r.state, pyFromPlain(r.effects), pyFromPlain(r.assignment),
     pyFromPlain(r.trace), pyFromPlain(r.options), r.immune, r.cancelReason, r.excluded));
@@ -64,13 +60,7 @@ function epochAnswer(state, options) {
   if (track === "") {  // `--ast` with no name: the rulebook's tracks
     return {tracks: Object.keys(MODEL.AST).map(function (t) { return {id: t, name: MODEL.AST[t].name}; })};
   }
-  if (track !== null && !own(MODEL.AST, track)) {
-    const valid = Object.keys(MODEL.AST);
-    const best = didYouMean(track, valid);
-    const hint = best && best !== track ? " (did you mean `" + best + "`?)" : "";
-    throw new UserError("--ast: unknown A.S.T. track `" + track + "`" + hint + "; " + MODEL.EDITION.id + " has: " +
-      (valid.length ? valid.map(function (t) { return "`" + t + "`"; }).join(", ") : "none"));
-  }
+  sc_check_track(engineModule(), track);
   // without --ast, the track the state says the game uses (runtime: api.epochs)
   const inPlay = get(state || {}, "ast_track", null);
   const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
@@ -102,10 +92,18 @@ function engineModule() {
     COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
     ADVANCES: pyFromPlain(MODEL.ADVANCES), GROUPS: pyFromPlain(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS),
     CREDIT_POLICY: MODEL.CREDIT_POLICY, CREDIT_VARIANTS: MODEL.CREDIT_VARIANTS, ABILITIES: pyFromPlain(MODEL.ABILITIES),
+    CALAMITIES: pyDict(Object.entries(MODEL.CALAMITIES)), OPTIONS: pyFromPlain(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}),
+    EDITION: pyFromPlain(MODEL.EDITION), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS), BOUNDS: pyFromPlain(MODEL.BOUNDS),
     START_CREDITS: pyFromPlain(MODEL.START_CREDITS === undefined ? null : MODEL.START_CREDITS),
     OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
       : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
   return engineModuleMade;
+}
+
+// the vocabulary's facts (vocabulary.FACTS) as statecheck reads them: name -> {type, minimum}
+let engineFactsMade = null;
+function engineFacts() {
+  return engineFactsMade || (engineFactsMade = pyDict(Object.entries(RULES.facts)));
 }
 
 // --- `civdsl cost --json` (cli/questions.cost, api.Rulebook.cost and trade_cards) ---------------
@@ -146,7 +144,7 @@ function costAnswer(state, options) {
     return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, get(st.facts, "treasury", null)));
   }
   const st = makePlayerState(state, view);
-  const buy = canonicalNames("advance", splitNames(buyText), "--buy", true);
+  const buy = sc_canonical_names(engineModule(), "advance", splitNames(buyText), "--buy");
   const already = buy.filter((b) => st.heldSet.has(b));
   if (already.length) throw new UserError("--buy: already held: " + already.join(", "));
   const module = engineModule();

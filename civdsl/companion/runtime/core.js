@@ -578,19 +578,17 @@ function didYouMeanWords(name, candidates) {
   return match === null ? null : words.get(match);
 }
 
-// state.hint_text: " (did you mean `X`?)" or ""
-function hintText(name, candidates) {
-  if (Array.from(name).length > 200) return "";
-  const best = didYouMean(name, candidates);
-  return best ? " (did you mean `" + best + "`?)" : "";
+// state.casefolded: names compared without case (upper then lower case: Python's full folding
+// of the sharp s and ligatures, which toLowerCase alone leaves)
+function casefolded(text) {
+  return text.toUpperCase().toLowerCase();
 }
 
-const MAX_PROBLEMS = 20;
-
-// state._first: at most 20 problems, then how many more
-function firstProblems(problems) {
-  if (problems.length <= MAX_PROBLEMS) return problems;
-  return problems.slice(0, MAX_PROBLEMS).concat(["... and " + String(problems.length - MAX_PROBLEMS).replace(/\B(?=(\d{3})+(?!\d))/g, ",") + " more"]);
+// state.hint_text: " (did you mean `X`?)" or ""
+function hintText(name, candidates) {
+  if (typeof name !== "string" || Array.from(name).length > 200) return "";
+  const best = didYouMean(name, candidates);
+  return best ? " (did you mean `" + best + "`?)" : "";
 }
 
 // json.dumps(value, indent=2, ensure_ascii=False, default=str): the text the command line
@@ -659,9 +657,15 @@ class PlayerState {
     return this.heldSet.has(name);
   }
 
-  // runtime.PlayerState.given, gives, probe, with_fact: what the generated engines read of the state
+  // runtime.PlayerState.module, given, gives, probe, with_fact: what the generated engines read of
+  // the state (a mapping as Python's dict)
+  get module() {
+    return engineModule();
+  }
+
   given(name) {
-    return get(this.facts, name, null);
+    const v = get(this.facts, name, null);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? pyFromPlain(v) : v;
   }
 
   gives(name) {
@@ -719,7 +723,7 @@ class PlayerState {
   }
 
   holding(name, city) {
-    if (city !== undefined && name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) {
+    if (city !== undefined && city !== null && name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) {
       return add(mul(this.facts.tokens, MODEL.UNIT_POINTS.token), mul(this.facts.cities, city));
     }
     if (own(this.facts, name)) return this.facts[name];
@@ -768,64 +772,18 @@ class PlayerState {
     return get(hand, name, 0);
   }
 
-  // runtime.PlayerState.advance_vp: the victory points under the question's rule options
+  // runtime.PlayerState.advance_vp, count_advances, derived: playerfacts.py translated
   advanceVp(name) {
-    const adv = MODEL.ADVANCES[name];
-    for (const [option, vp] of adv.vp_when || []) if (this.option(option)) return vp;
-    return adv.vp;
+    return pf_advance_vp(this, name);
   }
 
   count_advances(kw) {
-    let n = 0;
-    const at = get(kw, "cost_at_least", null), below = get(kw, "cost_below", null);
-    const vp = get(kw, "vp", null), group = get(kw, "group", null);
-    for (const name of this.held) {
-      const adv = MODEL.ADVANCES[name];
-      const cost = adv.cost;
-      if (at !== null && (cost === null || truthy(lt(cost, at)))) continue;
-      if (below !== null && (cost === null || truthy(ge(cost, below)))) continue;
-      if (vp !== null && !pyEqual(this.advanceVp(name), vp)) continue;
-      if (group !== null && adv.groups.indexOf(group) < 0) continue;
-      n += 1;
-    }
-    return n;
+    return pf_count_advances(this, get(kw, "cost_at_least", null), get(kw, "cost_below", null), get(kw, "vp", null),
+      get(kw, "group", null));
   }
 
   derived(name) {
-    const advs = this.held.map(function (n) { return MODEL.ADVANCES[n]; });
-    switch (name) {
-      case "advances": return advs.length;
-      case "advance_vp": return this.held.reduce((t, n) => t + (this.advanceVp(n) || 0), 0);
-      case "advance_points": return advs.reduce(function (t, a) { return t + (a.cost || 0); }, 0);
-      case "groups_held": {
-        const groups = new Set();
-        for (const a of advs) for (const g of a.groups) groups.add(g);
-        return groups.size;
-      }
-      case "credit_max_group":
-      case "credit_total": {
-        const credits = groupCredits(this.held, get(this.facts, "credits", {}));
-        const values = Object.keys(credits).map(function (g) { return credits[g]; });
-        if (name === "credit_total") return values.reduce(function (t, v) { return t + v; }, 0);
-        return values.length ? Math.max.apply(null, values) : 0;
-      }
-      case "commodity_cards":
-        if (!own(this.facts, "commodities")) return this._missing("commodities");
-        return sumValues(this.facts.commodities);
-      case "hand_value":
-        if (!own(this.facts, "commodities")) return this._missing("commodities");
-        return hv_hand_value(engineModule(), pyFromPlain(this.facts.commodities)).getItem("total");
-      case "ast_points": {
-        const standing = st_ast_standing(engineModule(), this);
-        return standing !== null ? standing.getItem("points") : 0;
-      }
-      case "stock_points": {
-        const points = MODEL.UNIT_POINTS;
-        return add(mul(this.fact("cities_in_stock"), points.city), mul(this.fact("tokens_in_stock"), points.token));
-      }
-      default:
-        throw new RuleError("KeyError", "" + pyRepr(name));
-    }
+    return pf_derived(this, name);
   }
 }
 
@@ -835,78 +793,7 @@ function sumValues(map) {
   return total;
 }
 
-// runtime.group_credits: each group's credit points from the advances held and free credits
-function groupCredits(holds, extra) {
-  const credits = {};
-  for (const g of Object.keys(MODEL.GROUPS)) credits[g] = 0;
-  for (const name of holds) {
-    const own_ = MODEL.ADVANCES[name].credits;
-    for (const g of Object.keys(own_)) credits[g] = get(credits, g, 0) + own_[g];
-  }
-  for (const g of Object.keys(extra || {})) credits[g] = get(credits, g, 0) + extra[g];
-  return credits;
-}
-
-function abilityArgs(name, kind) {
-  return MODEL.ADVANCES[name].abilities.filter(function (a) { return a[0] === kind; }).map(function (a) { return a[1]; });
-}
-
-// Python sorts strings by code point; JavaScript's default sort compares UTF-16 units
-function pyCompareStrings(a, b) {
-  const x = Array.from(a), y = Array.from(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const p = x[i].codePointAt(0), q = y[i].codePointAt(0);
-    if (p !== q) return p - q;
-  }
-  return x.length - y.length;
-}
-
-// --- a question's state (api.Rulebook.state) ----------------------------------------------------
-
-// Every name the rulebook declares for an item of this kind (`aka` included), casefolded
-function itemNames(kind) {
-  const table = new Map();
-  const aliases = get(MODEL.ALIASES, kind, {});
-  for (const alias of Object.keys(aliases)) if (!table.has(alias.toLowerCase())) table.set(alias.toLowerCase(), aliases[alias]);
-  for (const name of Object.keys(MODEL[ITEM_TABLES[kind]])) table.set(name.toLowerCase(), name);
-  return table;
-}
-
-const ITEM_TABLES = {advance: "ADVANCES", calamity: "CALAMITIES", commodity: "COMMODITIES"};
-
-function canonicalNames(kind, names, option, strict) {
-  const table = itemNames(kind), valid = MODEL[ITEM_TABLES[kind]];
-  const out = [], bad = [];
-  for (const n of names) {
-    if (typeof n === "string" && own(valid, n)) {
-      out.push(n);
-      continue;
-    }
-    const found = typeof n === "string" ? table.get(n.toLowerCase()) : undefined;
-    if (found === undefined) {
-      bad.push(n);
-      out.push(n);
-    } else {
-      out.push(found);
-    }
-  }
-  if (bad.length && strict) {
-    const known = Object.keys(valid).concat(Object.keys(get(MODEL.ALIASES, kind, {})));
-    const problems = bad.slice(0, MAX_PROBLEMS).map(function (n) {
-      let hint = "";
-      if (typeof n === "string" && Array.from(n).length <= 200) {
-        const best = didYouMeanWords(n, known);
-        if (best !== null) {
-          const ownName = table.has(best.toLowerCase()) ? table.get(best.toLowerCase()) : best;
-          hint = ownName === best ? " (did you mean `" + best + "`?)" : " (did you mean `" + best + "`, that is `" + ownName + "`?)";
-        }
-      }
-      return option + ": unknown " + kind + " `" + shortText(n) + "`" + hint;
-    });
-    throw new UserError(firstProblems(problems.concat(bad.slice(MAX_PROBLEMS).map(pyStr))).join("\n"));
-  }
-  return out;
-}
+// --- a question's state (api.Rulebook.state: statecheck.question_state, translated) -------------
 
 function splitNames(text) {
   if (Array.isArray(text)) return text.slice();
@@ -914,110 +801,8 @@ function splitNames(text) {
   return String(text).split(",").map(function (n) { return n.trim(); }).filter(function (n) { return n; });
 }
 
-const MAX_COUNT = 999999999;
-
-function isInt(v) {
-  return typeof v === "number" && Number.isInteger(v);
-}
-
 function isMap(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-// state.check_state: facts checked against the vocabulary and the rulebook's names
-function checkState(data, source) {
-  const problems = [], clean = {};
-  function hint(name, candidates) {
-    return problems.length < MAX_PROBLEMS ? hintText(name, candidates) : "";
-  }
-  for (const key of Object.keys(data)) {
-    let value = data[key];
-    if (!own(RULES.facts, key)) {
-      problems.push(source + ": unknown key `" + shortText(key) + "`" + hint(key, Object.keys(RULES.facts)));
-      continue;
-    }
-    const fact = RULES.facts[key];
-    if (fact.type === "int") {
-      if (!isInt(value)) {
-        problems.push(source + ": `" + key + "` must be a whole number, not " + valueText(value));
-        continue;
-      }
-      if (fact.minimum !== null && value < fact.minimum) {
-        problems.push(source + ": `" + key + "` cannot be below " + fact.minimum + " (got " + valueText(value) + ")");
-        continue;
-      }
-      if (value > MAX_COUNT) {
-        problems.push(source + ": `" + key + "` cannot be above 999,999,999");
-        continue;
-      }
-    } else if (fact.type === "bool" && typeof value !== "boolean") {
-      problems.push(source + ": `" + key + "` must be true or false, not " + valueText(value));
-      continue;
-    } else if (fact.type === "str" && typeof value !== "string") {
-      problems.push(source + ": `" + key + "` must be text, not " + valueText(value));
-      continue;
-    } else if (fact.type === "list") {
-      if (typeof value === "string") value = splitNames(value);
-      if (!Array.isArray(value) || !value.every(function (v) { return typeof v === "string"; })) {
-        problems.push(source + ": `" + key + "` must be a list of names");
-        continue;
-      }
-      const groups = key === "start_credits_used";
-      const valid = groups ? MODEL.GROUPS : MODEL.ADVANCES;
-      for (const name of value) {
-        if (!own(valid, name)) {
-          problems.push(source + ": `" + key + "` names unknown " + (groups ? "group" : "advance") + " `" +
-            shortText(name) + "`" + hint(name, Object.keys(valid)));
-        }
-      }
-    } else if (fact.type === "map") {
-      const commodities = key === "commodities";
-      const valid = commodities ? MODEL.COMMODITIES : MODEL.GROUPS;
-      if (!isMap(value)) {
-        problems.push(source + ": `" + key + "` must be a mapping of name: number");
-        continue;
-      }
-      for (const name of Object.keys(value)) {
-        const n = value[name];
-        if (!own(valid, name)) {
-          problems.push(source + ": `" + key + "` names unknown " + (commodities ? "commodity" : "group") + " `" +
-            shortText(name) + "`" + hint(name, Object.keys(valid)));
-        } else if (!isInt(n) || n < 0 || n > MAX_COUNT) {
-          problems.push(source + ": `" + key + "." + name + "` must be a whole number from 0 to 999,999,999");
-        }
-      }
-    }
-    clean[key] = value;
-  }
-  if (problems.length) throw new UserError(firstProblems(problems).join("\n"));
-  return clean;
-}
-
-// Rule switches set for one question (Rulebook.options)
-function checkOptions(given, source) {
-  const declared = MODEL.OPTIONS;
-  if (!isMap(given)) throw new UserError(source + ": `options` must be a mapping of option: on/off");
-  const out = {}, bad = [];
-  for (const name of Object.keys(given)) {
-    let value = given[name];
-    if (!own(declared, name)) {
-      const names = Object.keys(declared);
-      const best = didYouMean(name, names);
-      const known = best ? " (did you mean `" + best + "`?)" : names.length ? "; options: " + names.join(", ") : "; the rulebook declares no options";
-      bad.push(source + ": unknown option `" + name + "`" + known);
-      continue;
-    }
-    if (typeof value === "string" && ["on", "off", "true", "false"].indexOf(value.toLowerCase()) >= 0) {
-      value = value.toLowerCase() === "on" || value.toLowerCase() === "true";
-    }
-    if (typeof value !== "boolean") {
-      bad.push(source + ": option `" + name + "` is on or off, not " + pyRepr(value));
-      continue;
-    }
-    out[name] = value;
-  }
-  if (bad.length) throw new UserError(bad.join("\n"));
-  return out;
 }
 
 // The player state of a question: the state file's mapping, with the command line's choices
@@ -1026,59 +811,8 @@ function makePlayerState(state, options) {
   const facts = Object.assign({}, state || {});
   options = options || {};
   if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
-  let fromState = own(facts, "holds") ? facts.holds : [];
-  delete facts.holds;
-  const problems = [];
-  let holds = [];
-  try {
-    holds = canonicalNames("advance", splitNames(options.holds), "--holds", true);
-  } catch (exc) {
-    if (!(exc instanceof UserError)) throw exc;
-    problems.push(exc.message);
-  }
-  if (Array.isArray(fromState) && fromState.every(function (h) { return typeof h === "string"; })) {
-    fromState = canonicalNames("advance", fromState, "holds", false);
-  }
-  const hand = facts.commodities;
-  if (isMap(hand)) {
-    const names = canonicalNames("commodity", Object.keys(hand), "commodities", false);
-    const merged = {};
-    Object.keys(hand).forEach(function (given, i) {
-      const name = names[i], n = hand[given];
-      merged[name] = own(merged, name) && isInt(n) && isInt(merged[name]) ? merged[name] + n : n;
-    });
-    facts.commodities = merged;
-  }
-  let switches = {};
-  try {
-    switches = checkOptions(own(facts, "options") && truthy(facts.options) ? facts.options : {}, "state");
-  } catch (exc) {
-    if (!(exc instanceof UserError)) throw exc;
-    problems.push(exc.message);
-  }
-  delete facts.options;
-  let clean = {};
-  try {
-    const given = (Array.isArray(fromState) ? fromState.length : fromState) ? Object.assign({}, facts, {holds: fromState}) : facts;
-    clean = checkState(given, "state");
-  } catch (exc) {
-    if (!(exc instanceof UserError)) throw exc;
-    problems.push(exc.message);
-  }
-  const module = engineModule(), checked = pyFromPlain(clean);
-  for (const check of [() => fc_check_ast_facts(checked, module.CIVILIZATIONS, module.AST, "state"),
-    () => fc_check_purchase_facts(checked, module, "state")]) {
-    try {
-      check();
-    } catch (exc) {
-      if (!(exc instanceof UserError)) throw exc;
-      problems.push(exc.message);
-    }
-  }
-  if (problems.length) throw new UserError(problems.join("\n"));
-  const held = holds.concat((clean.holds || []).filter(function (h) { return holds.indexOf(h) < 0; }));
-  delete clean.holds;
-  const st = new PlayerState(held, clean, switches);
+  const checked = sc_question_state(engineModule(), engineFacts(), splitNames(options.holds), pyFromState(facts));
+  const st = new PlayerState(checked[0], pyPlain(checked[1]), pyPlain(checked[2]));
   applyStartCredits(st);
   return st;
 }

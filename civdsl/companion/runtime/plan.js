@@ -57,7 +57,7 @@ function creditPlain(v) {
 
 // the items named, by their own names (any declared name or `aka`, in any case)
 function creditCanonical(M, kind, names, option) {
-  return canonicalNames(kind, names, option, true);
+  return sc_canonical_names(engineModule(), kind, names, option);
 }
 
 // a fresh player state over the same facts (runtime.PlayerState(module, held, facts))

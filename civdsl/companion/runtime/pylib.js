@@ -564,6 +564,15 @@ function pyFromPlain(x) {
   return d;
 }
 
+// a question's state (JSON-shaped, from the page) as Python reads a state file: mappings as dicts,
+// a number with a fractional part as a float (a whole one is an int: JSON does not tell 2.0)
+function pyFromState(x) {
+  if (typeof x === "number") return Number.isInteger(x) ? x : pf(x);
+  if (Array.isArray(x)) return x.map((v) => pyFromState(v));
+  const proto = x !== null && typeof x === "object" && Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null ? pyDict(Object.entries(x).map(([k, v]) => [k, pyFromState(v)])) : x;
+}
+
 // an engine's answer as the page hands it on: dicts as objects with their keys in order
 function pyPlain(x) {
   if (Array.isArray(x)) return x.map(pyPlain);
