@@ -126,7 +126,7 @@ def _city_support(s):
     base = module.CONSTS.get("city_support", 2)
     for name in sorted(s.held):
         if name in module.ADVANCES:
-            base += sum(a.get("delta", 0) for a in ability(module, name, "city_support"))
+            base = base + sum(a.get("delta", 0) for a in ability(module, name, "city_support"))
     return base
 
 
