@@ -285,10 +285,16 @@ def minify_script(text: str) -> str:
     return _minified_lines(lines)
 
 
+# The keyword `const` of a declaration: `let` declares the same block-scoped binding and differs
+# only in refusing a later assignment, which a program that runs never makes; two bytes less at
+# each of the page's thousand declarations.
+_CONST_KEYWORD = re.compile(r"(?<![\w$.])const(?![\w$:])")
+
+
 def _code_pieces(token: str) -> list[str | None]:
-    """A run of code as its pieces between spaces, None where a space was."""
+    """A run of code as its pieces between spaces, None where a space was; declarations by `let`."""
     pieces: list[str | None] = []
-    for i, piece in enumerate(_SPACES.split(token)):
+    for i, piece in enumerate(_SPACES.split(_CONST_KEYWORD.sub("let", token))):
         if i:
             pieces.append(None)
         if piece:

@@ -74,8 +74,8 @@ SCORE_AST = ()
 TURN = (
 )
 
-TRADE_DECKS = (
-)
+TRADE_DECKS = _rt.trade_decks((
+))
 
 SETUP_PLAYERS = {
 }

@@ -48,19 +48,19 @@ ADVANCES = _rt.records((
     '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 246}]',
     '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 255}]',
 ))
-COMMODITIES = {
-    'Ochre': {'value': 1, 'count': 7, 'stack': 1, 'block': None, 'block_when': []},
-    'Hides': {'value': 1, 'count': 7, 'stack': 1, 'block': None, 'block_when': []},
-    'Iron': {'value': 2, 'count': 5, 'stack': 2, 'block': None, 'block_when': []},
-    'Papyrus': {'value': 2, 'count': 5, 'stack': 2, 'block': None, 'block_when': []},
-    'Salt': {'value': 3, 'count': 9, 'stack': 3, 'block': None, 'block_when': []},
-    'Grain': {'value': 4, 'count': 8, 'stack': 4, 'block': None, 'block_when': []},
-    'Cloth': {'value': 5, 'count': 7, 'stack': 5, 'block': None, 'block_when': []},
-    'Bronze': {'value': 6, 'count': 6, 'stack': 6, 'block': None, 'block_when': []},
-    'Spice': {'value': 7, 'count': 5, 'stack': 7, 'block': None, 'block_when': []},
-    'Gems': {'value': 8, 'count': 4, 'stack': 8, 'block': None, 'block_when': []},
-    'Gold': {'value': 9, 'count': 3, 'stack': 9, 'block': None, 'block_when': []},
-}
+COMMODITIES = _rt.records((
+    '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
+    '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
+    '["Iron", {"value": 2, "count": 5, "stack": 2, "block": null, "block_when": []}]',
+    '["Papyrus", {"value": 2, "count": 5, "stack": 2, "block": null, "block_when": []}]',
+    '["Salt", {"value": 3, "count": 9, "stack": 3, "block": null, "block_when": []}]',
+    '["Grain", {"value": 4, "count": 8, "stack": 4, "block": null, "block_when": []}]',
+    '["Cloth", {"value": 5, "count": 7, "stack": 5, "block": null, "block_when": []}]',
+    '["Bronze", {"value": 6, "count": 6, "stack": 6, "block": null, "block_when": []}]',
+    '["Spice", {"value": 7, "count": 5, "stack": 7, "block": null, "block_when": []}]',
+    '["Gems", {"value": 8, "count": 4, "stack": 8, "block": null, "block_when": []}]',
+    '["Gold", {"value": 9, "count": 3, "stack": 9, "block": null, "block_when": []}]',
+))
 TABLES = {
     'tokens_by_players': ((2, 2, 55), (3, 3, 47), (4, 4, 55), (5, 5, 47), (6, 6, 55), (7, 7, 47)),
     'mysticism_cards_by_players': ((2, 3, 1), (4, 5, 2), (6, 7, 3)),
@@ -443,9 +443,9 @@ TURN = (
     {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 566, 'actions': (('alter_ast', {}, 566), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 566))},
 )
 
-TRADE_DECKS = (
-    {'name': 'The trade cards', 'players': (2, 7), 'block': None, 'stacks': {1: ({'cards': (('Ochre', 7), ('Hides', 7)), 'clear': None},), 2: ({'cards': (('Iron', 5), ('Papyrus', 5)), 'clear': None}, {'cards': (('Volcanic Eruption or Earthquake', 1),), 'clear': None}), 3: ({'cards': (('Salt', 9),), 'clear': None}, {'cards': (('Famine', 1),), 'clear': None}), 4: ({'cards': (('Grain', 8),), 'clear': None}, {'cards': (('Civil War', 1),), 'clear': None}), 5: ({'cards': (('Cloth', 7),), 'clear': None}, {'cards': (('Flood', 1),), 'clear': None}), 6: ({'cards': (('Bronze', 6),), 'clear': None}, {'cards': (('Epidemic', 1),), 'clear': None}), 7: ({'cards': (('Spice', 5),), 'clear': None}, {'cards': (('Civil Disorder', 1),), 'clear': None}), 8: ({'cards': (('Gems', 4),), 'clear': None}, {'cards': (('Iconoclasm and Heresy', 1),), 'clear': None}), 9: ({'cards': (('Gold', 3),), 'clear': None}, {'cards': (('Piracy', 1),), 'clear': None})}, 'line': 688},
-)
+TRADE_DECKS = _rt.trade_decks((
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 688}',
+))
 
 SETUP_PLAYERS = {
     '2 players': (2, 2, '29.3: only Italy, Africa, Illyria and Thrace'),
