@@ -534,3 +534,21 @@ def test_walking_a_set_where_its_order_shows_is_an_error():
                                           ["g", [[{"int": "1"}, {"int": "3"}]]],
                                           ["h", [[{"int": "1"}, {"int": "2"}]]]])
     assert got == [{"error": "TypeError"}, {"error": "TypeError"}, {"ok": {"int": "3"}}]
+
+
+def test_bare_drops_only_parentheses_that_group_the_whole_expression():
+    from civdsl.companion.py2es import bare
+    assert bare("(a === b)") == "a === b"
+    assert bare("((a === b) && c)") == "(a === b) && c"
+    assert bare("(a) + (b)") == "(a) + (b)"  # the first pair closes before the end
+    assert bare("(() => 1)()") == "(() => 1)()"
+    assert bare("(a, b)") == "(a, b)"  # a sequence expression keeps its parentheses
+    assert bare("(f(a, b) + \")\")") == "f(a, b) + \")\""
+    assert bare("(\"\\\"(\" + x)") == "\"\\\"(\" + x"
+
+
+def test_the_translation_writes_a_condition_and_a_returned_value_without_extra_parentheses():
+    from civdsl.companion.py2es import translate_source
+    js = translate_source("def f(a: int, b: int) -> bool:\n    if a == b:\n        return a < b\n    return False\n",
+                          "m.py", "m")
+    assert "if (a === b) {" in js and "return a < b;" in js
