@@ -537,7 +537,7 @@ def test_walking_a_set_where_its_order_shows_is_an_error():
 
 
 def test_bare_drops_only_parentheses_that_group_the_whole_expression():
-    from civdsl.companion.py2es import bare
+    from civdsl.companion.jsops import bare
     assert bare("(a === b)") == "a === b"
     assert bare("((a === b) && c)") == "(a === b) && c"
     assert bare("(a) + (b)") == "(a) + (b)"  # the first pair closes before the end
@@ -552,3 +552,9 @@ def test_the_translation_writes_a_condition_and_a_returned_value_without_extra_p
     js = translate_source("def f(a: int, b: int) -> bool:\n    if a == b:\n        return a < b\n    return False\n",
                           "m.py", "m")
     assert "if (a === b) {" in js and "return a < b;" in js
+
+
+def test_a_comparison_among_and_or_or_loses_only_its_own_parentheses():
+    from civdsl.companion.py2es import translate_source
+    js = translate_source("def f(a, b, c) -> bool:\n    return a is None and (b is None or c is None)\n", "m.py", "m")
+    assert "return a === null && (b === null || c === null);" in js

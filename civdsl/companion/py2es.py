@@ -433,7 +433,7 @@ class _Module(CallTranslation):
         elif self._in_generator:
             self.refuse(node, "a generator returning a value")
         else:
-            self.line(f"return {bare(self.expr(node.value))};")
+            self.line(f"return {jsops.bare(self.expr(node.value))};")
 
     _in_generator = False
     _self_is_this = False
@@ -494,11 +494,11 @@ class _Module(CallTranslation):
         self.line(f"throw new {self._exception(node.exc.func)}({self.expr(node.exc.args[0])});")
 
     def stmt_If(self, node) -> None:
-        self.line(f"if ({bare(self.test(node.test))}) {{")
+        self.line(f"if ({jsops.bare(self.test(node.test))}) {{")
         self._indented(node.body)
         while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
             node = node.orelse[0]
-            self.line(f"}} else if ({bare(self.test(node.test))}) {{")
+            self.line(f"}} else if ({jsops.bare(self.test(node.test))}) {{")
             self._indented(node.body)
         if node.orelse:
             self.line("} else {")
@@ -513,7 +513,7 @@ class _Module(CallTranslation):
     def stmt_While(self, node) -> None:
         if node.orelse:
             self.refuse(node, "while ... else")
-        self.line(f"while ({bare(self.test(node.test))}) {{")
+        self.line(f"while ({jsops.bare(self.test(node.test))}) {{")
         self._indented(node.body)
         self.line("}")
 
@@ -590,7 +590,7 @@ class _Module(CallTranslation):
             for i, e in enumerate(target.elts):
                 self.assign_text(e, f"{t}[{i}]")
         else:
-            self.assign_text(target, bare(self.expr(value)))
+            self.assign_text(target, jsops.bare(self.expr(value)))
 
     def _unpacked(self, value, n: int) -> str:
         if isinstance(value, ast.Tuple) and len(value.elts) == n:
@@ -653,7 +653,9 @@ class _Module(CallTranslation):
         """E as a JavaScript condition: Python's truth of its value."""
         if isinstance(e, ast.BoolOp):
             op = " && " if isinstance(e.op, ast.And) else " || "
-            return "(" + op.join(self.test(v) for v in e.values) + ")"
+            # one comparison binds tighter than && and ||: its own parentheses only group
+            return "(" + op.join(jsops.bare(self.test(v)) if isinstance(v, ast.Compare) and len(v.ops) == 1
+                                 else self.test(v) for v in e.values) + ")"
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return f"!{self.test(e.operand)}"
         text = self.expr(e)
@@ -961,31 +963,6 @@ def _short_names() -> tuple[str, ...]:
 def _is_text(*nodes) -> bool:
     """Whether one of NODES is a text literal."""
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes)
-
-
-def bare(text: str) -> str:
-    """TEXT without the parentheses around the whole of it, where they only group: the place it goes
-    (a condition, a returned or assigned value, an argument) is a whole expression already. Kept
-    where the inside has a comma outside brackets (a sequence expression would read differently)."""
-    if not (text.startswith("(") and text.endswith(")")):
-        return text
-    depth, i = 0, 0
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            i += 1
-            while text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0 and i < len(text) - 1:
-                return text
-        elif c == "," and depth == 1:
-            return text
-        i += 1
-    return text[1:-1]
 
 
 def engine_name(module: str, name: str) -> str:

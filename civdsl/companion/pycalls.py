@@ -72,7 +72,7 @@ class CallTranslation:
             self.refuse(a, "a starred argument")
         if any_order and isinstance(a, (ast.ListComp, ast.GeneratorExp)):
             return self.expr_ListComp(a, any_order=True)
-        return self.expr(a)
+        return jsops.bare(self.expr(a))
 
     def expr_Call(self, e) -> str:
         f = ast.unparse(e.func)
@@ -113,7 +113,7 @@ class CallTranslation:
         for k in e.keywords:
             if k.arg is None or k.arg not in sig.params or values[sig.params.index(k.arg)] is not None:
                 self.refuse(e, f"the keyword {k.arg or '**'}")
-            values[sig.params.index(k.arg)] = self.expr(k.value)
+            values[sig.params.index(k.arg)] = jsops.bare(self.expr(k.value))
         for p, v in zip(sig.params, values):
             if v is None and p in sig.required:
                 self.refuse(e, f"a call without {p}")
