@@ -558,3 +558,17 @@ def test_a_comparison_among_and_or_or_loses_only_its_own_parentheses():
     from civdsl.companion.py2es import translate_source
     js = translate_source("def f(a, b, c) -> bool:\n    return a is None and (b is None or c is None)\n", "m.py", "m")
     assert "return a === null && (b === null || c === null);" in js
+
+
+def test_an_empty_dict_display_is_a_call_of_pydict_of_nothing_and_a_function_ending_in_a_raise_returns_nothing_after():
+    from civdsl.companion.py2es import translate_source
+    js = translate_source("class Stop(Exception):\n    pass\n\n\ndef f(a):\n    if a:\n        return {}\n"
+                          "    raise Stop('no')\n", "m.py", "m")
+    assert "return pyDict();" in js and "return null;" not in js
+
+
+def test_an_effects_parameters_are_a_plain_object_made_a_dict_unless_a_name_is_not_a_plain_key():
+    from civdsl.companion.jsgen import _dict_of
+    assert _dict_of([("amount", "a"), ("area", "b")]) == "pyFromPlain({amount: a, area: b})"
+    assert _dict_of([("amount", "a"), ("2", "b")]) == 'pyDict([["amount", a], ["2", b]])'
+    assert _dict_of([("__proto__", "a")]) == 'pyDict([["__proto__", a]])'

@@ -166,6 +166,18 @@ _JS_LITERALS = (
 )
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][\w$]*\Z")
+
+
+def _dict_of(pairs: list) -> str:
+    """The dict of PAIRS (a name and the JavaScript of its value, in order): written as a plain
+    object the runtime makes a dict (pyFromPlain, shorter than pairs), where every name is a plain
+    identifier (so the object keeps the order and no name is special to an object literal)."""
+    if all(_PLAIN_KEY.match(k) and k != "__proto__" for k, _ in pairs):
+        return "pyFromPlain({" + ", ".join(f"{k}: {v}" for k, v in pairs) + "})"
+    return "pyDict([" + ", ".join(f"[{js_string(k)}, {v}]" for k, v in pairs) + "])"
+
+
 def js_comment(text: str) -> str:
     """Text safe after `//` in a script that may sit in HTML: letters, digits and `._/:-` only."""
     return re.sub(r"[^A-Za-z0-9_./:\- ]", "?", text)
@@ -644,16 +656,16 @@ class _JSRoleBody(RoleWalk):
     def _item(self, v, immune: bool) -> str:
         """One effect of the resolution's list: its kind, its parameters (a dict, as the translated
         passes over the list read them: civdsl/effectlist.py), its rulebook line."""
-        args = []
+        pairs = []
         for p in v.kind.params:
             value = v.var(p.name)
             if p.name == v.kind.main:
                 value = self._amount(v, value, immune)
                 if v in self.unselecting:
                     raw = v.var(p.name)
-                    args.append(f'["selected", add({raw}, {raw}_unselected)], ["unselected", {raw}_unselected]')
-            args.append(f"[{js_string(p.name)}, {value}]")
-        return f"[{js_string(v.effect.kind)}, pyDict([{', '.join(args)}]), {v.effect.span.line}]"
+                    pairs += [("selected", f"add({raw}, {raw}_unselected)"), ("unselected", f"{raw}_unselected")]
+            pairs.append((p.name, value))
+        return f"[{js_string(v.effect.kind)}, {_dict_of(pairs)}, {v.effect.span.line}]"
 
     STAGE_INDENT = "  "
 

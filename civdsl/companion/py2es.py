@@ -358,7 +358,7 @@ class _Module(CallTranslation):
     def _function_body(self, body: list, generator: bool, returns: bool) -> None:
         outer, self._in_generator = self._in_generator, generator
         self.block(body)
-        if returns and not generator and not (body and isinstance(body[-1], ast.Return)):
+        if returns and not generator and not (body and isinstance(body[-1], (ast.Return, ast.Raise))):
             self.line("return null;")  # Python's None, where the body ends without a return
         self._in_generator = outer
 
@@ -771,7 +771,9 @@ class _Module(CallTranslation):
         if len(spread) > 1 or (spread and e.keys[0] is not None):
             self.refuse(e, "a dict display with other than one leading **")
         text = "[" + ", ".join(f"[{self.expr(k)}, {self.expr(v)}]" for k, v in pairs) + "]"
-        return f"pyDictWith({self.expr(spread[0])}, {text})" if spread else f"pyDict({text})"
+        if spread:
+            return f"pyDictWith({self.expr(spread[0])}, {text})"
+        return f"pyDict({text})" if pairs else "pyDict()"  # pylib.js: pyDict of nothing is a new empty dict
 
     def expr_BinOp(self, e) -> str:
         left, right = self.expr(e.left), self.expr(e.right)
