@@ -295,6 +295,7 @@ class RoleWalk(NodeVisitor):
     THUNK: str  # its lazy operands
     PER: str  # a change's amount times its `per` expression
     floored_inline = False  # a target that floors the effects' locals before the list sets it
+    assigned = staticmethod(lambda condition: condition)  # a condition's text as an assigned value
 
     def __init__(self, cal: Calamity, role: str, effects: list, rules: AmountRules, compile_expr):
         self.cal, self.role, self.effects, self.rules = cal, role, effects, rules
@@ -495,7 +496,7 @@ class RoleWalk(NodeVisitor):
         """The condition an operation of modifier j tests: an inline one is evaluated once here, into `c`."""
         if j not in self.inline:
             return self.conds[j]
-        self.line(f"c = {self.conds[j]}{self.END}  {self._comment(o)}", o.span)
+        self.line(f"c = {self.assigned(self.conds[j])}{self.END}  {self._comment(o)}", o.span)
         return "c"
 
     def _present(self, v: EffectVar) -> str:

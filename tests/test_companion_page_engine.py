@@ -126,3 +126,13 @@ def test_a_shared_rule_literal_is_a_constant_only_where_rules_repeat_it(rulebook
     assert "\0" not in source
     for name in re.findall(r"^const (ruleData[0-9]+) = ", source, re.M):
         assert len(re.findall(rf"\b{name}\b", source)) > 2, name  # declared once, read at least twice
+
+
+def test_a_calamitys_inline_condition_and_effect_parameters_are_written_without_extra_weight():
+    from civdsl.companion.jsgen import rules_source
+
+    from civdsl.resources import shipped_rulebooks
+
+    source = rules_source(checked_edition(shipped_rulebooks()["expansion"]))
+    assert re.search(r"^\s*c = [^(]", source, re.M) and not re.search(r"^\s*c = \(\w+\.has\(", source, re.M)
+    assert "pyFromPlain({amount: " in source and 'pyDict([["amount", ' not in source

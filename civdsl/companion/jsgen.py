@@ -498,6 +498,7 @@ class _JSRoleBody(RoleWalk):
     OR, THUNK = "or_", "() => "
     PER = "mul({}, {})"
     literal, param_code = staticmethod(js_literal), staticmethod(_param_code)
+    assigned = staticmethod(jsops.bare)
 
     def __init__(self, w: _Out, c: JSCompiler, cal, role: str, effects: list, rules):
         super().__init__(cal, role, effects, rules, c.compile)
