@@ -52,10 +52,11 @@ def test_what_it_cannot_scan_is_left_as_it_is(source):
     ("if (a) return /x/ .test(b);\n", "if(a)return /x/ .test(b);\n"),
     ('s = "a  b" + \'c ; d\';\n', 's="a  b"+\'c ; d\';\n'),  # strings as they are
     ("f(a,\n  b);\ng();\n", "f(a,b);g();\n"),               # after `,` and `;` a break never ends a statement
-    ("if (a) {\n  b();\n}\nc();\n", "if(a){b();}\nc();\n"),  # after `}` it may (an object literal), kept
+    ("if (a) {\n  b();\n}\nc();\n", "if(a){b();}c();\n"),  # after `}` a word never goes on a line
     ("function f() {\n}\nfunction g() {\n}\n", "function f(){}function g(){}\n"),  # no expression goes on with
     ("if (a) {\n  b();\n}\nreturn c;\n", "if(a){b();}return c;\n"),         # `function` or `return`
-    ("if (a) {\n}\nfunctional();\n", "if(a){}\nfunctional();\n"),          # a name starting with one: kept
+    ("if (a) {\n}\nfunctional();\n", "if(a){}functional();\n"),           # any word: the same or no program
+    ("f = function () {\n}\n(g)();\n", "f=function(){}\n(g)();\n"),       # before `(`: kept
     ("function f() {\n  return\n  x;\n}\n", "function f(){return\nx;}\n"),  # ASI after return: kept
     ("a = b\n++c;\n", "a=b\n++c;\n"),                        # a restricted production: kept
     ("a = b +\n+c;\n", "a=b+ +c;\n"),

@@ -252,16 +252,11 @@ def _joins(line: str, following: str) -> bool:
     if _break_stays(line, following):
         return False
     end, start = line[-1], following[0]
+    # after a `}`, a line starting with a word: a semicolon is inserted there only if the word cannot
+    # go on the line before (then the joined line does not parse, a change never silent), otherwise
+    # the break meant nothing; before a `(`, `[`, `/`, `+` or `-` it stays
     return end in _OPEN_ENDINGS or start in _CLOSING_STARTS or end + start in _MEMBER_ACCESS \
-        or (end == "}" and _STATEMENT_START.match(following) is not None)
-
-
-# A line starting with one of these reserved words after a `}`: no expression continues with it, so
-# where the `}` ends a statement the break never mattered, and where it ended an expression the
-# joined line would not parse (a break in the program's meaning is never silent). The page's
-# script is strict, so `let` is reserved too.
-_STATEMENT_START = re.compile(r"(?:function|return|let|const|var|if|for|while|throw|class|try|switch|break|continue)"
-                              r"(?![\w$])")
+        or (end == "}" and _is_word(start))
 
 
 # A line starting with `.` after a call or an index continues it (`f()` then `.x`).
