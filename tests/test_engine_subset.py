@@ -545,6 +545,7 @@ def test_bare_drops_only_parentheses_that_group_the_whole_expression():
     assert bare("(a, b)") == "(a, b)"  # a sequence expression keeps its parentheses
     assert bare("(f(a, b) + \")\")") == "f(a, b) + \")\""
     assert bare("(\"\\\"(\" + x)") == "\"\\\"(\" + x"
+    assert bare("('(' + x) + (y)") == "('(' + x) + (y)"
 
 
 def test_the_translation_writes_a_condition_and_a_returned_value_without_extra_parentheses():

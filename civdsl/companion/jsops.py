@@ -23,9 +23,9 @@ def bare(text: str) -> str:
     depth, i = 0, 0
     while i < len(text):
         c = text[i]
-        if c == '"':
+        if c in "\"'":
             i += 1
-            while text[i] != '"':
+            while text[i] != c:
                 i += 2 if text[i] == "\\" else 1
         elif c in "([{":
             depth += 1
@@ -37,4 +37,3 @@ def bare(text: str) -> str:
             return text
         i += 1
     return text[1:-1]
-
