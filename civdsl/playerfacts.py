@@ -46,6 +46,26 @@ def count_advances(s, cost_at_least=None, cost_below=None, vp=None, group=None) 
 
 def derived(s, name: str):
     """A name of vocabulary.DERIVED_NAMES, computed from the state."""
+    if name in ("advances", "advance_vp", "advance_points", "groups_held"):
+        return _of_held(s, name)
+    if name in ("credit_max_group", "credit_total"):
+        credits = group_credits(s.module, s.held, s.given("credits") or {})
+        if name == "credit_total":
+            return sum(credits.values())
+        return max(credits.values()) if credits else 0
+    if name in ("commodity_cards", "hand_value"):
+        return _of_hand(s, name)
+    if name == "ast_points":
+        standing = ast_standing(s.module, s)
+        return standing["points"] if standing else 0
+    if name == "stock_points":  # cities and tokens in stock, in unit points (Expansion 30.4112)
+        points = s.module.UNIT_POINTS
+        return s.fact("cities_in_stock") * points["city"] + s.fact("tokens_in_stock") * points["token"]
+    raise UnknownDerived(name)
+
+
+def _of_held(s, name: str):
+    """A derived name read from the advances held alone."""
     module = s.module
     if name == "advances":
         return len(s.held)
@@ -53,23 +73,14 @@ def derived(s, name: str):
         return sum(advance_vp(s, n) or 0 for n in s.held)
     if name == "advance_points":
         return sum(module.ADVANCES[n]["cost"] or 0 for n in s.held)
-    if name == "groups_held":
-        return len({g for n in s.held for g in module.ADVANCES[n]["groups"]})
-    if name in ("credit_max_group", "credit_total"):
-        credits = group_credits(module, s.held, s.given("credits") or {})
-        if name == "credit_total":
-            return sum(credits.values())
-        return max(credits.values()) if credits else 0
-    if name in ("commodity_cards", "hand_value"):
-        if not s.gives("commodities"):
-            return s.fact("commodities")  # recorded missing: the answer says it needs the hand
-        if name == "commodity_cards":
-            return sum(s.given("commodities").values())
-        return hand_value(module, s.given("commodities"))["total"]
-    if name == "ast_points":
-        standing = ast_standing(module, s)
-        return standing["points"] if standing else 0
-    if name == "stock_points":  # cities and tokens in stock, in unit points (Expansion 30.4112)
-        points = module.UNIT_POINTS
-        return s.fact("cities_in_stock") * points["city"] + s.fact("tokens_in_stock") * points["token"]
-    raise UnknownDerived(name)
+    return len({g for n in s.held for g in module.ADVANCES[n]["groups"]})
+
+
+def _of_hand(s, name: str):
+    """A derived name read from the commodity cards held; recorded missing where the hand is:
+    the answer then says it needs the hand."""
+    if not s.gives("commodities"):
+        return s.fact("commodities")
+    if name == "commodity_cards":
+        return sum(s.given("commodities").values())
+    return hand_value(s.module, s.given("commodities"))["total"]

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
-from . import jsops, pyscopes
+from . import jsops, pynumbers, pyscopes
 from .pycalls import NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
@@ -67,8 +67,6 @@ _BITS = {ast.BitOr: "pyBitOr", ast.BitAnd: "pyBitAnd", ast.LShift: "pyShl", ast.
 _AUGMENTED = {op: f"{sign}=" for op, sign in {**_BINARY, ast.Div: "/", ast.Mod: "%", ast.BitOr: "|",
                                                ast.BitAnd: "&", ast.BitXor: "^", ast.LShift: "<<",
                                                ast.RShift: ">>", ast.Pow: "**", ast.MatMult: "@"}.items()}
-# the calls whose value is a number whatever they are given (or an error)
-_NUMBER_CALLS = {"len", "int", "float", "abs", "round", "math.floor", "math.ceil", "Fraction"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _INT_COMPARE = {"==": "===", "!=": "!=="}
 _BOOL_CALLS = {"isinstance", "any", "all"}
@@ -326,34 +324,12 @@ class _Module(CallTranslation):
         assigned = sorted(pyscopes.assigned_names(body) - scope.names - pyscopes.nested_defs(body))
         self.declare(scope, assigned + sorted(pyscopes.nested_defs(body)))
         scope.ints |= pyscopes.int_declared(body)
-        scope.numbers = self._number_locals(body, {p.arg for p in params}, scope.ints)
+        scope.numbers = pynumbers.number_locals(body, {p.arg for p in params}, scope.ints, self._own_names())
         return scope, assigned
 
-    def _number_locals(self, body: list, params: set, ints: set) -> set:
-        """The locals every binding of which is a number, given that those are (the largest such
-        set): a parameter, a loop target or an unpacked name holds what it is given, so is none."""
-        bindings: dict[str, list] = {}
-        plain = set()  # the Name nodes bound by `x = v`, `x: t = v` and `x op= v`
-        for node in pyscopes.own_nodes(body):
-            if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    if isinstance(t, ast.Name):
-                        bindings.setdefault(t.id, []).append(node.value)
-                        plain.add(id(t))
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
-                value = node.value if isinstance(node, ast.AnnAssign) else \
-                    ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
-                bindings.setdefault(node.target.id, []).append(value)
-                plain.add(id(node.target))
-        bound_otherwise = {n.id for n in pyscopes.own_nodes(body)
-                           if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain}
-        numbers = set(bindings) - bound_otherwise - params
-        while True:
-            kept = {n for n in numbers
-                    if all(self._is_number(v, numbers | ints) for v in bindings[n] if v is not None)}
-            if kept == numbers:
-                return numbers | ints
-            numbers = kept
+    def _own_names(self) -> set:
+        """The module's own functions and classes: one of a built-in's name is not the built-in."""
+        return set(self.functions) | set(self.classes)
 
     def _function_body(self, body: list, generator: bool, returns: bool) -> None:
         outer, self._in_generator = self._in_generator, generator
@@ -618,8 +594,9 @@ class _Module(CallTranslation):
         # Python changes a list, set or dict in place (another name holding it sees the change),
         # where `x = x op v` (the translation) makes a new one: only a number is sure to be alike
         numbers = self.scopes[-1].numbers if self.scopes else set()
-        if not self._is_number(node.target, numbers) and \
-                (isinstance(node.op, ast.Mult) or not self._is_number(node.value, numbers)):
+        own = self._own_names()
+        if not pynumbers.is_number(node.target, numbers, own) and \
+                (isinstance(node.op, ast.Mult) or not pynumbers.is_number(node.value, numbers, own)):
             self.refuse(node, f"`{ast.unparse(node.target)} {_AUGMENTED[type(node.op)]}` on a value not surely a "
                               "number (Python changes a list, set or dict in place: write `.extend(...)`, "
                               "`.update(...)` or `x = x + ...`)")
@@ -694,30 +671,6 @@ class _Module(CallTranslation):
             return self.is_int(e.left) and self.is_int(e.right)
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             return self.is_int(e.operand)
-        return False
-
-    def _is_number(self, e, numbers: set) -> bool:
-        """Whether E is surely a number (never a list, set, dict or text), NUMBERS the names that are:
-        a number's + - / // % with anything is a number or an error, and so is anything's - / // a
-        number; `*` only of two numbers (a whole number times a list is a list). No engine class
-        defines an operator (special methods are outside the subset), so none can answer otherwise."""
-        if isinstance(e, ast.Constant):
-            return type(e.value) in (int, float, bool)
-        if isinstance(e, ast.Name):
-            return e.id in numbers
-        if isinstance(e, ast.Call):  # (the module's own function of a built-in's name is not it)
-            f = ast.unparse(e.func)
-            return f in _NUMBER_CALLS and f not in self.functions and f not in self.classes
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
-            return self._is_number(e.operand, numbers)
-        if isinstance(e, ast.IfExp):
-            return self._is_number(e.body, numbers) and self._is_number(e.orelse, numbers)
-        if isinstance(e, ast.BinOp):
-            left, right = self._is_number(e.left, numbers), self._is_number(e.right, numbers)
-            if isinstance(e.op, ast.Mult):
-                return left and right
-            return (left and isinstance(e.op, (ast.Add, ast.Sub, ast.Div, ast.FloorDiv, ast.Mod))) or \
-                (right and isinstance(e.op, (ast.Sub, ast.Div, ast.FloorDiv)))
         return False
 
     def expr_Constant(self, e) -> str:
