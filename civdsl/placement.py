@@ -186,9 +186,11 @@ def _credit_options(per_card: bool, groups: tuple, gcred: dict, specific: int, c
     if chosen is not None:
         return [(gcred.get(chosen, 0) + specific, chosen)]
     found = [(gcred[g] + specific, g) for g in groups if gcred.get(g, 0)]
-    if found:
-        return found
-    return [(specific, None)]
+    if specific > 0 and len(found) < len(groups) or not found:
+        # the specific credit alone, the group left open: a later source may then fix a group this
+        # one gives nothing toward (its specific credit counts whatever the group)
+        found.append((specific, None))
+    return found
 
 
 def _after_source(states: dict, options: list, spent: list, work_limit: int, greedy: tuple) -> tuple[dict, list]:

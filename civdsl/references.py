@@ -448,8 +448,13 @@ class Index:
     def unknown(self, kind: str, known: Iterable[str]) -> list[Ref]:
         """The uses in force of `kind` that name nothing in `known` (the resolved rulebook's names)."""
         known = set(known)
+        # the names of `kind` used or declared that name nothing known, found by the table of
+        # names: usually none, and then the chain's uses are not walked at all
+        unknown = {name for k, name in self._by_name if k == kind and name not in known}
+        if not unknown:
+            return []
         return [r for r in self.of_kind(kind, role="ref")
-                if r.name not in known and r.field != "drop" and self.in_force(r)]
+                if r.name in unknown and r.field != "drop" and self.in_force(r)]
 
 
 _MEANING = "meaning"  # the memo's entry holding the last index's meanings (`Index._meaning`)

@@ -65,6 +65,14 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = Non
     return edition
 
 
+# nested citations searched for one by one before the starts of all statements are listed
+_SEARCHES_UNLISTED = 32
+
+
+def _start(item: Item) -> tuple[int, int]:
+    return item.span.line, item.span.column
+
+
 def _tier_vp(edition: Edition, inherited: dict[int, Advance]) -> None:
     """The victory points of each advance without a printed figure, as the tier rule gives them,
     and under each option's reading of the tiers where that differs (a printed figure is the
@@ -175,8 +183,8 @@ class _Applier:
         self.is_extension = is_extension
         self.memo, self.read = memo  # the items read last time, and those read this time (`resolve`)
         self.seen: dict[tuple[str, str], Span] = {}  # declarations in this file
-        # the top-level statements (`_cites`): where each starts (found when first needed), the
-        # statements, and each one's place among them
+        # the top-level statements (`_cites`): the statements, each one's place among them, and
+        # where each starts (listed once many citations need it) with the searches made before
         self._starts: list | None = None
 
     def _once(self, kind: str, name: str, span: Span, what: str) -> bool:
@@ -211,18 +219,25 @@ class _Applier:
         else:
             if self._starts is None:  # the top-level statements in file order (nested citations come last)
                 statements = [i for i in items if i.kind != "cites"]
-                self._starts = [None, statements, {id(i): k for k, i in enumerate(statements)}]
-            keys, statements, place = self._starts
+                self._starts = [statements, {id(i): k for k, i in enumerate(statements)}, None, 0]
+            statements, place, keys, searched = self._starts
             known = self._kept_citation(item, statements, place)
             if known is not None:
                 self.ed.citations.append(known[3])
                 if self.read is not None:
                     self.read[id(item)] = known
                 return
-            if keys is None:  # where each statement starts, found once a citation needs it
-                keys = self._starts[0] = [(i.span.line, i.span.column) for i in statements]
             at = cited.target
-            index = bisect.bisect_right(keys, (at.line, at.column)) - 1
+            if keys is None and searched >= _SEARCHES_UNLISTED:
+                keys = self._starts[2] = [_start(i) for i in statements]
+            if keys is not None:
+                index = bisect.bisect_right(keys, (at.line, at.column)) - 1
+            else:
+                # the few citations an edit leaves to find read where only the statements the
+                # search visits start (a kept statement's line is computed from its anchor,
+                # lsp.incremental.AnchoredSpan), not where every statement does
+                self._starts[3] = searched + 1
+                index = bisect.bisect_right(statements, (at.line, at.column), key=_start) - 1
             if index < 0:
                 return
             owner = statements[index]

@@ -281,3 +281,38 @@ def test_an_edit_checks_again_only_the_items_it_changed_or_whose_context_changed
             assert sorted(checked_here) == ["Cloth Making", "Naval Warfare"]
         else:
             assert len(checked_here) > 40
+
+
+def test_the_prerequisite_cycles_are_searched_again_only_when_an_advance_changed(monkeypatch):
+    """The search for prerequisite cycles reads only the advances: an edit elsewhere (here
+    lines inserted above the advances, which move) reports the same cycle at its new place without
+    searching; an edit of an advance searches again, and what is reported stays what a fresh
+    analysis reports."""
+    from civdsl import validator
+
+    searched: list[int] = []
+    cycles = validator._Validator._prerequisite_cycles
+
+    def counting(self):
+        searched.append(1)
+        return cycles(self)
+
+    counting.__name__ = cycles.__name__
+    monkeypatch.setattr(validator._Validator, "_prerequisite_cycles", counting)
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+    at = source.index('advance "Naval Warfare"')
+    looped = source[:at] + source[at:].replace("cost 160", 'cost 160\n  requires "Naval Warfare"', 1)
+    assert looped != source
+    texts = [(looped, True), (looped.replace("const tokens_per", "# a note\nconst tokens_per", 1), False),
+             (looped.replace('const', '# c\nconst', 1), False), (source, True), (source + "\n", False)]
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    engine.analyse(doc)
+    for version, (text, again) in enumerate(texts, 1):
+        searched.clear()
+        engine.update("untitled:m.civ", text, version)
+        got = engine.analyse(doc).diagnostics
+        assert (len(searched) == 1) is again, version
+        fresh = Engine()
+        assert got.to_json() == fresh.analyse(fresh.open("untitled:m.civ", text, 0)).diagnostics.to_json()
+        assert ("CIV050" in {d.code for d in got.items}) is ('requires "Naval Warfare"' in text), version

@@ -629,3 +629,15 @@ def test_the_planners_total_is_the_price_total(monkeypatch):
         assert got == (priced["total"], priced["complete"], priced["total_at_least"]), buys
         skipped += searches[0] == before
     assert skipped >= 10      # the shortcut is taken (no placement search)
+
+
+def test_a_specific_credit_alone_leaves_the_advances_group_open_for_a_later_card():
+    """Mysticism's Monument credit given without its religion credit leaves Monument's group open,
+    so Agriculture's crafts credit adds to it: 10 + 10 saved on Monument beats 5 on Architecture and
+    10 on Monument, and the full placement finds it (it once fixed the group with the first card)."""
+    strict = civdsl.load(HOUSE / "strict_credits.civ")
+    holds, buys = ["Mysticism", "Agriculture"], ["Advanced Military", "Architecture", "Monument"]
+    answer = pricing.prices(strict.module, holds, buys, {})
+    assert answer["complete"] is True
+    assert answer["total"] == 540 == sum(strict.module.ADVANCES[b]["cost"] for b in buys) - 20
+    assert {i["advance"]: i["price"] for i in answer["items"]}["Monument"] == 160
