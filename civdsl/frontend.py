@@ -136,7 +136,7 @@ def _unpickled(data: bytes) -> tuple[bytes, list, list[LoadedFile]] | None:
 # reused; the memo holds the last chain's and nothing else.
 _INDEX_MEMO: dict = {}
 # What each advance, calamity and commodity of the last edition validated reported
-# (validator.validate's memo): a house rule's edition shares its base's items (resolver._AppliedBases),
+# (validator.validate's memo): a house rule's edition shares its base's items (applied_bases.AppliedBases),
 # and an item object checked before under the same context reports the same again.
 _VALIDATION_MEMO: dict = {}
 
@@ -145,10 +145,10 @@ def forget() -> None:
     """Forget what checking kept for the next check in this process (the syntax trees, the bases
     applied, the index's statements, the invariants found to hold, the clause lists read): a
     benchmark's fresh run."""
-    from . import clauses, loader, resolver, validator
+    from . import applied_bases, clauses, loader, validator
 
     loader._PARSED.clear()
-    resolver.forget_applied()
+    applied_bases.forget_applied()
     _INDEX_MEMO.clear()
     _VALIDATION_MEMO.clear()
     validator.forget_held()

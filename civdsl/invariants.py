@@ -92,7 +92,7 @@ class _HeldAsserts:
             del self.tokens[next(iter(self.tokens))]
         self._collections: dict[tuple, int] = {}  # (collection, fields read) -> its token here
         # (collection, fields read) -> (the model items it was made from, what the tier rule set on
-        # them, its token): a house rule's edition shares its base's items (resolver._AppliedBases),
+        # them, its token): a house rule's edition shares its base's items (applied_bases.AppliedBases),
         # and the same items give the same token without viewing and hashing them again
         self.by_items: dict[tuple, tuple] = dict(before.by_items) if before is not None else {}
 

@@ -69,7 +69,7 @@ LAYERS = {
     "runtime": ("pricing", "placement", "startcredits", "handvalue", "standing", "losses", "calamity_answer", "runtime", "sourcemap", "vocabulary", "state", "factchecks", "statecheck", "effectlist", "playerfacts",
                 "phrases", "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax_nodes", "syntax_dispatch", "syntax_fields", "syntax", "loader", "references",
-               "expressions", "model", "resolver", "validator", "clauses", "citations", "segment", "describe",
+               "expressions", "model", "applied_bases", "resolver", "validator", "clauses", "citations", "segment", "describe",
                "rulewalk", "codegen", "serialize", "invariants", "cardchecks"),
     "sub-languages": ("rounds.syntax", "rounds.model", "rounds.resolve", "rounds.checks", "rounds.codegen",
                       "rounds.serialize", "rounds.diff", "rounds.language"),
