@@ -142,3 +142,19 @@ def step_named(game, words: str, exact: bool = False) -> None:
             return
         game.apply({"do": "next"})
     raise AssertionError(f"no step {words!r}")
+
+
+def advances_checked(monkeypatch) -> list[str]:
+    """The names of the advances the validator checks from now on, in order (it keeps what each
+    reported: the language server's tests count what an edit checks again)."""
+    from civdsl import validator
+
+    checked: list[str] = []
+    advance = validator._Validator._advance
+
+    def counting(self, adv):
+        checked.append(adv.name)
+        return advance(self, adv)
+
+    monkeypatch.setattr(validator._Validator, "_advance", counting)
+    return checked

@@ -48,10 +48,8 @@ def _encode(v):
     raise TypeError(type(v))
 
 
-_DRIVER = r"""
-"use strict";
-const fs = require("fs");
-const games = JSON.parse(fs.readFileSync(0, "utf8"));
+# the drivers' reading of `_encode`'s tagged JSON into the page's values, and back
+_CODEC = r"""
 function dec(v) {
   if (Array.isArray(v)) return v.map(dec);
   if (v !== null && typeof v === "object") {
@@ -71,6 +69,13 @@ function enc(v) {
   if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
   return {unknown: String(v)};
 }
+"""
+
+_DRIVER = r"""
+"use strict";
+const fs = require("fs");
+const games = JSON.parse(fs.readFileSync(0, "utf8"));
+""" + _CODEC + r"""
 function snapshot(stacks) {
   return enc([stacks.layers, stacks.pending, stacks.to_data()]);
 }
@@ -260,22 +265,7 @@ def test_a_draw_is_uniform_and_refuses_nothing_to_draw_from():
 _PLAYERS_DRIVER = r"""
 "use strict";
 const games = JSON.parse(require("fs").readFileSync(0, "utf8"));
-function dec(v) {
-  if (Array.isArray(v)) return v.map(dec);
-  if (v !== null && typeof v === "object") {
-    if ("int" in v) return Number(v.int);
-    if ("dict" in v) return pyDict(v.dict.map(([k, x]) => [dec(k), dec(x)]));
-  }
-  return v;
-}
-function enc(v) {
-  if (v === null || v === undefined) return null;
-  if (typeof v === "boolean" || typeof v === "string") return v;
-  if (typeof v === "number") return {int: String(v)};
-  if (Array.isArray(v)) return v.map(enc);
-  if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
-  return {unknown: String(v)};
-}
+""" + _CODEC + r"""
 process.stdout.write(JSON.stringify(games.map((g) => {
   const [pieces, facts] = [dec(g.pieces), dec(g.game)];
   return g.players.map((args) => {

@@ -16,6 +16,7 @@ from civdsl.frontend import check_file
 from civdsl.lsp import Engine, FileInfo, tokenize
 from civdsl.lsp.incremental import TextState
 from civdsl.lsp.tokens import split_statements
+from conftest import advances_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOKS = ROOT / "rulebooks"
@@ -251,16 +252,7 @@ def test_an_edit_checks_again_only_the_items_it_changed_or_whose_context_changed
     """The validator keeps what each advance, calamity and commodity reported: an edit inside
     one advance checks that advance alone; a new constant (a name every expression may read)
     checks every item again; and what they report stays what a fresh analysis reports."""
-    from civdsl import validator
-
-    checked: list[str] = []
-    advance = validator._Validator._advance
-
-    def counting(self, adv):
-        checked.append(adv.name)
-        return advance(self, adv)
-
-    monkeypatch.setattr(validator._Validator, "_advance", counting)
+    checked = advances_checked(monkeypatch)
     source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
     at = source.index('advance "Naval Warfare"')
     engine = Engine()

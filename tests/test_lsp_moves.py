@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from civdsl.frontend import check_file
 from civdsl.lsp import Engine
 from civdsl.lsp.incremental import AnchoredSpan
+from conftest import advances_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOKS = ROOT / "rulebooks"
@@ -117,16 +118,7 @@ def test_a_moved_statement_is_not_read_indexed_or_checked_again(monkeypatch):
     """Lines inserted above half the statements move them: their model objects are the same objects,
     none of them is checked again, their spans (and those of their uses) moved by the lines
     inserted, and everything equals a fresh analysis of the same text."""
-    from civdsl import validator
-
-    checked: list[str] = []
-    advance = validator._Validator._advance
-
-    def counting(self, adv):
-        checked.append(adv.name)
-        return advance(self, adv)
-
-    monkeypatch.setattr(validator._Validator, "_advance", counting)
+    checked = advances_checked(monkeypatch)
     source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
     at = source.index('advance "Pottery"')
     engine = Engine()
