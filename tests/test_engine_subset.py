@@ -334,9 +334,20 @@ class TooBig(Exception):
     """raised and caught by its class"""
 
 
+class Odd(Exception):
+    """an exception with fields: its message first, then what it carries"""
+
+    def __init__(self, message: str, value: int, hint: str | None = None):
+        super().__init__(message)
+        self.value = value
+        self.hint = hint
+
+
 def _checked(x):
     if x > LIMITS[0]:
         raise TooBig(f"{x} is past {LIMITS[0]}")
+    if x % 2:
+        raise Odd(f"{x} is odd", x, hint="halve it" if x > 0 else None)
     return x
 
 
@@ -347,6 +358,8 @@ def exceptions(xs):
             out.append(_checked(x))
         except TooBig as exc:
             out.append(str(exc))
+        except Odd as exc:
+            out.append([str(exc), exc.value, exc.hint])
     box = Box(xs[0], 1)
     return out, LIMITS[1], [x for x in xs if bool(x % 2) is True], xs.index(xs[-1]), getattr(box, "a", 7), \
         getattr(box, "c", 7)

@@ -120,6 +120,7 @@ class _Module(CallTranslation):
         self.imported: dict[str, str] = {}  # local name -> "module" or "module.name"
         self.host: dict[str, str] = {}  # a name imported from another civdsl module -> its JavaScript name
         self.host_classes: set[str] = set()  # those of them that are classes
+        self.engine_imports: dict[str, str] = {}  # a name imported from an engine module -> that module
         self.constants: dict[str, ast.expr] = {}
         self.out: list[str] = []
         self.depth = 0
@@ -209,8 +210,28 @@ class _Module(CallTranslation):
             else:
                 self.refuse(node, f"import of {qualified}.{alias.name} (neither an engine module's nor the runtime's)")
             self.host[alias.name] = js
+            if qualified in ENGINE_MODULES:
+                self.engine_imports[alias.name] = qualified
             if alias.name in classes:
                 self.host_classes.add(alias.name)
+
+    def _imported_class(self, name: str) -> ast.ClassDef | None:
+        """The class another engine module defines, imported under NAME (None: not one)."""
+        qualified = self.engine_imports.get(name)
+        return _class_nodes_of(qualified).get(name) if qualified else None
+
+    def imported_signature_source(self, name: str) -> tuple[ast.FunctionDef | None, bool] | None:
+        """What gives the parameters of a call of a name imported from another engine module: its
+        function, or its class's __init__ (None: a class without one), and whether that is a method;
+        None where the name is not one of another engine module's."""
+        qualified = self.engine_imports.get(name)
+        if qualified is None:
+            return None
+        cls = _class_nodes_of(qualified).get(name)
+        if cls is not None:
+            return next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None), True
+        fn = _function_nodes_of(qualified).get(name)
+        return (fn, False) if fn is not None else None
 
     def global_name(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -246,11 +267,26 @@ class _Module(CallTranslation):
         self.line("}")
 
     def _exception_class(self, node: ast.ClassDef) -> None:
-        """An exception of the module: made with its message only, raised and caught by class."""
-        if any(not isinstance(item, ast.Pass) for item in self._body_without_docstring(node.body)):
-            self.refuse(node, "an exception class with a body")
+        """An exception of the module, raised and caught by class: made with its message only, or
+        by an `__init__` that passes its message to `super().__init__` first and then keeps its
+        fields (a JavaScript class extending Error, whose message `str()` gives)."""
+        body = [item for item in self._body_without_docstring(node.body) if not isinstance(item, ast.Pass)]
         self.line(f"// {self.module}:{node.lineno} {node.name}")
-        self.line(f"class {self.global_name(node.name)} extends Error {{}}")
+        if not body:
+            self.line(f"class {self.global_name(node.name)} extends Error {{}}")
+            return
+        init = body[0]
+        if len(body) != 1 or not isinstance(init, ast.FunctionDef) or init.name != "__init__" \
+                or not _calls_super_with_message(init):
+            self.refuse(node, "an exception class with a body other than an __init__ that starts with "
+                              "super().__init__(message)")
+        self.line(f"class {self.global_name(node.name)} extends Error {{")
+        self.depth += 1
+        self._exception_init = True
+        self._method(node, init, False)
+        self._exception_init = False
+        self.depth -= 1
+        self.line("}")
 
     def _exception(self, node) -> str:
         """The JavaScript class of an exception a `raise` or `except` names: the module's or the runtime's."""
@@ -422,6 +458,8 @@ class _Module(CallTranslation):
             self.line(f"yield {self.expr(v.value) if v.value else 'null'};")
         elif isinstance(v, ast.YieldFrom):
             self.line(f"yield* pyIter({self.expr(v.value)});")
+        elif getattr(self, "_exception_init", False) and _is_super_init(v):
+            self.line(f"super({jsops.bare(self.expr(v.args[0]))});")
         elif isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("append", "sort"):
             self.line(self._list_statement(v) + ";")
         elif isinstance(v, ast.Call):
@@ -464,10 +502,21 @@ class _Module(CallTranslation):
         self.line("}")
 
     def stmt_Raise(self, node) -> None:
-        if node.cause is not None or not isinstance(node.exc, ast.Call) or node.exc.keywords \
-                or len(node.exc.args) != 1:
+        if node.cause is not None or not isinstance(node.exc, ast.Call):
             self.refuse(node, "a raise of other than an exception class with its message")
-        self.line(f"throw new {self._exception(node.exc.func)}({self.expr(node.exc.args[0])});")
+        cls = self._exception(node.exc.func)
+        if self._has_fields(node.exc.func):
+            self.line(f"throw {self.expr(node.exc)};")  # its __init__'s parameters, as any class call
+            return
+        if node.exc.keywords or len(node.exc.args) != 1:
+            self.refuse(node, "a raise of an exception class without fields other than with its message")
+        self.line(f"throw new {cls}({self.expr(node.exc.args[0])});")
+
+    def _has_fields(self, node) -> bool:
+        """Whether the exception class is one with fields (made by its own __init__)."""
+        name = ast.unparse(node)
+        cls = self.classes.get(name) or self._imported_class(name)
+        return cls is not None and any(isinstance(item, ast.FunctionDef) for item in cls.body)
 
     def stmt_If(self, node) -> None:
         self.line(f"if ({jsops.bare(self.test(node.test))}) {{")
@@ -899,6 +948,29 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
     dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
     js = _Module(source, module, prefix, short, qualified).translate()
     return aliased(js) if short else js
+
+
+def _is_super_init(call) -> bool:
+    """`super().__init__(message)`: one positional argument."""
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+            and isinstance(call.func.value, ast.Call) and ast.unparse(call.func.value) == "super()"
+            and len(call.args) == 1 and not call.keywords)
+
+
+def _calls_super_with_message(init: ast.FunctionDef) -> bool:
+    body = [s for s in init.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return bool(body) and isinstance(body[0], ast.Expr) and _is_super_init(body[0].value)
+
+
+@functools.cache
+def _class_nodes_of(qualified: str) -> dict:
+    """The classes an engine module defines, by name (their __init__ gives a call's parameters)."""
+    return {n.name: n for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef)}
+
+
+@functools.cache
+def _function_nodes_of(qualified: str) -> dict:
+    return {n.name: n for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.FunctionDef)}
 
 
 @functools.cache

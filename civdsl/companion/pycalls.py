@@ -83,9 +83,14 @@ class CallTranslation:
         if isinstance(e.func, ast.Name) and (f in self.functions or f in self.classes):
             return self._module_call(e, f)
         if isinstance(e.func, ast.Name) and f in self.host:
+            made = "new " if f in self.host_classes else ""
+            source = self.imported_signature_source(f)
+            if e.keywords and source is not None:  # another engine module's: its parameters by name
+                fn, method = source
+                sig = _Signature.of(fn, method) if fn else _Signature([], set())
+                return f"{made}{self.host[f]}({self._ordered(e, sig)})"
             if e.keywords:
                 self.refuse(e, f"keywords in a call of {f} (the runtime's)")
-            made = "new " if f in self.host_classes else ""
             return f"{made}{self.host[f]}({', '.join(self._arg(a) for a in e.args)})"
         if isinstance(e.func, ast.Name):
             return self._builtin(e, f)
