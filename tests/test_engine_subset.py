@@ -369,6 +369,15 @@ def texts(xs):
     return ", ".join(str(x) for x in xs), "".join([]), [ord(c) for c in "".join(str(x) for x in xs) + "é✓"]
 
 
+def text_methods(ws):
+    out = []
+    for w in ws:
+        out.append([w.partition("="), w.rpartition("*"), w.partition(":="), w.split(","), w.startswith("a"),
+                    w.startswith(("b=", "=")), w.endswith("*"), w.endswith(("1", "2"))])
+    # a name bound twice in one target keeps its last value
+    return out, [(a, _) for a, _, _ in [w.partition("=") for w in ws]], any(_ == "=" for _, _, x in [("", "=", 1)])
+
+
 def texts_only(xs):
     return "-".join(xs)
 
@@ -417,6 +426,7 @@ def _arguments(name: str, rng: random.Random) -> list:
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
         "floats": [a % 50, b % 50], "aliases": [small, a], "exceptions": [small], "texts": [small], "texts_only": [small],
+        "text_methods": [["".join(rng.choice("ab=*:,12") for _ in range(rng.randint(0, 7))) for _ in range(6)]],
     }[name]
 
 

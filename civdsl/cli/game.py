@@ -229,7 +229,7 @@ def draw(path, seed, as_json):
 
     gf, rb = _load(path)
     game = _replay(rb, gf, path)
-    args = turn_steps.actions(game.current).get("draw_trade_cards")
+    args = game.current_actions().get("draw_trade_cards")
     if args is None:
         raise click.UsageError(f"step \"{game.current['name']}\" draws no trade cards: `game draw` is for the step "
                                "that does (add `next` to reach it)")
@@ -262,10 +262,10 @@ def draw(path, seed, as_json):
 
 def _usage(words: list[str], refusal) -> str:
     """How the event is written, when the refusal is about how it was written."""
-    from ..ledger.words import USAGE
+    from ..ledger.words import usage
 
     about_words = refusal.code == "CIV142" and (refusal.field in (None, "do") or str(refusal.field).startswith("#"))
-    return f"; usage: {USAGE[words[0]]}" if about_words and words[0] in USAGE else ""
+    return f"; usage: {usage(words[0])}" if about_words and usage(words[0]) is not None else ""
 
 
 @command("undo")

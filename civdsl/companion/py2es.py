@@ -33,12 +33,14 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
-                  "civdsl.ledger.players": "lp"}
+                  "civdsl.ledger.players": "lp", "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts",
+                  "civdsl.ledger.words": "wd"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
 LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
-                            "civdsl.ledger.players"})
+                            "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
+                            "civdsl.ledger.words"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -574,14 +576,20 @@ class _Module(CallTranslation):
     def _constant_step(self, call: ast.Call) -> bool:
         return len(call.args) < 3 or pyscopes.step_value(call) is not None
 
-    def target(self, t) -> str:
-        """A loop or comprehension target: a name or (nested) tuples of names."""
+    def target(self, t, last: dict | None = None) -> str:
+        """A loop or comprehension target: a name or (nested) tuples of names. A name bound twice
+        in one pattern (`for k, _, _ in ...`) keeps the last value, as in Python: its earlier places
+        are holes (a declaration may not bind one name twice in JavaScript)."""
+        if last is None:
+            names = [n for n in ast.walk(t) if isinstance(n, ast.Name)]
+            names.sort(key=lambda n: (n.lineno, n.col_offset))
+            last = {n.id: n for n in names}
         if isinstance(t, ast.Name):
             if not self.is_local(t.id):
                 self.refuse(t, f"the name {t.id}")
-            return self.js_name(t.id)
+            return self.js_name(t.id) if last.get(t.id) is t else ""
         if isinstance(t, (ast.Tuple, ast.List)):
-            return "[" + ", ".join(self.target(e) for e in t.elts) + "]"
+            return "[" + ", ".join(self.target(e, last) for e in t.elts) + "]"
         self.refuse(t, "a loop target other than names")
 
     def stmt_Assign(self, node) -> None:

@@ -37,6 +37,10 @@ _CONTAINERS = {"tuple": ("[]", "pyList({})"), "list": ("[]", "pyList({})"),
 _DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
                      "difference", "intersection", "issubset", "isdisjoint"}
 NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
+# methods of str with one argument (where no class of the module defines one of that name): one
+# helper each, which refuses a receiver that is not text as Python would
+_STR_METHODS = {"partition": "pyPartition", "rpartition": "pyRpartition", "startswith": "pyStartsWith",
+                "endswith": "pyEndsWith", "split": "pySplit"}
 
 
 @dataclass
@@ -248,6 +252,8 @@ class CallTranslation:
             return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
             return f"pyIndexOf({self.expr(e.func.value)}, {self._arg(e.args[0])})"
+        if m in _STR_METHODS and len(e.args) == 1 and not e.keywords and not self._defines_method(m):
+            return f"{_STR_METHODS[m]}({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         return None
 
     def _only_method(self, e: ast.Call, m: str) -> ast.FunctionDef:

@@ -79,7 +79,7 @@ def check_fields(event: dict) -> None:
 
 
 def _line(game: Game, kind: str) -> int | None:
-    return turn_steps.actions(game.current).get(kind, {}).get("line")
+    return game.current_actions().get(kind, {}).get("line")
 
 
 def _once(game: Game, what: str, player: str) -> None:
@@ -209,7 +209,7 @@ MAX_SEED = 2**63 - 1  # a seed's digits stay few whatever a game file holds
 
 def draw(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
-    args = turn_steps.actions(game.current)["draw_trade_cards"]
+    args = game.current_actions()["draw_trade_cards"]
     seed = _whole(event, "seed")
     if seed is not None and seed > MAX_SEED:
         raise Refused(ILLEGAL, f"a seed is a whole number up to {MAX_SEED:,}", field="seed")
@@ -352,7 +352,7 @@ def _bought_for(game: Game, p, numbers: list[int], seed: int) -> list[str]:
     if game.stacks is None:
         raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {len(game.seated())} players, so the "
                       "ledger cannot draw for them: name the cards bought (buy-cards PLAYER CARD...)", field="seed")
-    empty = turn_steps.actions(game.current).get("draw_trade_cards", {}).get("empty")
+    empty = game.current_actions().get("draw_trade_cards", {}).get("empty")
     block = _stack_block(game, p)
     rng = Draws(f"{seed}:{p.name}:buy")
     drawn = [game.stacks.draw(block, n, rng) or empty for n in numbers]
@@ -364,7 +364,7 @@ def trade(game: Game, event: dict) -> None:
     if a is b:
         raise Refused(ILLEGAL, "a trade is between two players", field="with")
     gives, gets = _card_names(game, event.get("gives"), "gives"), _card_names(game, event.get("gets"), "gets")
-    args = turn_steps.actions(game.current)["trade"]
+    args = game.current_actions()["trade"]
     least = game.quantity(args.get("least_cards"))
     for who, cards, key in ((a, gives, "gives"), (b, gets, "gets")):
         if least is not None and len(cards) < least:

@@ -12,24 +12,7 @@ from ..runtime import PlayerState
 from . import steps as turn_steps
 from .players import Player
 from .reads import Memo
-
-ILLEGAL = "CIV142"  # an event the rules refuse
-CHOICE = "CIV143"  # a choice the rules leave to a player
-
-
-class Refused(Exception):
-    """An event the rules or the state refuse; `choices` lists what a player may choose instead."""
-
-    def __init__(self, code: str, message: str, choices: list[str] | None = None, field: str | None = None,
-                 needs: list[dict] | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.choices = list(choices or [])
-        self.field = field  # the event's key the refusal is about, where one is
-        # what a choice refusal asks for, as data: {"player", "calamity", "key", "amount"}
-        self.needs = list(needs or [])
-
+from .refusals import CHOICE, ILLEGAL, Refused  # noqa: F401 (the verdicts, read through this module too)
 
 _PIECES: dict[int, dict[int, dict]] = {}  # module -> players -> the pieces each has (steps.pieces)
 _BLOCKS: dict[tuple, str | None] = {}  # (module, set-up, civilization) -> the trade block played
@@ -96,6 +79,7 @@ class Game:
     # a player leaving (Game.leaves) changes it
     _seated: list | None = field(default=None, repr=False, compare=False)
     module: object = field(init=False, repr=False, compare=False)  # the rulebook's compiled module, read by every rule
+    step_actions: list = field(init=False, repr=False, compare=False)
     # what every player's state reads of the game (its key's part, and the pieces and game facts),
     # fixed once play starts until a player leaves
     _table_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
@@ -103,6 +87,8 @@ class Game:
 
     def __post_init__(self):
         self.module = self.rulebook.module
+        # each step's actions by kind, read at every event: the module's TURN never changes
+        self.step_actions = [turn_steps.actions(s) for s in turn_steps.steps(self.module)]
 
     # --- reading the state -------------------------------------------------------------------
     @property
@@ -112,6 +98,10 @@ class Game:
     @property
     def current(self) -> dict:
         return self.rulebook.module.TURN[self.step]
+
+    def current_actions(self) -> dict:
+        """The current step's actions by kind (steps.actions)."""
+        return self.step_actions[self.step]
 
     def seated(self) -> list[Player]:
         return list(self._at_table())

@@ -41,9 +41,9 @@ class Ledger(Game):
         if self.ended:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
         if kind not in ("next", "leave"):
-            action = turn_steps.ACTION_OF_EVENT.get(kind)
-            if action not in turn_steps.actions(self.current):
-                where = [s["name"] for s in self.steps if action in turn_steps.actions(s)]
+            action = turn_steps.action_of(kind)
+            if action not in self.current_actions():
+                where = [s["name"] for s, acts in zip(self.steps, self.step_actions) if action in acts]
                 raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
                               + (f": it belongs to step \"{where[0]}\"" if where else ""), field="step")
         HANDLERS[kind](self, event)
@@ -57,7 +57,7 @@ class Ledger(Game):
 
     def next_step(self) -> None:
         """End the current step (its checks first) and move on to the next that takes events."""
-        acts = turn_steps.actions(self.current)
+        acts = self.current_actions()
         if "hand_limit" in acts:
             check_hand_limits(self, acts["hand_limit"])
         if "resolve_calamities" in acts:
@@ -98,7 +98,7 @@ class Ledger(Game):
             return ["nothing: the game is over"]
         out = []
         for kind, _, _ in self.current["actions"]:
-            out += [f"{ev}: {EVENT_WORDS[ev]}" for ev in turn_steps.EVENTS_OF_ACTION.get(kind, ())]
+            out += [f"{ev}: {EVENT_WORDS[ev]}" for ev in turn_steps.events_of(kind)]
         return out + ["next: end this step"]
 
 

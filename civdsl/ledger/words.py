@@ -1,25 +1,40 @@
 """Events written as words on the command line (`civdsl game add GAME census anna cities=3`),
 turned into the mappings the game file records. Each word keeps its column, so that a refusal
-points at the word it is about."""
+points at the word it is about. An engine module (py2es): the game page reads typed events with
+the same words and refuses them with the same messages."""
 
 from __future__ import annotations
 
-from .play import ILLEGAL, Refused
+from ..diagnostics import did_you_mean
+from .refusals import ILLEGAL, Refused
 
 SEPARATOR = "/"  # between two events of one `game add`
-USAGE = {
-    "census": "census PLAYER cities=N tokens=N ships=N",
-    "draw": "draw PLAYER CARD... | draw PLAYER seed=N",
-    "buy-cards": "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N",
-    "trade": "trade PLAYER CARD... for PLAYER CARD...",
-    "choose": "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
-              "[cards=CARD,...] [given=NAME:CARD,...] [land=NAME,...] [FACT=N]",
-    "buy": "buy PLAYER ADVANCE... [pay CARD...] [treasury N]",
-    "discard": "discard PLAYER CARD...",
-    "ast": "ast PLAYER forward|stays|back",
-    "leave": "leave PLAYER",
-    "next": "next",
-}
+USAGE = (
+    ("census", "census PLAYER cities=N tokens=N ships=N"),
+    ("draw", "draw PLAYER CARD... | draw PLAYER seed=N"),
+    ("buy-cards", "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N"),
+    ("trade", "trade PLAYER CARD... for PLAYER CARD..."),
+    ("choose", "choose PLAYER [CALAMITY [occurrence=N]] [secondary=NAME:N,...] [beneficiary=NAME] [cities=N] [tokens=N] "
+               "[cards=CARD,...] [given=NAME:CARD,...] [land=NAME,...] [FACT=N]"),
+    ("buy", "buy PLAYER ADVANCE... [pay CARD...] [treasury N]"),
+    ("discard", "discard PLAYER CARD..."),
+    ("ast", "ast PLAYER forward|stays|back"),
+    ("leave", "leave PLAYER"),
+    ("next", "next"),
+)
+
+
+def kinds() -> list:
+    """The events, in the order the usage lists them."""
+    return [kind for kind, _ in USAGE]
+
+
+def usage(kind: str) -> str | None:
+    """How the event is typed (None: no such event)."""
+    for k, text in USAGE:
+        if k == kind:
+            return text
+    return None
 
 
 def split_events(words: list[str]) -> list[list[str]]:
@@ -46,15 +61,21 @@ def _cards(words: list[str]) -> list[str]:
     out = []
     for w in words:
         name, _, times = w.rpartition("*")
-        if name and times.isdigit() and 0 < int(times) <= 100:
-            out += [name] * int(times)
+        n = int(times) if _is_whole(times) and len(times) <= 3 else 0
+        if name and 0 < n <= 100:
+            out.extend(name for _ in range(n))
         else:
             out.append(w)
     return out
 
 
+def _is_whole(word: str) -> bool:
+    """A whole number in the digits 0-9 (str.isdigit takes other scripts' digits, which int() may not read)."""
+    return len(word) > 0 and all(c in "0123456789" for c in word)
+
+
 def _number(word: str, key: str) -> int:
-    if not word.isdigit() or len(word) > 9:
+    if not _is_whole(word) or len(word) > 9:
         raise Refused(ILLEGAL, f"`{key}` needs a whole number, not `{word}`", field=key)
     return int(word)
 
@@ -62,22 +83,20 @@ def _number(word: str, key: str) -> int:
 def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     """The event, and for each of its keys the index of the word that gave it."""
     kind = words[0]
-    if kind not in USAGE:
-        from ..diagnostics import did_you_mean
-
-        best = did_you_mean(kind, list(USAGE))
+    if usage(kind) is None:
+        best = did_you_mean(kind, kinds())
         raise Refused(ILLEGAL, f"no event `{kind}`" + (f" (did you mean `{best}`?)" if best else "")
-                      + f"; events: {', '.join(USAGE)}", field="do")
+                      + f"; events: {', '.join(kinds())}", field="do")
     at = {"do": 0}
     if kind == "next":
         if len(words) > 1:
             raise Refused(ILLEGAL, "`next` takes nothing after it", field="do")
         return {"do": "next"}, at
     if len(words) < 2:
-        raise Refused(ILLEGAL, f"usage: {USAGE[kind]}", field="do")
+        raise Refused(ILLEGAL, f"usage: {usage(kind)}", field="do")
     event: dict = {"do": kind, "player": words[1]}
     at["player"] = 1
-    _READERS[kind](event, at, words[2:])
+    _read(kind, event, at, words[2:])
     return event, at
 
 
@@ -111,7 +130,7 @@ def _card_list(event: dict, at: dict, rest: list[str]) -> None:
 
 def _trade(event: dict, at: dict, rest: list[str]) -> None:
     if "for" not in rest or rest.index("for") + 1 >= len(rest):
-        raise Refused(ILLEGAL, f"usage: {USAGE['trade']}", field="do")
+        raise Refused(ILLEGAL, f"usage: {usage('trade')}", field="do")
     i = rest.index("for")
     event.update({"gives": _cards(rest[:i]), "with": rest[i + 1], "gets": _cards(rest[i + 2:])})
     at.update({"gives": 2, "with": i + 3, "gets": i + 4})
@@ -119,13 +138,13 @@ def _trade(event: dict, at: dict, rest: list[str]) -> None:
 
 def _ast(event: dict, at: dict, rest: list[str]) -> None:
     if len(rest) != 1:
-        raise Refused(ILLEGAL, f"usage: {USAGE['ast']}", field="do")
+        raise Refused(ILLEGAL, f"usage: {usage('ast')}", field="do")
     event["move"], at["move"] = rest[0], 2
 
 
 def _leave(event: dict, at: dict, rest: list[str]) -> None:
     if rest:
-        raise Refused(ILLEGAL, f"usage: {USAGE['leave']}", field="do")
+        raise Refused(ILLEGAL, f"usage: {usage('leave')}", field="do")
 
 
 def _assignments(event: dict, at: dict, words: list[str], first: int, keys) -> None:
@@ -149,12 +168,14 @@ def _buy(event: dict, at: dict, rest: list[str]) -> None:
             at["treasury"] = i + 3
             i += 2
         elif rest[i] == "pay":
-            j = next((k for k in range(i + 1, len(rest)) if rest[k] == "treasury"), len(rest))
+            j = i + 1
+            while j < len(rest) and rest[j] != "treasury":
+                j += 1
             event["pay"] = _cards(rest[i + 1:j])
             at["pay"] = i + 3
             i = j
         else:
-            raise Refused(ILLEGAL, f"usage: {USAGE['buy']}", field=f"#{i + 2}")
+            raise Refused(ILLEGAL, f"usage: {usage('buy')}", field=f"#{i + 2}")
 
 
 def _choose(event: dict, at: dict, rest: list[str]) -> None:
@@ -163,15 +184,12 @@ def _choose(event: dict, at: dict, rest: list[str]) -> None:
         key, eq, value = w.partition("=")
         if not eq:
             if "calamity" in event:
-                raise Refused(ILLEGAL, f"usage: {USAGE['choose']}", field=f"#{j + 2}")
+                raise Refused(ILLEGAL, f"usage: {usage('choose')}", field=f"#{j + 2}")
             event["calamity"], at["calamity"] = w, j + 2
             continue
         at[key] = j + 2
-        read = _CHOICE_READERS.get(key)
-        if read is not None:
-            read(event, key, value)
-        else:
-            facts[key] = _number(value, key) if value.isdigit() else value
+        if not _read_choice(event, key, value):
+            facts[key] = _number(value, key) if _is_whole(value) else value
             at.setdefault("facts", j + 2)
     if facts:
         event["facts"] = facts
@@ -212,11 +230,42 @@ def _given(event: dict, key: str, value: str) -> None:
     event["given"] = given
 
 
-# how each event reads its words after the player's name
-_READERS = {"census": _census, "draw": _draw, "buy-cards": _buy_cards, "discard": _card_list, "trade": _trade,
-            "buy": _buy, "choose": _choose, "ast": _ast, "leave": _leave}
+def _read(kind: str, event: dict, at: dict, rest: list) -> None:
+    """How each event reads its words after the player's name."""
+    if kind == "census":
+        _census(event, at, rest)
+    elif kind == "draw":
+        _draw(event, at, rest)
+    elif kind == "buy-cards":
+        _buy_cards(event, at, rest)
+    elif kind == "discard":
+        _card_list(event, at, rest)
+    elif kind == "trade":
+        _trade(event, at, rest)
+    elif kind == "buy":
+        _buy(event, at, rest)
+    elif kind == "choose":
+        _choose(event, at, rest)
+    elif kind == "ast":
+        _ast(event, at, rest)
+    else:
+        _leave(event, at, rest)
 
-# how `choose` reads each key it knows (any other is a fact of the map: `volcano_cities=1`)
-_CHOICE_READERS = {"secondary": _secondary, "beneficiary": _name, "cards": _card_names, "given": _given,
-                   **{k: _border for k in ("land", "water", "near")},
-                   **{k: _count for k in ("cities", "tokens", "occurrence")}}
+
+def _read_choice(event: dict, key: str, value: str) -> bool:
+    """How `choose` reads each key it knows; False for any other (a fact of the map: `volcano_cities=1`)."""
+    if key == "secondary":
+        _secondary(event, key, value)
+    elif key == "beneficiary":
+        _name(event, key, value)
+    elif key == "cards":
+        _card_names(event, key, value)
+    elif key == "given":
+        _given(event, key, value)
+    elif key in ("land", "water", "near"):
+        _border(event, key, value)
+    elif key in ("cities", "tokens", "occurrence"):
+        _count(event, key, value)
+    else:
+        return False
+    return True

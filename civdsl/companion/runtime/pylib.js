@@ -592,6 +592,41 @@ function pyIndexOf(xs, x) {
   throw new RuleError("ValueError", pyRepr(x) + " is not in list");
 }
 
+// str.partition, str.rpartition, str.startswith, str.endswith, str.split with a separator: Python's
+function pyText(s, method) {
+  if (typeof s !== "string") throw new RuleError("AttributeError", pyRepr(s) + " has no " + method + "()");
+  return s;
+}
+function pySeparator(sep) {
+  if (typeof sep !== "string") throw new RuleError("TypeError", "must be str, not " + pyRepr(sep));
+  if (sep === "") throw new RuleError("ValueError", "empty separator");
+  return sep;
+}
+function pyPartition(s, sep) {
+  const i = pyText(s, "partition").indexOf(pySeparator(sep));
+  return i < 0 ? [s, "", ""] : [s.slice(0, i), sep, s.slice(i + sep.length)];
+}
+function pyRpartition(s, sep) {
+  const i = pyText(s, "rpartition").lastIndexOf(pySeparator(sep));
+  return i < 0 ? ["", "", s] : [s.slice(0, i), sep, s.slice(i + sep.length)];
+}
+function pyPrefixes(p) {
+  const all = Array.isArray(p) ? p : [p];
+  for (const x of all) if (typeof x !== "string") throw new RuleError("TypeError", "startswith takes text or a tuple of texts");
+  return all;
+}
+function pyStartsWith(s, p) {
+  pyText(s, "startswith");
+  return pyPrefixes(p).some((x) => s.startsWith(x));
+}
+function pyEndsWith(s, p) {
+  pyText(s, "endswith");
+  return pyPrefixes(p).some((x) => s.endsWith(x));
+}
+function pySplit(s, sep) {
+  return pyText(s, "split").split(pySeparator(sep));
+}
+
 // str.join: of texts only, as Python requires
 function pyJoin(sep, xs) {
   const parts = Array.from(pyIter(xs));
