@@ -318,3 +318,94 @@ def test_the_ledgers_modules_are_engine_modules_joined_only_where_asked():
         prefix = py2es.ENGINE_MODULES[module]
         assert f" {prefix}_" not in without and f"// {module}\n" not in without, module
         assert f"// {module}\n" in whole and (f"class {prefix}_" in whole or f"function {prefix}_" in whole), module
+
+
+# typed events: every reader of words.py, its refusals, and what a player mistypes
+_TYPED = [
+    "next", "next now", "census anna cities=3 tokens=12 ships=1", "census anna cities=3 boats=2", "census anna cities=x",
+    "census anna cities=1234567890", "census anna cities=²", "census anna cities", "census", "cencus anna",
+    "draw anna Ochre Papyri Fish", "draw anna seed=7", "draw anna seed=x", "draw anna Salt*3 Gold*0 Wax*101 *2 Iron*",
+    "buy-cards anna Gold", "buy-cards anna stack=9 seed=4", "buy-cards anna stack=9,,3 seed=4", "buy-cards anna stack=",
+    "buy-cards anna stack=9 Gold", "trade anna Ochre Salt Wax for bruno Flax Iron Tempest", "trade anna Ochre for",
+    "trade anna Ochre bruno Flax", "trade anna for bruno", "choose anna Epidemic secondary=bruno:10,eva:5",
+    "choose anna Tempest tokens=2", "choose anna land=bruno", "choose anna volcano_cities=1 coast=north",
+    "choose anna Banditry given=bruno:Hides,chloe:Salt*2", "choose anna Banditry given=bruno", "choose anna given=:Salt",
+    "choose anna Epidemic secondary=bruno,eva beneficiary=chloe", "choose anna Epidemic Flood",
+    "choose bruno Epidemic occurrence=2 cities=1 tokens=5", "choose anna cards=Ochre,Salt*2 water=eva,,bruno near=",
+    "choose anna secondary=bruno:x", "buy anna Pottery Mysticism pay Ochre*3 Salt treasury 5", "buy anna Pottery treasury",
+    "buy anna Pottery treasury 5 pay Salt", "buy anna pay", "buy anna Pottery treasury five",
+    "discard anna Ochre", "discard anna", "ast anna forward", "ast anna", "ast anna back now", "leave anna",
+    "leave anna now", "Census anna", "buy_cards anna Gold", "trade", "choose",
+]
+_TOKENS = ["anna", "bruno", "Ochre", "Salt*2", "for", "pay", "treasury", "5", "seed=3", "stack=1,2", "cities=2",
+           "tokens=x", "secondary=bruno:3", "given=bruno:Salt", "land=eva", "occurrence=1", "Epidemic", "=", "*", "",
+           "x=", "ships=0", "é✓", "forward"]
+_KINDS = ["census", "draw", "buy-cards", "trade", "choose", "buy", "discard", "ast", "leave", "next", "nxet"]
+
+
+def _typed_events() -> list[list[str]]:
+    import random
+
+    rng = random.Random(27)
+    out = [t.split() for t in _TYPED]
+    for _ in range(400):
+        out.append([rng.choice(_KINDS)] + [rng.choice(_TOKENS) for _ in range(rng.randint(0, 6))])
+    return out
+
+
+def _parsed(words: list[str]):
+    from civdsl.ledger import words as typed
+    from civdsl.ledger.refusals import Refused
+
+    try:
+        event, at = typed.parse(words)
+    except Refused as exc:
+        return {"refused": [exc.code, str(exc), exc.field, exc.choices]}
+    return _encode([event, at])
+
+
+_WORDS_DRIVER = r"""
+"use strict";
+const typed = JSON.parse(require("fs").readFileSync(0, "utf8"));
+""" + _CODEC + r"""
+process.stdout.write(JSON.stringify({
+  parsed: typed.events.map((words) => {
+    try {
+      return enc(wd_parse(words));
+    } catch (exc) {
+      if (!(exc instanceof rf_Refused)) return {crash: String(exc && exc.stack || exc)};
+      return {refused: [exc.code, pyStr(exc), exc.field, exc.choices]};
+    }
+  }),
+  split: enc(wd_split_events(typed.line)),
+  columns: enc(wd_columns(typed.line)),
+}));
+"""
+
+
+def test_a_typed_number_is_read_in_the_digits_0_to_9_only():
+    """`²` is a digit to str.isdigit but not a number int() reads: a refusal, never a crash."""
+    from civdsl.ledger import words as typed
+    from civdsl.ledger.refusals import Refused
+
+    with pytest.raises(Refused, match="`cities` needs a whole number, not `²`"):
+        typed.parse("census anna cities=²".split())
+    assert typed.parse("draw anna Salt*²".split())[0]["cards"] == ["Salt*²"]
+
+
+@needs_node
+def test_the_translated_words_read_typed_events_as_python():
+    """Every event as typed (the readers, their refusals with their messages and the word they
+    point at, random mistypings), and a `game add` line split at its separators, as Python reads them."""
+    from civdsl.ledger import words as typed
+
+    events = _typed_events()
+    line = "census anna cities=3 / next / / draw anna seed=2 /".split()
+    got = _run_node({"events": events, "line": line}, _WORDS_DRIVER)
+    assert len(got["parsed"]) == len(events)
+    for words, have in zip(events, got["parsed"]):
+        assert have == _parsed(words), " ".join(words)
+    assert got["split"] == _encode(typed.split_events(line))
+    assert got["columns"] == _encode(typed.columns(line))
+    refused = sum("refused" in p for p in got["parsed"])
+    assert 20 < refused < len(events) - 20, refused  # both verdicts are exercised

@@ -332,8 +332,18 @@ function pyFloat(x) {
 
 function pyInt(x) {
   if (typeof x === "boolean") return x ? 1 : 0;
+  if (typeof x === "string") return pyIntOfText(x);
   if (numKind(x) === 0) return x;
   return exact(Math.trunc(+(x instanceof Frac ? x.n / x.d : x)));
+}
+
+// int() of text in the digits 0-9 (Python reads other scripts' digits too: those raise here,
+// never a different number; the engines read only text they checked to be 0-9)
+function pyIntOfText(x) {
+  const m = /^[ \t\n\r\f\v]*([+-]?)([0-9]+(?:_[0-9]+)*)[ \t\n\r\f\v]*$/.exec(x);
+  if (!m) throw new RuleError("ValueError", "invalid literal for int() with base 10: " + strRepr(x));
+  const n = exact(Number(m[2].split("_").join("")));
+  return m[1] === "-" ? -n : n;
 }
 
 function pyIsInt(x) {
