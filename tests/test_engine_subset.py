@@ -249,6 +249,10 @@ class Box:
         self.a += more
         return self.a + self.b
 
+    @property
+    def both(self):
+        return (self.a, self.total())
+
 
 class Memo(dict):
     def __init__(self, step):
@@ -263,7 +267,7 @@ class Memo(dict):
 def classes(a, b):
     box = Box(a, b)
     m = Memo(b)
-    return box.total(more=3), box.a, m[a], m[a], len(m)
+    return box.total(more=3), box.a, m[a], m[a], len(m), box.both
 
 
 def comprehensions(xs):

@@ -361,6 +361,6 @@ def test_a_players_state_follows_his_changes_and_each_question_gets_its_own():
     anna.cards["Ochre"] = 2
     again = game.state(anna)
     assert again is not first and again.fact("treasury") == 5 and again.facts["commodities"] == {"Ochre": 2}
-    assert again.missing == [] and game.state(anna, volcano_cities=1).fact("volcano_cities") == 1
+    assert again.missing == [] and game.state(anna, {"volcano_cities": 1}).fact("volcano_cities") == 1
     anna.treasury -= 5
     assert game.state(anna).fact("treasury") == 0 and game.state(anna).missing == []

@@ -193,7 +193,7 @@ def add(path, words, as_json):
         try:
             event, at = event_words.parse(one)
             stamped = gamefile.stamped(game, event)
-            game.apply(stamped)
+            gamefile.apply(game, stamped)
         except Refused as r:
             col = event_words.columns(one)
             index = at.get(r.field, int(r.field[1:]) if r.field and r.field.startswith("#") else 0)
@@ -241,7 +241,7 @@ def draw(path, seed, as_json):
             continue
         event = gamefile.stamped(game, {"do": "draw", "player": p.name, "seed": seed})
         try:
-            game.apply(event)
+            gamefile.apply(game, event)
         except Refused as r:
             _fail(r.code, f"drawing for {p.name}: {r.message}", path, None, 1, notes=r.choices,
                   help="nothing was written: the game file is unchanged")

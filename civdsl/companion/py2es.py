@@ -128,6 +128,7 @@ class _Module(CallTranslation):
         self.depth = 0
         self.scopes: list[_Scope] = []
         self.temps = 0
+        self._handling: list[str] = []  # the exceptions the enclosing except clauses caught, innermost last
 
     # -- the whole module --------------------------------------------------------------------------
 
@@ -301,11 +302,14 @@ class _Module(CallTranslation):
 
     def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
         static = [ast.unparse(d) for d in fn.decorator_list] == ["staticmethod"]
-        if fn.decorator_list and not static:
-            self.refuse(fn, "a decorator other than @staticmethod")
+        getter = _is_property(fn)  # a JavaScript getter: read as an attribute, never set
+        if fn.decorator_list and not static and not getter:
+            self.refuse(fn, "a decorator other than @staticmethod or @property")
         if fn.name.startswith("__") and fn.name not in ("__init__", "__missing__"):
             self.refuse(fn, f"the special method {fn.name}")
-        name = "constructor" if fn.name == "__init__" else fn.name
+        if getter and len(fn.args.args) != 1:
+            self.refuse(fn, "a property with parameters")
+        name = "constructor" if fn.name == "__init__" else f"get {fn.name}" if getter else fn.name
         body = self._body_without_docstring(fn.body)
         # `self` is `this` (arrow functions keep it) unless a function nested in the method needs its own
         nested = any(isinstance(n, ast.FunctionDef) for n in pyscopes.own_nodes(fn.body) if n is not fn)
@@ -495,7 +499,9 @@ class _Module(CallTranslation):
             self.depth += 1
             if handler.name:
                 self.line(f"{self.js_name(handler.name)} = {caught};")
+            self._handling.append(caught)  # a bare `raise` in the handler raises it again
             self.block(handler.body)
+            self._handling.pop()
             self.depth -= 1
         self.line("} else {")
         self.line(f"  throw {caught};")
@@ -504,6 +510,9 @@ class _Module(CallTranslation):
         self.line("}")
 
     def stmt_Raise(self, node) -> None:
+        if node.exc is None and node.cause is None and self._handling:
+            self.line(f"throw {self._handling[-1]};")
+            return
         if node.cause is not None or not isinstance(node.exc, ast.Call):
             self.refuse(node, "a raise of other than an exception class with its message")
         cls = self._exception(node.exc.func)
@@ -758,7 +767,8 @@ class _Module(CallTranslation):
         if isinstance(e.value, ast.Name) and e.value.id in self.imported and not self.is_local(e.value.id):
             self.refuse(e, f"{whole} as a value")
         text = f"{self.expr(e.value)}.{self.attribute(e)}"
-        if self._method_def(e) is not None:
+        method = self._method_def(e)
+        if method is not None and not _is_property(method):
             return f"{text}.bind({self.expr(e.value)})"  # a bound method as a value
         return text
 
@@ -956,6 +966,10 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
     dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
     js = _Module(source, module, prefix, short, qualified).translate()
     return aliased(js) if short else js
+
+
+def _is_property(fn: ast.FunctionDef) -> bool:
+    return [ast.unparse(d) for d in fn.decorator_list] == ["property"]
 
 
 def _is_super_init(call) -> bool:

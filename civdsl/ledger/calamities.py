@@ -50,7 +50,7 @@ def _chosen(game: Game, name: str, victim: str, occurrence: int) -> dict:
 
 def _state(game: Game, name: str):
     """The player's state as the table keeps it: shared, since the table copies it for each question."""
-    return game.base_state(game.players[name], **game.turn_facts.get(name, {}))
+    return game.base_state(game.players[name], game.turn_facts.get(name))
 
 
 class _States(Mapping):

@@ -69,7 +69,7 @@ def final_scores(game: Game) -> list[dict]:
     leaders = sole_leaders(game)
     rows = []
     for p in game.seated():
-        answer = game.rulebook.score((), game.facts(p, sole_leader=leaders == [p.name]))
+        answer = game.rulebook.score((), game.facts(p, {"sole_leader": leaders == [p.name]}))
         rows.append({"player": p.name, "total": answer["total"], "points": answer["points"],
                      "tiebreaks": answer["tiebreaks"], "complete": answer["complete"]})
 

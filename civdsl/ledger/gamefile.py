@@ -5,15 +5,19 @@ twice from the same game is the same bytes and a refused event leaves it untouch
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import StateError
+from ..sourcemap import rules_of
+from ..startcredits import start_credits
 from .events import EVENT_FIELDS
 from .play import Refused
 from .turn import Ledger
 from .players import Player
+from .reads import Memo
 
 FORMAT = 1
 TOP_KEYS = {
@@ -290,10 +294,31 @@ def start(rulebook, setup: dict) -> Ledger:
     if not getattr(rulebook.module, "TURN", ()):
         raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
     game = Ledger(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
-                setup.get("seed") or 0)
+                  setup.get("seed") or 0, start_credits_of=_start_credits_memo(rulebook.module))
     game.setup = chosen
-    game.start()
+    with rules_of(rulebook.module):  # a rule failing in the game's bookkeeping is located at its rulebook line
+        game.start()
     return game
+
+
+def apply(game: Ledger, event: dict, keep_on_refusal: bool = True) -> None:
+    """The event applied to the game (Ledger.apply), a rule failing while it runs located at its
+    rulebook line (CIV130)."""
+    with rules_of(game.module):
+        game.apply(event, keep_on_refusal)
+
+
+# module -> the start credits of a state, kept by the facts the start-credit rule reads (in a game,
+# the player count and the scenario): a change of hand or treasury keeps them, and so does the
+# next replay of a game of the same edition
+_START_CREDITS: dict = {}
+
+
+def _start_credits_memo(module) -> Memo:
+    memo = _START_CREDITS.get(module)
+    if memo is None:
+        memo = _START_CREDITS[module] = Memo(functools.partial(start_credits, module))
+    return memo
 
 
 class ReplayError(Exception):
@@ -312,7 +337,7 @@ def replay(rulebook, gf: GameFile, upto: int | None = None) -> Ledger:
             raise ReplayError(i, gf.lines[i], Refused("CIV142", f"the event is recorded at turn {event['turn']}, "
                                                       f"step {event['step']}, but the game is at {at}"))
         try:
-            game.apply(event, keep_on_refusal=False)  # a refusal ends the replay: no copy to restore
+            apply(game, event, keep_on_refusal=False)  # a refusal ends the replay: no copy to restore
         except Refused as refusal:
             raise ReplayError(i, gf.lines[i], refusal) from None
     return game
@@ -361,7 +386,7 @@ def player_facts(path: Path, player: str, rulebook) -> dict:
         raise GameFileError(f"no player `{player}` in the game" + (f" (did you mean `{best}`?)" if best else ""))
     from .ending import sole_leaders
 
-    return game.facts(game.players[player], sole_leader=sole_leaders(game) == [player])
+    return game.facts(game.players[player], {"sole_leader": sole_leaders(game) == [player]})
 
 
 def is_game_file(path) -> bool:

@@ -26,12 +26,16 @@ class Ledger(Game):
         try:
             self._apply(event)
         except StateError as exc:
-            self.__dict__.update(saved.__dict__)
-            raise Refused(ILLEGAL, str(exc)) from None
+            self.restore(saved)
+            raise Refused(ILLEGAL, str(exc))
         except Refused:
-            self.__dict__.update(saved.__dict__)
+            self.restore(saved)
             raise
         self.events += 1
+
+    def made_like(self):
+        return Ledger(self.rulebook, {}, dict(self.options), self.ast_track, self.last_turn, self.seed, self.kept,
+                      self.start_credits_of)
 
     def _apply(self, event: dict) -> None:
         check_fields(event)
