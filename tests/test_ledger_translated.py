@@ -19,7 +19,7 @@ import pytest
 
 from civdsl.api import load
 from civdsl.companion import py2es
-from civdsl.ledger import decks, draws, gamefile
+from civdsl.ledger import decks, draws, gamefile, turn
 from companion_harness import NODE, node_available
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,6 +162,7 @@ class _Watch:
             watch.ops.append(["rng", _encode([str(seed)])])
 
         monkeypatch.setattr(decks, "deal", watched_deal)
+        monkeypatch.setattr(turn, "deal", watched_deal)  # the name the turn's flow calls
         monkeypatch.setattr(draws.Draws, "__init__", watched_init)
         for name in ("draw", "take", "give_back", "end_turn"):
             monkeypatch.setattr(decks.Stacks, name, self._method(getattr(decks.Stacks, name), name))

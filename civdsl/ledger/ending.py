@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from . import steps as turn_steps
+from ..standing import AstRowUnknown, ast_rows, epoch_index
 from .play import Game
+from .steps import all_of
 
 
 def check_end(game: Game) -> None:
     """After a step with `end_game` rules: the game ends (or its last turn is set) as they say."""
     if game.final_turn is not None and game.turn >= game.final_turn and _is_last_end_step(game):
         return _finish(game, f"the last turn ({game.final_turn}) is over", None)
-    for rule in turn_steps.all_of(game.current, "end_game"):
-        track = game.ast_track or next(iter(game.module.AST), None)
+    for rule in all_of(game.current, "end_game"):
+        track = game.track()
         if rule["track"] not in (None, track):
             continue
         if rule["turn_limit"] == "agreed" and game.last_turn is not None and game.turn >= game.last_turn:
@@ -29,24 +30,22 @@ def check_end(game: Game) -> None:
 
 
 def _is_last_end_step(game: Game) -> bool:
-    return bool(turn_steps.all_of(game.current, "end_game"))
+    return bool(all_of(game.current, "end_game"))
 
 
 def _reached(game: Game, p, track: str, reach: str) -> bool:
     """Whether the player's marker is on the last space or in the last epoch of his row (no row:
     not known, so not reached)."""
-    from .. import standing
-
     try:
-        rows = standing.ast_rows(game.module, track, p.civilization)
-    except standing.AstRowUnknown:
+        rows = ast_rows(game.module, track, p.civilization)
+    except AstRowUnknown:
         rows = []
     row = rows[0] if len(rows) == 1 else None
     if row is None:  # no row tells the epochs: the last space is the track's
         return reach == "last_space" and p.ast_position >= game.module.AST[track]["spaces"]
     if reach == "last_space":
         return p.ast_position >= row["spaces"]
-    return standing.epoch_index(row, p.ast_position) == len(game.module.AST[track]["epochs"]) - 1
+    return epoch_index(row, p.ast_position) == len(game.module.AST[track]["epochs"]) - 1
 
 
 def _finish(game: Game, why: str, line: int | None) -> None:
@@ -59,7 +58,7 @@ def _finish(game: Game, why: str, line: int | None) -> None:
 
 def sole_leaders(game: Game) -> list[str]:
     """The players in the last epoch of the track (the `sole_leader` fact is true when one is)."""
-    track = game.ast_track or next(iter(game.module.AST), None)
+    track = game.track()
     return [p.name for p in game.seated() if track and _reached(game, p, track, "last_epoch")]
 
 

@@ -1,40 +1,66 @@
 """The events players enter, one handler each, and the steps' automatic bookkeeping. A handler
 checks everything before it changes anything (turn.Ledger.apply restores the state on a refusal
-all the same), and logs each change with the rulebook line of the action behind it."""
+all the same), and logs each change with the rulebook line of the action behind it. An engine
+module (py2es): the game page applies events with this code."""
 
 from __future__ import annotations
 
-from .. import handvalue, pricing, sourcemap
+from ..diagnostics import did_you_mean
 from ..errors import StateError
-from . import steps as turn_steps
+from ..handvalue import player_block
+from ..pricing import trade_card_prices
+from ..statecheck import item_names
+from ..table.tablefile import RELATIONS
+from ..vocabulary import DERIVED_NAMES, FACTS
 from .draws import Draws
-from .play import CHOICE, ILLEGAL, Game, Refused
+from .play import Game
+from .refusals import CHOICE, ILLEGAL, Refused
 
 # each event, in the words `game show` uses for what a step expects
-EVENT_WORDS = {
-    "census": "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)",
-    "draw": "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
-            "seed=N, or `civdsl game draw` for every player)",
-    "buy-cards": "trade cards a player buys for treasury (buy-cards PLAYER CARD..., or buy-cards PLAYER stack=N,... "
-                 "seed=N to draw them from the stacks)",
-    "trade": "a trade between two players (trade PLAYER CARD... for PLAYER CARD...)",
-    "choose": "a victim's choices for a calamity (choose PLAYER CALAMITY secondary=NAME:N,... beneficiary=NAME), "
-              "or a fact it needs (choose PLAYER fact=value)",
-    "buy": "advances a player buys and the payment (buy PLAYER ADVANCE... pay CARD... treasury N)",
-    "discard": "cards a player discards (discard PLAYER CARD...)",
-    "ast": "a marker's move where the rulebook gives no row to tell it (ast PLAYER forward|stays|back)",
-}
+EVENT_WORDS = (
+    ("census", "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)"),
+    ("draw", "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
+             "seed=N, or `civdsl game draw` for every player)"),
+    ("buy-cards", "trade cards a player buys for treasury (buy-cards PLAYER CARD..., or buy-cards PLAYER "
+                  "stack=N,... seed=N to draw them from the stacks)"),
+    ("trade", "a trade between two players (trade PLAYER CARD... for PLAYER CARD...)"),
+    ("choose", "a victim's choices for a calamity (choose PLAYER CALAMITY secondary=NAME:N,... beneficiary=NAME), "
+               "or a fact it needs (choose PLAYER fact=value)"),
+    ("buy", "advances a player buys and the payment (buy PLAYER ADVANCE... pay CARD... treasury N)"),
+    ("discard", "cards a player discards (discard PLAYER CARD...)"),
+    ("ast", "a marker's move where the rulebook gives no row to tell it (ast PLAYER forward|stays|back)"),
+)
+
+
+def event_words(event: str) -> str:
+    """What the event gives, in words."""
+    for kind, words in EVENT_WORDS:
+        if kind == event:
+            return words
+    return event
 
 
 # every key an event may have and what it holds (the game file's schema says the same)
-_TEXT, _NAMES, _COUNT, _MAP, _COUNTS = "a name", "a list of names", "a whole number", "a mapping", \
-    "a list of at most 100 whole numbers"
+_TEXT = "a name"
+_NAMES = "a list of names"
+_COUNT = "a whole number"
+_MAP = "a mapping"
+_COUNTS = "a list of at most 100 whole numbers"
 _GIVEN = "a mapping of player: the cards he is given"
-EVENT_FIELDS = {"do": _TEXT, "player": _TEXT, "with": _TEXT, "calamity": _TEXT, "beneficiary": _TEXT, "move": _TEXT,
-                "cards": _NAMES, "gives": _NAMES, "gets": _NAMES, "advances": _NAMES, "pay": _NAMES,
-                "treasury": _COUNT, "cities": _COUNT, "tokens": _COUNT, "ships": _COUNT, "turn": _COUNT,
-                "step": _COUNT, "secondary": "a list of names or a mapping of name: amount", "facts": _MAP,
-                "borders": _MAP, "occurrence": _COUNT, "seed": _COUNT, "stacks": _COUNTS, "given": _GIVEN}
+_SECONDARY = "a list of names or a mapping of name: amount"
+EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", _TEXT), ("beneficiary", _TEXT),
+                ("move", _TEXT), ("cards", _NAMES), ("gives", _NAMES), ("gets", _NAMES), ("advances", _NAMES),
+                ("pay", _NAMES), ("treasury", _COUNT), ("cities", _COUNT), ("tokens", _COUNT), ("ships", _COUNT),
+                ("turn", _COUNT), ("step", _COUNT), ("secondary", _SECONDARY), ("facts", _MAP), ("borders", _MAP),
+                ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN))
+
+
+def field_kind(key: str) -> str | None:
+    """What an event's key holds, in words (None: no such key)."""
+    for k, kind in EVENT_FIELDS:
+        if k == key:
+            return kind
+    return None
 
 
 def _is_count(value) -> bool:
@@ -50,20 +76,21 @@ def _is_secondary(value) -> bool:
                                 and all(isinstance(k, str) and _is_count(v) for k, v in value.items()))
 
 
-# how each kind of field is checked
-_CHECKS = {
-    _TEXT: lambda value: isinstance(value, str),
-    _NAMES: _is_names,
-    _COUNT: _is_count,
-    _MAP: lambda value: isinstance(value, dict) and all(isinstance(k, str) for k in value),
-    _COUNTS: lambda value: isinstance(value, list) and len(value) <= 100 and all(_is_count(v) for v in value),
-    _GIVEN: lambda value: isinstance(value, dict) and all(isinstance(k, str) and _is_names(v)
-                                                          for k, v in value.items()),
-}
-
-
 def _holds_type(value, kind: str) -> bool:
-    return _CHECKS.get(kind, _is_secondary)(value)
+    """How each kind of field is checked."""
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _NAMES:
+        return _is_names(value)
+    if kind == _COUNT:
+        return _is_count(value)
+    if kind == _MAP:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    if kind == _COUNTS:
+        return isinstance(value, list) and len(value) <= 100 and all(_is_count(v) for v in value)
+    if kind == _GIVEN:
+        return isinstance(value, dict) and all(isinstance(k, str) and _is_names(v) for k, v in value.items())
+    return _is_secondary(value)
 
 
 def check_fields(event: dict) -> None:
@@ -71,7 +98,7 @@ def check_fields(event: dict) -> None:
     if not isinstance(event, dict):
         raise Refused(ILLEGAL, "an event is a mapping of its keys")
     for key, value in event.items():
-        kind = EVENT_FIELDS.get(key)
+        kind = field_kind(key)
         if kind is None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
         if value is not None and not _holds_type(value, kind):
@@ -93,11 +120,8 @@ def _whole(event: dict, key: str) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise Refused(ILLEGAL, f"`{key}` must be a whole number 0 or more, not {value!r}", field=key)
+        raise Refused(ILLEGAL, f"`{key}` must be a whole number 0 or more", field=key)
     return value
-
-
-_CARD_NAMES: dict[int, dict[str, str]] = {}  # module -> every card name, in lower case -> its own name
 
 
 def _card_names(game: Game, cards, key: str = "cards") -> list[str]:
@@ -105,20 +129,19 @@ def _card_names(game: Game, cards, key: str = "cards") -> list[str]:
     if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
         raise Refused(ILLEGAL, f"`{key}` must be a list of card names", field=key)
     module = game.module
-    by_name = _CARD_NAMES.get(id(module))
-    if by_name is None:
-        from ..statecheck import item_names
-
-        by_name = _CARD_NAMES[id(module)] = {
-            **{k.lower(): v for k, v in item_names(module, "commodity").items()},
-            **{k.lower(): v for k, v in item_names(module, "calamity").items()}}
+    by_name = game.kept.get(("card names",))
+    if by_name is None:  # every card name, in lower case -> its own name
+        by_name = {k.lower(): v for k, v in item_names(module, "commodity").items()}
+        by_name.update({k.lower(): v for k, v in item_names(module, "calamity").items()})
+        game.kept[("card names",)] = by_name
     out, unknown = [], []
     for c in cards:
         own = by_name.get(c.lower())
-        (out if own else unknown).append(own or c)
+        if own:
+            out.append(own)
+        else:
+            unknown.append(c)
     if unknown:
-        from ..diagnostics import did_you_mean
-
         best = did_you_mean(unknown[0], list(module.COMMODITIES) + list(module.CALAMITIES))
         raise Refused(ILLEGAL, f"no card `{unknown[0]}` in this edition" + (f" (did you mean `{best}`?)" if best else ""),
                       field=key)
@@ -162,7 +185,7 @@ def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | No
     gone = []
     for c in cards:
         if c in game.module.CALAMITIES:
-            i = next(i for i, (n, _) in enumerate(player.calamities) if n == c)
+            i = [n for n, _ in player.calamities].index(c)
             gone.append(player.calamities.pop(i))
         else:
             player.take_cards([c])
@@ -196,15 +219,27 @@ def census(game: Game, event: dict) -> None:
                       f"{pieces['tokens']} tokens a player has", field="tokens")
     changes = []
     for key, value in given.items():
-        if value is not None and value != getattr(p, key):
-            changes.append(f"{key} {getattr(p, key)} -> {value}")
-            setattr(p, key, value)
+        if value is not None and value != p.piece_count(key):
+            changes.append(f"{key} {p.piece_count(key)} -> {value}")
+            p.set_piece_count(key, value)
     game.note(f"{p.name}: census: {', '.join(changes) or 'no change'}", _line(game, "census"))
 
 
 # --- trade cards -----------------------------------------------------------------------------
 
-MAX_SEED = 2**63 - 1  # a seed's digits stay few whatever a game file holds
+MAX_SEED = 9_007_199_254_740_991  # a seed's digits stay few whatever a game file holds (2^53 - 1: a whole number the page reads exactly)
+
+
+def _thousands(n: int) -> str:
+    """A whole number with its thousands separated by commas."""
+    text = str(n)
+    groups = []
+    while len(text) > 3:
+        groups.append(text[len(text) - 3:])
+        text = text[:len(text) - 3]
+    groups.append(text)
+    groups.reverse()
+    return ",".join(groups)
 
 
 def draw(game: Game, event: dict) -> None:
@@ -212,7 +247,7 @@ def draw(game: Game, event: dict) -> None:
     args = game.current_actions()["draw_trade_cards"]
     seed = _whole(event, "seed")
     if seed is not None and seed > MAX_SEED:
-        raise Refused(ILLEGAL, f"a seed is a whole number up to {MAX_SEED:,}", field="seed")
+        raise Refused(ILLEGAL, f"a seed is a whole number up to {_thousands(MAX_SEED)}", field="seed")
     if seed is not None and event.get("cards") is not None:
         raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
     _once(game, "draw", p.name)
@@ -309,7 +344,7 @@ def _block(game: Game, p, cards: list[str]) -> None:
     least = game.module.TABLE_RULES.get("separate_blocks")
     if least is None or len(game.seated()) < least or game.stacks is not None:
         return  # with the stacks dealt, each block's stacks say what it holds (_from_stacks)
-    mine = handvalue.player_block(game.module, game.state(p))
+    mine = player_block(game.module, game.state(p))
     for c in cards:
         block = game.module.COMMODITIES.get(c, {}).get("block")
         if block and mine and block != mine:
@@ -326,23 +361,22 @@ def buy_cards(game: Game, event: dict) -> None:
         numbers = event.get("stacks")
         if not numbers or event.get("cards") is not None or seed > MAX_SEED:
             raise Refused(ILLEGAL, "a purchase with a seed names the stacks bought from (stack=N,...) and no cards, "
-                          f"with a seed up to {MAX_SEED:,}", field="seed")
+                          f"with a seed up to {_thousands(MAX_SEED)}", field="seed")
     else:
         cards = _card_names(game, event.get("cards"))
         numbers = [_stack(game, c) or 0 for c in cards]
     _once(game, "buy-cards", p.name)
-    with sourcemap.rules_of(game.module):
-        answer = pricing.trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
+    answer = trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="stacks" if seed else "cards")
     if seed is not None:
         cards = _bought_for(game, p, numbers, seed)
     else:
         _from_stacks(game, p, cards, "cards")
-    p.treasury -= answer["total"]
+    p.treasury = p.treasury - answer["total"]
     _receive(game, p, cards)
     _supply(game, cards)
-    how = f" (drawn from stack {', '.join(map(str, numbers))} with seed {seed})" if seed is not None else ""
+    how = f" (drawn from stack {', '.join(str(n) for n in numbers)} with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} buys {', '.join(cards) or 'nothing'} for {answer['total']} treasury (treasury {p.treasury})"
               f"{how}", _line(game, "buy_trade_cards"))
 
@@ -361,7 +395,7 @@ def _bought_for(game: Game, p, numbers: list[int], seed: int) -> list[str]:
 
 def trade(game: Game, event: dict) -> None:
     a, b = game.player(event.get("player")), game.player(event.get("with"))
-    if a is b:
+    if a.name == b.name:
         raise Refused(ILLEGAL, "a trade is between two players", field="with")
     gives, gets = _card_names(game, event.get("gives"), "gives"), _card_names(game, event.get("gets"), "gets")
     args = game.current_actions()["trade"]
@@ -379,8 +413,8 @@ def trade(game: Game, event: dict) -> None:
     moved_a, moved_b = _part_with(game, a, gives), _part_with(game, b, gets)
     _receive(game, b, [c for c in gives if c not in game.module.CALAMITIES])
     _receive(game, a, [c for c in gets if c not in game.module.CALAMITIES])
-    b.calamities += [(c, a.name) for c, _ in moved_a]
-    a.calamities += [(c, b.name) for c, _ in moved_b]
+    b.calamities.extend((c, a.name) for c, _ in moved_a)
+    a.calamities.extend((c, b.name) for c, _ in moved_b)
     game.note(f"{a.name} gives {', '.join(gives)} to {b.name} for {', '.join(gets)}", args["line"])
 
 
@@ -429,10 +463,10 @@ def buy(game: Game, event: dict) -> None:
     paid = _paid(game, p, pay, treasury, cost)
     p.take_cards(pay)
     game.discarded(p, pay)
-    p.treasury -= treasury
+    p.treasury = p.treasury - treasury
     bought = [i["advance"] for i in cost["items"]] + [a["advance"] if isinstance(a, dict) else a
                                                       for a in cost.get("acquired", [])]
-    p.advances += [a for a in bought if a not in p.advances]
+    p.advances.extend([a for a in bought if a not in p.advances])
     game.note(f"{p.name} buys {', '.join(bought)} for {cost['total']} (paid {paid}: {', '.join(pay) or 'no cards'}"
               f"{f', {treasury} treasury' if treasury else ''})", _line(game, "buy_advances"))
 
@@ -443,10 +477,15 @@ def _priced(game: Game, p, wanted: list[str]) -> dict:
     try:
         cost = game.rulebook.cost_for(game.state(p), wanted)
     except StateError as exc:  # an unknown or an already held advance
-        raise Refused(ILLEGAL, str(exc).replace("--buy: ", ""), field="advances") from None
+        raise Refused(ILLEGAL, _without_prefix(str(exc), "--buy: "), field="advances")
     if cost["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
     return cost
+
+
+def _without_prefix(text: str, prefix: str) -> str:
+    """The text without every PREFIX in it (the command line's option a message names)."""
+    return "".join(text.split(prefix))
 
 
 def _paid(game: Game, p, pay: list[str], treasury: int, cost: dict) -> int:
@@ -489,19 +528,22 @@ def choose(game: Game, event: dict) -> None:
     typed = event.get("calamity")
     name = _calamity_choice(game, p, event) if typed is not None else None
     borders = _borders(game, p, event.get("borders") or {})
-    from ..vocabulary import FACTS
-
     unknown = [k for k in facts if k not in FACTS]
     if unknown:
         raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
     game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join([f"{k.replace('_', ' ')} {v}" for k, v in facts.items()]
+    said = ", ".join([f"{_spaced(k)} {v}" for k, v in facts.items()]
                      + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
     occurrence = event.get("occurrence") or 1
     chosen = [_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()] if name else []
     nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
     game.note(f"{p.name} chooses{f' for {typed}{nth}' if name else ''}: "
               f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
+
+
+def _spaced(name: str) -> str:
+    """A fact's name in words (`volcano_cities` -> volcano cities)."""
+    return " ".join(name.split("_"))
 
 
 def _calamity_choice(game: Game, p, event: dict) -> str:
@@ -527,14 +569,14 @@ def _calamity_choice(game: Game, p, event: dict) -> str:
     if "given" in chosen:
         chosen["given"] = _given(game, p, chosen["given"])
     key = (name, p.name, occurrence)
-    game.choices[key] = {**game.choices.get(key, {}), **chosen}
+    kept = dict(game.choices.get(key, {}))
+    kept.update(chosen)
+    game.choices[key] = kept
     return name
 
 
 def _borders(game: Game, p, borders) -> dict:
     """The players bordering P this turn, by relation, kept for the table's relations."""
-    from ..table.tablefile import RELATIONS
-
     if not isinstance(borders, dict) or any(r not in RELATIONS or not isinstance(v, list) for r, v in borders.items()):
         raise Refused(ILLEGAL, f"`borders` maps a relation ({', '.join(RELATIONS)}) to the players that border "
                       f"{p.name} by it", field="borders")
@@ -552,7 +594,7 @@ def _given(game: Game, giver, given: dict) -> dict:
     out = {}
     for name, cards in given.items():
         receiver = game.player(name)
-        if receiver is giver:
+        if receiver.name == giver.name:
             raise Refused(ILLEGAL, f"{giver.name} gives cards to other players, not to himself", field="given")
         out[receiver.name] = _card_names(game, cards, "given")
     return out
@@ -585,9 +627,11 @@ def _secondary_names(given) -> list:
 def leave(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     game.leaves(p)
-    hand = [c for c, n in p.cards.items() for _ in range(n)] + [c for c, _ in p.calamities]
+    hand = [c for c, n in p.cards.items() for _ in range(n)]
+    hand.extend(c for c, _ in p.calamities)
     game.discarded(p, hand)  # his cards go back to their stacks
-    p.cards, p.calamities = {}, []
+    p.cards = {}
+    p.calamities = []
     game.note(f"{p.name} leaves the game" + (f" (his {len(hand)} trade cards go back to their stacks)"
                                                 if hand and game.stacks is not None else ""))
 
@@ -609,7 +653,7 @@ def collect_tax(game: Game, args: dict) -> None:
         due = rate * p.cities
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)
-        p.treasury += paid
+        p.treasury = p.treasury + paid
         revolting = p.cities - stock // rate if rate and paid != due else 0
         if revolting:
             revolts.append((p, revolting))
@@ -642,7 +686,7 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
         while cities:
             candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
             if not candidates:
-                victim.cities -= cities
+                victim.cities = victim.cities - cities
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
                           "(no other player has cities in stock)", args["line"])
                 break
@@ -651,24 +695,22 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
             if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
                 tied = [q.name for k, q in keyed if k == keyed[0][0]]
                 game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
-                          f"but {', '.join(tied)} tie on {', '.join(r.replace('_', ' ') for r in ranks)}: the table "
+                          f"but {', '.join(tied)} tie on {', '.join(_spaced(r) for r in ranks)}: the table "
                           "decides, enter it as a census",
                           args["line"])
                 break
             gainer = keyed[0][1]
             taken = min(cities, _cities_in_stock(game, gainer))
-            victim.cities -= taken
-            gainer.cities += taken
-            cities -= taken
+            victim.cities = victim.cities - taken
+            gainer.cities = gainer.cities + taken
+            cities = cities - taken
             values.pop(gainer.name, None)
             game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
-                      f"(the most {' then '.join(r.replace('_', ' ') for r in ranks)})", args["line"])
+                      f"(the most {' then '.join(_spaced(r) for r in ranks)})", args["line"])
 
 
 def _rank_values(game: Game, p, ranks: tuple) -> tuple:
     """The facts that rank a revolt's beneficiary, in order: the player's own, or derived from them."""
-    from ..vocabulary import DERIVED_NAMES
-
     st = game.state(p)
     values = [st.derived(name) if name in DERIVED_NAMES else st.fact(name) for name in ranks]
     return tuple(v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values)
@@ -680,8 +722,7 @@ def _cities_in_stock(game: Game, p) -> int:
 
 
 def _marker(game: Game, p) -> dict:
-    track = game.ast_track or next(iter(game.module.AST))
-    return game.marker(p, track)
+    return game.marker(p, game.track())
 
 
 def ast(game: Game, event: dict) -> None:
@@ -696,7 +737,7 @@ def ast(game: Game, event: dict) -> None:
         raise Refused(ILLEGAL, f"the rules move {p.name}'s marker themselves ({marker['move']}): nothing to enter",
                       field="move")
     game.ast_moves[p.name] = move
-    words = {"forward": "moves forward", "stays": "stays", "back": "moves back"}[move]
+    words = "stays" if move == "stays" else f"moves {move}"
     game.note(f"{p.name}: the marker {words} (entered: the rulebook gives no row to tell)", _line(game, "alter_ast"))
 
 
@@ -716,9 +757,9 @@ def alter_ast(game: Game, args: dict) -> None:
             move = game.ast_moves[p.name]
         before = p.ast_position
         if move == "forward":
-            p.ast_position += 1
+            p.ast_position = p.ast_position + 1
         elif move == "back" and p.ast_position > 0:
-            p.ast_position -= 1
+            p.ast_position = p.ast_position - 1
         went = "forward" if p.ast_position > before else "back" if p.ast_position < before else "stays"
         game.note(f"{p.name}: marker {went} {'on' if went == 'stays' else 'to'} space {p.ast_position}"
                   f"{_epoch_words(marker)}", args["line"])
@@ -730,12 +771,41 @@ def _epoch_words(marker: dict) -> str:
 
 
 def _rank(game: Game, p) -> int:
-    civ = game.module.__dict__.get("CIVILIZATIONS", {}).get(p.civilization)
+    civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
     seat = 10_000 + list(game.players).index(p.name)
     return civ["rank"] if civ and civ["rank"] is not None else seat
 
 
-AUTOMATIC_ACTIONS = {"collect_tax": collect_tax}
+# the phase actions that run by themselves when the game reaches their step
+AUTOMATIC_ACTIONS = ("collect_tax",)
 
-HANDLERS = {"census": census, "draw": draw, "buy-cards": buy_cards, "trade": trade, "discard": discard, "buy": buy,
-            "choose": choose, "ast": ast, "leave": leave}
+
+def run_automatic(game: Game, kind: str, args: dict) -> None:
+    if kind == "collect_tax":
+        collect_tax(game, args)
+
+
+# the events players enter, each with its handler (`handle`)
+EVENT_KINDS = ("census", "draw", "buy-cards", "trade", "discard", "buy", "choose", "ast", "leave")
+
+
+def handle(game: Game, kind: str, event: dict) -> None:
+    """The event applied by its handler (KIND is one of EVENT_KINDS)."""
+    if kind == "census":
+        census(game, event)
+    elif kind == "draw":
+        draw(game, event)
+    elif kind == "buy-cards":
+        buy_cards(game, event)
+    elif kind == "trade":
+        trade(game, event)
+    elif kind == "discard":
+        discard(game, event)
+    elif kind == "buy":
+        buy(game, event)
+    elif kind == "choose":
+        choose(game, event)
+    elif kind == "ast":
+        ast(game, event)
+    else:
+        leave(game, event)

@@ -31,7 +31,7 @@ TOP_KEYS = {
     "events": "the events in order, each with its turn, step and what happened",
 }
 PLAYER_KEYS = ("name", "civilization")
-EVENT_KEYS = set(EVENT_FIELDS)  # every key an event may have (events.EVENT_FIELDS)
+EVENT_KEYS = {k for k, _ in EVENT_FIELDS}  # every key an event may have (events.EVENT_FIELDS)
 MAX_PLAYERS = 64
 MAX_EVENTS = 100_000
 
@@ -411,7 +411,7 @@ def game_schema() -> dict:
                  "type": "array", "items": {"type": "string"}}}}
     secondary = {"oneOf": [kinds["a list of names"], {"type": "object", "additionalProperties": kinds["a whole number"]}]}
     event = {"type": "object", "additionalProperties": False, "required": ["turn", "step", "do"],
-             "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS.items()}}
+             "properties": {k: {**kinds.get(v, secondary), "description": v} for k, v in EVENT_FIELDS}}
     player = {"type": "object", "additionalProperties": False, "required": ["name"],
               "properties": {"name": {"type": "string", "minLength": 1, "description": "the player's name"},
                              "civilization": {"type": "string", "description": "his civilization"}}}

@@ -8,10 +8,9 @@ from __future__ import annotations
 from ..diagnostics import did_you_mean
 from ..handvalue import player_block
 from ..runtime import PlayerState
-from ..standing import _goes_back, ast_counted
-from ..standing import marker as standing_marker
+from ..standing import _goes_back, ast_counted, marker
 from ..startcredits import apply_start_credits, start_credits
-from . import steps as turn_steps
+from .steps import actions, pieces, quantity, steps
 from .players import Player
 from .refusals import CHOICE, ILLEGAL, Refused  # noqa: F401 (the verdicts, read through this module too)
 
@@ -79,7 +78,7 @@ class Game:
         self.kept = kept if kept is not None else {}
         self.start_credits_of = start_credits_of
         # each step's actions by kind, read at every event: the module's TURN never changes
-        self.step_actions = [turn_steps.actions(s) for s in turn_steps.steps(self.module)]
+        self.step_actions = [actions(s) for s in steps(self.module)]
         # the players still at the table, in seat order: every rule reads the player count, and only
         # a player leaving (Game.leaves) changes it; what every player's state reads of the game
         # (its key's part, and the pieces and game facts) is fixed until then
@@ -121,8 +120,16 @@ class Game:
         count = len(self._at_table())
         key = ("pieces", count)
         if key not in self.kept:
-            self.kept[key] = turn_steps.pieces(self.module, count)
+            self.kept[key] = pieces(self.module, count)
         return self.kept[key]
+
+    def track(self) -> str | None:
+        """The A.S.T. track the game plays: the one chosen, else the rulebook's first."""
+        if self.ast_track:
+            return self.ast_track
+        for name in self.module.AST:
+            return name
+        return None
 
     def game_facts(self) -> dict:
         out = {"players": len(self._at_table())}
@@ -209,13 +216,13 @@ class Game:
         goes_back = _goes_back(self.module, track, st, st.fact("ast_position"), backward)
         # the requirements count what held advances add (standing.ast_counted), the backward rule does not
         counted, _ = ast_counted(self.module, st)
-        return standing_marker(self.module, track, st, _EpochsOnDemand(t["epochs"], counted), backward, goes_back)
+        return marker(self.module, track, st, _EpochsOnDemand(t["epochs"], counted), backward, goes_back)
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
 
     def quantity(self, value) -> int | None:
-        return turn_steps.quantity(self.module, value, len(self._at_table()))
+        return quantity(self.module, value, len(self._at_table()))
 
     def copy(self):
         """The game as it is now, to change apart (what it keeps is shared: a key says all a

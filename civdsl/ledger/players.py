@@ -28,6 +28,22 @@ class Player:
         return Player(self.name, self.civilization, self.cities, self.tokens, self.ships, self.treasury,
                       self.ast_position, list(self.advances), dict(self.cards), list(self.calamities), self.left)
 
+    def piece_count(self, kind: str) -> int:
+        """His cities, tokens or ships on the board (a census's keys)."""
+        if kind == "cities":
+            return self.cities
+        if kind == "tokens":
+            return self.tokens
+        return self.ships
+
+    def set_piece_count(self, kind: str, count: int) -> None:
+        if kind == "cities":
+            self.cities = count
+        elif kind == "tokens":
+            self.tokens = count
+        else:
+            self.ships = count
+
     def card_count(self) -> int:
         return sum(self.cards.values())
 

@@ -2,18 +2,22 @@
 with its end-of-step actions (the hand limit, the calamity step of calamities.py, the A.S.T.) and
 the end of the game (ending.py) checked, and the next step entered with its automatic actions.
 The game's state (play.Game) knows none of these modules: they change it, and this one drives
-them, so the ledger's imports run one way."""
+them, so the ledger's imports run one way. An engine module (py2es)."""
 
 from __future__ import annotations
 
 from ..errors import StateError
-from . import decks
-from . import steps as turn_steps
 from .calamities import resolve_step
+from .decks import deal
 from .ending import check_end
-from .events import AUTOMATIC_ACTIONS, EVENT_WORDS, alter_ast, check_fields, check_hand_limits
-from .events import HANDLERS as EVENT_HANDLERS
-from .play import ILLEGAL, Game, Refused
+from .events import AUTOMATIC_ACTIONS, EVENT_KINDS, alter_ast, check_fields, check_hand_limits, event_words, handle
+from .events import run_automatic
+from .play import Game
+from .refusals import ILLEGAL, Refused
+from .steps import action_of, events_of, takes_events
+
+# every event: the players' (events.EVENT_KINDS), and `next`, which ends the step
+KINDS = EVENT_KINDS + ("next",)
 
 
 class Ledger(Game):
@@ -31,7 +35,7 @@ class Ledger(Game):
         except Refused:
             self.restore(saved)
             raise
-        self.events += 1
+        self.events = self.events + 1
 
     def made_like(self):
         return Ledger(self.rulebook, {}, dict(self.options), self.ast_track, self.last_turn, self.seed, self.kept,
@@ -40,22 +44,25 @@ class Ledger(Game):
     def _apply(self, event: dict) -> None:
         check_fields(event)
         kind = event.get("do")
-        if kind not in HANDLERS:
-            raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(HANDLERS)})", field="do")
+        if kind not in KINDS:
+            raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(KINDS)})", field="do")
         if self.ended:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
         if kind not in ("next", "leave"):
-            action = turn_steps.action_of(kind)
+            action = action_of(kind)
             if action not in self.current_actions():
                 where = [s["name"] for s, acts in zip(self.steps, self.step_actions) if action in acts]
                 raise Refused(ILLEGAL, f"step \"{self.current['name']}\" does not take `{kind}`"
                               + (f": it belongs to step \"{where[0]}\"" if where else ""), field="step")
-        HANDLERS[kind](self, event)
+        if kind == "next":
+            self.next_step()
+        else:
+            handle(self, kind, event)
 
     def start(self) -> None:
         """The trade-card stacks dealt, then the game's first step: its automatic actions run, and
         steps that take no event pass."""
-        self.stacks = decks.deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed,
+        self.stacks = deal(self.module, len(self.seated()), {self.block(p) for p in self.seated()}, self.seed,
                                  self.options)
         self._enter()
 
@@ -76,12 +83,12 @@ class Ledger(Game):
         self.done = {}
         if self.ended:
             return
-        self.step += 1
+        self.step = self.step + 1
         if self.step == len(self.steps):
             if self.stacks is not None:
                 self.stacks.end_turn()
             self.step = 0
-            self.turn += 1
+            self.turn = self.turn + 1
             self.choices = {}
             self.turn_facts = {}
             self.borders = {}
@@ -91,8 +98,10 @@ class Ledger(Game):
         while not self.ended:
             for kind, args, line in self.current["actions"]:
                 if kind in AUTOMATIC_ACTIONS:
-                    AUTOMATIC_ACTIONS[kind](self, {**args, "line": line})
-            if turn_steps.takes_events(self.current):
+                    given = dict(args)
+                    given["line"] = line
+                    run_automatic(self, kind, given)
+            if takes_events(self.current):
                 return
             self._leave()
 
@@ -102,12 +111,6 @@ class Ledger(Game):
             return ["nothing: the game is over"]
         out = []
         for kind, _, _ in self.current["actions"]:
-            out += [f"{ev}: {EVENT_WORDS[ev]}" for ev in turn_steps.events_of(kind)]
+            out.extend(f"{ev}: {event_words(ev)}" for ev in events_of(kind))
         return out + ["next: end this step"]
 
-
-def _next(game: Ledger, event: dict) -> None:
-    game.next_step()
-
-
-HANDLERS = {**EVENT_HANDLERS, "next": _next}
