@@ -1,17 +1,18 @@
 """The player state the rules read: one player's holdings, facts and rule switches, what the
 rules found missing and left undecided, and (at a table) the seat that names the others. Missing
-facts are recorded, not guessed. Generated modules get it through `runtime` (their ABI)."""
+facts are recorded, not guessed. Generated modules get it through `runtime` (their ABI); the
+page runs this module translated (companion/py2es.py), so it keeps to the engine subset."""
 
 from __future__ import annotations
 
-from . import playerfacts
+from .playerfacts import advance_vp, count_advances, derived
 from .standing import NOT_GIVEN_POSITION, epochs_possible
 from .unknown import Unknown, unknown_of
 
 
 def _max(a, b):
     """The larger of two values; unknown if either is (runtime.max_)."""
-    if a.__class__ is Unknown or b.__class__ is Unknown:
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
         return unknown_of(a, b)
     return b if b > a else a
 
@@ -19,15 +20,17 @@ def _max(a, b):
 class PlayerState:
     """Facts about one player. Missing facts are recorded, not guessed: see `missing`."""
 
-    def __init__(self, module, holds=(), facts: dict | None = None, options: dict | None = None):
+    def __init__(self, module, holds=(), facts: dict | None = None, options: dict | None = None,
+                 held_set: frozenset | None = None):
         self.module = module
         self.held = tuple(holds)
-        self.held_set = frozenset(holds)
+        # HELD_SET: a copy's, which is the set of these holdings (they never change)
+        self.held_set = frozenset(self.held) if held_set is None else held_set
         # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
-        self.options = dict(options or {})
+        self.options = {} if options is None else dict(options)
         # the amount the primary victim assigned to this secondary victim (`--assigned N`)
         self.assigned: int | None = None
-        self.facts = dict(facts or {})
+        self.facts = {} if facts is None else dict(facts)
         self.missing: list[str] = []
         self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
         # decisions a rule could not take because they depend on missing facts:
@@ -55,25 +58,28 @@ class PlayerState:
     def probe(self) -> "PlayerState":
         """A state of the same holdings and facts that records what it lacks on its own (whether
         a condition can be decided at all)."""
-        return type(self)(self.module, self.held, self.facts)
+        return type(self)(self.module, self.held, self.facts, None, self.held_set)
+
+    def _copy(self) -> "PlayerState":
+        """A state of this one's kind with its holdings (the same set), facts and options."""
+        return type(self)(self.module, self.held, self.facts, self.options, self.held_set)
 
     def for_question(self, facts: dict | None = None) -> "PlayerState":
         """A copy for one question: the same holdings, facts (and FACTS over them), options and
-        start credits, with its own record of what it lacks and leaves undecided, and no seat.
-        Built without __init__'s copies of the holdings, which never change."""
-        copy = object.__new__(type(self))
-        copy.__dict__.update(vars(self))
-        copy.facts = {**self.facts, **facts} if facts else dict(self.facts)
-        copy.options = dict(self.options)
-        copy.missing, copy.undecided, copy.assigned, copy.seat = [], [], None, None
+        start credits, with its own record of what it lacks and leaves undecided, and no seat."""
+        copy = self._copy()
+        if facts:
+            copy.facts.update(facts)
+        copy.start_credits = self.start_credits
         return copy
 
     def with_fact(self, name: str, value) -> "PlayerState":
         """A copy reading VALUE for the fact NAME; it shares what is missing and undecided with
         this state, so what its readers lack is recorded here too."""
-        copy = object.__new__(type(self))
-        copy.__dict__.update(vars(self))
-        copy.facts = {**self.facts, name: value}
+        copy = self._copy()
+        copy.facts[name] = value
+        copy.missing, copy.undecided, copy.assigned = self.missing, self.undecided, self.assigned
+        copy.start_credits, copy.seat = self.start_credits, self.seat
         return copy
 
     def _missing(self, name: str) -> Unknown:
@@ -140,9 +146,16 @@ class PlayerState:
             return self._unit_holding(city)
         if name in self.facts:
             return self.facts[name]
+        # the holdings counted from the hand of commodity cards the state gives
         hand = self.facts.get("commodities")
-        of_hand = _HAND_HOLDINGS.get(name)
-        return None if hand is None or of_hand is None else of_hand(self.module, hand)
+        if hand is None:
+            return None
+        if name == "commodity_cards":
+            return sum(hand.values())
+        if name == "commodity_face_value":
+            commodities = self.module.COMMODITIES
+            return sum(n * commodities[c]["value"] for c, n in hand.items())
+        return None
 
     def _unit_holding(self, city):
         """The unit points held: counted from tokens and cities where a calamity values a city its
@@ -157,7 +170,7 @@ class PlayerState:
     def _others_fact(self, value, who: str):
         """A value computed from another player's facts: what it lacks is missing here too, named
         by that player (`players.bob.cities_in_stock`)."""
-        if value.__class__ is Unknown:
+        if isinstance(value, Unknown):
             named = tuple(f"players.{who}.{f}" for f in value.facts)
             for f in named:
                 self._missing(f)
@@ -167,7 +180,7 @@ class PlayerState:
     def neighbours(self, by: str):
         """How many other players border this one by the relation (land, water, near)."""
         related = self._related(by)
-        return related if related.__class__ is Unknown else len(related)
+        return related if isinstance(related, Unknown) else len(related)
 
     def _related(self, relation: str):
         """The (name, state) of the players related to this one, or Unknown when the table does
@@ -180,7 +193,7 @@ class PlayerState:
     def most_among(self, value, among: str):
         """The largest value of `value` (a function of a player's state) among the related players."""
         related = self._related(among)
-        if related.__class__ is Unknown:
+        if isinstance(related, Unknown):
             return related
         best = 0
         for name, other in related:
@@ -204,7 +217,7 @@ class PlayerState:
 
     def decide(self, value, line: int, path: str, what: str) -> bool:
         """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""
-        if value.__class__ is Unknown:
+        if isinstance(value, Unknown):
             self.undecided.append((line, path, what, value.facts))
             return False
         return bool(value)
@@ -216,24 +229,14 @@ class PlayerState:
         return int(hand.get(name, 0))
 
     def advance_vp(self, name: str):
-        return playerfacts.advance_vp(self, name)
+        return advance_vp(self, name)
 
     def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
-        return playerfacts.count_advances(self, cost_at_least, cost_below, vp, group)
+        """The rules' `count_advances`: its keywords in the vocabulary's order (the page's rules
+        pass them by position)."""
+        return count_advances(self, cost_at_least, cost_below, vp, group)
 
     def derived(self, name: str):
         """A name of vocabulary.DERIVED_NAMES (playerfacts.derived)."""
-        return playerfacts.derived(self, name)
-
-
-def _hand_cards(module, hand: dict) -> int:
-    return sum(hand.values())
-
-
-def _hand_face_value(module, hand: dict) -> int:
-    return sum(n * module.COMMODITIES[c]["value"] for c, n in hand.items())
-
-
-# the holdings (vocabulary.BOUNDS) counted from the hand of commodity cards the state gives
-_HAND_HOLDINGS = {"commodity_cards": _hand_cards, "commodity_face_value": _hand_face_value}
+        return derived(self, name)
 
