@@ -73,6 +73,8 @@ REFUSED = [
     ("def f(x):\n    try:\n        return x\n    finally:\n        pass\n", 2, "try ... else or finally"),
     ("def f(x):\n    try:\n        return x\n    except:\n        return 0\n", 4, "an except of other than one"),
     ("def f(x):\n    raise KeyError\n", 2, "a raise of other than an exception class with its message"),
+    ("class A:\n    @property\n    def m(self, x):\n        return x\n", 3, "a decorator other than @staticmethod"),
+    ("def f(x):\n    return type(x)(1, k=2)\n", 2, "keywords in a call of type(x)"),
     ("class E(Exception):\n    def m(self):\n        return 1\n", 1, "an exception class with a body"),
     ("X = (1, [2])\n", 1, "module-level Assign"),
     ("def f(*xs):\n    return xs\n", 1, "*args or **kwargs"),
@@ -378,6 +380,40 @@ def exceptions(xs):
         getattr(box, "c", 7)
 
 
+def _band(x, d):
+    if x > 3:
+        raise ValueError(f"no band of the table covers {x}")
+    return x // d
+
+
+def builtin_exceptions(xs, d):
+    out = []
+    for x in xs:
+        try:
+            out.append(_band(x, d))
+        except ValueError as exc:  # a ZeroDivisionError passes through, in both
+            out.append(str(exc))
+    return out
+
+
+class Shape:
+    def __init__(self, a, b=()):
+        self.a = a
+        self.b = tuple(b)
+
+    @property
+    def size(self) -> int:
+        return len(self.b) + self.a
+
+    def grown(self, n):
+        return type(self)(self.a + n, self.b)
+
+
+def properties(a, xs):
+    s = Shape(a, xs).grown(2)
+    return s.size, s.a, s.b, Shape(a).size, Shape(a).b
+
+
 def texts(xs):
     return ", ".join(str(x) for x in xs), "".join([]), [ord(c) for c in "".join(str(x) for x in xs) + "é✓"]
 
@@ -438,7 +474,8 @@ def _arguments(name: str, rng: random.Random) -> list:
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
-        "floats": [a % 50, b % 50], "aliases": [small, a], "exceptions": [small], "texts": [small], "texts_only": [small],
+        "floats": [a % 50, b % 50], "aliases": [small, a], "exceptions": [small], "builtin_exceptions": [small, rng.randint(0, 2)],
+        "properties": [a % 100, small], "texts": [small], "texts_only": [small],
         "text_methods": [["".join(rng.choice("ab=*:,12") for _ in range(rng.randint(0, 7))) for _ in range(6)]],
     }[name]
 
