@@ -423,6 +423,15 @@ def text_methods(ws):
     for w in ws:
         out.append([w.partition("="), w.rpartition("*"), w.partition(":="), w.split(","), w.startswith("a"),
                     w.startswith(("b=", "=")), w.endswith("*"), w.endswith(("1", "2"))])
+    xs = list(ws)
+    popped = [xs.pop(), xs.pop(0), xs.pop(-2)] if len(xs) > 2 else []
+    d = {w: i for i, w in enumerate(ws)}
+    popped.extend([d.pop(ws[0]), d.pop("never", 5), len(d)])
+    s = set(ws)
+    d.clear()
+    s.clear()
+    xs.clear()
+    out.append([popped, len(d), len(s), xs, [w.lower() for w in ws + ["ÀB", "ΟΔΟΣ"]]])
     # a name bound twice in one target keeps its last value
     return out, [(a, _) for a, _, _ in [w.partition("=") for w in ws]], any(_ == "=" for _, _, x in [("", "=", 1)])
 

@@ -34,13 +34,15 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
                   "civdsl.ledger.players": "lp", "civdsl.playerstate": "pst", "civdsl.startcredits": "scr",
-                  "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd"}
+                  "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
+                  "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
 LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
-                            "civdsl.ledger.words"})
+                            "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
+                            "civdsl.ledger.events"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -51,6 +53,14 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
               "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"}}
+# Names of the language's vocabulary an engine module may import as data: the names each declares
+# (a mapping's keys, a tuple's items), written into the engines' part of the script as constants
+# by `engine_source`, with each text an escaped literal. The game ledger reads them (which facts a
+# player may give, which are derived, which relations a border has).
+HOST_DATA = {"civdsl.vocabulary": {"FACTS": "VOCABULARY_FACTS", "DERIVED_NAMES": "VOCABULARY_DERIVED_NAMES"},
+             "civdsl.table.tablefile": {"RELATIONS": "TABLE_RELATIONS"}}
+for _module, _names in HOST_DATA.items():
+    HOST_NAMES.setdefault(_module, {}).update(_names)
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 # Python's exceptions an engine may catch: the runtime raises each as a RuleError of that kind (a
@@ -1069,6 +1079,8 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
     short local names and helper aliases (the page's copy; Node and the tests read the long one);
     without LEDGER: without the game ledger's modules (LEDGER_MODULES)."""
     parts = [GENERATED_MARK] + ([HELPER_ALIASES] if short else [])
+    if ledger:
+        parts.append(host_data_source())
     for name, prefix in ENGINE_MODULES.items():
         if not ledger and name in LEDGER_MODULES:
             continue
@@ -1076,3 +1088,16 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
         parts.append(f"// {name}")
         parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
     return "\n".join(parts)
+
+
+def host_data_source() -> str:
+    """The constants of HOST_DATA: each a tuple (an array) of the names the vocabulary declares,
+    in its order, or a set of them where it declares a mapping (the engines test membership)."""
+    out = []
+    for module, names in HOST_DATA.items():
+        values = importlib.import_module(module)
+        for name, js in names.items():
+            value = getattr(values, name)
+            items = ", ".join(js_string(str(v)) for v in value)
+            out.append(f"const {js} = pySetOf([{items}]);" if isinstance(value, dict) else f"const {js} = [{items}];")
+    return "\n".join(out)

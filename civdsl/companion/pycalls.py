@@ -39,6 +39,10 @@ _DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "
 NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 # methods of str with one argument (where no class of the module defines one of that name): one
 # helper each, which refuses a receiver that is not text as Python would
+# methods a list, dict, set or text has under one name (where no class of the module defines one of
+# that name): one helper each, which does what Python does for the receiver's type: its helper
+# and the most arguments it takes
+_ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower", 0)}
 _STR_METHODS = {"partition": "pyPartition", "rpartition": "pyRpartition", "startswith": "pyStartsWith",
                 "endswith": "pyEndsWith", "split": "pySplit"}
 
@@ -260,6 +264,10 @@ class CallTranslation:
             return f"pyIndexOf({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m in _STR_METHODS and len(e.args) == 1 and not e.keywords and not self._defines_method(m):
             return f"{_STR_METHODS[m]}({self.expr(e.func.value)}, {self._arg(e.args[0])})"
+        if m in _ANY_METHODS and not e.keywords and len(e.args) <= _ANY_METHODS[m][1] \
+                and not self._defines_method(m):
+            args = "".join(f", {self._arg(a)}" for a in e.args)
+            return f"{_ANY_METHODS[m][0]}({self.expr(e.func.value)}{args})"
         return None
 
     def _only_method(self, e: ast.Call, m: str) -> ast.FunctionDef:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..diagnostics import did_you_mean
 from ..handvalue import player_block
-from ..runtime import PlayerState
+from ..playerstate import PlayerState
 from ..standing import _goes_back, ast_counted, marker
 from ..startcredits import apply_start_credits, start_credits
 from .steps import actions, pieces, quantity, steps

@@ -637,6 +637,42 @@ function pySplit(s, sep) {
   return pyText(s, "split").split(pySeparator(sep));
 }
 
+// list.pop([i]), dict.pop(key[, default]), set.pop() (refused: which member goes is Python's hash order)
+function pyPop(x, ...args) {
+  if (Array.isArray(x)) {
+    if (args.length > 1) throw new RuleError("TypeError", "pop expected at most 1 argument");
+    if (!x.length) throw new RuleError("IndexError", "pop from empty list");
+    let i = args.length ? args[0] : -1;
+    if (typeof i !== "number") throw new RuleError("TypeError", "list indices must be integers");
+    if (i < 0) i += x.length;
+    if (i < 0 || i >= x.length) throw new RuleError("IndexError", "pop index out of range");
+    return x.splice(i, 1)[0];
+  }
+  if (x instanceof PyDict) {
+    if (!args.length) throw new RuleError("TypeError", "pop expected at least 1 argument");
+    if (!x.has(args[0])) {
+      if (args.length > 1) return args[1];
+      throw new RuleError("KeyError", pyRepr(args[0]));
+    }
+    const value = x.getItem(args[0]);
+    x.delItem(args[0]);
+    return value;
+  }
+  throw new RuleError("TypeError", "an engine popped from " + pyRepr(x) + " (a list or a dict only)");
+}
+// list.clear(), dict.clear(), set.clear()
+function pyClear(x) {
+  if (Array.isArray(x)) x.length = 0;
+  else if (x instanceof PyDict) for (const key of x.keys()) x.delItem(key);
+  else if (x instanceof PySet) for (const member of x.members()) x.discard(member);
+  else throw new RuleError("AttributeError", pyRepr(x) + " has no clear()");
+  return null;
+}
+// str.lower(): Unicode's full lower-case mapping, as Python's (a final sigma too)
+function pyLower(s) {
+  return pyText(s, "lower").toLowerCase();
+}
+
 // str.join: of texts only, as Python requires
 function pyJoin(sep, xs) {
   const parts = Array.from(pyIter(xs));
