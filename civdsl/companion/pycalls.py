@@ -117,8 +117,7 @@ class CallTranslation:
 
     def _module_call(self, e: ast.Call, f: str) -> str:
         if f in self.classes:
-            init = next((m for m in self.classes[f].body if isinstance(m, ast.FunctionDef) and m.name == "__init__"),
-                        None)
+            init = self.init_of(self.classes[f])
             sig = _Signature.of(init, True) if init else _Signature([], set())
             return f"new {self.global_name(f)}({self._ordered(e, sig)})"
         return f"{self.global_name(f)}({self._ordered(e, _Signature.of(self.functions[f], False))})"

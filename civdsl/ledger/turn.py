@@ -16,8 +16,11 @@ from .play import Game
 from .refusals import ILLEGAL, Refused
 from .steps import action_of, events_of, takes_events
 
-# every event: the players' (events.EVENT_KINDS), and `next`, which ends the step
-KINDS = EVENT_KINDS + ("next",)
+
+
+def kinds() -> tuple:
+    """Every event: the players' (events.EVENT_KINDS), and `next`, which ends the step."""
+    return EVENT_KINDS + ("next",)
 
 
 class Ledger(Game):
@@ -44,8 +47,8 @@ class Ledger(Game):
     def _apply(self, event: dict) -> None:
         check_fields(event)
         kind = event.get("do")
-        if kind not in KINDS:
-            raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(KINDS)})", field="do")
+        if kind not in kinds():
+            raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(kinds())})", field="do")
         if self.ended:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
         if kind not in ("next", "leave"):
