@@ -410,3 +410,161 @@ def test_the_translated_words_read_typed_events_as_python():
     assert got["columns"] == _encode(typed.columns(line))
     refused = sum("refused" in p for p in got["parsed"])
     assert 20 < refused < len(events) - 20, refused  # both verdicts are exercised
+
+
+# --- whole games: the translated turn's flow, event by event ------------------------------------
+#
+# The recorded games replay in Node with the ledger's translated modules (turn, events, play, ...)
+# on the edition's page engine, and after every event the game is Python's: each player's data,
+# the log in words, the turn and step, what the step expects; a refused event is refused with the
+# same code, message and choices. What the page does not run yet is the driver's to refuse (the
+# calamity step, the prices and hand values of a purchase, the final score: `NotInPage`); Python
+# says at which event its replay first needs one of them, and the comparison runs up to there.
+
+_NOT_IN_PAGE = ("the calamity step", "the price of advances", "the value of a hand", "the final score")
+
+_GAME_DRIVER = r"""
+const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
+""" + _CODEC + r"""
+class NotInPage extends Error {}
+function ledgerCalamityStep(game, args) { throw new NotInPage("the calamity step"); }
+function ledgerModule() {
+  const m = Object.assign({}, engineModule());
+  m.TRADE_DECKS = LEDGER_TRADE_DECKS;
+  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
+    m[name] = MODEL[name] === undefined ? pyFromPlain(name === "TABLES" || name === "TABLE_RULES" ? {} : [])
+      : pyFromPlain(MODEL[name]);
+  }
+  return m;
+}
+const ledgerRulebook = {module: ledgerModule(),
+  cost_for() { throw new NotInPage("the price of advances"); },
+  hand_for() { throw new NotInPage("the value of a hand"); },
+  score() { throw new NotInPage("the final score"); }};
+function gameSnapshot(g) {
+  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
+              g.log.map((e) => e.to_data()), g.expects()]);
+}
+const ledgerOut = (() => {
+  const s = dec(ledgerInput.setup);
+  const players = new PyDict();
+  for (const [name, civ] of s.getItem("players")) players.setItem(name, new lp_Player(name, civ));
+  const g = new lt_Ledger(ledgerRulebook, players, s.getItem("options"), s.getItem("ast_track"),
+                          s.getItem("last_turn"), s.getItem("seed"));
+  g.setup = s.getItem("setup");
+  const out = [];
+  try {
+    g.start();
+  } catch (exc) {
+    return [{crash: String(exc && exc.stack || exc)}];
+  }
+  out.push(gameSnapshot(g));
+  for (const event of dec(ledgerInput.events)) {
+    try {
+      g.apply(event);
+      out.push(gameSnapshot(g));
+    } catch (exc) {
+      if (exc instanceof NotInPage) {
+        out.push({not_in_page: exc.message});
+        break;
+      }
+      if (exc instanceof rf_Refused) {
+        out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
+        continue;
+      }
+      out.push({crash: String(exc && exc.stack || exc)});
+      break;
+    }
+  }
+  return out;
+})();
+process.stdout.write(JSON.stringify(ledgerOut));
+"""
+
+
+def _game_snapshot(game) -> list:
+    return _encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()],
+                    [e.to_data() for e in game.log], game.expects()])
+
+
+class _NotInPage(Exception):
+    pass
+
+
+def _events(path: Path) -> list:
+    """The recorded game's events with the refused ones tried first (a refusal changes nothing)."""
+    return _REFUSED + list(gamefile.read(path).events)
+
+
+def _python_game(path: Path, monkeypatch) -> tuple[dict, list]:
+    """The game's set-up as the driver reads it, and Python's answer after its start and after
+    each event, up to the first that needs what the page does not run (`not_in_page`)."""
+    from civdsl.ledger import refusals
+
+    gf = gamefile.read(path)
+    rb = load(gf.setup["edition"])
+    game = gamefile.start(rb, gf.setup)
+    setup = {"players": [[p["name"], p.get("civilization")] for p in gf.setup["players"]],
+             "options": dict(gf.setup.get("options") or {}), "ast_track": gf.setup.get("ast_track"),
+             "last_turn": gf.setup.get("last_turn"), "seed": gf.setup.get("seed") or 0, "setup": game.setup}
+    needs = []
+    with monkeypatch.context() as m:
+        m.setattr(turn, "resolve_step", lambda *a: needs.append(_NOT_IN_PAGE[0]))
+        for name, what in (("cost_for", 1), ("hand_for", 2), ("score", 3)):
+            m.setattr(type(rb), name, lambda *a, _w=what: needs.append(_NOT_IN_PAGE[_w]))
+        answers = [_game_snapshot(game)]
+        for event in _events(path):
+            try:
+                game.apply(event)
+            except refusals.Refused as r:
+                if needs:
+                    answers.append({"not_in_page": needs[0]})
+                    break
+                answers.append({"refused": [r.code, str(r), r.field, r.choices]})
+                continue
+            except Exception:  # a stand-in's None read as an answer: the page stops there too
+                if not needs:
+                    raise
+            if needs:
+                answers.append({"not_in_page": needs[0]})
+                break
+            answers.append(_game_snapshot(game))
+    return _encode(setup), answers
+
+
+def _js_game(edition: str, setup, events: list) -> list:
+    from civdsl.companion.jsgen import engine_parts
+    from companion_harness import checked_edition
+
+    module = load(edition).module
+    parts = engine_parts(checked_edition(edition), module, ledger=True)
+    script = "\n".join(parts[:-1] + [_GAME_DRIVER, parts[-1]])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "game.js"
+        path.write_text(script, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps({"setup": setup, "events": _encode(events)}),
+                              capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+# events the recorded games do not hold, refused whatever the state: tried after the game's start
+_REFUSED = [{"do": "census", "player": "nobody", "cities": 1}, {"do": "census", "player": "anna"},
+                   {"do": "census", "player": "anna", "cities": 10 ** 6}, {"do": "trade", "player": "anna"},
+                   {"do": "fly"}, {"do": "draw", "player": "anna", "cards": ["Unobtainium"]},
+                   {"do": "census", "cities": "three"}, {"do": "census", "colour": "red"}]
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkeypatch):
+    setup, want = _python_game(path, monkeypatch)
+    gf = gamefile.read(path)
+    have = _js_game(gf.setup["edition"], setup, _events(path))
+    assert "crash" not in have[-1], have[-1]["crash"]
+    for i, (a, b) in enumerate(zip(want, have)):
+        assert b == a, f"{path.name}: after event {i} (0: the start) the page's game differs"
+    assert len(have) == len(want)
+    applied = [a for a in want if isinstance(a, list)]
+    assert len(applied) >= 20 and sum("refused" in a for a in want if isinstance(a, dict)) >= len(_REFUSED)
+    print(f"{path.stem}: {len(applied) - 1} of {len(gf.events)} events applied alike, then {want[-1]}")

@@ -114,6 +114,22 @@ def _row(record: dict, fields: list) -> list:
     return [record[f] if isinstance(f, str) else _row(record[f[0]], f[1]) for f in fields]
 
 
+def js_value(value) -> str:
+    """A compiled module's constant as the engines' values: a dict a PyDict of any keys, a tuple or
+    list an array, text an escaped literal, a whole number within 2^53; anything else is refused."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int) and abs(value) < 2 ** 53:
+        return str(value)
+    if isinstance(value, str):
+        return js_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(js_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "pyDict([" + ", ".join(f"[{js_value(k)}, {js_value(v)}]" for k, v in value.items()) + "])"
+    raise CodegenError("CIV043", f"a value the ledger's data cannot hold: {type(value).__name__}")
+
+
 def js_model(data: dict) -> str:
     """MODEL (`model_data`'s mapping) as a JavaScript expression that builds it, its tables of
     records as rows (see MODEL_ROWS_JS)."""
@@ -749,28 +765,30 @@ def _runtime_file(name: str) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def engine_script(ed: Edition, module) -> str:
+def engine_script(ed: Edition, module, ledger: bool = False) -> str:
     """The edition's engine: one self-contained ES2017 program that sets `globalThis.civdsl`
     (see docs/companion.md). `ed` is the checked edition and `module` the module compiled from it
     (`codegen.generate_module`), both handed down by the build: the engine is never compiled from
-    anything but what its caller compiled."""
-    return checked_engine("\n".join(engine_parts(ed, module)) + "\n")
+    anything but what its caller compiled. LEDGER: with the game ledger's modules."""
+    return checked_engine("\n".join(engine_parts(ed, module, ledger=ledger)) + "\n")
 
 
-def engine_parts(ed: Edition, module, short_names: bool = False) -> list[str]:
+def engine_parts(ed: Edition, module, short_names: bool = False, ledger: bool = False) -> list[str]:
     """The engine's text in the parts it is joined from (with line breaks): the runtime files,
     the same in every page, and this edition's data and rules (page.py minifies the runtime
-    files once per process)."""
+    files once per process); with LEDGER, the game ledger's modules too (LEDGER_MODULES)."""
     parts = ["(function () {", '"use strict";']
     for name in RUNTIME_BEFORE:
         text = _runtime_file(name)
         if text is not None:
             parts.append(f"// ---- runtime/{name}")
             parts.append(text)
-    parts.append(engine_source(short_names, ledger=False))  # the page keeps no games yet
+    parts.append(engine_source(short_names, ledger=ledger))  # the companion page keeps no games
     parts.append("// ---- the data of this edition (the compiled module's constants)")
     parts.append(MODEL_ROWS_JS)
     parts.append(f"const MODEL = {js_model(model_data(module))};")
+    if ledger:  # the trade decks (their stacks are keyed by number, which MODEL's JSON cannot hold)
+        parts.append(f"const LEDGER_TRADE_DECKS = {js_value(getattr(module, 'TRADE_DECKS', ()))};")
     # the page's copy calls the engines' commonest helpers by their aliases, as the engines do
     parts.append(aliased(rules_source(ed)) if short_names else rules_source(ed))
     for name in RUNTIME_AFTER:

@@ -194,7 +194,7 @@ def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | No
 
 def _supply(game: Game, cards: list[str]) -> None:
     """No more cards of a commodity in hands than the game has (its `count`, where declared)."""
-    for c in set(cards):
+    for c in sorted(set(cards)):  # the first over its count named the same in every run
         count = game.module.COMMODITIES.get(c, {}).get("count")
         if count:
             held = sum(p.cards.get(c, 0) for p in game.players.values())

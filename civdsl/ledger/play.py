@@ -10,7 +10,8 @@ from ..handvalue import player_block
 from ..playerstate import PlayerState
 from ..standing import _goes_back, ast_counted, marker
 from ..startcredits import apply_start_credits, start_credits
-from .steps import actions, pieces, quantity, steps
+from .quantities import pieces, quantity
+from .steps import actions, steps
 from .players import Player
 from .refusals import CHOICE, ILLEGAL, Refused  # noqa: F401 (the verdicts, read through this module too)
 
