@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import sourcemap
+from ..calamity_answer import effect_dict
 from ..table.tablefile import Table
 from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
 from ..vocabulary import TRANSFER_KINDS
@@ -185,7 +186,7 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]
         suffered[(r.calamity, name)] = occurrence
         gains = r.beneficiary.name if r.beneficiary is not None and r.beneficiary.name in game.players else None
         lost = []
-        for e in res.to_dict()["effects"]:
+        for e in [effect_dict(r.kind, r.args) for r in res.effects]:  # the answer's effects, without its trace
             recipient = _recipient(e, trader, gains)
             lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
             changed.update(n for n in (name, recipient) if n is not None)
