@@ -58,8 +58,7 @@ class Stacks:
             if layer:
                 names = sorted(layer)
                 card = rng.weighted(names, [layer[n] for n in names])
-                _remove(layer, card)
-                self._taken(block, number, card)
+                self._take_from(block, number, layer, card)
                 return card
         return None
 
@@ -67,12 +66,16 @@ class Stacks:
         """A card the player says he drew: taken from the highest layer that holds it."""
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer.get(card):
-                _remove(layer, card)
-                self._taken(block, number, card)
+                self._take_from(block, number, layer, card)
                 return True
         return False
 
-    def _taken(self, block: str | None, number: int, card: str) -> None:
+    def _take_from(self, block: str | None, number: int, layer: dict, card: str) -> None:
+        """The card leaves the layer; a layer emptied leaves its stack (every draw walks the
+        stack from the top, and a game's stacks would otherwise keep a layer per turn)."""
+        _remove(layer, card)
+        if not layer:
+            self.layers[block][number] = [x for x in self.layers[block][number] if x]
         held = self._held.get((block, number))
         if held is not None:
             _remove(held, card)
