@@ -29,13 +29,14 @@ SIMPLE_FACTS = ("treasury", "ships", "tokens", "ast_position")
 def striking(game: Game, args: dict) -> list[dict]:
     out = []
     for p in game.seated():
+        held: dict[str, int] = {}  # how many of each name he holds so far: its occurrence
         for name, trader in p.calamities:
             cal = game.module.CALAMITIES[name]
             if args["drawn_tradable"] == "keep" and trader is None and cal["class"] == "major tradable":
                 continue
-            before = sum(c["calamity"] == name and c["victim"] == p.name for c in out)
+            held[name] = held.get(name, 0) + 1
             out.append({"index": len(out), "calamity": name, "victim": p.name, "traded_by": trader,
-                        **_chosen(game, name, p.name, before + 1)})
+                        **_chosen(game, name, p.name, held[name])})
     return out
 
 
