@@ -38,9 +38,10 @@ def off_block(module, name: str, state: PlayerState | None):
     which). Only a block some civilization belongs to is a trade block: a commodity of another
     block (shared) is native everywhere."""
     ob = getattr(module, "OFF_BLOCK", None)
+    if ob is None or state is None:  # asked of every set of every hand: the blocks only where they count
+        return False
     block = commodity_block(module, name, state)
-    blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
-    if ob is None or state is None or block not in blocks:
+    if not any(c["block"] == block for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]):
         return False
     applies = _off_block_applies(ob, state)
     if not applies:
@@ -97,6 +98,8 @@ def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> N
     Trade Routes) and complete one incomplete set with a card of at least the same face value
     (`substitute_card`, Mega Civilization's Trade Empire)."""
     for name in state.held:
+        if not module.ADVANCES[name]["abilities"]:
+            continue  # most advances carry none, and every payment values a hand
         for args in ability(module, name, "card_treasury"):
             for row in sets:
                 row["treasury"] = args["rate"] * row["face"] * row["cards"]

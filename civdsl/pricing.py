@@ -139,7 +139,8 @@ def _most_taken(module, priced: list, holds: list, buys: list) -> int:
 
 def _treasury_value(module, holds: list) -> int:
     """What one treasury token pays toward advances: 1, or more by a held `treasury_value` ability."""
-    return max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
+    return max([a["value"] for h in holds if module.ADVANCES[h]["abilities"]
+                for a in ability(module, h, "treasury_value")] or [1])
 
 
 def _price_row(name: str, adv: dict, credits: list[tuple]) -> list:
@@ -214,7 +215,8 @@ def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[
 
 def _acquired_automatically(module, rows: list[list], sources: list) -> None:
     """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
-    acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
+    acquirers = [(source, args) for source in sources if module.ADVANCES[source]["abilities"]
+                 for args in ability(module, source, "acquire_all")]
     for row in rows:
         adv = module.ADVANCES[row[_ADVANCE]]
         for source, args in acquirers:
