@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from civdsl.api import load
 from civdsl.companion import py2es
 from civdsl.ledger import decks, draws, gamefile, turn
 from companion_harness import NODE, node_available
+from ledger_harness import CODEC, REFUSED, encode, game_events, js_game, python_game
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
@@ -29,53 +29,11 @@ LEDGER_MODULES = tuple(m for m in py2es.ENGINE_MODULES if m in py2es.LEDGER_MODU
 needs_node = pytest.mark.skipif(not node_available(), reason="node is not installed")
 
 
-def _encode(v):
-    """A Python value as tagged JSON, read back by the driver's `dec` into the page's values."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, int):
-        return {"int": str(v)}
-    if isinstance(v, Fraction):
-        return {"frac": [str(v.numerator), str(v.denominator)]}
-    if isinstance(v, float):
-        return {"float": repr(v)}
-    if isinstance(v, (list, tuple)):
-        return [_encode(x) for x in v]
-    if isinstance(v, dict):
-        return {"dict": [[_encode(k), _encode(x)] for k, x in v.items()]}
-    if isinstance(v, (set, frozenset)):
-        return {"set": sorted((_encode(x) for x in v), key=json.dumps)}
-    raise TypeError(type(v))
-
-
-# the drivers' reading of `_encode`'s tagged JSON into the page's values, and back
-_CODEC = r"""
-function dec(v) {
-  if (Array.isArray(v)) return v.map(dec);
-  if (v !== null && typeof v === "object") {
-    if ("int" in v) return Number(v.int);
-    if ("frac" in v) return pyFraction(Number(v.frac[0]), Number(v.frac[1]));
-    if ("float" in v) return pyFloat(Number(v.float));
-    if ("dict" in v) return pyDict(v.dict.map(([k, x]) => [dec(k), dec(x)]));
-    if ("set" in v) return pySetOf(v.set.map(dec));
-  }
-  return v;
-}
-function enc(v) {
-  if (v === null || v === undefined) return null;
-  if (typeof v === "boolean" || typeof v === "string") return v;
-  if (typeof v === "number") return {int: String(v)};
-  if (Array.isArray(v)) return v.map(enc);
-  if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
-  return {unknown: String(v)};
-}
-"""
-
 _DRIVER = r"""
 "use strict";
 const fs = require("fs");
 const games = JSON.parse(fs.readFileSync(0, "utf8"));
-""" + _CODEC + r"""
+""" + CODEC + r"""
 function snapshot(stacks) {
   return enc([stacks.layers, stacks.pending, stacks.to_data()]);
 }
@@ -134,7 +92,7 @@ def _run_node(payload, driver: str = _DRIVER) -> list:
 
 
 def _snapshot(stacks) -> list:
-    return _encode([stacks.layers, stacks.pending, stacks.to_data()])
+    return encode([stacks.layers, stacks.pending, stacks.to_data()])
 
 
 class _Watch:
@@ -151,7 +109,7 @@ class _Watch:
 
         def watched_deal(module, players, blocks, seed, options=None):
             watch.stacks = deal(module, players, blocks, seed, options)
-            watch.ops.append(["deal", _encode([players, set(blocks), seed, options])])
+            watch.ops.append(["deal", encode([players, set(blocks), seed, options])])
             watch.answers.append(None if watch.stacks is None else _snapshot(watch.stacks))
             return watch.stacks
 
@@ -159,7 +117,7 @@ class _Watch:
             init(rng, seed)
             watch.rngs[id(rng)] = len(watch.kept)
             watch.kept.append(rng)
-            watch.ops.append(["rng", _encode([str(seed)])])
+            watch.ops.append(["rng", encode([str(seed)])])
 
         monkeypatch.setattr(decks, "deal", watched_deal)
         monkeypatch.setattr(turn, "deal", watched_deal)  # the name the turn's flow calls
@@ -175,10 +133,10 @@ class _Watch:
             if stacks is not watch.stacks:
                 return answer  # a copy's (a refused event's): not the game's stacks
             if name == "draw":
-                watch.ops.append(["draw", _encode([args[0], args[1], watch.rngs[id(args[2])]])])
+                watch.ops.append(["draw", encode([args[0], args[1], watch.rngs[id(args[2])]])])
             else:
-                watch.ops.append([name, _encode(list(args))])
-            watch.answers.append(_snapshot(stacks) if name == "end_turn" else _encode(answer))
+                watch.ops.append([name, encode(list(args))])
+            watch.answers.append(_snapshot(stacks) if name == "end_turn" else encode(answer))
             return answer
         return watched
 
@@ -208,7 +166,7 @@ def test_the_translated_stacks_replay_every_recorded_game_as_python(monkeypatch)
             rb = load(gf.setup["edition"])
             game = gamefile.replay(rb, gf)
         assert [op[0] for op in watch.ops].count("deal") == 1, path.name
-        payload.append({"module": _encode(_module_data(rb.module)), "ops": watch.ops})
+        payload.append({"module": encode(_module_data(rb.module)), "ops": watch.ops})
         expected.append(watch.answers + [None if game.stacks is None else _snapshot(game.stacks)])
     got = _run_node(payload)
     for path, want, have in zip(GAMES, expected, got):
@@ -266,7 +224,7 @@ def test_a_draw_is_uniform_and_refuses_nothing_to_draw_from():
 _PLAYERS_DRIVER = r"""
 "use strict";
 const games = JSON.parse(require("fs").readFileSync(0, "utf8"));
-""" + _CODEC + r"""
+""" + CODEC + r"""
 process.stdout.write(JSON.stringify(games.map((g) => {
   const [pieces, facts] = [dec(g.pieces), dec(g.game)];
   return g.players.map((args) => {
@@ -296,15 +254,15 @@ def test_the_translated_players_read_every_recorded_games_players_as_python():
         gf = gamefile.read(path)
         game = gamefile.replay(load(gf.setup["edition"]), gf)
         pieces, facts = game.pieces, game.game_facts()
-        payload.append({"pieces": _encode(pieces), "game": _encode(facts),
-                        "players": [_encode(_player_args(p)) for p in game.players.values()]})
+        payload.append({"pieces": encode(pieces), "game": encode(facts),
+                        "players": [encode(_player_args(p)) for p in game.players.values()]})
         rows = []
         for p in game.players.values():
             copy = p.copy()
             cards = sorted(p.cards)
             copy.take_cards(cards)
             copy.give_cards(cards + cards)
-            rows.append(_encode([p.to_data(), p.facts(pieces, facts), p.card_count(), p.tokens_in_stock(pieces),
+            rows.append(encode([p.to_data(), p.facts(pieces, facts), p.card_count(), p.tokens_in_stock(pieces),
                                  copy.to_data(), p.to_data()]))
         expected.append(rows)
     assert _run_node(payload, _PLAYERS_DRIVER) == expected
@@ -362,13 +320,13 @@ def _parsed(words: list[str]):
         event, at = typed.parse(words)
     except Refused as exc:
         return {"refused": [exc.code, str(exc), exc.field, exc.choices]}
-    return _encode([event, at])
+    return encode([event, at])
 
 
 _WORDS_DRIVER = r"""
 "use strict";
 const typed = JSON.parse(require("fs").readFileSync(0, "utf8"));
-""" + _CODEC + r"""
+""" + CODEC + r"""
 process.stdout.write(JSON.stringify({
   parsed: typed.events.map((words) => {
     try {
@@ -406,165 +364,22 @@ def test_the_translated_words_read_typed_events_as_python():
     assert len(got["parsed"]) == len(events)
     for words, have in zip(events, got["parsed"]):
         assert have == _parsed(words), " ".join(words)
-    assert got["split"] == _encode(typed.split_events(line))
-    assert got["columns"] == _encode(typed.columns(line))
+    assert got["split"] == encode(typed.split_events(line))
+    assert got["columns"] == encode(typed.columns(line))
     refused = sum("refused" in p for p in got["parsed"])
     assert 20 < refused < len(events) - 20, refused  # both verdicts are exercised
-
-
-# --- whole games: the translated turn's flow, event by event ------------------------------------
-#
-# The recorded games replay in Node with the ledger's translated modules (turn, events, play, ...)
-# on the edition's page engine, and after every event the game is Python's: each player's data,
-# the log in words, the turn and step, what the step expects; a refused event is refused with the
-# same code, message and choices. What the page does not run yet is the driver's to refuse (the
-# calamity step, the prices and hand values of a purchase, the final score: `NotInPage`); Python
-# says at which event its replay first needs one of them, and the comparison runs up to there.
-
-_NOT_IN_PAGE = ("the calamity step", "the price of advances", "the value of a hand", "the final score")
-
-_GAME_DRIVER = r"""
-const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
-""" + _CODEC + r"""
-class NotInPage extends Error {}
-function ledgerCalamityStep(game, args) { throw new NotInPage("the calamity step"); }
-function ledgerModule() {
-  const m = Object.assign({}, engineModule());
-  m.TRADE_DECKS = LEDGER_TRADE_DECKS;
-  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
-    m[name] = MODEL[name] === undefined ? pyFromPlain(name === "TABLES" || name === "TABLE_RULES" ? {} : [])
-      : pyFromPlain(MODEL[name]);
-  }
-  return m;
-}
-const ledgerRulebook = {module: ledgerModule(),
-  cost_for() { throw new NotInPage("the price of advances"); },
-  hand_for() { throw new NotInPage("the value of a hand"); },
-  score() { throw new NotInPage("the final score"); }};
-function gameSnapshot(g) {
-  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
-              g.log.map((e) => e.to_data()), g.expects()]);
-}
-const ledgerOut = (() => {
-  const s = dec(ledgerInput.setup);
-  const players = new PyDict();
-  for (const [name, civ] of s.getItem("players")) players.setItem(name, new lp_Player(name, civ));
-  const g = new lt_Ledger(ledgerRulebook, players, s.getItem("options"), s.getItem("ast_track"),
-                          s.getItem("last_turn"), s.getItem("seed"));
-  g.setup = s.getItem("setup");
-  const out = [];
-  try {
-    g.start();
-  } catch (exc) {
-    return [{crash: String(exc && exc.stack || exc)}];
-  }
-  out.push(gameSnapshot(g));
-  for (const event of dec(ledgerInput.events)) {
-    try {
-      g.apply(event);
-      out.push(gameSnapshot(g));
-    } catch (exc) {
-      if (exc instanceof NotInPage) {
-        out.push({not_in_page: exc.message});
-        break;
-      }
-      if (exc instanceof rf_Refused) {
-        out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
-        continue;
-      }
-      out.push({crash: String(exc && exc.stack || exc)});
-      break;
-    }
-  }
-  return out;
-})();
-process.stdout.write(JSON.stringify(ledgerOut));
-"""
-
-
-def _game_snapshot(game) -> list:
-    return _encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()],
-                    [e.to_data() for e in game.log], game.expects()])
-
-
-class _NotInPage(Exception):
-    pass
-
-
-def _events(path: Path) -> list:
-    """The recorded game's events with the refused ones tried first (a refusal changes nothing)."""
-    return _REFUSED + list(gamefile.read(path).events)
-
-
-def _python_game(path: Path, monkeypatch) -> tuple[dict, list]:
-    """The game's set-up as the driver reads it, and Python's answer after its start and after
-    each event, up to the first that needs what the page does not run (`not_in_page`)."""
-    from civdsl.ledger import refusals
-
-    gf = gamefile.read(path)
-    rb = load(gf.setup["edition"])
-    game = gamefile.start(rb, gf.setup)
-    setup = {"players": [[p["name"], p.get("civilization")] for p in gf.setup["players"]],
-             "options": dict(gf.setup.get("options") or {}), "ast_track": gf.setup.get("ast_track"),
-             "last_turn": gf.setup.get("last_turn"), "seed": gf.setup.get("seed") or 0, "setup": game.setup}
-    needs = []
-    with monkeypatch.context() as m:
-        m.setattr(turn, "resolve_step", lambda *a: needs.append(_NOT_IN_PAGE[0]))
-        for name, what in (("cost_for", 1), ("hand_for", 2), ("score", 3)):
-            m.setattr(type(rb), name, lambda *a, _w=what: needs.append(_NOT_IN_PAGE[_w]))
-        answers = [_game_snapshot(game)]
-        for event in _events(path):
-            try:
-                game.apply(event)
-            except refusals.Refused as r:
-                if needs:
-                    answers.append({"not_in_page": needs[0]})
-                    break
-                answers.append({"refused": [r.code, str(r), r.field, r.choices]})
-                continue
-            except Exception:  # a stand-in's None read as an answer: the page stops there too
-                if not needs:
-                    raise
-            if needs:
-                answers.append({"not_in_page": needs[0]})
-                break
-            answers.append(_game_snapshot(game))
-    return _encode(setup), answers
-
-
-def _js_game(edition: str, setup, events: list) -> list:
-    from civdsl.companion.jsgen import engine_parts
-    from companion_harness import checked_edition
-
-    module = load(edition).module
-    parts = engine_parts(checked_edition(edition), module, ledger=True)
-    script = "\n".join(parts[:-1] + [_GAME_DRIVER, parts[-1]])
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "game.js"
-        path.write_text(script, encoding="utf-8")
-        done = subprocess.run([NODE, str(path)], input=json.dumps({"setup": setup, "events": _encode(events)}),
-                              capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
-
-
-# events the recorded games do not hold, refused whatever the state: tried after the game's start
-_REFUSED = [{"do": "census", "player": "nobody", "cities": 1}, {"do": "census", "player": "anna"},
-                   {"do": "census", "player": "anna", "cities": 10 ** 6}, {"do": "trade", "player": "anna"},
-                   {"do": "fly"}, {"do": "draw", "player": "anna", "cards": ["Unobtainium"]},
-                   {"do": "census", "cities": "three"}, {"do": "census", "colour": "red"}]
 
 
 @needs_node
 @pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
 def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkeypatch):
-    setup, want = _python_game(path, monkeypatch)
+    setup, want = python_game(path, monkeypatch)
     gf = gamefile.read(path)
-    have = _js_game(gf.setup["edition"], setup, _events(path))
+    have, _ = js_game(gf.setup["edition"], setup, game_events(path))
     assert "crash" not in have[-1], have[-1]["crash"]
     for i, (a, b) in enumerate(zip(want, have)):
         assert b == a, f"{path.name}: after event {i} (0: the start) the page's game differs"
     assert len(have) == len(want)
     applied = [a for a in want if isinstance(a, list)]
-    assert len(applied) >= 20 and sum("refused" in a for a in want if isinstance(a, dict)) >= len(_REFUSED)
+    assert len(applied) >= 20 and sum("refused" in a for a in want if isinstance(a, dict)) >= len(REFUSED)
     print(f"{path.stem}: {len(applied) - 1} of {len(gf.events)} events applied alike, then {want[-1]}")

@@ -1,0 +1,207 @@
+"""The translated game ledger on an edition's page engine, in Node, beside Python's replay: what
+tests/test_ledger_translated.py compares event by event and benchmarks/bench_ledger_page.py times.
+
+`python_game(path, monkeypatch)` replays a recorded game in Python and answers after its start
+and each event (a snapshot, or the refusal); `js_game(edition, setup, events)` does the same with
+the page's translated modules and returns the answers and each applied event's time in Node.
+Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+from civdsl.api import load
+from civdsl.ledger import gamefile, turn
+from companion_harness import NODE
+
+
+def encode(v):
+    """A Python value as tagged JSON, read back by the driver's `dec` into the page's values."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, Fraction):
+        return {"frac": [str(v.numerator), str(v.denominator)]}
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    if isinstance(v, (list, tuple)):
+        return [encode(x) for x in v]
+    if isinstance(v, dict):
+        return {"dict": [[encode(k), encode(x)] for k, x in v.items()]}
+    if isinstance(v, (set, frozenset)):
+        return {"set": sorted((encode(x) for x in v), key=json.dumps)}
+    raise TypeError(type(v))
+
+
+# the drivers' reading of `_encode`'s tagged JSON into the page's values, and back
+CODEC = r"""
+function dec(v) {
+  if (Array.isArray(v)) return v.map(dec);
+  if (v !== null && typeof v === "object") {
+    if ("int" in v) return Number(v.int);
+    if ("frac" in v) return pyFraction(Number(v.frac[0]), Number(v.frac[1]));
+    if ("float" in v) return pyFloat(Number(v.float));
+    if ("dict" in v) return pyDict(v.dict.map(([k, x]) => [dec(k), dec(x)]));
+    if ("set" in v) return pySetOf(v.set.map(dec));
+  }
+  return v;
+}
+function enc(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "boolean" || typeof v === "string") return v;
+  if (typeof v === "number") return {int: String(v)};
+  if (Array.isArray(v)) return v.map(enc);
+  if (v instanceof PyDict) return {dict: v.items().map(([k, x]) => [enc(k), enc(x)])};
+  return {unknown: String(v)};
+}
+"""
+
+# --- whole games: the translated turn's flow, event by event ------------------------------------
+#
+# The recorded games replay in Node with the ledger's translated modules (turn, events, play, ...)
+# on the edition's page engine, and after every event the game is Python's: each player's data,
+# the log in words, the turn and step, what the step expects; a refused event is refused with the
+# same code, message and choices. What the page does not run yet is the driver's to refuse (the
+# calamity step, the prices and hand values of a purchase, the final score: `NotInPage`); Python
+# says at which event its replay first needs one of them, and the comparison runs up to there.
+
+_NOT_IN_PAGE = ("the calamity step", "the price of advances", "the value of a hand", "the final score")
+
+GAME_DRIVER = r"""
+const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
+""" + CODEC + r"""
+class NotInPage extends Error {}
+function ledgerCalamityStep(game, args) { throw new NotInPage("the calamity step"); }
+function ledgerModule() {
+  const m = Object.assign({}, engineModule());
+  m.TRADE_DECKS = LEDGER_TRADE_DECKS;
+  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
+    m[name] = MODEL[name] === undefined ? pyFromPlain(name === "TABLES" || name === "TABLE_RULES" ? {} : [])
+      : pyFromPlain(MODEL[name]);
+  }
+  return m;
+}
+const ledgerRulebook = {module: ledgerModule(),
+  cost_for() { throw new NotInPage("the price of advances"); },
+  hand_for() { throw new NotInPage("the value of a hand"); },
+  score() { throw new NotInPage("the final score"); }};
+function gameSnapshot(g) {
+  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
+              g.log.map((e) => e.to_data()), g.expects()]);
+}
+const ledgerTimes = [];  // each applied event's time in ms (its snapshot apart)
+const ledgerOut = (() => {
+  const s = dec(ledgerInput.setup);
+  const players = new PyDict();
+  for (const [name, civ] of s.getItem("players")) players.setItem(name, new lp_Player(name, civ));
+  const g = new lt_Ledger(ledgerRulebook, players, s.getItem("options"), s.getItem("ast_track"),
+                          s.getItem("last_turn"), s.getItem("seed"));
+  g.setup = s.getItem("setup");
+  const out = [];
+  try {
+    g.start();
+  } catch (exc) {
+    return [{crash: String(exc && exc.stack || exc)}];
+  }
+  out.push(gameSnapshot(g));
+  for (const event of dec(ledgerInput.events)) {
+    try {
+      const started = process.hrtime.bigint();
+      g.apply(event);
+      ledgerTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
+      out.push(gameSnapshot(g));
+    } catch (exc) {
+      if (exc instanceof NotInPage) {
+        out.push({not_in_page: exc.message});
+        break;
+      }
+      if (exc instanceof rf_Refused) {
+        out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
+        continue;
+      }
+      out.push({crash: String(exc && exc.stack || exc)});
+      break;
+    }
+  }
+  return out;
+})();
+process.stdout.write(JSON.stringify({answers: ledgerOut, ms: ledgerTimes}));
+"""
+
+
+def _game_snapshot(game) -> list:
+    return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()],
+                    [e.to_data() for e in game.log], game.expects()])
+
+
+def game_events(path: Path) -> list:
+    """The recorded game's events with the refused ones tried first (a refusal changes nothing)."""
+    return REFUSED + list(gamefile.read(path).events)
+
+
+def python_game(path: Path, monkeypatch) -> tuple[dict, list]:
+    """The game's set-up as the driver reads it, and Python's answer after its start and after
+    each event, up to the first that needs what the page does not run (`not_in_page`)."""
+    from civdsl.ledger import refusals
+
+    gf = gamefile.read(path)
+    rb = load(gf.setup["edition"])
+    game = gamefile.start(rb, gf.setup)
+    setup = {"players": [[p["name"], p.get("civilization")] for p in gf.setup["players"]],
+             "options": dict(gf.setup.get("options") or {}), "ast_track": gf.setup.get("ast_track"),
+             "last_turn": gf.setup.get("last_turn"), "seed": gf.setup.get("seed") or 0, "setup": game.setup}
+    needs = []
+    with monkeypatch.context() as m:
+        m.setattr(turn, "resolve_step", lambda *a: needs.append(_NOT_IN_PAGE[0]))
+        for name, what in (("cost_for", 1), ("hand_for", 2), ("score", 3)):
+            m.setattr(type(rb), name, lambda *a, _w=what: needs.append(_NOT_IN_PAGE[_w]))
+        answers = [_game_snapshot(game)]
+        for event in game_events(path):
+            try:
+                game.apply(event)
+            except refusals.Refused as r:
+                if needs:
+                    answers.append({"not_in_page": needs[0]})
+                    break
+                answers.append({"refused": [r.code, str(r), r.field, r.choices]})
+                continue
+            except Exception:  # a stand-in's None read as an answer: the page stops there too
+                if not needs:
+                    raise
+            if needs:
+                answers.append({"not_in_page": needs[0]})
+                break
+            answers.append(_game_snapshot(game))
+    return encode(setup), answers
+
+
+def js_game(edition: str, setup, events: list) -> tuple[list, list]:
+    from civdsl.companion.jsgen import engine_parts
+    from companion_harness import checked_edition
+
+    module = load(edition).module
+    parts = engine_parts(checked_edition(edition), module, ledger=True)
+    script = "\n".join(parts[:-1] + [GAME_DRIVER, parts[-1]])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "game.js"
+        path.write_text(script, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps({"setup": setup, "events": encode(events)}),
+                              capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    return out["answers"], out["ms"]
+
+
+# events the recorded games do not hold, refused whatever the state: tried after the game's start
+REFUSED = [{"do": "census", "player": "nobody", "cities": 1}, {"do": "census", "player": "anna"},
+                   {"do": "census", "player": "anna", "cities": 10 ** 6}, {"do": "trade", "player": "anna"},
+                   {"do": "fly"}, {"do": "draw", "player": "anna", "cards": ["Unobtainium"]},
+                   {"do": "census", "cities": "three"}, {"do": "census", "colour": "red"}]
+
+
