@@ -140,12 +140,51 @@ def _game_snapshot(game) -> list:
                     [e.to_data() for e in game.log], game.expects()])
 
 
-def game_events(path: Path) -> list:
-    """The recorded game's events with the refused ones tried first (a refusal changes nothing)."""
-    return REFUSED + list(gamefile.read(path).events)
+def game_events(path: Path, mixed: int = 0) -> list:
+    """The recorded game's events with the refused ones tried first (a refusal changes nothing);
+    with MIXED, that many random events (`random_event`) mixed among the first turn's (both
+    replays see the same list)."""
+    recorded = list(gamefile.read(path).events)
+    if not mixed:
+        return REFUSED + recorded
+    import random
+
+    gf = gamefile.read(path)
+    module = load(gf.setup["edition"]).module
+    rng = random.Random(f"{path.stem}:{mixed}")
+    out = list(recorded)
+    for i in range(mixed):  # among the first turn's events, which the page replays (up to its calamity step)
+        out.insert(rng.randint(0, min(len(out), 30 + i)), random_event(rng, [p["name"] for p in gf.setup["players"]],
+                                                                        module))
+    return REFUSED + out
 
 
-def python_game(path: Path, monkeypatch) -> tuple[dict, list]:
+def random_event(rng, players: list, module) -> dict:
+    """An event as a careless player might enter it: any player (or nobody), any cards the
+    edition names (a calamity, an unknown name), counts from 0 to past the pieces."""
+    cards = list(module.COMMODITIES)[:8] + list(module.CALAMITIES)[:3] + ["Unobtainium"]
+    who = rng.choice(players + ["nobody"])
+    hand = [rng.choice(cards) for _ in range(rng.randint(0, 4))]
+    kind = rng.choice(["census", "census", "draw", "draw", "trade", "trade", "discard", "buy-cards", "ast",
+                       "choose", "buy"])
+    if kind == "census":
+        return {"do": kind, "player": who, rng.choice(["cities", "tokens", "ships"]): rng.randint(0, 60)}
+    if kind == "draw":
+        return {"do": kind, "player": who, "cards": hand} if rng.random() < 0.5 else \
+            {"do": kind, "player": who, "seed": rng.randint(0, 2 ** 31)}
+    if kind == "trade":
+        return {"do": kind, "player": who, "with": rng.choice(players), "gives": hand,
+                "gets": [rng.choice(cards) for _ in range(rng.randint(0, 4))]}
+    if kind == "buy-cards":
+        return {"do": kind, "player": who, "cards": hand}
+    if kind == "ast":
+        return {"do": kind, "player": who, "move": rng.choice(["forward", "stays", "back", "sideways"])}
+    if kind == "choose":
+        return {"do": kind, "player": who, "facts": {rng.choice(["volcano_cities", "no_such_fact"]): 1}}
+    return {"do": kind, "player": who, "cards": hand}
+
+
+def python_game(path: Path, monkeypatch, mixed: int = 0) -> tuple[dict, list]:
     """The game's set-up as the driver reads it, and Python's answer after its start and after
     each event, up to the first that needs what the page does not run (`not_in_page`)."""
     from civdsl.ledger import refusals
@@ -162,7 +201,7 @@ def python_game(path: Path, monkeypatch) -> tuple[dict, list]:
         for name, what in (("cost_for", 1), ("hand_for", 2), ("score", 3)):
             m.setattr(type(rb), name, lambda *a, _w=what: needs.append(_NOT_IN_PAGE[_w]))
         answers = [_game_snapshot(game)]
-        for event in game_events(path):
+        for event in game_events(path, mixed):
             try:
                 game.apply(event)
             except refusals.Refused as r:

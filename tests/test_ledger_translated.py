@@ -383,3 +383,18 @@ def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkey
     applied = [a for a in want if isinstance(a, list)]
     assert len(applied) >= 20 and sum("refused" in a for a in want if isinstance(a, dict)) >= len(REFUSED)
     print(f"{path.stem}: {len(applied) - 1} of {len(gf.events)} events applied alike, then {want[-1]}")
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES[:3], ids=[p.stem for p in GAMES[:3]])
+def test_the_translated_ledger_answers_random_events_as_python(path, monkeypatch):
+    """Random events (any player, any cards, counts past the pieces) mixed into a recorded game:
+    applied or refused, the page's game stays Python's."""
+    setup, want = python_game(path, monkeypatch, mixed=120)
+    have, _ = js_game(gamefile.read(path).setup["edition"], setup, game_events(path, mixed=120))
+    assert "crash" not in have[-1], have[-1]["crash"]
+    for i, (a, b) in enumerate(zip(want, have)):
+        assert b == a, f"{path.name}: after event {i} (0: the start) the page's game differs"
+    assert len(have) == len(want)
+    kinds = {a["refused"][1].split(" ")[0] for a in want if isinstance(a, dict) and "refused" in a}
+    assert len(kinds) >= 5, kinds  # refusals of several kinds, not one repeated
