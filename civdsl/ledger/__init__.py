@@ -6,7 +6,8 @@ and import nothing of the command line:
 
 - `players.py`: one player's pieces, cards, advances and marker, and the facts a rule reads;
 - `steps.py`: the turn as the rulebook declares it, and the quantities its actions read;
-- `play.py`: the game's state, and the verdicts an event may get;
+- `refusals.py`: the verdicts an event may get (refused, or waiting for a player's choice);
+- `play.py`: the game's state;
 - `events.py`: the events players enter, each checked against the rules and the state, and the
   steps' automatic bookkeeping;
 - `ending.py`: the end of the game and the final scores;
@@ -15,4 +16,8 @@ and import nothing of the command line:
 - `words.py`: events as players type them;
 - `calamities.py`: the calamity step, built from the players' states, one calamity at a time;
 - `gamefile.py`: the game file (YAML) read, checked and written atomically.
+
+All but `calamities.py`, `gamefile.py` and `reads.py` are engine modules (companion/py2es.py
+translates them for the page: docs/engine-route.md); `gamefile.py` is their host here (it hands
+the game its start-credit memo and locates a rule's error at its rulebook line).
 """
