@@ -20,7 +20,6 @@ from . import cache, handvalue, pricing, runtime, sourcemap, standing, startcred
 from . import vocabulary as vocab
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .factchecks import hand_limits
 from .state import StateError, nfc
 from .statecheck import assigned_amount, canonical_names, check_names, check_options, question_state
 
@@ -247,17 +246,10 @@ class Rulebook:
 
     def cost_for(self, st: runtime.PlayerState, buy=()) -> dict:
         """`cost` for a state already built (the ledger's, whose facts need no check)."""
-        buy = canonical_names(self.module, "advance", list(buy), "--buy")
-        already = [b for b in buy if b in st.held_set]
-        if already:
-            raise StateError("--buy: already held: " + ", ".join(already))
+        from .stateanswers import cost_for
+
         with sourcemap.rules_of(self.module):
-            result = pricing.prices(self.module, st.held, list(buy), st.facts.get("credits"))
-        # the same legality `plan` applies to its candidates: an illegal purchase is reported, not priced silently
-        result["illegal"] = pricing.purchase_problems(self.module, st.held, list(buy))
-        result["start_credits"] = st.start_credits
-        result["notes"] = pricing.cost_notes(self.module, st.start_credits)
-        return result
+            return cost_for(self.module, st, list(buy))
 
     def trade_cards(self, stacks, holds=(), state: dict | None = None) -> dict:
         """The treasury price of trade cards bought from the stacks named (one entry per card)."""
@@ -288,7 +280,9 @@ class Rulebook:
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block
         bonus and what Trade Routes and Trade Empire make of the hand."""
-        cards = self._checked_hand(cards)
+        from .stateanswers import checked_hand
+
+        cards = checked_hand(self.module, cards)
         player = None
         if state is not None:
             facts = dict(state)
@@ -298,20 +292,10 @@ class Rulebook:
 
     def hand_for(self, cards: dict, player: runtime.PlayerState | None) -> dict:
         """`hand` for a state already built (the ledger's, whose facts need no check)."""
-        cards = self._checked_hand(cards)
-        with sourcemap.rules_of(self.module):
-            return handvalue.hand_value(self.module, cards, player)
+        from .stateanswers import hand_for
 
-    def _checked_hand(self, cards: dict) -> dict:
-        """A hand by each commodity's own name, within the cards the box holds."""
-        names = canonical_names(self.module, "commodity", list(cards), "--cards")
-        merged: dict = {}
-        for own, n in zip(names, cards.values()):
-            merged[own] = merged.get(own, 0) + n
-        impossible = hand_limits(merged, self.module.COMMODITIES, "--cards")
-        if impossible:
-            raise StateError("\n".join(impossible))
-        return merged
+        with sourcemap.rules_of(self.module):
+            return hand_for(self.module, cards, player)
 
 
 # --- what the tools ask of a rulebook given by path: loaded here, so that the tools themselves

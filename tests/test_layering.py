@@ -66,7 +66,7 @@ def test_engines_never_import_the_command_line(path):
 LAYERS = {
     "foundations": ("errors", "records", "escape", "codes", "bounds", "fields", "resources", "gcpause", "pysource",
                     "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages"),
-    "runtime": ("pricing", "placement", "startcredits", "handvalue", "standing", "losses", "calamity_answer", "runtime", "sourcemap", "vocabulary", "state", "factchecks", "statecheck", "effectlist", "playerfacts", "playerstate",
+    "runtime": ("pricing", "placement", "startcredits", "handvalue", "standing", "losses", "calamity_answer", "runtime", "sourcemap", "vocabulary", "state", "factchecks", "statecheck", "effectlist", "playerfacts", "playerstate", "stateanswers",
                 "phrases", "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax_nodes", "syntax_dispatch", "syntax_fields", "syntax", "loader", "references",
                "expressions", "model", "applied_bases", "resolver", "validator", "clauses", "citations", "segment", "describe",
@@ -376,7 +376,7 @@ QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civ
                  "civdsl.unknown", "civdsl.pricing", "civdsl.placement", "civdsl.startcredits", "civdsl.handvalue", "civdsl.standing", "civdsl.losses", "civdsl.calamity_answer", "civdsl.sourcemap",
                  "civdsl.records", "civdsl.state", "civdsl.statecheck", "civdsl.factchecks", "civdsl.effectlist", "civdsl.playerfacts", "civdsl.playerstate", "civdsl.vocabulary"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
-             (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
+             (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions", "civdsl.stateanswers"}),
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],

@@ -34,6 +34,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
                   "civdsl.ledger.players": "lp", "civdsl.playerstate": "pst", "civdsl.startcredits": "scr",
+                  "civdsl.stateanswers": "sa",
                   "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
                   "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
                   "civdsl.ledger.turn": "lt"}
@@ -43,7 +44,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
 LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
-                            "civdsl.ledger.events", "civdsl.ledger.turn"})
+                            "civdsl.ledger.events", "civdsl.ledger.turn", "civdsl.stateanswers"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to

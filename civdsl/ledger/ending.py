@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..standing import AstRowUnknown, ast_rows, epoch_index
+from ..stateanswers import score_of
 from .play import Game
 from .steps import all_of
 
@@ -68,7 +69,7 @@ def final_scores(game: Game) -> list[dict]:
     leaders = sole_leaders(game)
     rows = []
     for p in game.seated():
-        answer = game.rulebook.score((), game.facts(p, {"sole_leader": leaders == [p.name]}))
+        answer = score_of(game.module, game.state(p, {"sole_leader": leaders == [p.name]}))
         rows.append({"player": p.name, "total": answer["total"], "points": answer["points"],
                      "tiebreaks": answer["tiebreaks"], "complete": answer["complete"]})
 

@@ -9,6 +9,7 @@ from ..diagnostics import did_you_mean
 from ..errors import StateError
 from ..handvalue import player_block
 from ..pricing import trade_card_prices
+from ..stateanswers import cost_for, hand_for
 from ..statecheck import item_names
 from ..table.tablefile import RELATIONS
 from ..vocabulary import DERIVED_NAMES, FACTS
@@ -475,7 +476,7 @@ def _priced(game: Game, p, wanted: list[str]) -> dict:
     """The price of the advances by the edition's price engine, for what the player holds now;
     an unknown, held or illegal purchase is refused."""
     try:
-        cost = game.rulebook.cost_for(game.state(p), wanted)
+        cost = cost_for(game.module, game.state(p), wanted)
     except StateError as exc:  # an unknown or an already held advance
         raise Refused(ILLEGAL, _without_prefix(str(exc), "--buy: "), field="advances")
     if cost["illegal"]:
@@ -496,7 +497,7 @@ def _paid(game: Game, p, pay: list[str], treasury: int, cost: dict) -> int:
     _holds(p, pay, "pay")
     if treasury > p.treasury:
         raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
-    cards_value = game.rulebook.hand_for(_counted(pay), game.state(p))["total"] if pay else 0
+    cards_value = hand_for(game.module, _counted(pay), game.state(p))["total"] if pay else 0
     worth, total = cost["treasury_value"], cost["total"]
     paid = cards_value + treasury * worth
     if paid < total:
