@@ -17,6 +17,7 @@ import types
 from pathlib import Path
 
 from . import cache, handvalue, pricing, runtime, sourcemap, standing, startcredits
+from .stateanswers import checked_hand, cost_for, hand_for
 from . import vocabulary as vocab
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
@@ -246,8 +247,6 @@ class Rulebook:
 
     def cost_for(self, st: runtime.PlayerState, buy=()) -> dict:
         """`cost` for a state already built (the ledger's, whose facts need no check)."""
-        from .stateanswers import cost_for
-
         with sourcemap.rules_of(self.module):
             return cost_for(self.module, st, list(buy))
 
@@ -280,8 +279,6 @@ class Rulebook:
     def hand(self, cards: dict, state: dict | None = None) -> dict:
         """Each set's value; with a state (players, civilization or block, holds), the trade-block
         bonus and what Trade Routes and Trade Empire make of the hand."""
-        from .stateanswers import checked_hand
-
         cards = checked_hand(self.module, cards)
         player = None
         if state is not None:
@@ -292,8 +289,6 @@ class Rulebook:
 
     def hand_for(self, cards: dict, player: runtime.PlayerState | None) -> dict:
         """`hand` for a state already built (the ledger's, whose facts need no check)."""
-        from .stateanswers import hand_for
-
         with sourcemap.rules_of(self.module):
             return hand_for(self.module, cards, player)
 

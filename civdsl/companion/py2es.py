@@ -37,14 +37,15 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.stateanswers": "sa",
                   "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
                   "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
-                  "civdsl.ledger.turn": "lt"}
+                  "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
 LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
-                            "civdsl.ledger.events", "civdsl.ledger.turn", "civdsl.stateanswers"})
+                            "civdsl.ledger.events", "civdsl.ledger.turn", "civdsl.stateanswers",
+                            "civdsl.ledger.gamecheck"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -268,7 +269,7 @@ class _Module(CallTranslation):
             return None
         cls = _class_nodes_of(qualified).get(name)
         if cls is not None:
-            return next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None), True
+            return _init_in(qualified, cls), True
         fn = _function_nodes_of(qualified).get(name)
         return (fn, False) if fn is not None else None
 
@@ -288,7 +289,7 @@ class _Module(CallTranslation):
         if node.decorator_list or node.keywords:
             self.refuse(node, "a decorated class or class keywords")
         bases = [ast.unparse(b) for b in node.bases]
-        if bases == ["Exception"]:
+        if self._exception_base(node) is not None:
             self._exception_class(node)
             return
         base = self._engine_base(node)
@@ -308,21 +309,40 @@ class _Module(CallTranslation):
         self.depth -= 1
         self.line("}")
 
+    def _exception_base(self, node: ast.ClassDef) -> str | None:
+        """The JavaScript class an exception class of the module extends: Error (based on
+        Exception), the runtime's (based on one of HOST_NAMES' classes, `StateError`) or the
+        module's own exception it is based on; None: not an exception class."""
+        bases = [ast.unparse(b) for b in node.bases]
+        if bases == ["Exception"]:
+            return "Error"
+        if len(bases) != 1:
+            return None
+        if bases[0] in self.host_classes and self.host[bases[0]] == "UserError":
+            return "UserError"
+        own = self.classes.get(bases[0])
+        if own is not None and own is not node and self._exception_base(own) is not None:
+            return self.global_name(bases[0])
+        return None
+
     def _exception_class(self, node: ast.ClassDef) -> None:
         """An exception of the module, raised and caught by class: made with its message only, or
-        by an `__init__` that passes its message to `super().__init__` first and then keeps its
-        fields (a JavaScript class extending Error, whose message `str()` gives)."""
+        by an `__init__` that passes its message to `super().__init__` first (or, based on an
+        exception of the module with fields, that exception's parameters) and then keeps its fields
+        (a JavaScript class extending Error, whose message `str()` gives)."""
         body = [item for item in self._body_without_docstring(node.body) if not isinstance(item, ast.Pass)]
+        base = self._exception_base(node)
         self.line(f"// {self.module}:{node.lineno} {node.name}")
         if not body:
-            self.line(f"class {self.global_name(node.name)} extends Error {{}}")
+            self.line(f"class {self.global_name(node.name)} extends {base} {{}}")
             return
         init = body[0]
+        any_arguments = base not in ("Error", "UserError")
         if len(body) != 1 or not isinstance(init, ast.FunctionDef) or init.name != "__init__" \
-                or not _calls_super_with_message(init):
+                or not _calls_super_with_message(init, any_arguments):
             self.refuse(node, "an exception class with a body other than an __init__ that starts with "
                               "super().__init__(message)")
-        self.line(f"class {self.global_name(node.name)} extends Error {{")
+        self.line(f"class {self.global_name(node.name)} extends {base} {{")
         self.depth += 1
         self._exception_init = True
         self._method(node, init, False)
@@ -333,7 +353,7 @@ class _Module(CallTranslation):
     def _exception(self, node) -> str:
         """The JavaScript class of an exception a `raise` or `except` names: the module's or the runtime's."""
         name = ast.unparse(node)
-        if name in self.classes and [ast.unparse(b) for b in self.classes[name].bases] == ["Exception"]:
+        if name in self.classes and self._exception_base(self.classes[name]) is not None:
             return self.global_name(name)
         if name in self.host_classes:
             return self.host[name]
@@ -513,8 +533,8 @@ class _Module(CallTranslation):
             self.line(f"yield {self.expr(v.value) if v.value else 'null'};")
         elif isinstance(v, ast.YieldFrom):
             self.line(f"yield* pyIter({self.expr(v.value)});")
-        elif getattr(self, "_exception_init", False) and _is_super_init(v):
-            self.line(f"super({jsops.bare(self.expr(v.args[0]))});")
+        elif getattr(self, "_exception_init", False) and _is_super_init(v, True):
+            self.line(f"super({', '.join(jsops.bare(self.expr(a)) for a in v.args)});")
         elif isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("append", "sort"):
             self.line(self._list_statement(v) + ";")
         elif isinstance(v, ast.Call):
@@ -1027,22 +1047,41 @@ def _is_property(fn: ast.FunctionDef) -> bool:
     return [ast.unparse(d) for d in fn.decorator_list] == ["property"]
 
 
-def _is_super_init(call) -> bool:
-    """`super().__init__(message)`: one positional argument."""
+def _is_super_init(call, any_arguments: bool = False) -> bool:
+    """`super().__init__(message)`: one positional argument (ANY_ARGUMENTS: any positional ones,
+    for an exception based on one of the module's with fields)."""
     return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
             and isinstance(call.func.value, ast.Call) and ast.unparse(call.func.value) == "super()"
-            and len(call.args) == 1 and not call.keywords)
+            and (len(call.args) == 1 or (any_arguments and call.args)) and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args))
 
 
-def _calls_super_with_message(init: ast.FunctionDef) -> bool:
+def _calls_super_with_message(init: ast.FunctionDef, any_arguments: bool = False) -> bool:
     body = [s for s in init.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return bool(body) and isinstance(body[0], ast.Expr) and _is_super_init(body[0].value)
+    return bool(body) and isinstance(body[0], ast.Expr) and _is_super_init(body[0].value, any_arguments)
 
 
 @functools.cache
 def _class_nodes_of(qualified: str) -> dict:
     """The classes an engine module defines, by name (their __init__ gives a call's parameters)."""
     return {n.name: n for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef)}
+
+
+def _init_in(qualified: str, cls: ast.ClassDef) -> ast.FunctionDef | None:
+    """The __init__ a class of the engine module QUALIFIED is made with: its own, or the one of the
+    class of another engine module it is based on (found through the module's imports)."""
+    own = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+    if own is not None or len(cls.bases) != 1 or not isinstance(cls.bases[0], ast.Name):
+        return own
+    base = cls.bases[0].id
+    package = qualified.rsplit(".", 1)[0]
+    for node in ast.parse(_module_text(qualified)[1]).body:
+        if isinstance(node, ast.ImportFrom) and node.level and node.module \
+                and any(a.name == base and not a.asname for a in node.names):
+            origin = (package.rsplit(".", node.level - 1)[0] if node.level > 1 else package) + "." + node.module
+            if origin in ENGINE_MODULES and base in _class_nodes_of(origin):
+                return _init_in(origin, _class_nodes_of(origin)[base])
+    return None
 
 
 @functools.cache

@@ -16,6 +16,7 @@ from ..vocabulary import DERIVED_NAMES, FACTS
 from .draws import Draws
 from .play import Game
 from .refusals import CHOICE, ILLEGAL, Refused
+from .words import thousands
 
 # each event, in the words `game show` uses for what a step expects
 EVENT_WORDS = (
@@ -231,24 +232,12 @@ def census(game: Game, event: dict) -> None:
 MAX_SEED = 9_007_199_254_740_991  # a seed's digits stay few whatever a game file holds (2^53 - 1: a whole number the page reads exactly)
 
 
-def _thousands(n: int) -> str:
-    """A whole number with its thousands separated by commas."""
-    text = str(n)
-    groups = []
-    while len(text) > 3:
-        groups.append(text[len(text) - 3:])
-        text = text[:len(text) - 3]
-    groups.append(text)
-    groups.reverse()
-    return ",".join(groups)
-
-
 def draw(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     args = game.current_actions()["draw_trade_cards"]
     seed = _whole(event, "seed")
     if seed is not None and seed > MAX_SEED:
-        raise Refused(ILLEGAL, f"a seed is a whole number up to {_thousands(MAX_SEED)}", field="seed")
+        raise Refused(ILLEGAL, f"a seed is a whole number up to {thousands(MAX_SEED)}", field="seed")
     if seed is not None and event.get("cards") is not None:
         raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
     _once(game, "draw", p.name)
@@ -362,7 +351,7 @@ def buy_cards(game: Game, event: dict) -> None:
         numbers = event.get("stacks")
         if not numbers or event.get("cards") is not None or seed > MAX_SEED:
             raise Refused(ILLEGAL, "a purchase with a seed names the stacks bought from (stack=N,...) and no cards, "
-                          f"with a seed up to {_thousands(MAX_SEED)}", field="seed")
+                          f"with a seed up to {thousands(MAX_SEED)}", field="seed")
     else:
         cards = _card_names(game, event.get("cards"))
         numbers = [_stack(game, c) or 0 for c in cards]

@@ -13,36 +13,12 @@ from pathlib import Path
 from ..errors import StateError
 from ..sourcemap import rules_of
 from ..startcredits import start_credits
-from .events import EVENT_FIELDS
 from .play import Refused
-from .turn import Ledger
-from .players import Player
 from .reads import Memo
-
-FORMAT = 1
-TOP_KEYS = {
-    "civdsl_game": "the game file format (1)",
-    "edition": "the rulebook: a shipped edition id or a path to a house rule",
-    "players": "the players in seat order: name and civilization",
-    "options": "rule switches the rulebook declares, on or off",
-    "ast_track": "the A.S.T. track played, where the rulebook has several",
-    "last_turn": "the last turn the players agreed, where the edition lets the game end on one",
-    "seed": "the seed of every random choice the rules make (calamities discarded at random)",
-    "events": "the events in order, each with its turn, step and what happened",
-}
-PLAYER_KEYS = ("name", "civilization")
-EVENT_KEYS = {k for k, _ in EVENT_FIELDS}  # every key an event may have (events.EVENT_FIELDS)
-MAX_PLAYERS = 64
-MAX_EVENTS = 100_000
-
-
-class GameFileError(StateError):
-    """A game file that cannot be read: `line` is where in the file, when known."""
-
-    def __init__(self, message: str, line: int | None = None, code: str = "CIV144"):
-        super().__init__(message)
-        self.line = line
-        self.code = code
+from .turn import Ledger
+from .gamecheck import (FORMAT, MAX_EVENTS, MAX_PLAYERS, PLAYER_KEYS, TOP_KEYS, GameFileError,  # noqa: F401
+                        SetupError, check_setup, event_keys, ledger_for, setups_for, top_keys)
+from .gamecheck import checked as checked_data
 
 
 @dataclass
@@ -124,181 +100,16 @@ def _event_lines(text: str) -> list[int]:
 
 def checked(data, lines: list[int] | None = None) -> GameFile:
     """The game file's data checked, key by key, in the order a reader meets them: the first
-    problem is the error."""
-    _check_top(data)
-    _check_players(data.get("players"))
-    _check_setup_values(data)
-    events = data.get("events") or []
-    if not isinstance(events, list) or len(events) > MAX_EVENTS:
-        raise GameFileError(f"`events` is a list of at most {MAX_EVENTS:,} events")
-    lines = list(lines or []) + [None] * (len(events) - len(lines or []))
-    for i, e in enumerate(events):
-        _check_event(i, e, lines[i])
-    setup = {k: data.get(k) for k in TOP_KEYS if k != "events"}
+    problem is the error (gamecheck.checked)."""
+    setup, events, lines = checked_data(data, lines)
     return GameFile(setup, events, lines)
 
 
-def _check_top(data) -> None:
-    if not isinstance(data, dict):
-        raise GameFileError(f"a game file is a mapping of {', '.join(TOP_KEYS)}, not {type(data).__name__}")
-    unknown = [k for k in data if k not in TOP_KEYS]
-    if unknown:
-        from ..diagnostics import did_you_mean
-
-        best = did_you_mean(str(unknown[0]), list(TOP_KEYS))
-        raise GameFileError(f"unknown key `{unknown[0]}`" + (f" (did you mean `{best}`?)" if best else ""))
-    if data.get("civdsl_game") != FORMAT:
-        raise GameFileError(f"`civdsl_game` must be {FORMAT} (the game file format this civdsl reads)")
-    if not isinstance(data.get("edition"), str):
-        raise GameFileError("`edition` names the rulebook (a shipped edition id or a path)")
-
-
-def _check_players(players) -> None:
-    if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
-        raise GameFileError(f"`players` is a list of 1 to {MAX_PLAYERS} players, each with a name")
-    names = set()
-    for i, p in enumerate(players):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
-            raise GameFileError(f"players[{i}]: a mapping with a `name` (text)")
-        bad = [k for k in p if k not in PLAYER_KEYS]
-        if bad:
-            raise GameFileError(f"players[{i}]: unknown key `{bad[0]}` (keys: {', '.join(PLAYER_KEYS)})")
-        if p.get("civilization") is not None and not isinstance(p["civilization"], str):
-            raise GameFileError(f"players[{i}]: `civilization` is a name")
-        if p["name"] in names:
-            raise GameFileError(f"players[{i}]: a second player named `{p['name']}`")
-        names.add(p["name"])
-
-
-# the set-up's other keys, each with its type and that type in words
-_SETUP_VALUES = (("options", dict, "a mapping"), ("ast_track", str, "text"), ("last_turn", int, "a whole number"),
-                 ("seed", int, "a whole number"))
-
-
-def _check_setup_values(data: dict) -> None:
-    for key, kind, words in _SETUP_VALUES:
-        if data.get(key) is not None and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
-            raise GameFileError(f"`{key}` must be {words}")
-
-
-def _check_event(i: int, e, line: int | None) -> None:
-    """An event's shape (what each key holds is the ledger's check, when it is applied)."""
-    if not isinstance(e, dict) or not isinstance(e.get("do"), str):
-        raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", line)
-    bad = [k for k in e if k not in EVENT_KEYS]
-    if bad:
-        raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", line)
-    for k in ("turn", "step"):
-        if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
-            raise GameFileError(f"events[{i}]: `{k}` is a whole number", line)
-
-
-class SetupError(GameFileError):
-    """Civilizations that no declared set-up for the player count uses: `civilization` is the
-    first one out of place (None when the player count has no set-up at all)."""
-
-    def __init__(self, message: str, civilization: str | None, notes: list[str]):
-        super().__init__(message, None, "CIV145")
-        self.civilization = civilization
-        self.notes = notes
-
-
-def setups_for(civs: dict, players: int, declared: dict | None = None) -> dict[str, list[str]]:
-    """The edition's set-ups for a player count, each with its civilizations in rulebook order: a
-    set-up is for as many players as civilizations name it (`setups` of each civilization), or
-    for the counts `setups "NAME" for LOW..HIGH` declares (`declared`: the module's SETUP_PLAYERS),
-    when the players choose among its civilizations (none named: the rules do not give them)."""
-    declared = declared or {}
-    named: dict[str, list[str]] = {name: [] for name in declared}
-    for name, civ in civs.items():
-        for s in civ.get("setups", ()):
-            named.setdefault(s, []).append(name)
-    return {s: names for s, names in named.items()
-            if (declared[s][0] <= players <= declared[s][1] if s in declared else len(names) == players)}
-
-
-def check_setup(civs: dict, chosen: list[str | None], declared: dict | None = None) -> str | None:
-    """The set-up the chosen civilizations play, where the edition declares set-ups: civilizations
-    of one set-up for this many players, each once. A seat without a civilization leaves the
-    set-up open (None); an edition without set-ups checks nothing; a set-up whose civilizations
-    the rules do not give takes any."""
-    if not any(c.get("setups") for c in civs.values()) and not declared:
-        return None
-    n = len(chosen)
-    fits = setups_for(civs, n, declared)
-    if not fits:
-        counts = sorted({k for k in range(1, 65) if setups_for(civs, k, declared)})
-        raise SetupError(f"no set-up for {n} players: the edition's set-ups are for {_counts(counts)} players",
-                         None, [])
-    listing = _listing(fits, n, declared or {})
-    _check_once_each(chosen, listing)
-    given = [c for c in chosen if c is not None]
-    found = _set_up_of(fits, given, n, listing)
-    return found if len(given) == n else None
-
-
-def _listing(fits: dict, n: int, declared: dict) -> list[str]:
-    """The set-ups for N players in words, for an error's notes."""
-    return [f"set-up {s}: {', '.join(names)}" + (f" (choose {n})" if s in declared else "")
-            for s, names in fits.items() if names]
-
-
-def _set_up_of(fits: dict, given: list[str], n: int, listing: list[str]) -> str:
-    """The first set-up holding every civilization given; none is an error naming the first one
-    out of the set-up closest to them."""
-    ok = [s for s, names in fits.items() if not names or all(c in names for c in given)]
-    if ok:
-        return ok[0]
-    best = max(fits.values(), key=lambda names: sum(c in names for c in given))
-    out = next(c for c in given if c not in best)
-    raise SetupError(f"`{out}` is in no set-up for {n} players with "
-                     + ", ".join(f"`{c}`" for c in given if c in best), out, listing)
-
-
-def _check_once_each(chosen: list[str | None], listing: list[str]) -> None:
-    seen = set()
-    for c in chosen:
-        if c is not None and c in seen:
-            raise SetupError(f"`{c}` is chosen twice: each player plays his own civilization", c, listing)
-        seen.add(c)
-
-
-def _counts(counts: list[int]) -> str:
-    runs, start = [], None
-    for i, k in enumerate(counts):
-        if start is None:
-            start = k
-        if i + 1 == len(counts) or counts[i + 1] != k + 1:
-            runs.append(str(start) if start == k else f"{start}-{k}")
-            start = None
-    return ", ".join(runs)
-
-
 def start(rulebook, setup: dict) -> Ledger:
-    players = {}
-    civs = getattr(rulebook.module, "CIVILIZATIONS", {})
-    for p in setup["players"]:
-        civ = p.get("civilization")
-        if civ is not None and civs and civ not in civs:
-            from ..diagnostics import did_you_mean
-
-            best = did_you_mean(civ, list(civs))
-            raise GameFileError(f"player `{p['name']}`: no civilization `{civ}` in this edition"
-                                + (f" (did you mean `{best}`?)" if best else ""))
-        players[p["name"]] = Player(p["name"], civ)
-    chosen = check_setup(civs, [p.get("civilization") for p in setup["players"]],
-                         getattr(rulebook.module, "SETUP_PLAYERS", {}))
-    track = setup.get("ast_track")
-    if track is not None and track not in rulebook.module.AST:
-        raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(rulebook.module.AST)})")
-    if not getattr(rulebook.module, "TURN", ()):
-        raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
-    game = Ledger(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
-                  setup.get("seed") or 0, start_credits_of=_start_credits_memo(rulebook.module))
-    game.setup = chosen
-    with rules_of(rulebook.module):  # a rule failing in the game's bookkeeping is located at its rulebook line
-        game.start()
-    return game
+    """The game the set-up starts (gamecheck.ledger_for), with the start credits remembered across
+    replays and a rule failing in its first steps located at its rulebook line."""
+    with rules_of(rulebook.module):
+        return ledger_for(rulebook, setup, _start_credits_memo(rulebook.module))
 
 
 def apply(game: Ledger, event: dict, keep_on_refusal: bool = True) -> None:
@@ -424,4 +235,4 @@ def game_schema() -> dict:
             "$id": "https://civdsl.invalid/schemas/game.schema.json", "title": "civdsl game",
             "description": "A whole game for `civdsl game`: the edition, the players and the events in order.",
             "type": "object", "additionalProperties": False, "required": ["civdsl_game", "edition", "players"],
-            "properties": {k: {**v, "description": TOP_KEYS[k]} for k, v in top.items()}}
+            "properties": {k: {**v, "description": dict(TOP_KEYS)[k]} for k, v in top.items()}}

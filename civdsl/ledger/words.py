@@ -37,6 +37,18 @@ def usage(kind: str) -> str | None:
     return None
 
 
+def thousands(n: int) -> str:
+    """A whole number with its thousands separated by commas (as Python's `{n:,}`)."""
+    text = str(n)
+    groups = []
+    while len(text) > 3:
+        groups.append(text[len(text) - 3:])
+        text = text[:len(text) - 3]
+    groups.append(text)
+    groups.reverse()
+    return ",".join(groups)
+
+
 def split_events(words: list[str]) -> list[list[str]]:
     out: list[list[str]] = [[]]
     for w in words:
