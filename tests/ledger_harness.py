@@ -87,22 +87,17 @@ function ledgerModule() {
   }
   return m;
 }
-const ledgerRulebook = {module: ledgerModule()};
+const ledgerRulebook = {module: ledgerModule(), name: ledgerInput.name};
 function gameSnapshot(g) {
   return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
               g.log.map((e) => e.to_data()), g.expects()]);
 }
 const ledgerTimes = [];  // each applied event's time in ms (its snapshot apart)
 const ledgerOut = (() => {
-  const s = dec(ledgerInput.setup);
-  const players = new PyDict();
-  for (const [name, civ] of s.getItem("players")) players.setItem(name, new lp_Player(name, civ));
-  const g = new lt_Ledger(ledgerRulebook, players, s.getItem("options"), s.getItem("ast_track"),
-                          s.getItem("last_turn"), s.getItem("seed"));
-  g.setup = s.getItem("setup");
+  let g = null;
   const out = [];
   try {
-    g.start();
+    g = gc_ledger_for(ledgerRulebook, dec(ledgerInput.setup));  // the set-up checked, the first steps run
   } catch (exc) {
     return [{crash: String(exc && exc.stack || exc)}];
   }
@@ -189,9 +184,7 @@ def python_game(path: Path, monkeypatch, mixed: int = 0) -> tuple[dict, list]:
     gf = gamefile.read(path)
     rb = load(gf.setup["edition"])
     game = gamefile.start(rb, gf.setup)
-    setup = {"players": [[p["name"], p.get("civilization")] for p in gf.setup["players"]],
-             "options": dict(gf.setup.get("options") or {}), "ast_track": gf.setup.get("ast_track"),
-             "last_turn": gf.setup.get("last_turn"), "seed": gf.setup.get("seed") or 0, "setup": game.setup}
+    setup = {"setup": gf.setup, "name": rb.name}
     needs = []
     with monkeypatch.context() as m:
         m.setattr(turn, "resolve_step", lambda *a: needs.append(_NOT_IN_PAGE))
@@ -209,7 +202,7 @@ def python_game(path: Path, monkeypatch, mixed: int = 0) -> tuple[dict, list]:
                 answers.append({"not_in_page": needs[0]})
                 break
             answers.append(_game_snapshot(game))
-    return encode(setup), answers
+    return setup, answers
 
 
 def js_game(edition: str, setup, events: list) -> tuple[list, list]:
@@ -222,7 +215,8 @@ def js_game(edition: str, setup, events: list) -> tuple[list, list]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "game.js"
         path.write_text(script, encoding="utf-8")
-        done = subprocess.run([NODE, str(path)], input=json.dumps({"setup": setup, "events": encode(events)}),
+        done = subprocess.run([NODE, str(path)], input=json.dumps({"setup": encode(setup["setup"]),
+                                                                   "name": setup["name"], "events": encode(events)}),
                               capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)

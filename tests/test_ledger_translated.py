@@ -398,3 +398,59 @@ def test_the_translated_ledger_answers_random_events_as_python(path, monkeypatch
     assert len(have) == len(want)
     kinds = {a["refused"][1].split(" ")[0] for a in want if isinstance(a, dict) and "refused" in a}
     assert len(kinds) >= 5, kinds  # refusals of several kinds, not one repeated
+
+
+_CHECK_DRIVER = r"""
+"use strict";
+const files = JSON.parse(require("fs").readFileSync(0, "utf8"));
+""" + CODEC + r"""
+process.stdout.write(JSON.stringify(files.map((data) => {
+  try {
+    const [setup, events] = gc_checked(dec(data));
+    return enc([setup, events.length]);
+  } catch (exc) {
+    if (!(exc instanceof gc_GameFileError)) return {crash: String(exc && exc.stack || exc)};
+    return {refused: [pyStr(exc), exc.line, exc.code, exc instanceof UserError]};
+  }
+})));
+"""
+
+
+def _game_file_data() -> list:
+    """Every game file the tests hold (the recorded games and the hostile ones) as its reader gives
+    it, where the reader takes it (a file the YAML reader refuses is the host's, not the checks')."""
+    from civdsl.state import _parse_text
+
+    out = []
+    for path in GAMES + sorted((ROOT / "tests" / "hostile").glob("game_*.yaml")):
+        try:
+            out.append((path.name, _parse_text(path.read_text(encoding="utf-8"), path)))
+        except Exception:  # the reader's own refusal (too deep, an alias bomb): not a check's
+            continue
+    variants = [{"civdsl_game": 1, "edition": "megaciv", "players": [{"name": " \xa0"}]},
+                {"civdsl_game": 1, "edition": "megaciv", "players": [{"name": "a"}], "seed": True},
+                {"civdsl_game": 1, "edition": "megaciv", "players": [{"name": "a"}], "events": [None]},
+                {"civdsl_game": 1, "edition": "megaciv", "players": [{"name": "a"}], "options": [1]},
+                {"civdsl_game": 1, "edition": "megaciv", "players": [{"name": "a"}], "edtion": 3},
+                [1, 2], None, "text", 3.5]
+    return out + [(f"variant {i}", v) for i, v in enumerate(variants)]
+
+
+@needs_node
+def test_the_translated_game_file_checks_refuse_as_python():
+    """Every game file the tests hold and a few broken ones: the page's checks accept the same
+    set-ups and refuse the others with the same message, line and code (CIV144, CIV145)."""
+    from civdsl.ledger import gamecheck
+
+    files = _game_file_data()
+    want = []
+    for _, data in files:
+        try:
+            setup, events, _ = gamecheck.checked(data)
+            want.append(encode([setup, len(events)]))
+        except gamecheck.GameFileError as exc:
+            want.append({"refused": [str(exc), exc.line, exc.code, True]})
+    have = _run_node([encode(data) for _, data in files], _CHECK_DRIVER)
+    for (name, _), a, b in zip(files, want, have):
+        assert b == a, name
+    assert sum("refused" in a for a in want if isinstance(a, dict)) >= 8 and sum(isinstance(a, list) for a in want) >= 5
