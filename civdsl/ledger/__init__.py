@@ -15,7 +15,8 @@ and import nothing of the command line:
 - `turn.py`: the turn's flow, which hands each event to its handler and moves from step to step;
 - `words.py`: events as players type them;
 - `calamities.py`: the calamity step, built from the players' states, one calamity at a time;
-- `gamefile.py`: the game file (YAML) read, checked and written atomically.
+- `gamecheck.py`: the game file's data checked, and the game its set-up starts;
+- `gamefile.py`: the game file (YAML) read and written atomically.
 
 All but `calamities.py`, `gamefile.py` and `reads.py` are engine modules (companion/py2es.py
 translates them for the page: docs/engine-route.md); `gamefile.py` is their host here (it hands
