@@ -2,14 +2,14 @@
 block (`set_value off_block`), and the value of a hand of commodity cards with what the player's
 advances let it do (card treasury, a substitute card).
 
-It imports only `unknown` and the price engine's ability lookup (`pricing.ability`), so the
+It imports only `unknown` and the price engine's ability lookup (`pricing.abilities_of`), so the
 runtime's player state can derive facts from it (`hand_value`). The page runs it translated
 (companion/py2es.py), so it keeps to the engine subset (docs/engine-route.md).
 """
 
 from __future__ import annotations
 
-from .pricing import ability
+from .pricing import abilities_of
 from .unknown import number
 
 
@@ -97,18 +97,16 @@ def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> N
     """What the player's advances let a hand do: turn cards into treasury (`card_treasury`,
     Trade Routes) and complete one incomplete set with a card of at least the same face value
     (`substitute_card`, Mega Civilization's Trade Empire)."""
-    for name in state.held:
-        if not module.ADVANCES[name]["abilities"]:
-            continue  # most advances carry none, and every payment values a hand
-        for args in ability(module, name, "card_treasury"):
-            for row in sets:
-                row["treasury"] = args["rate"] * row["face"] * row["cards"]
-                row["treasury_from"] = name
-        for args in ability(module, name, "substitute_card"):
-            best = _best_substitution(module, sets)
-            if best is not None:
-                best["from"] = name
-                out["substitution"] = best
+    # the two kinds touch different parts of the answer, so each is taken in the held order alone
+    for name, args in abilities_of(module, state.held, "card_treasury"):
+        for row in sets:
+            row["treasury"] = args["rate"] * row["face"] * row["cards"]
+            row["treasury_from"] = name
+    for name, args in abilities_of(module, state.held, "substitute_card"):
+        best = _best_substitution(module, sets)
+        if best is not None:
+            best["from"] = name
+            out["substitution"] = best
 
 
 def _best_substitution(module, sets: list) -> dict | None:

@@ -13,7 +13,7 @@ keeps to the engine subset (docs/engine-route.md).
 from __future__ import annotations
 
 from .errors import StateError
-from .pricing import ability
+from .pricing import abilities_of
 from .unknown import Unknown, number, sum_if_known, unknown_of
 
 
@@ -111,12 +111,8 @@ def ast_counted(module, state: PlayerState) -> tuple[PlayerState, list[dict]]:
     AST_COUNTED_FACTS plus the `delta` of every held advance with the fact's ability kind (a
     backward rule keeps reading STATE: what is on the board). A fact not given stays missing."""
     counted, shown = state, []
-    counting = getattr(module, "AST_COUNTED_FACTS", {})
-    if not counting:
-        return counted, shown
-    carrying = [name for name in state.held if module.ADVANCES[name]["abilities"]]  # most advances carry none
-    for fact, kind in counting.items():
-        adds = [{"advance": name, "delta": args["delta"]} for name in carrying for args in ability(module, name, kind)]
+    for fact, kind in getattr(module, "AST_COUNTED_FACTS", {}).items():
+        adds = [{"advance": name, "delta": args["delta"]} for name, args in abilities_of(module, state.held, kind)]
         if not adds:
             continue
         given = state.fact(fact)

@@ -187,7 +187,7 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]
         suffered[(r.calamity, name)] = occurrence
         gains = r.beneficiary.name if r.beneficiary is not None and r.beneficiary.name in game.players else None
         lost = []
-        for e in [effect_dict(r.kind, r.args) for r in res.effects]:  # the answer's effects, without its trace
+        for e in [effect_dict(x.kind, x.args) for x in res.effects]:  # the answer's effects, without its trace
             recipient = _recipient(e, trader, gains)
             lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
             changed.update(n for n in (name, recipient) if n is not None)
