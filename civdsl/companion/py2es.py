@@ -33,7 +33,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
-                  "civdsl.ledger.players": "lp", "civdsl.playerstate": "pst", "civdsl.startcredits": "scr"}
+                  "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
