@@ -264,12 +264,19 @@ class _Module(CallTranslation):
             return self.host[name]
         self.refuse(node, f"the exception {name} (neither the module's nor the runtime's)")
 
+    def _builtin_exception(self, node) -> str | None:
+        """The kind of the RuleError the page raises for Python's exception NODE names, or None."""
+        name = ast.unparse(node)
+        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
+            return js_string(name)
+        return None
+
     def _caught(self, node, caught: str) -> str:
         """Whether the exception CAUGHT is of the class an `except` names: Python's own (a RuleError
         of that kind in the page), the module's or the runtime's."""
-        name = ast.unparse(node)
-        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
-            return f"{caught} instanceof RuleError && {caught}.kind === {js_string(name)}"
+        kind = self._builtin_exception(node)
+        if kind is not None:
+            return f"{caught} instanceof RuleError && {caught}.kind === {kind}"
         return f"{caught} instanceof {self._exception(node)}"
 
     def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
@@ -483,11 +490,9 @@ class _Module(CallTranslation):
         if node.cause is not None or not isinstance(node.exc, ast.Call) or node.exc.keywords \
                 or len(node.exc.args) != 1:
             self.refuse(node, "a raise of other than an exception class with its message")
-        name = ast.unparse(node.exc.func)
-        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
-            self.line(f"throw new RuleError({js_string(name)}, {self.expr(node.exc.args[0])});")
-            return
-        self.line(f"throw new {self._exception(node.exc.func)}({self.expr(node.exc.args[0])});")
+        kind = self._builtin_exception(node.exc.func)
+        made = f"RuleError({kind}, " if kind is not None else f"{self._exception(node.exc.func)}("
+        self.line(f"throw new {made}{self.expr(node.exc.args[0])});")
 
     def stmt_If(self, node) -> None:
         self.line(f"if ({jsops.bare(self.test(node.test))}) {{")
