@@ -4,7 +4,10 @@ class translated (tests/test_companion_equality.py compares every answer)."""
 
 from __future__ import annotations
 
+import pytest
+
 from civdsl.api import load
+from companion_harness import cli_answer, first_difference, js_answers, node_available
 from civdsl.playerstate import PlayerState
 
 
@@ -45,3 +48,20 @@ def test_a_probe_records_what_it_lacks_on_its_own_and_reads_the_rulebooks_switch
     probe.fact("players")
     assert probe.missing == ["players"] and st.missing == ["players"] and probe.missing is not st.missing
     assert probe.options == {}
+
+
+@pytest.mark.skipif(not node_available(), reason="node is not installed")
+def test_the_page_says_why_start_credits_are_not_counted_as_the_command_line_does():
+    """Mega Civilization's start credits come from a table by player count: a count with no band
+    leaves them uncounted, with the table's message (a ValueError in Python, caught by the
+    translated startcredits.py in the page)."""
+    import test_companion_cost_plan  # noqa: F401 (the harness's Python answer to `cost`)
+
+    queries = [{"command": "cost", "state": {"players": p, "treasury": 10}, "options": {"buy": "Pottery"}}
+               for p in (99, 5)]
+    far, five = js_answers("megaciv", queries)
+    assert far["start_credits"]["per_group"] is None
+    assert far["start_credits"]["problem"] == "no band of the table covers 99"
+    assert five["start_credits"]["per_group"] == 10 and five["start_credits"]["problem"] is None
+    for query, got in zip(queries, (far, five)):
+        assert first_difference(cli_answer("megaciv", query), got) is None
