@@ -198,11 +198,13 @@ class _Module(CallTranslation):
             self.imported[alias.name] = f"{node.module}.{alias.name}"
 
     def _import_civdsl(self, node: ast.ImportFrom, qualified: str) -> None:
-        """Names from another civdsl module: an engine module's generated ones, else the hand-written
+        """Names from another civdsl module: an engine module's generated ones (also where another
+        module re-exports them: `runtime.PlayerState` is playerstate's), else the hand-written
         runtime's (HOST_NAMES)."""
         for alias in node.names:
             if alias.asname:
                 self.refuse(node, f"import of {qualified}.{alias.name} under another name")
+            qualified = _defined_in(qualified, alias.name)
             if qualified in ENGINE_MODULES:
                 classes = _classes_of(qualified)
                 js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
@@ -924,6 +926,21 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
     dotted name, which lets it import from its package's modules (HOST_NAMES, ENGINE_MODULES)."""
     js = _Module(source, module, prefix, short, qualified).translate()
     return aliased(js) if short else js
+
+
+@functools.cache
+def _defined_in(qualified: str, name: str) -> str:
+    """The engine module whose NAME the module QUALIFIED imports by name and so re-exports, else
+    QUALIFIED itself."""
+    if qualified in ENGINE_MODULES or importlib.util.find_spec(qualified) is None:
+        return qualified
+    package = qualified.rsplit(".", 1)[0]
+    for node in ast.parse(_module_text(qualified)[1]).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
+                and any(a.name == name and a.asname is None for a in node.names) \
+                and f"{package}.{node.module}" in ENGINE_MODULES:
+            return f"{package}.{node.module}"
+    return qualified
 
 
 @functools.cache
