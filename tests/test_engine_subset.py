@@ -139,7 +139,7 @@ def test_a_name_an_engine_module_defines_is_its_own_where_another_module_re_expo
                                 "    return PlayerState(m, held, facts)\n", "x.py", "t", qualified="civdsl.plan.x")
     assert "return new pt_PlayerState(m, held, facts);" in js
     with pytest.raises(py2es.Refused, match="import of civdsl.runtime.change"):
-        py2es.translate_source("from ..runtime import change\n", "x.py", "t", qualified="civdsl.plan.x")
+        py2es.translate_source("from ..runtime import PlayerState, change\n", "x.py", "t", qualified="civdsl.plan.x")
 
 
 def test_a_module_of_a_subpackage_imports_from_the_enclosing_package():

@@ -204,10 +204,10 @@ class _Module(CallTranslation):
         for alias in node.names:
             if alias.asname:
                 self.refuse(node, f"import of {qualified}.{alias.name} under another name")
-            qualified = _defined_in(qualified, alias.name)
-            if qualified in ENGINE_MODULES:
-                classes = _classes_of(qualified)
-                js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
+            home = _defined_in(qualified, alias.name)
+            if home in ENGINE_MODULES:
+                classes = _classes_of(home)
+                js = f"{ENGINE_MODULES[home]}_{alias.name}"
             elif alias.name in HOST_NAMES.get(qualified, {}):
                 js = HOST_NAMES[qualified][alias.name]
                 classes = {alias.name} if js in _HOST_CLASSES else set()
