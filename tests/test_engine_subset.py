@@ -132,6 +132,16 @@ def test_a_module_imports_the_runtime_values_and_other_engines_by_their_page_nam
     assert 'return st_ast_rows(m, "t", null);' in js
 
 
+def test_a_name_an_engine_module_defines_is_its_own_where_another_module_re_exports_it():
+    """`from ..runtime import PlayerState` (the generated code's ABI re-exports it) is
+    playerstate.py's class, made with `new`; a name runtime.py defines itself is still refused."""
+    js = py2es.translate_source("from ..runtime import PlayerState\n\n\ndef f(m, held, facts):\n"
+                                "    return PlayerState(m, held, facts)\n", "x.py", "t", qualified="civdsl.plan.x")
+    assert "return new pt_PlayerState(m, held, facts);" in js
+    with pytest.raises(py2es.Refused, match="import of civdsl.runtime.change"):
+        py2es.translate_source("from ..runtime import PlayerState, change\n", "x.py", "t", qualified="civdsl.plan.x")
+
+
 def test_a_module_of_a_subpackage_imports_from_the_enclosing_package():
     """`from ..handvalue import off_block` in civdsl.plan.x names civdsl.handvalue's generated function;
     a relative import past the top package is refused."""

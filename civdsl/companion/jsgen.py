@@ -260,7 +260,6 @@ class JSCompiler(ExpressionCompiler):
     shared walk in JavaScript's words. Every operator is a runtime call (add, compare, and_, ...)
     so that Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
 
-    HELD = "s.held_set"  # the generated player state's (playerstate.py), as in Python
     NOT, NEG = jsops.NOT, jsops.NEG
     LOGIC, THUNK = "{op}_({operands})", "() => "
     BINARY = jsops.BINARY
@@ -493,7 +492,7 @@ def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> tuple[str, str]:
     names = sorted({m.group(1) for line in body.lines for m in [re.match(r"\s*([A-Za-z_]\w*) = ", line)] if m})
     w.line("")
     w.line(f"function {fn}(s, role) {{  // {js_comment(cal.span.path)}:{cal.span.line}")
-    w.line("  const held = s.held_set;")
+    w.line(f"  const held = {c.HELD};")
     if names:
         w.line(f"  let {', '.join(names)};")
     w.lines.extend(body.lines)

@@ -33,7 +33,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
-                  "civdsl.ledger.players": "lp", "civdsl.playerstate": "pst", "civdsl.startcredits": "scr",
+                  "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr",
                   "civdsl.stateanswers": "sa",
                   "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
                   "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
@@ -219,14 +219,16 @@ class _Module(CallTranslation):
             self.imported[alias.name] = f"{node.module}.{alias.name}"
 
     def _import_civdsl(self, node: ast.ImportFrom, qualified: str) -> None:
-        """Names from another civdsl module: an engine module's generated ones, else the hand-written
+        """Names from another civdsl module: an engine module's generated ones (also where another
+        module re-exports them: `runtime.PlayerState` is playerstate's), else the hand-written
         runtime's (HOST_NAMES)."""
         for alias in node.names:
             if alias.asname:
                 self.refuse(node, f"import of {qualified}.{alias.name} under another name")
-            if qualified in ENGINE_MODULES:
-                classes = _classes_of(qualified)
-                js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
+            home = _defined_in(qualified, alias.name)
+            if home in ENGINE_MODULES:
+                classes = _classes_of(home)
+                js = f"{ENGINE_MODULES[home]}_{alias.name}"
             elif alias.name in HOST_NAMES.get(qualified, {}):
                 js = HOST_NAMES[qualified][alias.name]
                 classes = {alias.name} if js in _HOST_CLASSES else set()
@@ -359,12 +361,19 @@ class _Module(CallTranslation):
             return self.host[name]
         self.refuse(node, f"the exception {name} (neither the module's nor the runtime's)")
 
+    def _builtin_exception(self, node) -> str | None:
+        """The kind of the RuleError the page raises for Python's exception NODE names, or None."""
+        name = ast.unparse(node)
+        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
+            return js_string(name)
+        return None
+
     def _caught(self, node, caught: str) -> str:
         """Whether the exception CAUGHT is of the class an `except` names: Python's own (a RuleError
         of that kind in the page), the module's or the runtime's."""
-        name = ast.unparse(node)
-        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
-            return f"{caught} instanceof RuleError && {caught}.kind === {js_string(name)}"
+        kind = self._builtin_exception(node)
+        if kind is not None:
+            return f"{caught} instanceof RuleError && {caught}.kind === {kind}"
         return f"{caught} instanceof {self._exception(node)}"
 
     def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
@@ -584,11 +593,11 @@ class _Module(CallTranslation):
             return
         if node.cause is not None or not isinstance(node.exc, ast.Call):
             self.refuse(node, "a raise of other than an exception class with its message")
-        name = ast.unparse(node.exc.func)
-        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
+        kind = self._builtin_exception(node.exc.func)
+        if kind is not None:
             if node.exc.keywords or len(node.exc.args) != 1:
                 self.refuse(node, "a raise of other than an exception class with its message")
-            self.line(f"throw new RuleError({js_string(name)}, {self.expr(node.exc.args[0])});")
+            self.line(f"throw new RuleError({kind}, {self.expr(node.exc.args[0])});")
             return
         cls = self._exception(node.exc.func)
         if self._has_fields(node.exc.func):
@@ -1087,6 +1096,21 @@ def _init_in(qualified: str, cls: ast.ClassDef) -> ast.FunctionDef | None:
 @functools.cache
 def _function_nodes_of(qualified: str) -> dict:
     return {n.name: n for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.FunctionDef)}
+
+
+@functools.cache
+def _defined_in(qualified: str, name: str) -> str:
+    """The engine module whose NAME the module QUALIFIED imports by name and so re-exports, else
+    QUALIFIED itself."""
+    if qualified in ENGINE_MODULES or importlib.util.find_spec(qualified) is None:
+        return qualified
+    package = qualified.rsplit(".", 1)[0]
+    for node in ast.parse(_module_text(qualified)[1]).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
+                and any(a.name == name and a.asname is None for a in node.names) \
+                and f"{package}.{node.module}" in ENGINE_MODULES:
+            return f"{package}.{node.module}"
+    return qualified
 
 
 @functools.cache

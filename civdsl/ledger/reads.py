@@ -105,7 +105,7 @@ class ReadingState(PlayerState):
     (`type(state)(module, state.held, state.facts, ...)`, its copies) records into the same log."""
 
     def __init__(self, module, holds=(), facts=None, options=None, held_set=None):
-        log = next((v.log for v in (facts, options) if isinstance(v, _Reads)), {})
+        log = facts.log if isinstance(facts, _Reads) else {}
         holds = tuple.__new__(tuple, tuple.__iter__(holds)) if isinstance(holds, _Held) else tuple(holds)
         facts = facts.plain if isinstance(facts, _Reads) else dict(facts or {})
         options = options.plain if isinstance(options, _Reads) else dict(options or {})

@@ -74,6 +74,20 @@ function scoreAnswer(state, options) {
   return pyPlain(st_score(engineModule(), makePlayerState(ownState(state), options || {})));
 }
 
+// The player state of a question (api.Rulebook.state): the state file's mapping, with the command
+// line's choices (options.holds as --holds, options.option as --option NAME=on|off), checked and
+// given its start credits by the generated engines
+function makePlayerState(state, options) {
+  const facts = Object.assign({}, state || {});
+  options = options || {};
+  if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
+  const module = engineModule();
+  const checked = sc_question_state(module, engineFacts(), splitNames(options.holds), pyFromState(facts));
+  const st = new pt_PlayerState(module, checked[0], checked[1], checked[2]);
+  cr_apply_start_credits(module, st);
+  return st;
+}
+
 // The compiled module as the generated engines read it (the names and shapes of the Python module
 // codegen writes), made once from MODEL and RULES.
 let engineModuleMade = null;

@@ -636,7 +636,7 @@ function pyDumps(value, indent) {
   return walk(value, 0);
 }
 
-// --- a question's state (api.Rulebook.state: statecheck.question_state, translated) -------------
+// --- a question's names and mappings (state.split_names; a value read as a mapping) -------------
 
 function splitNames(text) {
   if (Array.isArray(text)) return text.slice();
@@ -646,18 +646,4 @@ function splitNames(text) {
 
 function isMap(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-// The player state of a question (api.Rulebook.state): the state file's mapping, with the command
-// line's choices (options.holds as --holds, options.option as --option NAME=on|off), checked and
-// given its start credits by the generated engines
-function makePlayerState(state, options) {
-  const facts = Object.assign({}, state || {});
-  options = options || {};
-  if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
-  const module = engineModule();
-  const checked = sc_question_state(module, engineFacts(), splitNames(options.holds), pyFromState(facts));
-  const st = new pst_PlayerState(module, checked[0], checked[1], checked[2]);
-  scr_apply_start_credits(module, st);
-  return st;
 }

@@ -62,7 +62,7 @@ function creditCanonical(M, kind, names, option) {
 
 // a fresh player state over the same facts (runtime.PlayerState(module, held, facts)); FACTS plain
 function creditProbe(M, holds, facts) {
-  return new pst_PlayerState(engineModule(), holds, pyFromPlain(facts));
+  return new pt_PlayerState(engineModule(), holds, pyFromPlain(facts));
 }
 
 function creditSetValue(M, n, face) {
@@ -1633,7 +1633,7 @@ function planNotes(problem) {
 
 function planMissingNotes(M, held, facts, hand) {
   const notes = [];
-  const start = pyPlain(scr_start_credits(engineModule(), creditProbe(M, held, facts)));
+  const start = pyPlain(cr_start_credits(engineModule(), creditProbe(M, held, facts)));
   if (start !== null && start.per_group === null) {
     notes.push("start credits are not counted: they depend on "
       + (start.missing.map((m) => "`" + m + "`").join(", ") || start.problem || "?"));
