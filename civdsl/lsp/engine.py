@@ -250,6 +250,7 @@ class Engine:
         """The last analysis, on the new text."""
         previous = doc.analysis
         info.ast = previous.doc.ast
+        doc.parser.relaid(doc.state, doc.display)
         doc.state.stats["layout only"] += 1
         analysis = Analysis(doc.uri, doc.version, info, previous.bases, previous.diagnostics, previous.edition,
                             previous.last_edition, index=previous.index)
