@@ -19,6 +19,7 @@ the resolved rulebook still holds.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Iterator
 import dataclasses
 import functools
@@ -137,17 +138,20 @@ class _FileIndexer:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         self.statements.append(_Statement(None, self.file, self.out))
         for item in ast.items:
-            # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
-            # others are the same objects with the same uses, and the spans of a statement that moved
-            # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
-            key = id(item)
-            kept = self.memo.get(key)
-            if kept is None or kept.item is not item or kept.file != self.file:
-                self.out = []
-                self.item(item)
-                kept = _Statement(item, self.file, self.out)
-            self.statements.append(kept)
-            self.fresh[key] = kept
+            self.statement(item)
+
+    def statement(self, item: Item) -> None:
+        # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
+        # others are the same objects with the same uses, and the spans of a statement that moved
+        # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
+        key = id(item)
+        kept = self.memo.get(key)
+        if kept is None or kept.item is not item or kept.file != self.file:
+            self.out = []
+            self.item(item)
+            kept = _Statement(item, self.file, self.out)
+        self.statements.append(kept)
+        self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
         owner = self._declared(item)
@@ -396,9 +400,54 @@ class Index:
                 statement.resolved = [self._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
                 statement.meaning = meaning
         self.refs = [r for statement in statements for r in statement.resolved]
+        self._statements = statements
         self._by_name: dict[tuple[str, str], list[Ref]] = {}
         for r in self.refs:
             self._by_name.setdefault((r.kind, r.name), []).append(r)
+
+    def after_edit(self, asts: list[RulebookAst | None], memo: dict) -> "Index | None":
+        """The index of `asts`, made from this one (the index of the same chain before an edit of
+        its last file, `memo` as for Index) when the edit changed statements without changing
+        what any declares: only the statements it replaced are indexed, their uses put where the
+        old ones were. None when the edit is not one of those (then index it whole)."""
+        old_asts = self.asts
+        if (len(asts) != len(old_asts) or any(a is not b for a, b in zip(asts[:-1], old_asts))
+                or asts[-1] is None or old_asts[-1] is None or _header(asts[-1]) != _header(old_asts[-1])):
+            return None
+        file = len(asts) - 1
+        old, new = old_asts[-1].items, asts[-1].items
+        head, tail = kept_ends(old, new)
+        first = len(self._statements) - len(old)  # the file's first statement is its header's
+        gone = self._statements[first + head:len(self._statements) - tail]
+        came: list[_Statement] = []
+        fresh: dict = {}
+        indexer = _FileIndexer(asts[-1], file, came, memo, fresh)
+        for item in new[head:len(new) - tail]:
+            indexer.statement(item)
+        if sorted(d for s in gone for d in s.defs) != sorted(d for s in came for d in s.defs):
+            return None
+        out = _new(Index)
+        out.asts, out.declared, out._meaning = list(asts), self.declared, self._meaning
+        calls = self._meaning["call"]
+        for statement in came:
+            if statement.meaning is not self._meaning:
+                statement.resolved = [out._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
+                statement.meaning = self._meaning
+        out._statements = self._statements[:first + head] + came + self._statements[len(self._statements) - tail:]
+        at = sum(len(s.resolved) for s in self._statements[:first + head])
+        removed = [r for s in gone for r in s.resolved]
+        added = [r for s in came for r in s.resolved]
+        out.refs = self.refs[:at] + added + self.refs[at + len(removed):]
+        out._by_name = dict(self._by_name)
+        for key in {(r.kind, r.name) for r in removed + added}:
+            out._by_name[key] = _spliced_uses(self._by_name.get(key, []), removed, added, key, file,
+                                              new[head] if head < len(new) - tail else None)
+            if not out._by_name[key]:
+                del out._by_name[key]
+        for statement in gone:
+            memo.pop(id(statement.item), None)
+        memo.update(fresh)
+        return out
 
     def _first_declared(self, kinds: Iterable[str], otherwise: dict[str, str]) -> dict[str, str]:
         """{name: the first of `kinds` declaring it}, falling back on `otherwise`."""
@@ -458,6 +507,39 @@ class Index:
 
 
 _MEANING = "meaning"  # the memo's entry holding the last index's meanings (`Index._meaning`)
+
+
+def _header(ast: RulebookAst) -> tuple:
+    """What a file's header statement indexes (`_FileIndexer.run`)."""
+    return ast.edition, ast.edition_span, ast.extends, ast.extends_span
+
+
+def kept_ends(old: list, new: list) -> tuple[int, int]:
+    """How many leading and trailing statements the two lists share (the very objects)."""
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] is new[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and old[-1 - tail] is new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def _spliced_uses(uses: list[Ref], removed: list[Ref], added: list[Ref], key: tuple[str, str], file: int,
+                  first) -> list[Ref]:
+    """One name's declarations and uses in chain order after an edit replaced `removed` by
+    `added` (the statements replaced start at `first`, None when none came in their place):
+    statements are in file order and each one's uses lie inside it, so those before the edit
+    are those placed before the first new statement."""
+    gone = {id(r) for r in removed}
+    kept = [r for r in uses if id(r) not in gone]
+    mine = [r for r in added if (r.kind, r.name) == key]
+    if not mine:
+        return kept
+    start = (file, first.span.line, first.span.column)
+    at = bisect.bisect_left(kept, start, key=lambda r: (r.file, r.span.line, r.span.column))
+    return kept[:at] + mine + kept[at:]
 
 
 def _index_files(asts: list[RulebookAst | None], memo: dict | None) -> list[_Statement]:

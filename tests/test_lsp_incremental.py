@@ -143,7 +143,7 @@ def _in_order(edition):
 
 
 # The language server's modules in the order of docs/architecture.md: each imports only those before it.
-LSP_MODULES = ["tokens", "files", "incremental", "engine", "navigation", "hover", "completion", "outline", "protocol",
+LSP_MODULES = ["tokens", "files", "incremental", "splice", "engine", "navigation", "hover", "completion", "outline", "protocol",
                "server"]
 
 

@@ -26,6 +26,8 @@ The package, one job a module, each importing only those above it in this list:
 - `tokens`: the grammar's lexer line by line, statement starts, enclosing blocks;
 - `files`: a file of the chain as the editor sees it (lines, offsets, tokens, symbols);
 - `incremental`: the parse of a buffer again and again, reusing each unchanged statement's;
+- `splice`: the resolved edition after an edit of advances, calamities or commodities, made
+  from the last one;
 - `engine`: documents, their extends chains and analyses (no pygls: the benchmark and tests
   drive it directly as well as over a pipe), and where each diagnostic is shown;
 - `navigation`, `hover`, `completion`, `outline`: the features, as plain data;
