@@ -404,6 +404,7 @@ class Index:
         self._by_name: dict[tuple[str, str], list[Ref]] = {}
         for r in self.refs:
             self._by_name.setdefault((r.kind, r.name), []).append(r)
+        self._names: dict[str, set[str]] | None = None  # kind -> the names used or declared (`_named`)
 
     def after_edit(self, asts: list[RulebookAst | None], memo: dict) -> "Index | None":
         """The index of `asts`, made from this one (the index of the same chain before an edit of
@@ -439,11 +440,15 @@ class Index:
         added = [r for s in came for r in s.resolved]
         out.refs = self.refs[:at] + added + self.refs[at + len(removed):]
         out._by_name = dict(self._by_name)
+        out._names = None if self._names is None else dict(self._names)
         for key in {(r.kind, r.name) for r in removed + added}:
             out._by_name[key] = _spliced_uses(self._by_name.get(key, []), removed, added, key, file,
                                               new[head] if head < len(new) - tail else None)
             if not out._by_name[key]:
                 del out._by_name[key]
+            if out._names is not None and (key in out._by_name) != (key[1] in out._names.get(key[0], ())):
+                names = out._names[key[0]] = set(out._names.get(key[0], ()))  # the last index keeps its own
+                (names.add if key in out._by_name else names.discard)(key[1])
         for statement in gone:
             memo.pop(id(statement.item), None)
         memo.update(fresh)
@@ -486,6 +491,15 @@ class Index:
                 and r.span.column <= column <= (r.span.end_column or r.span.column)]
         return max(here, key=lambda r: r.span.column, default=None)  # the innermost
 
+    def _named(self, kind: str) -> set[str]:
+        """The names of `kind` used or declared anywhere in the chain (kept by an index made from
+        this one after an edit, `after_edit`)."""
+        if self._names is None:
+            self._names = {}
+            for k, name in self._by_name:
+                self._names.setdefault(k, set()).add(name)
+        return self._names.get(kind, set())
+
     def in_force(self, r: Ref) -> bool:
         """Whether the resolved rulebook still holds this use: no later file of the chain declares its
         statement whole or removes it, nor `change`s the field holding it in a way that replaces the
@@ -496,14 +510,15 @@ class Index:
 
     def unknown(self, kind: str, known: Iterable[str]) -> list[Ref]:
         """The uses in force of `kind` that name nothing in `known` (the resolved rulebook's names)."""
-        known = set(known)
         # the names of `kind` used or declared that name nothing known, found by the table of
         # names: usually none, and then the chain's uses are not walked at all
-        unknown = {name for k, name in self._by_name if k == kind and name not in known}
+        unknown = self._named(kind).difference(known)
         if not unknown:
             return []
-        return [r for r in self.of_kind(kind, role="ref")
-                if r.name in unknown and r.field != "drop" and self.in_force(r)]
+        # each name's uses from the table (in chain order: by file, then by place in the file)
+        found = [r for name in unknown for r in self._by_name.get((kind, name), ())
+                 if r.role == "ref" and r.field != "drop" and self.in_force(r)]
+        return sorted(found, key=lambda r: (r.file, r.span.line, r.span.column))
 
 
 _MEANING = "meaning"  # the memo's entry holding the last index's meanings (`Index._meaning`)

@@ -151,7 +151,7 @@ class IncrementalParser:
     def parse(self, text: str, display: str, state: TextState, diags: Diagnostics) -> syntax.RulebookAst | None:
         """As `parser.parse` then `syntax.to_syntax` (see `loader.parse_file`), with the same
         diagnostics; `state` is the text's `TextState`."""
-        if not parser._check_limits(text, display, diags, state.token_count(), state.brackets()):
+        if not parser._check_limits(text, display, diags, state.token_count(), state.brackets(), state.lines):
             return None
         try:
             return self._incremental(text, display, state, diags)
@@ -331,6 +331,7 @@ class TextState:
 
     def __init__(self):
         self.lines: list[str] = []
+        self.text = ""  # the text the lines are of
         self.previous: list[str] = []  # the lines before the last update (`layout_only` compares with them)
         self.line_starts: list[int] = []
         self.entries: list[list[tuple]] = []  # per line: `lex_line`'s entries
@@ -350,12 +351,12 @@ class TextState:
         self.layout_only = False
 
     def update(self, text: str) -> None:
-        new = text.split("\n")
         old = self.lines
         same = len(old) > 0
-        head = _common_prefix(old, new) if same else 0
-        tail = _common_suffix(old, new, min(len(old), len(new)) - head) if same else 0
-        old_end, new_end = len(old) - tail, len(new) - tail
+        if same:
+            new, head, old_end, new_end = self._changed_lines(text)
+        else:
+            new, head, old_end, new_end = text.split("\n"), 0, 0, text.count("\n") + 1
         fresh = [self._lex(line) for line in new[head:new_end]]
         self.layout_only = same and len(old) == len(new) and all(
             _significant(line, entries) == _significant(new[n], fresh[n - head][0])
@@ -366,8 +367,8 @@ class TextState:
         self.skeletons = self.skeletons[:head] + [f[2] for f in fresh] + self.skeletons[old_end:]
         self.previous = old
         self.previous_marks = self.marks
-        self.lines = new
-        self.line_starts = _line_starts(new)
+        self.lines, self.text = new, text
+        self.line_starts = _line_starts_after(self.line_starts, new, head, old_end, new_end) if same else _line_starts(new)
         self.kept = (0, 0, 0)
         self.marks = self._marks(head, old_end, new_end) if same else self._all_marks()
         self.stats["lines lexed"] += len(fresh)
@@ -376,6 +377,22 @@ class TextState:
             # within a few times the buffer's own lines
             self.lexed = {line: found for line, *found in zip(new, self.entries, self.counts, self.skeletons)}
             self.summaries.clear()
+
+    def _changed_lines(self, text: str) -> tuple[list[str], int, int, int]:
+        """The new text's lines, and the lines the change since the last text spans: lines
+        head..old_end-1 of the old text became head..new_end-1. Only those are split from the
+        text (found from the characters the two texts share at each end); the others are the
+        old lines, the same strings."""
+        before = self.text
+        start = _common_start(before, text)
+        end = _common_end(before, text, min(len(before), len(text)) - start)
+        head = before.count("\n", 0, start)
+        old_end = before.count("\n", 0, len(before) - end) + 1
+        new_end = text.count("\n", 0, len(text) - end) + 1
+        first = self.line_starts[head]
+        stop = text.find("\n", len(text) - end)
+        middle = text[first:stop if stop >= 0 else len(text)].split("\n")
+        return self.lines[:head] + middle + self.lines[old_end:], head, old_end, new_end
 
     def token_count(self) -> int:
         """`parser.count_tokens` of the text."""
@@ -498,21 +515,37 @@ def _significant(line: str, entries: list[tuple]) -> str:
     return line[:entries[-1][3]] if entries else ""
 
 
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    """How many leading items `a` and `b` share (a binary search of slices compared whole)."""
+def _common_start(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share (a binary search comparing pieces in place)."""
     low, high = 0, min(len(a), len(b))
     while low < high:
         mid = (low + high + 1) // 2
-        if a[low:mid] == b[low:mid]:
+        if a.startswith(b[low:mid], low):
             low = mid
         else:
             high = mid - 1
     return low
 
 
-def _common_suffix(a: list[str], b: list[str], limit: int) -> int:
-    """How many trailing items `a` and `b` share, at most `limit`."""
-    return _common_prefix(a[len(a) - limit:][::-1], b[len(b) - limit:][::-1]) if limit > 0 else 0
+def _common_end(a: str, b: str, limit: int) -> int:
+    """How many trailing characters `a` and `b` share, at most `limit`."""
+    low, high = 0, max(limit, 0)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a.endswith(b[len(b) - mid:len(b) - low], 0, len(a) - low):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _line_starts_after(starts: list[int], lines: list[str], head: int, old_end: int, new_end: int) -> list[int]:
+    """`_line_starts(lines)` from the old lines' `starts` after lines head..old_end-1 became
+    head..new_end-1: those before are where they were, those after moved by one difference."""
+    middle = list(itertools.accumulate(map(len, lines[head:new_end]), lambda at, n: at + n + 1, initial=starts[head]))
+    if old_end >= len(starts):  # the change reaches the last line
+        return starts[:head] + middle[:-1]
+    return starts[:head] + middle + list(map((middle[-1] - starts[old_end]).__add__, starts[old_end + 1:]))
 
 
 def _line_starts(lines: list[str]) -> list[int]:
