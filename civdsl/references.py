@@ -394,11 +394,7 @@ class Index:
         self._meaning = meaning = last if last == meaning else meaning
         if memo is not None:
             memo[_MEANING] = meaning
-        calls = meaning["call"]
-        for statement in statements:
-            if statement.meaning is not meaning:
-                statement.resolved = [self._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
-                statement.meaning = meaning
+        self._resolve_statements(statements)
         self.refs = [r for statement in statements for r in statement.resolved]
         self._statements = statements
         self._by_name: dict[tuple[str, str], list[Ref]] = {}
@@ -411,12 +407,10 @@ class Index:
         its last file, `memo` as for Index) when the edit changed statements without changing
         what any declares: only the statements it replaced are indexed, their uses put where the
         old ones were. None when the edit is not one of those (then index it whole)."""
-        old_asts = self.asts
-        if (len(asts) != len(old_asts) or any(a is not b for a, b in zip(asts[:-1], old_asts))
-                or asts[-1] is None or old_asts[-1] is None or _header(asts[-1]) != _header(old_asts[-1])):
+        if not self._same_chain(asts):
             return None
         file = len(asts) - 1
-        old, new = old_asts[-1].items, asts[-1].items
+        old, new = self.asts[-1].items, asts[-1].items
         head, tail = kept_ends(old, new)
         first = len(self._statements) - len(old)  # the file's first statement is its header's
         gone = self._statements[first + head:len(self._statements) - tail]
@@ -429,30 +423,45 @@ class Index:
             return None
         out = _new(Index)
         out.asts, out.declared, out._meaning = list(asts), self.declared, self._meaning
-        calls = self._meaning["call"]
-        for statement in came:
-            if statement.meaning is not self._meaning:
-                statement.resolved = [out._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
-                statement.meaning = self._meaning
+        out._resolve_statements(came)
         out._statements = self._statements[:first + head] + came + self._statements[len(self._statements) - tail:]
         at = sum(len(s.resolved) for s in self._statements[:first + head])
         removed = [r for s in gone for r in s.resolved]
         added = [r for s in came for r in s.resolved]
         out.refs = self.refs[:at] + added + self.refs[at + len(removed):]
-        out._by_name = dict(self._by_name)
-        out._names = None if self._names is None else dict(self._names)
+        out._by_name, out._names = dict(self._by_name), None if self._names is None else dict(self._names)
         for key in {(r.kind, r.name) for r in removed + added}:
-            out._by_name[key] = _spliced_uses(self._by_name.get(key, []), removed, added, key, file,
-                                              new[head] if head < len(new) - tail else None)
-            if not out._by_name[key]:
-                del out._by_name[key]
-            if out._names is not None and (key in out._by_name) != (key[1] in out._names.get(key[0], ())):
-                names = out._names[key[0]] = set(out._names.get(key[0], ()))  # the last index keeps its own
-                (names.add if key in out._by_name else names.discard)(key[1])
+            out._splice_name(key, self._by_name.get(key, []), removed, added,
+                             (file, new[head]) if head < len(new) - tail else None)
         for statement in gone:
             memo.pop(id(statement.item), None)
         memo.update(fresh)
         return out
+
+    def _same_chain(self, asts: list[RulebookAst | None]) -> bool:
+        """Whether `asts` are this index's chain, its last file edited but for its header."""
+        old = self.asts
+        return (len(asts) == len(old) and all(a is b for a, b in zip(asts[:-1], old))
+                and asts[-1] is not None and old[-1] is not None and _header(asts[-1]) == _header(old[-1]))
+
+    def _resolve_statements(self, statements: list[_Statement]) -> None:
+        """Each statement's uses resolved by scope under this index's meanings (kept when they are)."""
+        calls = self._meaning["call"]
+        for statement in statements:
+            if statement.meaning is not self._meaning:
+                statement.resolved = [self._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
+                statement.meaning = self._meaning
+
+    def _splice_name(self, key: tuple[str, str], uses: list[Ref], removed: list[Ref], added: list[Ref],
+                     where: tuple | None) -> None:
+        """One name's entry in the table of names (and the names of its kind) after an edit
+        replaced `removed` by `added`; `where` is (the file, the first statement that came)."""
+        self._by_name[key] = _spliced_uses(uses, removed, added, key, where)
+        if not self._by_name[key]:
+            del self._by_name[key]
+        if self._names is not None and (key in self._by_name) != (key[1] in self._names.get(key[0], ())):
+            names = self._names[key[0]] = set(self._names.get(key[0], ()))  # the last index keeps its own
+            (names.add if key in self._by_name else names.discard)(key[1])
 
     def _first_declared(self, kinds: Iterable[str], otherwise: dict[str, str]) -> dict[str, str]:
         """{name: the first of `kinds` declaring it}, falling back on `otherwise`."""
@@ -541,10 +550,10 @@ def kept_ends(old: list, new: list) -> tuple[int, int]:
     return head, tail
 
 
-def _spliced_uses(uses: list[Ref], removed: list[Ref], added: list[Ref], key: tuple[str, str], file: int,
-                  first) -> list[Ref]:
+def _spliced_uses(uses: list[Ref], removed: list[Ref], added: list[Ref], key: tuple[str, str],
+                  where: tuple | None) -> list[Ref]:
     """One name's declarations and uses in chain order after an edit replaced `removed` by
-    `added` (the statements replaced start at `first`, None when none came in their place):
+    `added` (`where`: the file and the first statement that came, None when none came):
     statements are in file order and each one's uses lie inside it, so those before the edit
     are those placed before the first new statement."""
     gone = {id(r) for r in removed}
@@ -552,6 +561,7 @@ def _spliced_uses(uses: list[Ref], removed: list[Ref], added: list[Ref], key: tu
     mine = [r for r in added if (r.kind, r.name) == key]
     if not mine:
         return kept
+    file, first = where
     start = (file, first.span.line, first.span.column)
     at = bisect.bisect_left(kept, start, key=lambda r: (r.file, r.span.line, r.span.column))
     return kept[:at] + mine + kept[at:]

@@ -58,11 +58,9 @@ def _header(ast) -> tuple:
 
 def _spliced(asts: list, last: _Resolved, memo: dict):
     """The edition of `asts` made from `last`'s, or None when the edit is not one this can do."""
-    ast = asts[-1]
-    if (not last.clean or len(asts) - 1 != len(last.bases) or any(a is not b for a, b in zip(asts, last.bases))
-            or _header(ast) != last.header):
+    if not _same_chain(asts, last):
         return None
-    old, new = last.items, ast.items
+    old, new = last.items, asts[-1].items
     head, tail = kept_ends(old, new)
     gone, came = old[head:len(old) - tail], new[head:len(new) - tail]
     if not _names_kept(gone, came):
@@ -83,11 +81,24 @@ def _spliced(asts: list, last: _Resolved, memo: dict):
     for item in gone:
         memo.pop(id(item), None)
     memo.update(read)
+    _tier_figures(edition, came)
+    return edition
+
+
+def _same_chain(asts: list, last: _Resolved) -> bool:
+    """Whether `asts` are the chain `last` resolved, its last file edited but for its header,
+    after a resolution that reported nothing."""
+    return (last.clean and len(asts) - 1 == len(last.bases) and all(a is b for a, b in zip(asts, last.bases))
+            and _header(asts[-1]) == last.header)
+
+
+def _tier_figures(edition, came: list) -> None:
+    """The tier rule's figures of the advances read again (`resolver._tier_vp` for those alone:
+    the tiers are the same, no statement declaring them changed)."""
     for item in came:
         adv = edition.advances.get(item.name) if item.kind == "advance" else None
         if adv is not None and not adv.vp_explicit:
             adv.vp, adv.vp_when = tier_figures(edition, adv)
-    return edition
 
 
 def _names_kept(gone: list, came: list) -> bool:
