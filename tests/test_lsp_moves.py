@@ -5,6 +5,7 @@ edition and the index of references equal those made from scratch (`civdsl check
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -271,3 +272,28 @@ def test_an_edit_inside_an_advance_reads_that_advance_alone_and_the_edition_equa
         assert got.refs().refs == again.refs().refs and got.refs()._by_name == again.refs()._by_name
         # the index too is made from the last one while no statement declares another name
         assert doc.stats.get("index spliced", 0) == indexed + (expected != "all")
+
+
+def test_an_item_a_later_change_or_remove_edits_is_resolved_whole_after_an_edit(tmp_path):
+    """In a house rule, an advance the same file later `change`s (or `remove`s) is not taken from
+    the last edition when edited: what the later statement does to it is done again, as `check`
+    does; an advance no statement edits is."""
+    path = tmp_path / "house.civ"
+    base = Path(os.path.relpath(RULEBOOKS / "megaciv.civ", tmp_path)).as_posix()
+    head = (f'language 1\nedition house "A house rule" extends "{base}"\n\n'
+            'advance "Granary" {\n  cost 90\n  groups crafts\n  summary "Stores grain."\n}\n\n'
+            'advance "Mill" {\n  cost 80\n  groups crafts\n  summary "Grinds grain."\n}\n\n')
+    for later, spliced in (('change advance "Granary" {\n  cost 99\n}\n', 0), ('remove advance "Granary"\n', 0),
+                           ('change advance "Mill" {\n  cost 99\n}\n', 1)):
+        text = head + later
+        engine = Engine()
+        doc = engine.open(path.as_uri(), text, 0)
+        engine.analyse(doc)
+        edited = text.replace("Stores grain", "Stores the grain")
+        engine.update(path.as_uri(), edited, 1)
+        got = engine.analyse(doc)
+        path.write_text(edited, encoding="utf-8")
+        checked = check_file(path)
+        assert doc.stats.get("spliced", 0) == spliced, later
+        assert got.diagnostics.to_json() == checked.diagnostics.to_json()
+        assert _by_line(got.edition) == _by_line(checked.edition)

@@ -30,6 +30,7 @@ class _Resolved:
     items: list  # the buffer's statements
     edition: Any  # model.Edition
     clean: bool  # whether resolving reported nothing
+    edited: frozenset  # (kind, name) of the items the buffer's `change` and `remove` statements edit
 
 
 def resolve_edit(chain: list[LoadedFile], diags: Diagnostics, memo: dict, stats: dict | None = None):
@@ -39,7 +40,7 @@ def resolve_edit(chain: list[LoadedFile], diags: Diagnostics, memo: dict, stats:
     last = memo.pop(_LAST, None)
     asts = [f.ast for f in chain]
     edition = _spliced(asts, last, memo) if last is not None else None
-    clean = True
+    clean, edited = True, last.edited if edition is not None else None
     if stats is not None:
         key = "resolved" if edition is None else "spliced"
         stats[key] = stats.get(key, 0) + 1
@@ -47,8 +48,10 @@ def resolve_edit(chain: list[LoadedFile], diags: Diagnostics, memo: dict, stats:
         first = len(diags.items)
         edition = resolve(chain, diags, memo)
         clean = len(diags.items) == first
+        # the statements an edit can splice are never these, so the set holds while it splices
+        edited = frozenset((i.value, i.name) for i in asts[-1].items if i.kind in ("change", "remove"))
     if edition is not None:
-        memo[_LAST] = _Resolved(asts[:-1], _header(asts[-1]), asts[-1].items, edition, clean)
+        memo[_LAST] = _Resolved(asts[:-1], _header(asts[-1]), asts[-1].items, edition, clean, edited)
     return edition
 
 
@@ -63,12 +66,14 @@ def _spliced(asts: list, last: _Resolved, memo: dict):
     old, new = last.items, asts[-1].items
     head, tail = kept_ends(old, new)
     gone, came = old[head:len(old) - tail], new[head:len(new) - tail]
-    if not _names_kept(gone, came):
-        return None
+    if not _names_kept(gone, came) or any((i.kind, i.name) in last.edited for i in came):
+        return None  # a later `change` or `remove` of the buffer edits what the statement declares
     edition = _copy(last.edition)
     read: dict = {}
     scratch = Diagnostics()
-    applier(edition, scratch, len(asts) > 1, (memo, read)).apply([i for i in came if i.kind != "cites"])
+    # not as a house rule's: the edition holds the buffer's own items where a base's would be, and
+    # none of these names is a base's (declaring one reports CIV101: the last resolution was clean)
+    applier(edition, scratch, False, (memo, read)).apply([i for i in came if i.kind != "cites"])
     if scratch.items:
         return None
     following = new[len(new) - tail:]
