@@ -141,6 +141,7 @@ class _FileIndexer:
             self.statement(item)
 
     def statement(self, item: Item) -> None:
+        """One statement's declarations and uses, kept from the memo while its syntax object is."""
         # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
         # others are the same objects with the same uses, and the spans of a statement that moved
         # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
