@@ -270,20 +270,17 @@ class _ToSyntax(Transformer):
         self._citations = []
         return lang, header, items
 
-    @v_args(meta=True)
-    def language_decl(self, meta, children):
+    def language_decl(self, children):
         tok = self._tokens(children, "INT")[0]
         return self._int(tok), span_of(self.file, tok)
 
-    @v_args(meta=True)
-    def header(self, meta, children):
+    def header(self, children):
         name = self._tokens(children, "NAME")[0]
         display = self._string(self._tokens(children, "STRING")[0])
         ext = next((c for c in children if isinstance(c, tuple)), None)
         return name.value, span_of(self.file, name), display, ext
 
-    @v_args(meta=True)
-    def extends_clause(self, meta, children):
+    def extends_clause(self, children):
         tok = children[1]
         if tok.type == "STRING":
             return self._string(tok), True, span_of(self.file, tok)
@@ -830,8 +827,7 @@ class _ToSyntax(Transformer):
                 positional.append(a)
         return Call(name, positional, kwargs, self._span(meta), spans)
 
-    @v_args(meta=True)
-    def kwarg(self, meta, c):
+    def kwarg(self, c):
         return ("kwarg", c[0].value, c[2], span_of(self.file, c[0]))
 
     @v_args(meta=True)
@@ -861,8 +857,7 @@ class _ToSyntax(Transformer):
     def atom(self, c):
         return c[1]  # ( expr )
 
-    @v_args(meta=True)
-    def name_ref(self, meta, c):
+    def name_ref(self, c):
         return c[0]
 
     @v_args(meta=True)
