@@ -261,7 +261,8 @@ def passes(rounds: int = 5) -> None:
             setattr(owner, attr, fn)
     print(f"the pipeline pass by pass ({rounds} rounds; the median round: {total * 1000:.0f} ms of CPU; "
           f"{counted / 1e6:.2f} million Python instructions in one run)")
-    print(f"{'pass':20s} {'editions ms':>12s} {'house rules ms':>15s} {'editions Minstr':>16s} {'house rules Minstr':>19s}")
+    print(f"{'pass':20s} {'editions ms':>12s} {'house rules ms':>15s} {'editions Minstr':>16s} "
+          f"{'house rules Minstr':>19s}")
     for label, _, _ in _PASSES:
         print(f"{label:20s} {times.get((label, True), 0) * 1000:12.1f} {times.get((label, False), 0) * 1000:15.1f} "
               f"{instructions.get((label, True), 0) / 1e6:16.2f} {instructions.get((label, False), 0) / 1e6:19.2f}")
