@@ -60,9 +60,9 @@ function creditCanonical(M, kind, names, option) {
   return sc_canonical_names(engineModule(), kind, names, option);
 }
 
-// a fresh player state over the same facts (runtime.PlayerState(module, held, facts))
+// a fresh player state over the same facts (runtime.PlayerState(module, held, facts)); FACTS plain
 function creditProbe(M, holds, facts) {
-  return new PlayerState(holds, facts);
+  return new pt_PlayerState(engineModule(), holds, pyFromPlain(facts));
 }
 
 function creditSetValue(M, n, face) {
@@ -122,7 +122,7 @@ function planObjective(M, spec, st) {
       throw creditUserError("--objective vp: " + M.EDITION.name + " gives no victory points to advances (e.g. "
         + missing[0] + "); use --objective points (printed cost) or cards");
     }
-    for (const n of names) values[n] = (st ? st.advanceVp(n) : advances[n].vp) || 0;
+    for (const n of names) values[n] = (st ? st.advance_vp(n) : advances[n].vp) || 0;
     return planObjectiveOf("vp", "VP", values, 1);
   }
   if (spec === "points") {
@@ -1633,7 +1633,7 @@ function planNotes(problem) {
 
 function planMissingNotes(M, held, facts, hand) {
   const notes = [];
-  const start = startCredits(new PlayerState(held, facts));
+  const start = pyPlain(cr_start_credits(engineModule(), creditProbe(M, held, facts)));
   if (start !== null && start.per_group === null) {
     notes.push("start credits are not counted: they depend on "
       + (start.missing.map((m) => "`" + m + "`").join(", ") || start.problem || "?"));
@@ -1656,7 +1656,7 @@ function planAnswer(M, state, options) {
   options = options || {};
   const st = makePlayerState(state, {holds: options.holds, option: options.option});
   const held = st.held;
-  const facts = st.facts;
+  const facts = pyPlain(st.facts);
   const obj = planObjective(M, planOption(options, ["objective", "objectiveSpec", "objective_spec"], null), st);
   const horizon = planOption(options, ["horizon"], 1);
   if (horizon !== 1 && horizon !== 2) {
@@ -1672,7 +1672,7 @@ function planAnswer(M, state, options) {
   });
   const shown = Math.max(top, explain ? 5 : 1);
   const choices = problem.search(shown);
-  const hand = planHandReport(M, problem.cards, new PlayerState(held, facts));
+  const hand = planHandReport(M, problem.cards, creditProbe(M, held, facts));
   const budgetTotal = problem.payments.budget(problem.limitMax);
   const report = {
     rulebook: M.EDITION.id,
