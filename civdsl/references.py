@@ -238,15 +238,17 @@ class _FileIndexer:
             if t not in _LEAVES:
                 stack.extend((visits.get(t) or _visit_for(t))(self, node, local, neg))
 
+    # the visits of containers and syntax nodes leave out the leaves they hold (most of what
+    # they hold: spans, words, numbers), which would only be popped from the stack and skipped
     def _items(self, node, local: frozenset, neg: bool) -> Iterable:
-        return ((x, local, neg) for x in node)
+        return [(x, local, neg) for x in node if type(x) not in _LEAVES]
 
     def _values(self, node, local: frozenset, neg: bool) -> Iterable:
-        return ((x, local, neg) for x in node.values())
+        return [(x, local, neg) for x in node.values() if type(x) not in _LEAVES]
 
     def parts(self, node, local: frozenset, neg: bool) -> Iterable:
         """The fields of any other syntax node (an operator, a round statement, ...)."""
-        return ((v, local, neg) for v in node.__dict__.values())
+        return [(v, local, neg) for v in node.__dict__.values() if type(v) not in _LEAVES]
 
     def _where(self, node: Where, local: frozenset, neg: bool) -> Iterable:
         return (node.items, local, neg), (node.condition, local | _attributes(node.items), neg)
