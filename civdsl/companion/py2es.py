@@ -48,7 +48,8 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
               "civdsl.errors": {"StateError": "UserError"},
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
-              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"}}
+              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"},
+              "civdsl.runtime": {"PlayerState": "playerStateOf", "lookup": "lookup"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 
@@ -56,7 +57,7 @@ _HOST_CLASSES = {"Unknown", "UserError"}
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
 
 # What an engine module may import, by module: the names it may take from it (None: the module itself).
-_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None,
+_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None, "copy": None,
             "itertools": {"chain", "combinations"}, "typing": {"Any", "Callable", "Iterable"},
             "fractions": {"Fraction"}}
 
@@ -120,6 +121,7 @@ class _Module(CallTranslation):
         self.imported: dict[str, str] = {}  # local name -> "module" or "module.name"
         self.host: dict[str, str] = {}  # a name imported from another civdsl module -> its JavaScript name
         self.host_classes: set[str] = set()  # those of them that are classes
+        self.engine_imports: dict[str, str] = {}  # those of them another engine module defines -> that module
         self.constants: dict[str, ast.expr] = {}
         self.out: list[str] = []
         self.depth = 0
@@ -203,6 +205,7 @@ class _Module(CallTranslation):
             if qualified in ENGINE_MODULES:
                 classes = _classes_of(qualified)
                 js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
+                self.engine_imports[alias.name] = qualified
             elif alias.name in HOST_NAMES.get(qualified, {}):
                 js = HOST_NAMES[qualified][alias.name]
                 classes = {alias.name} if js in _HOST_CLASSES else set()
@@ -211,6 +214,10 @@ class _Module(CallTranslation):
             self.host[alias.name] = js
             if alias.name in classes:
                 self.host_classes.add(alias.name)
+
+    @staticmethod
+    def engine_signatures(qualified: str) -> dict:
+        return _signatures_of(qualified)
 
     def global_name(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -236,14 +243,25 @@ class _Module(CallTranslation):
         self.line(f"// {self.module}:{node.lineno} {node.name}")
         self.line(f"class {self.global_name(node.name)}{' extends PyDict' if bases else ''} {{")
         self.depth += 1
+        constants = []
         for item in self._body_without_docstring(node.body):
             if isinstance(item, ast.Assign) and [ast.unparse(t) for t in item.targets] == ["__slots__"]:
                 continue  # the fields are the constructor's assignments
+            if self._is_constant_definition(item):
+                constants.append(item)
+                continue
             if not isinstance(item, ast.FunctionDef):
                 self.refuse(item, f"a class-level {type(item).__name__}")
             self._method(node, item, bool(bases))
         self.depth -= 1
         self.line("}")
+        # a class constant is read through an instance (`self.limit`), which an assignment to the
+        # instance would shadow, as Python's class attribute is: the prototype's property
+        for item in constants:
+            name = item.targets[0].id
+            if name in NO_ATTRIBUTES or name.startswith("__"):
+                self.refuse(item, f"the class constant {name}")
+            self.line(f"{self.global_name(node.name)}.prototype.{name} = {self.expr(item.value)};")
 
     def _exception_class(self, node: ast.ClassDef) -> None:
         """An exception of the module: made with its message only, raised and caught by class."""
@@ -902,6 +920,20 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
 
 
 @functools.cache
+@functools.cache
+def _signatures_of(qualified: str) -> dict:
+    """The parameters of each function and class an engine module defines, by name (a class's
+    are its __init__'s): what an importer's call with keywords is ordered by."""
+    out = {}
+    for n in ast.parse(_module_text(qualified)[1]).body:
+        if isinstance(n, ast.FunctionDef):
+            out[n.name] = (n, False)
+        elif isinstance(n, ast.ClassDef):
+            init = next((m for m in n.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+            out[n.name] = (init, True)
+    return out
+
+
 def _classes_of(qualified: str) -> frozenset:
     """The classes an engine module defines (what its importers construct with `new`)."""
     return frozenset(n.name for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef))

@@ -21,7 +21,8 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
-          "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd"}
+          "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
+          "copy.copy": "pyCopy"}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)
@@ -83,6 +84,8 @@ class CallTranslation:
         if isinstance(e.func, ast.Name) and (f in self.functions or f in self.classes):
             return self._module_call(e, f)
         if isinstance(e.func, ast.Name) and f in self.host:
+            if e.keywords and f in self.engine_imports:
+                return self._engine_call(e, f)
             if e.keywords:
                 self.refuse(e, f"keywords in a call of {f} (the runtime's)")
             made = "new " if f in self.host_classes else ""
@@ -103,6 +106,16 @@ class CallTranslation:
             sig = _Signature.of(init, True) if init else _Signature([], set())
             return f"new {self.global_name(f)}({self._ordered(e, sig)})"
         return f"{self.global_name(f)}({self._ordered(e, _Signature.of(self.functions[f], False))})"
+
+    def _engine_call(self, e: ast.Call, f: str) -> str:
+        """A call with keywords of another engine module's function or class, its arguments in
+        the order of that module's definition."""
+        fn, is_class = self.engine_signatures(self.engine_imports[f]).get(f, (None, False))
+        if fn is None and not is_class:
+            self.refuse(e, f"keywords in a call of {f}")
+        sig = _Signature.of(fn, is_class) if fn is not None else _Signature([], set())
+        made = "new " if is_class else ""
+        return f"{made}{self.host[f]}({self._ordered(e, sig)})"
 
     def _ordered(self, e: ast.Call, sig: _Signature) -> str:
         """The arguments of a call in the callee's parameter order (keywords placed by name; a

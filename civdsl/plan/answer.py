@@ -161,7 +161,7 @@ def _compare(best: Choice, other: Choice, label: str) -> str:
     same = f"the same {n(best.objective)} {label}"
     if other.spent != best.spent:
         return f"{same}, but hands over {n(other.spent)} against {n(best.spent)}"
-    same += f" for the same {n(best.spent)} handed over"
+    same = same + f" for the same {n(best.spent)} handed over"
     if other.credit != best.credit:
         return f"{same}, but {n(other.credit)} credit points for later turns against {n(best.credit)}"
     if len(other.buys) != len(best.buys):
@@ -215,12 +215,12 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
     if got is _UNSEARCHED:
         limit = (f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances"
                  + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price") + ")")
-        bound, best = problem.with_want(name).root_bound(), choices[0].objective
+        bound, best = problem.with_want([name]).root_bound(), choices[0].objective
         if bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
                                 f"{problem.objective.label} against {number(best)} ({limit})")
         else:
-            problem.explain_unsearched += 1
+            problem.explain_unsearched = problem.explain_unsearched + 1
             entry["why_not"] = f"not worked out: {limit}"
         return entry
     if got is None:
@@ -246,20 +246,20 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Ch
     # up, the plan's own exact programme from what it reached, up to explain_programmes of them;
     # under single-use credits it stops with the best found
     share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
-    problem.explain_pending -= 1
-    clone = problem.with_want(name)
+    problem.explain_pending = problem.explain_pending - 1
+    clone = problem.with_want([name])
     floor = None
     if share > 0:
         clone.complete, clone.stopped = True, False
         got, floor = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
         if got is not None:
-            problem.explain_sets += clone.visited
-            problem.explain_stopped += clone.stopped
+            problem.explain_sets = problem.explain_sets + clone.visited
+            problem.explain_stopped = problem.explain_stopped + (1 if clone.stopped else 0)
             return got[0] if got else None
-        problem.explain_sets += share
+        problem.explain_sets = problem.explain_sets + share
     if clone.single_use or problem.explain_runs >= problem.explain_programmes:
         return _UNSEARCHED
-    problem.explain_runs += 1
+    problem.explain_runs = problem.explain_runs + 1
     found = clone.programme(1, floor)
     return found[0] if found else None
 

@@ -126,7 +126,7 @@ class _TwoTurns:
                     and advances[c]["cost"] < a["cost_below"]]
 
         r = sum(a["amount"] for a in pricing.ability(self.module, n, "discount"))
-        r += sum(max(eligible(a), default=0) for a in pricing.ability(self.module, n, "free_advance"))
+        r = r + sum(max(eligible(a), default=0) for a in pricing.ability(self.module, n, "free_advance"))
         return r + sum(sum(eligible(a)) for a in pricing.ability(self.module, n, "acquire_all"))
 
     def _card_value(self):
@@ -155,7 +155,7 @@ class _TwoTurns:
         for k, name in enumerate(self.worth):
             if name not in excluded:
                 p = self.floor_price[k] - credit[k]
-                room += max(0, -p)
+                room = room + max(0, -p)
                 rows.append(_row(self.ratio_obj[k], max(0, p)))
         rows.sort(key=lambda r: r[0], reverse=True)
         return rows, room
@@ -167,10 +167,10 @@ class _TwoTurns:
             if p > room:
                 # the part of it that fits (rounded down for whole-number objectives)
                 part = Fraction(v) * room / p
-                total += math.floor(part) if self.whole else part
+                total = total + (math.floor(part) if self.whole else part)
                 break
-            total += v
-            room -= p
+            total = total + v
+            room = room - p
         return total
 
     def least_price(self, rows, need):
@@ -182,20 +182,20 @@ class _TwoTurns:
             if v >= need:
                 part = Fraction(p) * need / v
                 return cost + (math.floor(part) if self.whole else part)
-            cost += p
-            need -= v
+            cost = cost + p
+            need = need - v
         return cost if need <= 0 else None
 
     # -- pairs -------------------------------------------------------------------------------
 
     def evaluate(self, c1) -> None:
         """Price a turn-one set for next turn and keep the pair if it is the best so far."""
-        self.examined[1] += 1
+        self.examined[1] = self.examined[1] + 1
         p2 = self.first.after(c1.buys, self.payments)
         got = p2.search(top=1)
-        self.work += max(1, p2.visited)
-        self.capped += len(p2.capped_least)
-        self.next_stopped += p2.stopped
+        self.work = self.work + max(1, p2.visited)
+        self.capped = self.capped + len(p2.capped_least)
+        self.next_stopped = self.next_stopped + (1 if p2.stopped else 0)
         if not got:
             return
         c2 = got[0]
@@ -208,8 +208,8 @@ class _TwoTurns:
         turns (with the tie bound: a set that can at best tie must not already spend more)
         cannot beat the best pair."""
         pp = self.pp
-        self.examined[0] += 1
-        self.work += 1
+        self.examined[0] = self.examined[0] + 1
+        self.work = self.work + 1
         if self.examined[0] > self.max_sets or self.work > self.first.horizon_work:
             raise _SearchStopped
         if pp.single_use and pp.work[0] > pp.single_use_work:
@@ -271,8 +271,8 @@ class _TwoTurns:
                 continue
             w, c = self.weight[at], self.group_credit[g][at]
             if w <= cap:
-                total += c
-                cap -= w
+                total = total + c
+                cap = cap - w
             else:
                 return total + (c * cap) // w + 1  # the part that fits, rounded up
         return total
@@ -294,7 +294,7 @@ class _TwoTurns:
             if n in names:
                 continue
             p = self.floor_price[k] - credit[k]
-            widen += max(0, -p)
+            widen = widen + max(0, -p)
             p = max(0, p)
             rows2.append(_row(self.ratio_obj[k], p))
             at = self.position.get(n, -1)
@@ -363,7 +363,7 @@ class _TwoTurns:
             return self._no_pair()
         self.evaluate(self.one[0])
         free_now = self._free_now()
-        self.pp = first.with_want(*free_now) if free_now else first
+        self.pp = first.with_want(free_now) if free_now else first
         self._prepare_walk()
         complete = self._walk()
         return self._answer(complete) if self.best is not None else self._no_pair()
@@ -387,7 +387,7 @@ class _TwoTurns:
         planner.CHOOSING), each once, in the order met."""
         stops: list = []
         for table in [self.first.payments, *self.payments.values()]:
-            stops += [s for s in table.stopped if s not in stops]
+            stops.extend([s for s in table.stopped if s not in stops])
         return stops
 
     def _free_now(self) -> list:
@@ -413,7 +413,7 @@ class _TwoTurns:
             self.visit(self.names, w_b, w_same, w_h, w_o, credit0, tv0)
             self.dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
         except _SearchStopped:
-            self.examined[0] -= 1
+            self.examined[0] = self.examined[0] - 1
             return False
         return True
 

@@ -417,6 +417,12 @@ function pySort(list, key, reverse, fromSet) {
   };
   if (!key) {
     list.sort(cmp);
+  } else if (key.cmp) {
+    list.sort((x, y) => {
+      const c = key.cmp(x, y);
+      if (c === 0) tie = true;
+      return sign * c;
+    });
   } else {
     const keyed = list.map((x) => [key(x), x]);
     keyed.sort((p, q) => cmp(p[0], q[0]));
@@ -495,6 +501,22 @@ function pyAny(xs) {
 function pyAll(xs) {
   for (const x of pyIterAny(xs)) if (!truthy(x)) return false;
   return true;
+}
+
+// functools.cmp_to_key: a key only sorted and sort read (they call the comparison itself); read
+// anywhere else (min, max) it raises rather than order by the values themselves
+function pyCmpToKey(cmp) {
+  const key = () => { throw new RuleError("TypeError", "an engine used cmp_to_key outside sorted"); };
+  key.cmp = (x, y) => { const c = cmp(x, y); return c < 0 ? -1 : c > 0 ? 1 : 0; };
+  return key;
+}
+
+// copy.copy: a list's or dict's shallow copy; an instance of an engine's class with the same fields
+function pyCopy(x) {
+  if (Array.isArray(x)) return x.slice();
+  if (x instanceof PyDict) return x.copy();
+  if (x instanceof PySet) return pySetOf(pyIterAny(x));
+  return Object.assign(Object.create(Object.getPrototypeOf(x)), x);
 }
 
 function pyPartial(fn) {
