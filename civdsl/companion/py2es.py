@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from . import jsops, pynumbers, pyscopes
-from .pycalls import NO_ATTRIBUTES, CallTranslation
+from .pycalls import _DICT_SET_METHODS, NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
@@ -32,6 +32,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
+                  "civdsl.plan.purchase": "pu", "civdsl.plan.horizon": "ph", "civdsl.plan.answer": "pa",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
                   "civdsl.ledger.players": "lp"}
 # The game ledger's modules among them: translated and tested against Python
@@ -49,7 +50,9 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
               "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"},
-              "civdsl.runtime": {"PlayerState": "playerStateOf", "lookup": "lookup"}}
+              "civdsl.runtime": {"PlayerState": "playerStateOf", "lookup": "lookup"},
+              "civdsl.startcredits": {"start_credits": "startCreditsOf"},
+              "civdsl.plan.hand": {"hand_report": "planHandReport"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 
@@ -721,6 +724,10 @@ class _Module(CallTranslation):
         text = f"{self.expr(e.value)}.{self.attribute(e)}"
         if self._method_def(e) is not None:
             return f"{text}.bind({self.expr(e.value)})"  # a bound method as a value
+        if e.attr in _method_names():
+            # maybe another object's bound method as a value (`key=self.order.get`, `spent=table.spent`):
+            # bound where it is one, the value itself where it is a field
+            return f"pyBound({self.expr(e.value)}, {js_string(e.attr)})"
         return text
 
     def attribute(self, e: ast.Attribute) -> str:
@@ -920,6 +927,18 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
 
 
 @functools.cache
+@functools.cache
+def _method_names() -> frozenset:
+    """The names of every method of the engine modules' classes and of the runtime's dicts and
+    sets: an attribute read of one of them, not called, may be a bound method."""
+    names = set(_DICT_SET_METHODS) | {"append", "extend", "sort", "index", "pop"}
+    for qualified in ENGINE_MODULES:
+        for node in ast.parse(_module_text(qualified)[1]).body:
+            if isinstance(node, ast.ClassDef):
+                names.update(m.name for m in node.body if isinstance(m, ast.FunctionDef) and not m.name.startswith("__"))
+    return frozenset(names)
+
+
 @functools.cache
 def _signatures_of(qualified: str) -> dict:
     """The parameters of each function and class an engine module defines, by name (a class's

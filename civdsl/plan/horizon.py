@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from .. import pricing
+from ..pricing import ability, prices
 from ..unknown import number
 from .payment import PAYING
 from .search import stopped_bound
@@ -80,7 +80,7 @@ class _TwoTurns:
 
     def _treasury_value(self, h: str):
         """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
-        return max([a["value"] for a in pricing.ability(self.module, h, "treasury_value")] or [0])
+        return max([a["value"] for a in ability(self.module, h, "treasury_value")] or [0])
 
     def _prices_now(self) -> tuple[list, dict]:
         """The advances not held that may be bought this turn or next, and this turn's price of
@@ -89,7 +89,7 @@ class _TwoTurns:
         unheld = [n for n in module.ADVANCES if self._for_sale(n)]
         price1 = {n: first.base[n] for n in unheld if n in first.base}
         for n in [n for n in unheld if n not in price1]:
-            price1[n] = max(0, pricing.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+            price1[n] = max(0, prices(module, first.holds, [n], first.extra)["items"][0]["price"])
         return unheld, price1
 
     def _for_sale(self, name: str) -> bool:
@@ -112,7 +112,7 @@ class _TwoTurns:
         of i's cost where h's acquire_all covers i (held, h makes i free: pricing.prices)."""
         advances = self.module.ADVANCES
         acquires = h != i and any(a["group"] in advances[i]["groups"] and advances[i]["cost"] < a["cost_below"]
-                                  for a in pricing.ability(self.module, h, "acquire_all"))
+                                  for a in ability(self.module, h, "acquire_all"))
         return advances[h]["specific"].get(i, 0) + (advances[i]["cost"] if acquires else 0)
 
     def _reduction(self, n: str, unheld: list, price1: dict):
@@ -125,9 +125,9 @@ class _TwoTurns:
             return [price1[c] for c in unheld if c != n and a["group"] in advances[c]["groups"]
                     and advances[c]["cost"] < a["cost_below"]]
 
-        r = sum(a["amount"] for a in pricing.ability(self.module, n, "discount"))
-        r = r + sum(max(eligible(a), default=0) for a in pricing.ability(self.module, n, "free_advance"))
-        return r + sum(sum(eligible(a)) for a in pricing.ability(self.module, n, "acquire_all"))
+        r = sum(a["amount"] for a in ability(self.module, n, "discount"))
+        r = r + sum(max(eligible(a), default=0) for a in ability(self.module, n, "free_advance"))
+        return r + sum(sum(eligible(a)) for a in ability(self.module, n, "acquire_all"))
 
     def _card_value(self):
         """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
@@ -136,8 +136,8 @@ class _TwoTurns:
         first, module = self.first, self.module
         card_value = first.payments.most_turned_in()
         either = list(first.holds) + list(first.candidates)
-        rate = max([a["rate"] for h in either for a in pricing.ability(module, h, "card_treasury")] or [0])
-        substitute = any(pricing.ability(module, h, "substitute_card") for h in either)
+        rate = max([a["rate"] for h in either for a in ability(module, h, "card_treasury")] or [0])
+        substitute = any(ability(module, h, "substitute_card") for h in either)
         if rate or substitute:
             tv_max = max([first.treasury_value] + list(self.tv_of.values()))
             wide = first.payments.cards_only(tv_max, rate, substitute)
@@ -192,7 +192,7 @@ class _TwoTurns:
         """Price a turn-one set for next turn and keep the pair if it is the best so far."""
         self.examined[1] = self.examined[1] + 1
         p2 = self.first.after(c1.buys, self.payments)
-        got = p2.search(top=1)
+        got = p2.search(1)
         self.work = self.work + max(1, p2.visited)
         self.capped = self.capped + len(p2.capped_least)
         self.next_stopped = self.next_stopped + (1 if p2.stopped else 0)
@@ -211,14 +211,14 @@ class _TwoTurns:
         self.examined[0] = self.examined[0] + 1
         self.work = self.work + 1
         if self.examined[0] > self.max_sets or self.work > self.first.horizon_work:
-            raise _SearchStopped
+            raise _SearchStopped("the look-ahead's work limit")
         if pp.single_use and pp.work[0] > pp.single_use_work:
-            raise _SearchStopped  # the work limit every search of the answer shares
+            raise _SearchStopped("the answer's work limit")  # the work limit every search of the answer shares
         got = pp._price_and_spent(names, sumb, same, hdelta)
         if got is None:
             return
         price, spent, limit = got
-        buys = tuple(sorted(names, key=pp.order.get))
+        buys = tuple(sorted(names, key=lambda n: pp.order[n]))
         if buys == self.one[0].buys:
             return
         rows, room = self.quick_rows(credit, set(names), tv)
@@ -350,15 +350,14 @@ class _TwoTurns:
             ncredit = [x + y for x, y in zip(credit, self.give_row[name])]
             ntv = max(tv, self.tv_of[name])
             nsame = same or name in pp.same_turn
-            args = (sumb + pp.b[j], nsame, hch + pp.hd[j], objective + pp.o[j], ncredit, ntv)
-            self.visit(names, *args)
+            self.visit(names, sumb + pp.b[j], nsame, hch + pp.hd[j], objective + pp.o[j], ncredit, ntv)
             self.dfs(j + 1, sumb + pp.b[j], ne, objective + pp.o[j], hch + pp.hd[j], nsame, ncredit, ntv)
             names.pop()
         self.open.pop()
 
     def run(self, one: list | None = None) -> dict:
         first = self.first
-        self.one = one[:1] if one else first.search(top=1)
+        self.one = one[:1] if one else first.search(1)
         if not self.one:
             return self._no_pair()
         self.evaluate(self.one[0])
@@ -386,7 +385,7 @@ class _TwoTurns:
         """What the payment tables of both turns stopped at their work limit (planner.PAYING,
         planner.CHOOSING), each once, in the order met."""
         stops: list = []
-        for table in [self.first.payments, *self.payments.values()]:
+        for table in [self.first.payments] + list(self.payments.values()):
             stops.extend([s for s in table.stopped if s not in stops])
         return stops
 

@@ -314,7 +314,7 @@ class PurchaseProblem:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
         pricing.prices applies them (SameTurnMachine: visited from the dearest down), or under
         the strict single-use credit variant pricing.prices itself."""
-        names = sorted(names, key=self.order.get)
+        names = sorted(names, key=lambda n: self.order[n])
         if self.single_use:
             total, complete, least = purchase_total(self.module, self.holds, names, self.extra, self.work)
             if not complete:
@@ -495,7 +495,7 @@ class PurchaseProblem:
     def choice(self, names, price, spent, limit: int) -> Choice:
         """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
         key = self._key(names, price, spent)
-        return Choice(key, tuple(sorted(names, key=self.order.get)), price, spent, key[0], key[2], limit)
+        return Choice(key, tuple(sorted(names, key=lambda n: self.order[n])), price, spent, key[0], key[2], limit)
 
     def _walk(self, visit, prune) -> None:
         """Visit every set worth visiting once: `visit(names, price_base, same_turn, hand_delta)`
@@ -554,7 +554,7 @@ class PurchaseProblem:
         """A set whose price is a capped placement's (payable, but maybe not the least) that its
         proven least price would make affordable may still be a plan: its objective raises what
         the report says no plan exceeds."""
-        least = self.capped_least.get(tuple(sorted(names, key=self.order.get)))
+        least = self.capped_least.get(tuple(sorted(names, key=lambda n: self.order[n])))
         if least is not None and self.payments.spent(least, limit) is not None:
             objective = self.objective.of(names)
             self.unsure = objective if self.unsure is None else max(self.unsure, objective)
@@ -589,10 +589,10 @@ class PurchaseProblem:
         self.stats: dict = {}  # the programme's runs and widest signature (benchmarks read it)
         found = search(
             self.search_candidates(), forced=frozenset(self.want), machine_for=self.machine_for,
-            same_turn=sorted(self.same_turn, key=self.order.get), budget=self.budget_max, max_new=self.max_new,
+            same_turn=sorted(self.same_turn, key=lambda n: self.order[n]), budget=self.budget_max, max_new=self.max_new,
             spent=self.payments.spent, limit0=self.limit0, top=top, floor=floor, stats=self.stats)
         self.visited = self.bb_cap + 1
-        return [Choice(key=key, buys=tuple(sorted(names, key=self.order.get)), price=price, spent=paid,
+        return [Choice(key=key, buys=tuple(sorted(names, key=lambda n: self.order[n])), price=price, spent=paid,
                        objective=key[0], credit=key[2], hand_limit=limit)
                 for key, names, price, paid, limit in found]
 

@@ -511,6 +511,12 @@ function pyCmpToKey(cmp) {
   return key;
 }
 
+// an attribute that may be a method read as a value: bound to its object, as Python's bound method is
+function pyBound(x, name) {
+  const v = x[name];
+  return typeof v === "function" ? v.bind(x) : v;
+}
+
 // copy.copy: a list's or dict's shallow copy; an instance of an engine's class with the same fields
 function pyCopy(x) {
   if (Array.isArray(x)) return x.slice();
