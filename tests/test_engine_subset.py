@@ -89,7 +89,7 @@ REFUSED = [
     ("def f(x, y=[]):\n    return y\n", 1, "a default that is not a constant"),
     ("def f(x):\n    for a in x:\n        pass\n    else:\n        pass\n", 2, "for ... else"),
     ("def f(x):\n    return lambda *a: a\n", 2, "a lambda with other than plain parameters"),
-    ("def f(x):\n    return math.sqrt(x)\n", 2, "math.sqrt() (not a function of the subset)"),
+    ("def f(x):\n    return math.log(x)\n", 2, "math.log() (not a function of the subset)"),
     ("def f(x):\n    return x.append(1)\n", 2, "the value of append() (None)"),
     # Python extends a list (and changes a set or dict) in place where `x = x + y` makes a new one
     ("def f(xs, ys):\n    xs += ys\n    return xs\n", 2, "`xs +=` on a value not surely a number"),
@@ -188,6 +188,10 @@ def arith(a, b, c):
 
 def true_division(a, b):
     return a / (b or 1), Fraction(a) / (b or 1), float(a) * 2, math.floor(Fraction(a, 1) / 7), math.ceil(a / 3)
+
+
+def square_roots(a, b):
+    return math.sqrt(abs(a)), math.sqrt(Fraction(abs(a), abs(b) + 1)), Fraction(abs(b), 3).denominator
 
 
 def typed(a: int, b: int):
@@ -353,7 +357,8 @@ def exceptions(xs):
 
 
 def texts(xs):
-    return ", ".join(str(x) for x in xs), "".join([]), [ord(c) for c in "".join(str(x) for x in xs) + "é✓"]
+    return ", ".join(str(x) for x in xs), "".join([]), [ord(c) for c in "".join(str(x) for x in xs) + "é✓"], \
+        "".join(chr(ord(c) + 1) for c in "az\u00e9\U0001f600")
 
 
 def texts_only(xs):
@@ -397,7 +402,7 @@ def _arguments(name: str, rng: random.Random) -> list:
     a, b, c = _ints(rng, 3, big=rng.random() < 0.3)
     small = _ints(rng, rng.randint(2, 8))
     return {
-        "arith": [a, b, c], "true_division": [a, b], "typed": [a % 1000, b % 1000], "tuples": [_pairs(rng)],
+        "arith": [a, b, c], "true_division": [a, b], "square_roots": [a % 10**6, b % 10**6], "typed": [a % 1000, b % 1000], "tuples": [_pairs(rng)],
         "stable": [_pairs(rng)], "dicts": [_pairs(rng)], "sets": [small, _ints(rng, 4)],
         "logic": [rng.choice([0, 1, 2, None]), rng.choice([0, 3, "", "x"]), rng.randint(-2, 2)],
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],

@@ -21,7 +21,8 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
-          "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd"}
+          "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "chr": "pyChr",
+          "math.sqrt": jsops.MATH_CALLS["sqrt"]}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)
