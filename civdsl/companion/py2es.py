@@ -28,7 +28,7 @@ from .pycalls import _DICT_SET_METHODS, NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.placement": "pl", "civdsl.pricing": "pr",
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
@@ -674,6 +674,12 @@ class _Module(CallTranslation):
             return fn is not None and ast.unparse(fn.returns or ast.Constant(None)) == "bool"
         return False
 
+    def _own_field(self, e: ast.Attribute) -> bool:
+        """Whether E is `self.NAME` where the current class defines no method NAME: a field (the
+        subset has no subclasses of engine classes)."""
+        cls = self.scopes[-1].cls if self.scopes else None
+        return cls is not None and ast.unparse(e.value) == "self" and self._method_def(e) is None
+
     def _method_def(self, func) -> ast.FunctionDef | None:
         """The method `self.m` names, when the current class defines it."""
         cls = self.scopes[-1].cls if self.scopes else None
@@ -724,7 +730,7 @@ class _Module(CallTranslation):
         text = f"{self.expr(e.value)}.{self.attribute(e)}"
         if self._method_def(e) is not None:
             return f"{text}.bind({self.expr(e.value)})"  # a bound method as a value
-        if e.attr in _method_names():
+        if (e.attr in _method_names() or self._defines_method(e.attr)) and not self._own_field(e):
             # maybe another object's bound method as a value (`key=self.order.get`, `spent=table.spent`):
             # bound where it is one, the value itself where it is a field
             return f"pyBound({self.expr(e.value)}, {js_string(e.attr)})"
@@ -990,7 +996,7 @@ SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$
                  "number": "$n", "pyMax": "$M", "pyItems": "$y", "pySum": "$u", "max_": "$m", "sub": "$d",
                  "mul": "$e", "and_": "$f", "neg": "$j", "or_": "$k", "min_": "$p", "pyBitOr": "$q", "pyInt": "$v",
                  "not_": "$w", "pyMod": "$z", "pyJoin": "$J", "pyFloat": "$K", "pyZip": "$Z", "pyMin": "$Q",
-                 "pySort": "$B", "floordiv": "$V"}
+                 "pySort": "$B", "floordiv": "$V", "pyBound": "$b"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
 _HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 

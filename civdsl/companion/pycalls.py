@@ -22,7 +22,7 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
           "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
-          "copy.copy": "pyCopy"}
+          "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"]}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)

@@ -735,22 +735,6 @@ class PurchaseProblem:
         self.complete = False
         self.total_at_most = best if self.unsure is None else max(best, self.unsure)
 
-    def sets_reaching(self, floor) -> list[Choice]:
-        """Every affordable set whose objective is at least `floor`, best first."""
-        out: list[Choice] = []
-
-        def visit(names, sumb, same, hdelta, objective):
-            if objective < floor:
-                return
-            got = self._price_and_spent(names, sumb, same, hdelta)
-            if got is None:
-                return
-            out.append(self.choice(names, got[0], got[1], got[2]))
-
-        self._walk(visit, lambda q, ub, lbp, objective, c, h: lbp > self.budget_max or ub < floor)
-        out.sort(key=lambda c: c.key, reverse=True)
-        return out
-
     def root_bound(self, budget=None):
         """An upper bound of the objective any purchase this turn can reach (within `budget`, by
         default the search's)."""

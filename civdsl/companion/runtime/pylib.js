@@ -292,6 +292,12 @@ function pyOrd(c) {
   return c.codePointAt(0);
 }
 
+// chr(): the character of a code point
+function pyChr(n) {
+  if (typeof n !== "number" || n < 0 || n > 0x10ffff) throw new RuleError("ValueError", "chr() arg not in range(0x110000)");
+  return String.fromCodePoint(n);
+}
+
 function pyIn(x, xs) {
   if (xs instanceof PySet || xs instanceof PyDict) return xs.has(x);
   if (typeof xs === "string") return xs.indexOf(x) >= 0;
@@ -340,8 +346,9 @@ function pyIsInt(x) {
   return typeof x === "number" || typeof x === "boolean";
 }
 
-function pyFraction(x) {
-  return toFrac(x);
+// Fraction(x) and Fraction(numerator, denominator)
+function pyFraction(x, d) {
+  return d === undefined ? toFrac(x) : div(x, d);
 }
 
 // the bit operators of whole numbers from 0 to 2^53, exact (JavaScript's own cut numbers to 32 bits)
