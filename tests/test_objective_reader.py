@@ -81,7 +81,9 @@ def canonical(e):
 
 
 def reader_canonical(node):
-    """The reader's tree in canonical()'s form: brackets dropped, a chain left-deep, keywords apart."""
+    """The reader's tree in canonical()'s form: brackets dropped, a chain left-deep, keywords apart,
+    columns from 1."""
+    node = (node[0], node[1] + 1, *node[2:])
     kind = node[0]
     if kind == "int":
         return ("num", node[1], node[2])
@@ -222,7 +224,7 @@ def test_edge_texts_read_alike(text):
 def test_a_word_glued_to_an_operator_keyword_is_read_as_the_grammar_reads_it():
     tree, problem = objectives.read_expression("vp andvp")
     assert problem is None and tree[3] == ["and"]
-    assert objectives.read_expression("order")[0] == ("name", 1, ["order"])  # a name where one may stand
+    assert objectives.read_expression("order")[0] == ("name", 0, ["order"])  # a name where one may stand
 
 
 # --- values: the reader's evaluation against expressions.evaluate -------------------------------
@@ -336,10 +338,11 @@ def test_the_limits_and_functions_are_the_parsers_and_vocabularys():
     assert objectives.MAX_MAGNITUDE == expressions.MAX_MAGNITUDE
     math = {f.name: len(f.args) for f in vocabulary.FUNCTIONS.values() if f.scope == "math"}
     assert dict(objectives.MATH_FUNCTIONS) == math
-    assert {n for n, _ in objectives.ATTRIBUTES} == {"cost", "vp", "group_count", "credit_total", "specific_total",
-                                                      "supply"}
+    assert set(objectives.ATTRIBUTES) == {"cost", "vp", "group_count", "credit_total", "specific_total", "supply"}
 
 
-def test_the_reader_strips_what_python_strips():
-    spaces = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
-    assert sorted(objectives._PY_SPACE) == sorted(spaces)
+def test_the_reader_skips_the_grammars_whitespace():
+    pattern = next(t for t in _expr_parser().terminals if t.name == "WHITESPACE").pattern.value
+    spaces = "".join(chr(c) for c in range(sys.maxunicode + 1) if re.fullmatch(pattern, chr(c)))
+    assert sorted(objectives.WHITESPACE) == sorted(spaces)
+    assert objectives.objective(_megaciv(), "\ufeff Points\t").name == "points"
