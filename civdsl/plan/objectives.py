@@ -216,19 +216,11 @@ class _Reader:
             self.at = self.at + 1
         start = self.at
         c = chars[start] if start < len(chars) and chars[start] != "#" else ""
-        end = start + 1
         if c == "":  # the end is where the text ends, after a comment
             return "end", "", len(chars), len(chars)
         if c in _LETTERS:
-            while end < len(chars) and (chars[end] in _LETTERS or chars[end] in _DIGITS):
-                end = end + 1
-            word = "".join(chars[start:end])
-            if word in keywords:
-                return word, word, start, end
-            for k in keywords:
-                if not names and _begins(chars, start, k):
-                    return k, k, start, start + len(k)
-            return "NAME", word, start, end
+            return _word(chars, start, names, keywords)
+        end = start + 1
         if c in _DIGITS:
             while end < len(chars) and chars[end] in _DIGITS:
                 end = end + 1
@@ -236,9 +228,8 @@ class _Reader:
         if c == '"':
             while end < len(chars) and chars[end] != '"':
                 end = end + (2 if chars[end] == "\\" else 1)
-            if end >= len(chars):
-                return "char", c, start, start + 1
-            return "STRING", "".join(chars[start:end + 1]), start, end + 1
+            return ("char", c, start, start + 1) if end >= len(chars) else \
+                ("STRING", "".join(chars[start:end + 1]), start, end + 1)
         for p in _PUNCTUATION:
             if _begins(chars, start, p):
                 p = "." if dot and p == ".." else p
@@ -393,6 +384,21 @@ class _Reader:
                     c = chr(code)
             out.append(c)
         return nfc("".join(out))
+
+
+def _word(chars: list, start: int, names: bool, keywords: tuple):
+    """The token of a word: a keyword that may stand here, or where no name may, a keyword that
+    may stand here and begins the word; else a name."""
+    end = start + 1
+    while end < len(chars) and (chars[end] in _LETTERS or chars[end] in _DIGITS):
+        end = end + 1
+    word = "".join(chars[start:end])
+    if word in keywords:
+        return word, word, start, end
+    for k in keywords:
+        if not names and _begins(chars, start, k):
+            return k, k, start, start + len(k)
+    return "NAME", word, start, end
 
 
 def _prefixed(kind: str, starts: list, node):
