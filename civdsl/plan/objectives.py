@@ -236,6 +236,11 @@ class _Reader:
                 return p, p, start, start + len(p)
         return "char", c, start, end
 
+    def after(self, filtered: bool, dot: bool):
+        """The token after an operand (`filtered`: a call's argument, which `where` may follow;
+        `dot`: the operand is a name, which `.` may follow)."""
+        return self.peek(False, _AFTER_ARGUMENT if filtered else _AFTER, dot)
+
     def take(self, token) -> None:
         self.at = token[3]
 
@@ -275,12 +280,12 @@ class _Reader:
         nots = self.prefixes("not", _NOT) if index == _COMPARISON else []
         first = self.level(index + 1, filtered)
         operands, operators = [first], []
-        token = self.peek(False, _AFTER_ARGUMENT if filtered else _AFTER)
+        token = self.after(filtered, False)
         while token[0] in LEVELS[index] and not (index == _COMPARISON and operators):
             self.take(token)
             operators.append(token[0])
             operands.append(self.level(index + 1, filtered))
-            token = self.peek(False, _AFTER_ARGUMENT if filtered else _AFTER)
+            token = self.after(filtered, False)
         return _prefixed("not", nots, ("chain", first[1], operands, operators) if operators else first)
 
     def atom(self, filtered: bool):
@@ -308,7 +313,7 @@ class _Reader:
             return "paren", start, inner
         if kind != "NAME":
             self.refuse(token)
-        after = self.peek(False, _AFTER_ARGUMENT if filtered else _AFTER, True)
+        after = self.after(filtered, True)
         if after[0] == "(":
             self.take(after)
             return "call", start, text, self.arguments()
@@ -320,7 +325,7 @@ class _Reader:
                 self.refuse(part)
             self.take(part)
             parts.append(part[1])
-            after = self.peek(False, _AFTER_ARGUMENT if filtered else _AFTER, True)
+            after = self.after(filtered, True)
         return "name", start, parts
 
     def arguments(self) -> list:
@@ -342,7 +347,7 @@ class _Reader:
         mark = self.at
         if token[0] == "NAME":
             self.take(token)
-            if self.peek(False, _AFTER_ARGUMENT, True)[0] == "=":
+            if self.after(True, True)[0] == "=":
                 self.expect("=")
                 return "kwarg", token[2], token[1], self.level(0, False)
             self.at = mark
@@ -633,10 +638,6 @@ def _truth(v, scope) -> bool:
 
 
 def _described(v) -> str:
-    if v is None:
-        return "unknown"
-    if isinstance(v, bool):
-        return "true/false"
     if isinstance(v, str):
         return f"the text {value_text(v)}"
-    return "a number"
+    return "unknown" if v is None else ("true/false" if isinstance(v, bool) else "a number")
