@@ -35,12 +35,11 @@ class Objective:
         return sum(self.values[n] for n in names)
 
 
-# Names an objective expression may read, besides the rulebook's constants and group ids, and
-# what each is (--help).
-ATTRIBUTES = (("cost", "printed cost"), ("vp", "victory points"), ("group_count", "number of groups (1 or 2)"),
-              ("credit_total", "group credit points it gives"),
-              ("specific_total", "specific credit points it gives to named advances"),
-              ("supply", "cards of it in the box (0 when the rulebook does not limit them)"))
+# Names an objective expression may read, besides the rulebook's constants and group ids: an
+# advance's printed cost, victory points, number of groups, group credit points it gives,
+# specific credit points it gives to named advances, and cards of it in the box (0 when the
+# rulebook does not limit them).
+ATTRIBUTES = ("cost", "vp", "group_count", "credit_total", "specific_total", "supply")
 
 
 def objective(module, spec: str | None = None, state=None) -> Objective:
@@ -85,7 +84,7 @@ def _expression_objective(module, spec: str) -> Objective:
     if read[1] is not None:
         message, column = read[1]
         raise StateError(f"--objective {value_text(spec)}: {message} at column {column} (write vp, points, cards "
-                         f"or an expression over {', '.join(a[0] for a in ATTRIBUTES)} and group names, "
+                         f"or an expression over {', '.join(ATTRIBUTES)} and group names, "
                          f"e.g. \"vp * 100 + cost\")")
     values = {}
     for n, a in module.ADVANCES.items():
@@ -93,17 +92,13 @@ def _expression_objective(module, spec: str) -> Objective:
     return Objective(spec, spec, values)
 
 
-# Python's str.strip(): the characters str.isspace() holds (tests/test_objective_reader.py)
-_PY_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-             "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-
-
 def _stripped(text: str) -> str:
+    """TEXT without the grammar's whitespace at either end."""
     chars = [c for c in text]
     lo, hi = 0, len(chars)
-    while lo < hi and chars[lo] in _PY_SPACE:
+    while lo < hi and chars[lo] in WHITESPACE:
         lo = lo + 1
-    while hi > lo and chars[hi - 1] in _PY_SPACE:
+    while hi > lo and chars[hi - 1] in WHITESPACE:
         hi = hi - 1
     return "".join(chars[lo:hi])
 
@@ -115,17 +110,25 @@ def _stripped(text: str) -> str:
 # but the comparison joins any number of operands left to right; a comparison joins two.
 LEVELS = (("or",), ("and",), ("==", "!=", "<=", ">=", "<", ">"), ("+", "-"), ("*", "/", "//"))
 _COMPARISON = 2
+# The keywords that may begin an operand (and `not`, a comparison), and those that may follow one
+# (`where` after a call's argument).
+_OPERAND = ("true", "false", "unknown")
+_NOT = ("not", "true", "false", "unknown")
+_AFTER = ("or", "and")
+_AFTER_ARGUMENT = ("or", "and", "where")
 # The grammar's punctuation (its terminals other than words, numbers and strings), longest first
 # where one begins another: what the rulebook's lexer reads, so a `{` is an unexpected `{`, not
 # an unexpected character.
 _PUNCTUATION = ("..", "//", "==", "!=", "<=", ">=", ".", "=", ",", ":", "{", "}", "(", ")", "+", "-", "*", "/",
                 "<", ">")
-# the grammar's WHITESPACE and its comment's start
-_WHITESPACE = " \t\x0c\r\n\xa0\ufeff"
+# the grammar's WHITESPACE
+WHITESPACE = " \t\x0c\r\n\xa0\ufeff"
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _DIGITS = "0123456789"
-_HEX = "0123456789abcdef"
-_HEX_UPPER = "0123456789ABCDEF"
+_HEX = "0123456789abcdef0123456789ABCDEF"
+# a string's escapes (syntax._ESCAPES): the letter after the backslash, and what it writes
+_ESCAPED = '"\\ntr0'
+_ESCAPES = '"\\\n\t\r\0'
 # The parser's limits (civdsl/parser.py: MAX_NESTING, MAX_DEPTH, MAX_DIGITS; tests check they agree)
 MAX_NESTING = 64
 MAX_DEPTH = 100
@@ -135,7 +138,7 @@ MATH_FUNCTIONS = (("floor", 1), ("ceil", 1), ("sqrt", 1), ("min", 2), ("max", 2)
 
 
 class _Stop(Exception):
-    """The reader met a refusal (kept on the reader: its message and column)."""
+    """A refusal met (kept on the reader or the advance: its message, and where)."""
 
 
 def read_expression(text: str):
@@ -144,26 +147,30 @@ def read_expression(text: str):
     before anything else, then the first syntax error, then a tree nested too deep, then the
     first literal the syntax pass refuses (a number too long, a bad escape).
 
-    A tree is made of tuples whose second item is the column (from 1) where the node starts:
-    ("int", col, value), ("str", col, text), ("bool", col, value), ("unknown", col),
-    ("name", col, [part, ...]), ("paren", col, inner), ("not", col, operand), ("neg", col, operand),
-    ("chain", col, [operand, ...], [operator, ...]), ("call", col, name, [argument, ...]),
-    ("kwarg", col, name, value), ("where", col, items, condition)."""
+    A tree is made of tuples whose second item is where the node starts (the index of its first
+    character): ("int", at, value), ("str", at, text), ("bool", at, value), ("unknown", at),
+    ("name", at, [part, ...]), ("paren", at, inner), ("not", at, operand), ("neg", at, operand),
+    ("chain", at, [operand, ...], [operator, ...]), ("call", at, name, [argument, ...]),
+    ("kwarg", at, name, value), ("where", at, items, condition)."""
     chars = [c for c in text]
+    reader = _Reader(chars)
+    problem = None
     nested = _too_nested(chars)
     if nested is not None:
-        return None, (f"brackets are nested more than {MAX_NESTING} deep", nested + 1)
-    reader = _Reader(chars)
-    try:
-        tree = reader.expression(False)
-        reader.expect_end()
-    except _Stop:
-        return None, reader.problem
-    deep = _first_too_deep(tree)
-    if deep is not None:
-        return None, (f"this is nested more than {MAX_DEPTH} levels deep", deep[1])
-    if reader.literal_problems:
-        return None, reader.literal_problems[0]
+        problem = (f"brackets are nested more than {MAX_NESTING} deep", nested)
+    else:
+        try:
+            tree = reader.level(0, False)
+            reader.expect("end")
+            deep = _first_too_deep(tree)
+            if deep is not None:
+                problem = (f"this is nested more than {MAX_DEPTH} levels deep", deep[1])
+            elif reader.literal_problems:
+                problem = reader.literal_problems[0]
+        except _Stop:
+            problem = reader.problem
+    if problem is not None:
+        return None, (problem[0], problem[1] + 1)
     return tree, None
 
 
@@ -172,14 +179,11 @@ def _too_nested(chars: list) -> int | None:
     the text's) and comments skipped, as the parser's scan counts them."""
     depth = 0
     i = 0
-    n = len(chars)
-    while i < n:
+    while i < len(chars) and chars[i] != "#":
         c = chars[i]
-        if c == "#":
-            return None
         if c == '"':
             i = i + 1
-            while i < n and chars[i] != '"':
+            while i < len(chars) and chars[i] != '"':
                 i = i + (2 if chars[i] == "\\" else 1)
         elif c == "(" or c == "{":
             depth = depth + 1
@@ -202,185 +206,55 @@ class _Reader:
         self.problem = None
         self.literal_problems = []
 
-    # -- tokens
-
-    def skip_space(self) -> None:
-        chars = self.chars
-        while self.at < len(chars):
-            c = chars[self.at]
-            if c in _WHITESPACE:
-                self.at = self.at + 1
-            elif c == "#":
-                self.at = len(chars)
-            else:
-                return
-
     def peek(self, names: bool, keywords: tuple, dot: bool = False):
         """(kind, text, start, end) of the next token: kind is the keyword itself, "NAME", "INT",
         "STRING", the punctuation itself, "end" or "char" (no token begins there). `names`: whether
         a name may stand here; `keywords`: the keywords that may; `dot`: whether a `.` may (after
         a name: then `..` is a `.` and another)."""
-        self.skip_space()
-        chars, start = self.chars, self.at
-        if start >= len(chars):
-            return "end", "", start, start
-        c = chars[start]
+        chars = self.chars
+        while self.at < len(chars) and chars[self.at] in WHITESPACE:
+            self.at = self.at + 1
+        start = self.at
+        c = chars[start] if start < len(chars) and chars[start] != "#" else ""
+        if c == "":  # the end is where the text ends, after a comment
+            return "end", "", len(chars), len(chars)
         if c in _LETTERS:
-            end = start + 1
-            while end < len(chars) and (chars[end] in _LETTERS or chars[end] in _DIGITS):
-                end = end + 1
-            word = "".join(chars[start:end])
-            if word in keywords:
-                return word, word, start, end
-            if not names:
-                for k in keywords:
-                    if _begins(chars, start, k):
-                        return k, k, start, start + len(k)
-            return "NAME", word, start, end
+            return _word(chars, start, names, keywords)
+        end = start + 1
         if c in _DIGITS:
-            end = start + 1
             while end < len(chars) and chars[end] in _DIGITS:
                 end = end + 1
             return "INT", "".join(chars[start:end]), start, end
         if c == '"':
-            end = start + 1
             while end < len(chars) and chars[end] != '"':
-                if chars[end] == "\\" and end + 1 < len(chars):
-                    end = end + 1
-                elif chars[end] == "\\":
-                    return "char", c, start, start + 1
-                end = end + 1
-            if end >= len(chars):
-                return "char", c, start, start + 1
-            return "STRING", "".join(chars[start:end + 1]), start, end + 1
-        if dot and _begins(chars, start, "."):
-            return ".", ".", start, start + 1
+                end = end + (2 if chars[end] == "\\" else 1)
+            return ("char", c, start, start + 1) if end >= len(chars) else \
+                ("STRING", "".join(chars[start:end + 1]), start, end + 1)
         for p in _PUNCTUATION:
             if _begins(chars, start, p):
+                p = "." if dot and p == ".." else p
                 return p, p, start, start + len(p)
-        return "char", c, start, start + 1
+        return "char", c, start, end
+
+    def after(self, filtered: bool, dot: bool):
+        """The token after an operand (`filtered`: a call's argument, which `where` may follow;
+        `dot`: the operand is a name, which `.` may follow)."""
+        return self.peek(False, _AFTER_ARGUMENT if filtered else _AFTER, dot)
 
     def take(self, token) -> None:
         self.at = token[3]
 
     def refuse(self, token) -> None:
         kind, text = token[0], token[1]
+        what = f"unexpected `{text}`"
+        if kind == "STRING":
+            what = f"unexpected string {text}"
+        if kind == "end":
+            what = "unexpected end of file"
         if kind == "char":
             what = "unterminated string" if text == '"' else f"unexpected character `{_char_text(text)}`"
-            self.problem = (what, token[2] + 1)
-        elif kind == "end":
-            self.problem = ("unexpected end of file", token[2] + 1)
-        elif kind == "STRING":
-            self.problem = (f"unexpected string {text}", token[2] + 1)
-        else:
-            self.problem = (f"unexpected `{text}`", token[2] + 1)
+        self.problem = (what, token[2])
         raise _Stop("refused")
-
-    def expect_end(self) -> None:
-        token = self.peek(False, ())
-        if token[0] != "end":
-            self.refuse(token)
-
-    # -- the grammar's rules
-
-    def expression(self, filtered: bool):
-        """`expr`; `filtered`: a call's argument, which `where` may follow."""
-        return self.level(0, filtered)
-
-    def level(self, index: int, filtered: bool):
-        """The operands joined by LEVELS[index]'s operators."""
-        if index == len(LEVELS):
-            return self.unary(filtered)
-        if index == _COMPARISON:
-            return self.negation(filtered)
-        after = _after_operand(filtered)
-        first = self.level(index + 1, filtered)
-        operands, operators = [first], []
-        while True:
-            token = self.peek(False, after)
-            if token[0] not in LEVELS[index]:
-                break
-            self.take(token)
-            operators.append(token[0])
-            operands.append(self.level(index + 1, filtered))
-        if not operators:
-            return first
-        return "chain", first[1], operands, operators
-
-    def negation(self, filtered: bool):
-        """`not_expr`: any number of `not` before a comparison of two sums at most."""
-        nots = []
-        while True:
-            token = self.peek(True, ("not", "true", "false", "unknown"))
-            if token[0] != "not":
-                break
-            self.take(token)
-            nots.append(token[2] + 1)
-        left = self.level(_COMPARISON + 1, filtered)
-        token = self.peek(False, _after_operand(filtered))
-        if token[0] in LEVELS[_COMPARISON]:
-            self.take(token)
-            right = self.level(_COMPARISON + 1, filtered)
-            left = ("chain", left[1], [left, right], [token[0]])
-        for i in range(len(nots) - 1, -1, -1):
-            left = ("not", nots[i], left)
-        return left
-
-    def unary(self, filtered: bool):
-        """`unary`: any number of `-` before an atom."""
-        minuses = []
-        while True:
-            token = self.peek(True, ("true", "false", "unknown"))
-            if token[0] != "-":
-                break
-            self.take(token)
-            minuses.append(token[2] + 1)
-        out = self.atom(filtered)
-        for i in range(len(minuses) - 1, -1, -1):
-            out = ("neg", minuses[i], out)
-        return out
-
-    def atom(self, filtered: bool):
-        token = self.peek(True, ("true", "false", "unknown"))
-        kind, column = token[0], token[2] + 1
-        if kind == "INT":
-            self.take(token)
-            if len(token[1]) > MAX_DIGITS:
-                self.literal_problems.append((f"the number has {len(token[1])} digits; at most {MAX_DIGITS} "
-                                              f"are allowed", column))
-                return "int", column, 0
-            return "int", column, _whole_number(token[1])
-        if kind == "STRING":
-            self.take(token)
-            return "str", column, self.string(token)
-        if kind == "true" or kind == "false":
-            self.take(token)
-            return "bool", column, kind == "true"
-        if kind == "unknown":
-            self.take(token)
-            return ("unknown", column)
-        if kind == "(":
-            self.take(token)
-            inner = self.expression(False)
-            self.expect(")")
-            return "paren", column, inner
-        if kind == "NAME":
-            self.take(token)
-            after = self.peek(False, _after_operand(filtered), True)
-            if after[0] == "(":
-                self.take(after)
-                return "call", column, token[1], self.arguments()
-            parts = [token[1]]
-            while after[0] == ".":
-                self.take(after)
-                part = self.peek(True, ())
-                if part[0] != "NAME":
-                    self.refuse(part)
-                self.take(part)
-                parts.append(part[1])
-                after = self.peek(False, _after_operand(filtered), True)
-            return "name", column, parts
-        self.refuse(token)
 
     def expect(self, kind: str) -> None:
         token = self.peek(False, ())
@@ -388,197 +262,209 @@ class _Reader:
             self.refuse(token)
         self.take(token)
 
+    def prefixes(self, op: str, words: tuple) -> list:
+        """Where each of the OPs (`not` or `-`) in a row before an operand starts."""
+        starts = []
+        token = self.peek(True, words)
+        while token[0] == op:
+            self.take(token)
+            starts.append(token[2])
+            token = self.peek(True, words)
+        return starts
+
+    def level(self, index: int, filtered: bool):
+        """The operands joined by LEVELS[index]'s operators (before a comparison, any `not`s);
+        `filtered`: a call's argument, which `where` may follow."""
+        if index == len(LEVELS):
+            return _prefixed("neg", self.prefixes("-", _OPERAND), self.atom(filtered))
+        nots = self.prefixes("not", _NOT) if index == _COMPARISON else []
+        first = self.level(index + 1, filtered)
+        operands, operators = [first], []
+        token = self.after(filtered, False)
+        while token[0] in LEVELS[index] and not (index == _COMPARISON and operators):
+            self.take(token)
+            operators.append(token[0])
+            operands.append(self.level(index + 1, filtered))
+            token = self.after(filtered, False)
+        return _prefixed("not", nots, ("chain", first[1], operands, operators) if operators else first)
+
+    def atom(self, filtered: bool):
+        token = self.peek(True, _OPERAND)
+        kind, text, start = token[0], token[1], token[2]
+        self.take(token)
+        if kind == "INT":
+            if len(text) > MAX_DIGITS:
+                self.literal_problems.append((f"the number has {len(text)} digits; at most {MAX_DIGITS} are allowed",
+                                              start))
+                return "int", start, 0
+            value = 0
+            for c in text:
+                value = value * 10 + _DIGITS.index(c)
+            return "int", start, value
+        if kind == "STRING":
+            return "str", start, self.string(text, start)
+        if kind == "true" or kind == "false":
+            return "bool", start, kind == "true"
+        if kind == "unknown":
+            return ("unknown", start)
+        if kind == "(":
+            inner = self.level(0, False)
+            self.expect(")")
+            return "paren", start, inner
+        if kind != "NAME":
+            self.refuse(token)
+        after = self.after(filtered, True)
+        if after[0] == "(":
+            self.take(after)
+            return "call", start, text, self.arguments()
+        parts = [text]
+        while after[0] == ".":
+            self.take(after)
+            part = self.peek(True, ())
+            if part[0] != "NAME":
+                self.refuse(part)
+            self.take(part)
+            parts.append(part[1])
+            after = self.after(filtered, True)
+        return "name", start, parts
+
     def arguments(self) -> list:
         """A call's arguments after its `(`, up to and with its `)`: expressions, `NAME = expr`, and
         `expr where expr`."""
         args = []
-        token = self.peek(True, ("not", "true", "false", "unknown"))
-        if token[0] == ")":
-            self.take(token)
-            return args
-        while True:
+        token = self.peek(True, _NOT)
+        while token[0] != ")" or args:
             args.append(self.argument())
             token = self.peek(False, ())
-            if token[0] == ")":
-                self.take(token)
-                return args
             if token[0] != ",":
-                self.refuse(token)
+                break
             self.take(token)
+        self.expect(")")
+        return args
 
     def argument(self):
-        token = self.peek(True, ("not", "true", "false", "unknown"))
+        token = self.peek(True, _NOT)
+        mark = self.at
         if token[0] == "NAME":
-            mark = self.at
             self.take(token)
-            after = self.peek(False, _after_operand(True), True)
-            if after[0] == "=":
-                self.take(after)
-                return "kwarg", token[2] + 1, token[1], self.expression(False)
+            if self.after(True, True)[0] == "=":
+                self.expect("=")
+                return "kwarg", token[2], token[1], self.level(0, False)
             self.at = mark
-        items = self.expression(True)
-        token = self.peek(False, ("where",))
+        items = self.level(0, True)
+        token = self.peek(False, _AFTER_ARGUMENT)
         if token[0] != "where":
             return items
         self.take(token)
-        return "where", items[1], items, self.expression(False)
+        return "where", items[1], items, self.level(0, False)
 
-    # -- literals, as the syntax pass reads them
-
-    def string(self, token) -> str:
-        """A string literal's text: its escapes (\\" \\\\ \\n \\t \\r \\0 \\uXXXX, a surrogate pair
-        as one character), in NFC; a bad escape is a literal problem."""
-        chars = [c for c in token[1]]
+    def string(self, literal: str, start: int) -> str:
+        """A string literal's text as the syntax pass reads it: its escapes (\\" \\\\ \\n \\t \\r \\0
+        \\uXXXX, a surrogate pair as one character), in NFC; a bad escape is a literal problem."""
+        chars = [c for c in literal]
         out = []
         i = 1
         while i < len(chars) - 1:
             c = chars[i]
-            if c != "\\":
-                out.append(c)
+            i = i + 1
+            if c == "\\":
+                c = chars[i]
+                code = _hex_code(chars, i + 1) if c == "u" else None
                 i = i + 1
-                continue
-            esc = chars[i + 1]
-            simple = _simple_escape(esc)
-            if simple is not None:
-                out.append(simple)
-                i = i + 2
-                continue
-            code = _hex_code(chars, i + 2) if esc == "u" else None
-            if code is not None and 0xD800 <= code <= 0xDBFF and i + 11 < len(chars) and chars[i + 6] == "\\" \
-                    and chars[i + 7] == "u":
-                low = _hex_code(chars, i + 8)
-                if low is not None and 0xDC00 <= low <= 0xDFFF:
-                    out.append(chr(0x10000 + (code - 0xD800) * 1024 + (low - 0xDC00)))
-                    i = i + 12
-                    continue
-            if code is not None and 0xD800 <= code <= 0xDFFF:
-                escape = "".join(chars[i:i + 6])
-                self.literal_problems.append((f"`{escape}` is half of a surrogate pair, not a character",
-                                              token[2] + 1 + i))
-                out.append("\ufffd")
-                i = i + 6
-            elif code is not None:
-                out.append(chr(code))
-                i = i + 6
-            else:
-                self.literal_problems.append((f"unknown escape `\\{esc}` in a string", token[2] + 1))
-                out.append(esc)
-                i = i + 2
+                if code is None and c in _ESCAPED:
+                    c = _ESCAPES[_ESCAPED.index(c)]
+                elif code is None:
+                    self.literal_problems.append((f"unknown escape `\\{c}` in a string", start))
+                else:
+                    i = i + 4
+                    low = _hex_code(chars, i + 2) if 0xD800 <= code < 0xDC00 and _begins(chars, i, "\\u") else None
+                    if low is not None and 0xDC00 <= low < 0xE000:
+                        code = 0x10000 + (code - 0xD800) * 1024 + low - 0xDC00
+                        i = i + 6
+                    elif 0xD800 <= code < 0xE000:
+                        escape = "".join(chars[i - 6:i])
+                        self.literal_problems.append((f"`{escape}` is half of a surrogate pair, not a character",
+                                                      start + i - 6))
+                        code = 0xFFFD
+                    c = chr(code)
+            out.append(c)
         return nfc("".join(out))
 
 
-def _after_operand(filtered: bool) -> tuple:
-    """The keywords that may follow an operand: `or` and `and` anywhere, `where` after a call's
-    argument (`filtered`)."""
-    return ("or", "and", "where") if filtered else ("or", "and")
+def _word(chars: list, start: int, names: bool, keywords: tuple):
+    """The token of a word: a keyword that may stand here, or where no name may, a keyword that
+    may stand here and begins the word; else a name."""
+    end = start + 1
+    while end < len(chars) and (chars[end] in _LETTERS or chars[end] in _DIGITS):
+        end = end + 1
+    word = "".join(chars[start:end])
+    if word in keywords:
+        return word, word, start, end
+    for k in keywords:
+        if not names and _begins(chars, start, k):
+            return k, k, start, start + len(k)
+    return "NAME", word, start, end
 
 
-def _whole_number(digits: str) -> int:
-    value = 0
-    for c in digits:
-        value = value * 10 + _digit(_DIGITS, c)
-    return value
-
-
-def _digit(digits: str, c: str) -> int:
-    """C's value among DIGITS, or -1."""
-    i = 0
-    for d in digits:
-        if d == c:
-            return i
-        i = i + 1
-    return -1
+def _prefixed(kind: str, starts: list, node):
+    """NODE under a `not` or `-` (KIND) for each start, the first outermost."""
+    for i in range(len(starts) - 1, -1, -1):
+        node = (kind, starts[i], node)
+    return node
 
 
 def _begins(chars: list, at: int, word: str) -> bool:
-    """Whether the text at AT begins with WORD."""
-    if at + len(word) > len(chars):
-        return False
-    i = 0
-    for c in word:
-        if chars[at + i] != c:
-            return False
-        i = i + 1
-    return True
+    return "".join(chars[at:at + len(word)]) == word
 
 
 def _char_text(c: str) -> str:
     """A character as Python's repr() writes it inside its quotes."""
-    shown = value_text(c)
-    return "".join([x for x in shown][1:-1])
-
-
-def _simple_escape(esc: str):
-    if esc == '"' or esc == "\\":
-        return esc
-    if esc == "n":
-        return "\n"
-    if esc == "t":
-        return "\t"
-    if esc == "r":
-        return "\r"
-    if esc == "0":
-        return "\0"
-    return None
+    return "".join([x for x in value_text(c)][1:-1])
 
 
 def _hex_code(chars: list, at: int):
     """The number four hexadecimal digits at AT write, or None."""
-    if at + 4 > len(chars):
-        return None
     code = 0
     for c in chars[at:at + 4]:
-        digit = max(_digit(_HEX, c), _digit(_HEX_UPPER, c))
-        if digit < 0:
+        if c not in _HEX:
             return None
-        code = code * 16 + digit
-    return code
+        code = code * 16 + _HEX.index(c) % 16
+    return code if at + 4 <= len(chars) else None
 
 
 # -- depth, as the parser counts it ---------------------------------------------------------
 
-def _children(node) -> list:
+def _parts(node) -> list:
     kind = node[0]
-    if kind == "paren" or kind == "not" or kind == "neg":
-        return [node[2]]
-    if kind == "chain" or kind == "call":
-        return node[2] if kind == "chain" else node[3]
-    if kind == "kwarg":
-        return [node[3]]
-    if kind == "where":
-        return [node[2], node[3]]
-    return []
-
-
-def _node_depth(node, kids: list) -> int:
-    """A node's depth as parser.node_depth counts it in the parse tree: a name is two levels
-    (`name_ref` over `path`), a chain of N operators N levels, anything else one over its deepest part."""
-    if node[0] == "name":
-        return 2
-    if node[0] == "chain":
-        k = len(kids)
-        deepest = k - 1 + kids[0]
-        for i in range(1, k):
-            deepest = max(deepest, k - i + kids[i])
-        return deepest
-    return 1 + max(kids, default=0)
+    if kind == "chain":
+        return node[2]
+    if kind == "call" or kind == "where":
+        return node[3] if kind == "call" else [node[2], node[3]]
+    return [node[len(node) - 1]] if kind in ("paren", "not", "neg", "kwarg") else []
 
 
 def _first_too_deep(tree):
     """The first node nested deeper than MAX_DEPTH in the order the parser looks for one (its
-    parts last to first, each after its own parts), or None."""
+    parts last to first, each after its own parts), or None. A node's depth is the parse tree's
+    (parser.node_depth): a name two levels (`name_ref` over `path`), a chain of N operators N
+    levels, anything else one over its deepest part."""
     depths = []
     stack = [(tree, False)]
     while stack:
         node, done = stack.pop()
-        kids = _children(node)
+        kids = _parts(node)
         if not done:
             stack.append((node, True))
-            for kid in kids:
-                stack.append((kid, False))
+            stack.extend([(kid, False) for kid in kids])
             continue
         kid_depths = [depths.pop() for _ in kids]  # the first part's depth was kept last
-        d = _node_depth(node, kid_depths)
+        d = 1 + max(kid_depths, default=0)
+        if node[0] == "name":
+            d = 2
+        elif node[0] == "chain":
+            d = len(kids) - 1 + kid_depths[0]
+            for i in range(1, len(kids)):
+                d = max(d, len(kids) - i + kid_depths[i])
         if d > MAX_DEPTH:
             return node
         depths.append(d)
@@ -711,29 +597,20 @@ def _binary(op: str, a, b, scope):
 def _call_value(node, scope):
     """A math function's value; any other function reads what an objective cannot (a player's facts)."""
     name = node[2]
-    arity = -1
-    for fn in MATH_FUNCTIONS:
-        if fn[0] == name:
-            arity = fn[1]
+    arity = dict(MATH_FUNCTIONS).get(name, -1)
     if arity < 0:
         scope.refuse(f"`{name}` cannot be evaluated here")
     args = [_number(_value(a, scope), scope) for a in node[3] if a[0] != "kwarg"]
     if len(args) != arity:
         scope.refuse(f"`{name}` takes {arity} argument{'s' if arity != 1 else ''}")
     x = args[0]
-    if name == "floor":
-        return math.floor(x)
-    if name == "ceil":
-        return math.ceil(x)
-    if name == "sqrt":
-        if x < 0:
-            scope.refuse("`sqrt` cannot be evaluated: math domain error")
-        return math.sqrt(x)
-    if name == "abs":
-        return abs(x)
-    if name == "min":
-        return min(x, args[1])
-    return max(x, args[1])
+    if name == "sqrt" and x < 0:
+        scope.refuse("`sqrt` cannot be evaluated: math domain error")
+    if name == "floor" or name == "ceil":
+        return math.floor(x) if name == "floor" else math.ceil(x)
+    if name == "sqrt" or name == "abs":
+        return math.sqrt(x) if name == "sqrt" else abs(x)
+    return min(x, args[1]) if name == "min" else max(x, args[1])
 
 
 def _bounded(v, scope):
@@ -761,10 +638,6 @@ def _truth(v, scope) -> bool:
 
 
 def _described(v) -> str:
-    if v is None:
-        return "unknown"
-    if isinstance(v, bool):
-        return "true/false"
     if isinstance(v, str):
         return f"the text {value_text(v)}"
-    return "a number"
+    return "unknown" if v is None else ("true/false" if isinstance(v, bool) else "a number")
