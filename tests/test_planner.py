@@ -1296,7 +1296,7 @@ def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is
     answered = [e for e in ex["advances_not_bought"] if "best_with_it" in e]
     assert len(answered) >= runs
     for e in answered:
-        [best] = problem.with_want([e["advance"]]).search(1)
+        [best] = purchase.with_want(problem, [e["advance"]]).search(1)
         assert list(best.buys) == e["best_with_it"]
     unworked = [e for e in ex["advances_not_bought"] if e["why_not"].startswith("not worked out")]
     assert unworked and len(unworked) == ex["not_worked_out"]

@@ -11,7 +11,7 @@ from ..unknown import number
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
 from .horizon import two_turns
-from .purchase import Choice, PurchaseProblem
+from .purchase import Choice, PurchaseProblem, with_want
 
 
 # --- the planner's answer -------------------------------------------------------------------
@@ -203,7 +203,7 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
     if not searched:
         limit = (f"the explanation's searches reached their work limit ({_grouped(problem.explain_cap)} sets of advances"
                  + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price") + ")")
-        bound, best = problem.with_want([name]).root_bound(), choices[0].objective
+        bound, best = with_want(problem, [name]).root_bound(), choices[0].objective
         if bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
                                 f"{problem.objective.label} against {number(best)} ({limit})")
@@ -236,7 +236,7 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> tu
     # under single-use credits it stops with the best found
     share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
     problem.explain_pending = problem.explain_pending - 1
-    clone = problem.with_want([name])
+    clone = with_want(problem, [name])
     floor = None
     if share > 0:
         clone.complete, clone.stopped = True, False

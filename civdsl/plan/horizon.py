@@ -1,10 +1,8 @@
 """The two-turn look-ahead of the purchase planner (`civdsl plan --horizon 2`): the best pair of
 purchases over this turn and the next, the hand and treasury assumed to be the same next turn.
 
-It works on a purchase.PurchaseProblem it is given (this turn's) and the ones that problem makes for
-next turn (`PurchaseProblem.after`); it never imports the planner, which imports it only when a
-look-ahead is asked for (so `civdsl plan` without one does not load it). Method and bound:
-docs/planner.md, "Two turns".
+It works on a purchase.PurchaseProblem it is given (this turn's) and the ones `purchase.after`
+makes of it for next turn; answer.py calls it. Method and bound: docs/planner.md, "Two turns".
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from typing import Any
 from ..pricing import ability, prices
 from ..unknown import number
 from .payment import PAYING
+from .purchase import after, choice, with_want
 from .search import stopped_bound
 
 
@@ -191,7 +190,7 @@ class _TwoTurns:
     def evaluate(self, c1) -> None:
         """Price a turn-one set for next turn and keep the pair if it is the best so far."""
         self.examined[1] = self.examined[1] + 1
-        p2 = self.first.after(c1.buys, self.payments)
+        p2 = after(self.first, c1.buys, self.payments)
         got = p2.search(1)
         self.work = self.work + max(1, p2.visited)
         self.capped = self.capped + len(p2.capped_least)
@@ -223,7 +222,7 @@ class _TwoTurns:
             return
         rows, room = self.quick_rows(credit, set(names), tv)
         if not self.beaten(objective + self.quick_bound(rows, room), objective, spent, rows):
-            self.evaluate(pp.choice(names, price, spent, limit))
+            self.evaluate(choice(pp, names, price, spent, limit))
 
     def _prepare_walk(self) -> None:
         """Per position of the walk: the credit and treasury value every later advance can
@@ -362,7 +361,7 @@ class _TwoTurns:
             return self._no_pair()
         self.evaluate(self.one[0])
         free_now = self._free_now()
-        self.pp = first.with_want(free_now) if free_now else first
+        self.pp = with_want(first, free_now) if free_now else first
         self._prepare_walk()
         complete = self._walk()
         return self._answer(complete) if self.best is not None else self._no_pair()

@@ -368,23 +368,6 @@ class PurchaseProblem:
 
     # -- the search --------------------------------------------------------------------------
 
-    def with_want(self, names: list) -> "PurchaseProblem":
-        """The same purchase, forced to include `names` too (prices and payments reused)."""
-        clone = copy.copy(self)
-        clone.want = tuple(sorted(set(self.want).union(names), key=lambda n: self.order[n]))
-        clone.options = dict(self.options)
-        clone.options["want"] = clone.want
-        clone._prepare()
-        return clone
-
-    def after(self, buys, payments: dict | None = None) -> "PurchaseProblem":
-        """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
-        the same hand and treasury (`payments` shares payment tables between such problems)."""
-        options = self.options
-        return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
-                               work=self.work, paying=self.paying, info=self.info, avoid=options["avoid"],
-                               among=options["among"], hand_limit=options["hand_limit"])
-
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
         a discount at most its amount, a free advance at most the dearest eligible price, an
@@ -491,11 +474,6 @@ class PurchaseProblem:
         order = self.order
         places = tuple(sorted([-order[n] for n in names], reverse=True))
         return (self.objective.of(names), -spent, self.credit(names), -len(names), places)
-
-    def choice(self, names, price, spent, limit: int) -> Choice:
-        """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
-        key = self._key(names, price, spent)
-        return Choice(key, tuple(sorted(names, key=lambda n: self.order[n])), price, spent, key[0], key[2], limit)
 
     def _walk(self, visit, prune) -> None:
         """Visit every set worth visiting once: `visit(names, price_base, same_turn, hand_delta)`
@@ -801,6 +779,34 @@ def _bisect_left(xs: list, x) -> int:
         else:
             hi = mid
     return lo
+
+
+# --- the problems --explain and the look-ahead make of one (functions, not methods: the page,
+# which asks for neither, does not carry them) ------------------------------------------------
+
+def with_want(problem: PurchaseProblem, names: list) -> PurchaseProblem:
+    """The same purchase, forced to include `names` too (prices and payments reused)."""
+    clone = copy.copy(problem)
+    clone.want = tuple(sorted(set(problem.want).union(names), key=lambda n: problem.order[n]))
+    clone.options = dict(problem.options)
+    clone.options["want"] = clone.want
+    clone._prepare()
+    return clone
+
+
+def after(problem: PurchaseProblem, buys, payments: dict | None = None) -> PurchaseProblem:
+    """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
+    the same hand and treasury (`payments` shares payment tables between such problems)."""
+    options = problem.options
+    return PurchaseProblem(problem.module, problem.holds + tuple(buys), problem.facts, problem.objective,
+                           payments=payments, work=problem.work, paying=problem.paying, info=problem.info,
+                           avoid=options["avoid"], among=options["among"], hand_limit=options["hand_limit"])
+
+
+def choice(problem: PurchaseProblem, names, price, spent, limit: int) -> Choice:
+    """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
+    key = problem._key(names, price, spent)
+    return Choice(key, tuple(sorted(names, key=lambda n: problem.order[n])), price, spent, key[0], key[2], limit)
 
 
 def _add_up(totals: dict, pairs: Iterable[tuple]) -> None:
