@@ -412,6 +412,8 @@ def _by_last_digit(x, y):
 
 
 def objects(xs, a):
+    import copy  # a late import, as an engine makes one for start-up time
+
     lim = Limits(a % 5 + 1)
     first = lim.cap
     twin = copy.copy(lim)

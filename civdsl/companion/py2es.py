@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from . import jsops, pynumbers, pyscopes
-from .pycalls import _DICT_SET_METHODS, NO_ATTRIBUTES, CallTranslation
+from .pycalls import DICT_SET_METHODS, NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
@@ -420,6 +420,8 @@ class _Module(CallTranslation):
 
     def stmt_ImportFrom(self, node) -> None:
         self._import(node)  # a late import (start-up time): the runtime has the names already
+
+    stmt_Import = stmt_ImportFrom
 
     def stmt_FunctionDef(self, node) -> None:
         self._function(node, self.js_name(node.name))
@@ -937,7 +939,7 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
 def _method_names() -> frozenset:
     """The names of every method of the engine modules' classes and of the runtime's dicts and
     sets: an attribute read of one of them, not called, may be a bound method."""
-    names = set(_DICT_SET_METHODS) | {"append", "extend", "sort", "index", "pop"}
+    names = set(DICT_SET_METHODS) | {"append", "extend", "sort", "index", "pop"}
     for qualified in ENGINE_MODULES:
         for node in ast.parse(_module_text(qualified)[1]).body:
             if isinstance(node, ast.ClassDef):

@@ -35,7 +35,7 @@ _CONTAINERS = {"tuple": ("[]", "pyList({})"), "list": ("[]", "pyList({})"),
                "set": ("new PySet()", "pySetOf(pyIterAny({}))"), "frozenset": ("new PySet()", "pySetOf(pyIterAny({}))"),
                "dict": ("new PyDict()", "pyDict({})")}
 # methods of list, dict and set, written as the runtime's (PyDict and PySet have Python's names)
-_DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
+DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
                      "difference", "intersection", "issubset", "isdisjoint"}
 NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 
@@ -227,7 +227,7 @@ class CallTranslation:
         if list_form is not None:
             return list_form
         target = self.expr(func.value)
-        if m in _DICT_SET_METHODS:
+        if m in DICT_SET_METHODS:
             self._keywords(e, set())
             any_order = m in ("union", "update")
             return f"{target}.{m}({', '.join(self._arg(a, any_order) for a in e.args)})"

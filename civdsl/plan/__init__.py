@@ -9,7 +9,7 @@ pay for them, and what a hand of commodity cards is worth.
 - `answer.py`: the planner's answer, its notes and `--explain`;
 - `text.py`: the answer and a hand's value as text;
 - `search.py`: the exact dynamic programme over price the branch and bound hands over to;
-- `horizon.py`: the two-turn look-ahead (`--horizon 2`).
+- `horizon.py`: the two-turn look-ahead (`--horizon 2`), loaded only when asked for.
 
 Method, bounds and measurements: docs/planner.md.
 """

@@ -10,7 +10,6 @@ from ..startcredits import start_credits
 from ..unknown import number
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
-from .horizon import two_turns
 from .purchase import Choice, PurchaseProblem, with_want
 
 
@@ -116,6 +115,8 @@ def answer(module, rulebook_id: str, edition_name: str, held, facts: dict, obj, 
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
+        from .horizon import two_turns  # here, not at the top: most plans look one turn ahead (start-up)
+
         report["horizon"] = two_turns(problem, one=choices[:1])
     _payment_limit(report, problem)
     return report

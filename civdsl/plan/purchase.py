@@ -35,7 +35,6 @@ reported are priced again by pricing.prices.
 
 from __future__ import annotations
 
-import copy
 import functools
 import heapq
 from typing import Any, Iterable
@@ -786,6 +785,8 @@ def _bisect_left(xs: list, x) -> int:
 
 def with_want(problem: PurchaseProblem, names: list) -> PurchaseProblem:
     """The same purchase, forced to include `names` too (prices and payments reused)."""
+    import copy  # here, not at the top: most plans never clone (start-up)
+
     clone = copy.copy(problem)
     clone.want = tuple(sorted(set(problem.want).union(names), key=lambda n: problem.order[n]))
     clone.options = dict(problem.options)
