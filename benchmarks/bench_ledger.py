@@ -34,9 +34,11 @@ TARGET_MS = 200.0
 def answer(rb, path: Path) -> str:
     """What `game show` computes and prints, without the command line's start-up."""
     from civdsl.cli.game import _log_line, _player_line
+    from civdsl.gcpause import paused
 
     gf = gamefile.read(path)
-    game = gamefile.replay(rb, gf)
+    with paused():  # as `game show` replays (cli/game.py _replay)
+        game = gamefile.replay(rb, gf)
     out = [_player_line(game, p) for p in game.players.values()]
     out += [_log_line(rb, e) for e in game.log]
     return "\n".join(out) + "\n" + "; ".join(game.expects())

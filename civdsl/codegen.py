@@ -199,7 +199,7 @@ def _calamity_functions(w: Writer, ed: Edition, compiler: PythonCompiler) -> tup
                 _described_calamity, c=compiler, cal=cal, fn=name, rules=rules))
         if len(variants) > 1:
             _variant_dispatch(w, ed, cal, fn, variants, switches)
-    compiler.held = "s.held_set"
+    compiler.held = compiler.HELD
     return names, summaries
 
 
@@ -539,7 +539,7 @@ def _calamity(w: Writer, c: PythonCompiler, cal: Calamity, fn: str, rules: Amoun
         doc += " Modifiers: " + "; ".join(mods) + "."
     w.line(f"    {doc!r}")
     w.line(f"    # {comment_text(cal.span.path)}:{cal.span.line}")
-    w.line("    held = s.held_set")
+    w.line(f"    held = {PythonCompiler.HELD}")
     w.line("    if role == 'primary':")
     for expr, span in cal.cancel:
         w.line(f"        if s.decide({c.compile(expr)}, {span.line!r}, {span.path!r}, "

@@ -465,7 +465,9 @@ class ExpressionCompiler(NodeVisitor):
     reached through the names these words call. The targets: PythonCompiler (the generated
     module), companion.jsgen.JSCompiler (the companion page)."""
 
-    HELD: str  # where the set of held advances is, outside a calamity function's local
+    # where the set of held advances is, outside a calamity function's local: the player state's
+    # own attribute (playerstate.py), which both targets run
+    HELD = "s.held_set"
     NOT: str  # the template of `not x` ({} the operand)
     NEG: str  # the template of `-x`
     LOGIC: str  # the template of a chain `a and b and c` ({op} the word, {operands} the first and the lazy rest)
@@ -609,7 +611,6 @@ COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")  # the operators a requirement 
 class PythonCompiler(ExpressionCompiler):
     """Compiles a player-level expression to a Python expression over `s` (the PlayerState)."""
 
-    HELD = "s.held_set"
     NOT, NEG = "_rt.not_({})", "(-{})"
     LOGIC, THUNK = "_rt.{op}_({operands})", "lambda: "
     BINARY = {**{op: f"({{}} {op} {{}})" for op in ("+", "-", "*") + COMPARE_OPS},

@@ -2,14 +2,14 @@
 block (`set_value off_block`), and the value of a hand of commodity cards with what the player's
 advances let it do (card treasury, a substitute card).
 
-It imports only `unknown` and the price engine's ability lookup (`pricing.ability`), so the
+It imports only `unknown` and the price engine's ability lookup (`pricing.abilities_of`), so the
 runtime's player state can derive facts from it (`hand_value`). The page runs it translated
 (companion/py2es.py), so it keeps to the engine subset (docs/engine-route.md).
 """
 
 from __future__ import annotations
 
-from .pricing import ability
+from .pricing import abilities_of
 from .unknown import number
 
 
@@ -38,9 +38,10 @@ def off_block(module, name: str, state: PlayerState | None):
     which). Only a block some civilization belongs to is a trade block: a commodity of another
     block (shared) is native everywhere."""
     ob = getattr(module, "OFF_BLOCK", None)
+    if ob is None or state is None:  # asked of every set of every hand: the blocks only where they count
+        return False
     block = commodity_block(module, name, state)
-    blocks = {c["block"] for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]}
-    if ob is None or state is None or block not in blocks:
+    if not any(c["block"] == block for c in getattr(module, "CIVILIZATIONS", {}).values() if c["block"]):
         return False
     applies = _off_block_applies(ob, state)
     if not applies:
@@ -96,16 +97,16 @@ def _held_card_abilities(module, sets: list, state: PlayerState, out: dict) -> N
     """What the player's advances let a hand do: turn cards into treasury (`card_treasury`,
     Trade Routes) and complete one incomplete set with a card of at least the same face value
     (`substitute_card`, Mega Civilization's Trade Empire)."""
-    for name in state.held:
-        for args in ability(module, name, "card_treasury"):
-            for row in sets:
-                row["treasury"] = args["rate"] * row["face"] * row["cards"]
-                row["treasury_from"] = name
-        for args in ability(module, name, "substitute_card"):
-            best = _best_substitution(module, sets)
-            if best is not None:
-                best["from"] = name
-                out["substitution"] = best
+    # the two kinds touch different parts of the answer, so each is taken in the held order alone
+    for name, args in abilities_of(module, state.held, "card_treasury"):
+        for row in sets:
+            row["treasury"] = args["rate"] * row["face"] * row["cards"]
+            row["treasury_from"] = name
+    for name, args in abilities_of(module, state.held, "substitute_card"):
+        best = _best_substitution(module, sets)
+        if best is not None:
+            best["from"] = name
+            out["substitution"] = best
 
 
 def _best_substitution(module, sets: list) -> dict | None:

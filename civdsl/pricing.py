@@ -29,6 +29,19 @@ def ability(module, name: str, kind: str) -> list[dict]:
     return [args for k, args in module.ADVANCES[name]["abilities"] if k == kind]
 
 
+def abilities_of(module, names, kind: str) -> list[tuple]:
+    """(advance, args) of every ability of KIND the advances NAMES carry, in their order: most
+    advances carry none, and every price, hand value and marker asks it of the cards held."""
+    out = []
+    for name in names:
+        carried = module.ADVANCES[name]["abilities"]
+        if carried:
+            for k, args in carried:
+                if k == kind:
+                    out.append((name, args))
+    return out
+
+
 def prices(module, holds, buys, extra_credits: dict | None = None, work: list | None = None) -> dict:
     """Price of each advance bought this turn after credits, with a breakdown.
 
@@ -139,7 +152,7 @@ def _most_taken(module, priced: list, holds: list, buys: list) -> int:
 
 def _treasury_value(module, holds: list) -> int:
     """What one treasury token pays toward advances: 1, or more by a held `treasury_value` ability."""
-    return max([a["value"] for h in holds for a in ability(module, h, "treasury_value")] or [1])
+    return max([a["value"] for _, a in abilities_of(module, holds, "treasury_value")] or [1])
 
 
 def _price_row(name: str, adv: dict, credits: list[tuple]) -> list:
@@ -214,7 +227,7 @@ def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[
 
 def _acquired_automatically(module, rows: list[list], sources: list) -> None:
     """An advance that a held or bought card's `acquire_all` ability covers costs nothing."""
-    acquirers = [(source, args) for source in sources for args in ability(module, source, "acquire_all")]
+    acquirers = abilities_of(module, sources, "acquire_all")
     for row in rows:
         adv = module.ADVANCES[row[_ADVANCE]]
         for source, args in acquirers:
@@ -351,9 +364,8 @@ def _trade_card_offers(module, holds) -> tuple[dict[int, list], list]:
             offers.setdefault(args["stack"], []).append((args["price"], doc or "the rulebook"))
         elif kind == "trade_card_purchase_limit":
             limits.append((args["cards"], doc or "the rulebook"))
-    for name in holds:
-        for args in ability(module, name, "trade_card_purchase"):
-            offers.setdefault(args["stack"], []).append((args["price"], name))
+    for name, args in abilities_of(module, holds, "trade_card_purchase"):
+        offers.setdefault(args["stack"], []).append((args["price"], name))
     return offers, limits
 
 

@@ -2,7 +2,7 @@
 
 Generated modules hold an edition's data as literals and its rules as plain functions; this
 module supplies the arithmetic over unknown values their expressions use, the player state they
-read, the `Resolution` they build, the effect-list passes a calamity's rules run (effectlist.py), the epoch
+read (playerstate.py), the `Resolution` they build, the effect-list passes a calamity's rules run (effectlist.py), the epoch
 requirements they state, and the readers of their data tables and line maps. The engines that
 interpret the policies a rulebook declares live in their own modules below it (`pricing`,
 `handvalue`, `standing`): the player state derives a few facts from them. It imports nothing
@@ -16,12 +16,11 @@ import math
 import operator
 from operator import itemgetter
 
-from . import playerfacts
 from .calamity_answer import option_dicts, resolution_dict, trace_dicts
 from .effectlist import bound_effects, discard_by_value, floor_effects, least_over  # noqa: F401 (ABI)
 from .effectlist import reduce_until_supported, unselect  # noqa: F401 (ABI: generated calamities call them)
 from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
-from .standing import NOT_GIVEN_POSITION, epochs_possible
+from .playerstate import PlayerState
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
 from .unknown import Unknown, unknown_of
 
@@ -141,230 +140,6 @@ def lookup(bands, x):
         if x >= low and (high is None or x <= high):
             return value
     raise ValueError(f"no band of the table covers {x}")
-
-
-# --- the player's situation ---------------------------------------------------------------
-
-class PlayerState:
-    """Facts about one player. Missing facts are recorded, not guessed: see `missing`."""
-
-    def __init__(self, module, holds=(), facts: dict | None = None, options: dict | None = None):
-        self.module = module
-        self.held = tuple(holds)
-        self.held_set = frozenset(holds)
-        # the rule switches the user set (`--option NAME=on|off`); the others keep the rulebook's
-        self.options = dict(options or {})
-        # the amount the primary victim assigned to this secondary victim (`--assigned N`)
-        self.assigned: int | None = None
-        self.facts = dict(facts or {})
-        self.missing: list[str] = []
-        self.start_credits: dict | None = None  # what `start_credits` gave, once applied to `credits`
-        # decisions a rule could not take because they depend on missing facts:
-        # (rulebook line, path, what was left undecided, the facts it needs)
-        self.undecided: list[tuple] = []
-        # the player's seat at a table (`civdsl table`): who the others are, how they border this
-        # player, and who the beneficiary and trader of the calamity resolved are. None for a
-        # question about one player: table queries then read as unknown (missing `other_players`)
-        self.seat = None
-
-    @property
-    def complete(self) -> bool:
-        return not self.missing
-
-    def holds(self, name: str) -> bool:
-        return name in self.held_set
-
-    def given(self, name: str):
-        """The fact NAME as the state gives it, or None (nothing derived or recorded missing)."""
-        return self.facts.get(name)
-
-    def gives(self, name: str) -> bool:
-        return name in self.facts
-
-    def probe(self) -> "PlayerState":
-        """A state of the same holdings and facts that records what it lacks on its own (whether
-        a condition can be decided at all)."""
-        return type(self)(self.module, self.held, self.facts)
-
-    def for_question(self, facts: dict | None = None) -> "PlayerState":
-        """A copy for one question: the same holdings, facts (and FACTS over them), options and
-        start credits, with its own record of what it lacks and leaves undecided, and no seat.
-        Built without __init__'s copies of the holdings, which never change."""
-        copy = object.__new__(type(self))
-        copy.__dict__.update(vars(self))
-        copy.facts = {**self.facts, **facts} if facts else dict(self.facts)
-        copy.options = dict(self.options)
-        copy.missing, copy.undecided, copy.assigned, copy.seat = [], [], None, None
-        return copy
-
-    def with_fact(self, name: str, value) -> "PlayerState":
-        """A copy reading VALUE for the fact NAME; it shares what is missing and undecided with
-        this state, so what its readers lack is recorded here too."""
-        copy = object.__new__(type(self))
-        copy.__dict__.update(vars(self))
-        copy.facts = {**self.facts, name: value}
-        return copy
-
-    def _missing(self, name: str) -> Unknown:
-        if name not in self.missing:
-            self.missing.append(name)
-        return Unknown((name,))
-
-    def fact(self, name: str):
-        if name in self.facts:
-            return self.facts[name]
-        if name == "unit_points" and self._counts_units():
-            return self._unit_points()
-        defaults = getattr(self.module, "FACT_DEFAULTS", {})
-        if name in defaults:  # an absent fact with a meaning of its own (no scenario: the full game)
-            return defaults[name]
-        if name in getattr(self.module, "LAST_EPOCH_FACTS", ()) and not self.may_be_in_last_epoch():
-            return False
-        field = getattr(self.module, "CIVILIZATION_FACTS", {}).get(name)
-        if field is not None:
-            return self._of_civilization(name, field)
-        return self._missing(name)
-
-    def _of_civilization(self, name: str, field: str):
-        """An absent fact that is the civilization's declaration (vocabulary.CIVILIZATION_FACTS): its
-        value where the rulebook gives one; else missing, named as the civilization when it is not
-        given and the fact itself when the rulebook declares no value for it."""
-        civ = self.facts.get("civilization")
-        if civ is None:
-            return self._missing("civilization")
-        value = getattr(self.module, "CIVILIZATIONS", {}).get(civ, {}).get(field)
-        return self._missing(name) if value is None else value
-
-    def may_be_in_last_epoch(self) -> bool:
-        """Whether the marker may be in the last epoch of the track in play (the state's
-        `ast_track`, else any track): false only where its position (or `ast_epoch`) rules it out."""
-        position = self.facts.get("ast_position")
-        if position is None and "ast_epoch" not in self.facts:
-            return True
-        chosen = self.facts.get("ast_track")
-        tracks = [chosen] if chosen in self.module.AST else list(self.module.AST)
-        for track in tracks:
-            possible, _ = epochs_possible(self.module, track, self, NOT_GIVEN_POSITION if position is None else position)
-            if len(self.module.AST[track]["epochs"]) - 1 in possible:
-                return True
-        return False
-
-    def _counts_units(self) -> bool:
-        """Whether unit points can be derived: the state gives tokens and cities."""
-        return "tokens" in self.facts and "cities" in self.facts
-
-    def _unit_points(self, city=None):
-        """`unit_points` derived from tokens and cities, each counted as the rulebook's
-        `token_points` and `city_points` constants say (vocabulary.ENGINE_NAMES), or a city as
-        CITY where a calamity declares its own value."""
-        points = self.module.UNIT_POINTS
-        city = points["city"] if city is None else city
-        return self.facts["tokens"] * points["token"] + self.facts["cities"] * city
-
-    def holding(self, name: str, city=None):
-        """What the player has of a bounding fact (vocabulary.BOUNDS), or None when the state does
-        not say: a bound is applied only to a holding the user gave. `city`: a city's unit points
-        where a calamity declares its own (unit points then count from tokens and cities)."""
-        if name == "unit_points":
-            return self._unit_holding(city)
-        if name in self.facts:
-            return self.facts[name]
-        hand = self.facts.get("commodities")
-        of_hand = _HAND_HOLDINGS.get(name)
-        return None if hand is None or of_hand is None else of_hand(self.module, hand)
-
-    def _unit_holding(self, city):
-        """The unit points held: counted from tokens and cities where a calamity values a city its
-        own way (CITY), else as the state gives them, else counted from tokens and cities."""
-        if city is not None and self._counts_units():
-            return self._unit_points(city)
-        if "unit_points" in self.facts:
-            return self.facts["unit_points"]
-        return self._unit_points() if self._counts_units() else None
-
-    # --- table queries (vocabulary.FUNCTIONS of scope "table"; issue 13 §3) ---------------------
-    def _others_fact(self, value, who: str):
-        """A value computed from another player's facts: what it lacks is missing here too, named
-        by that player (`players.bob.cities_in_stock`)."""
-        if value.__class__ is Unknown:
-            named = tuple(f"players.{who}.{f}" for f in value.facts)
-            for f in named:
-                self._missing(f)
-            return Unknown(named)
-        return value
-
-    def neighbours(self, by: str):
-        """How many other players border this one by the relation (land, water, near)."""
-        related = self._related(by)
-        return related if related.__class__ is Unknown else len(related)
-
-    def _related(self, relation: str):
-        """The (name, state) of the players related to this one, or Unknown when the table does
-        not give the relation (no table: `other_players`; no `borders.land`: that)."""
-        if self.seat is None:
-            return self._missing("other_players")
-        related = self.seat.related(relation)
-        return self._missing(self.seat.missing(relation)) if related is None else related
-
-    def most_among(self, value, among: str):
-        """The largest value of `value` (a function of a player's state) among the related players."""
-        related = self._related(among)
-        if related.__class__ is Unknown:
-            return related
-        best = 0
-        for name, other in related:
-            best = max_(best, self._others_fact(value(other), name))
-        return best
-
-    def of_role(self, role: str, value):
-        """`value` for the beneficiary or the trader of the calamity resolved (unknown when there
-        is none: the rule cannot be decided)."""
-        if self.seat is None:
-            return self._missing("other_players")
-        found = self.seat.role(role)
-        if found is None:
-            return self._missing(role)
-        name, other = found
-        return self._others_fact(value(other), name)
-
-    def option(self, name: str) -> bool:
-        value = self.options.get(name)
-        return self.module.OPTIONS[name] if value is None else value
-
-    def decide(self, value, line: int, path: str, what: str) -> bool:
-        """Whether a rule applies: never guessed when its condition is unknown (recorded instead)."""
-        if value.__class__ is Unknown:
-            self.undecided.append((line, path, what, value.facts))
-            return False
-        return bool(value)
-
-    def cards(self, name: str):
-        hand = self.facts.get("commodities")
-        if hand is None:
-            return self._missing("commodities")
-        return int(hand.get(name, 0))
-
-    def advance_vp(self, name: str):
-        return playerfacts.advance_vp(self, name)
-
-    def count_advances(self, cost_at_least=None, cost_below=None, vp=None, group=None) -> int:
-        return playerfacts.count_advances(self, cost_at_least, cost_below, vp, group)
-
-    def derived(self, name: str):
-        """A name of vocabulary.DERIVED_NAMES (playerfacts.derived)."""
-        return playerfacts.derived(self, name)
-
-
-def _hand_cards(module, hand: dict) -> int:
-    return sum(hand.values())
-
-
-def _hand_face_value(module, hand: dict) -> int:
-    return sum(n * module.COMMODITIES[c]["value"] for c, n in hand.items())
-
-
-# the holdings (vocabulary.BOUNDS) counted from the hand of commodity cards the state gives
-_HAND_HOLDINGS = {"commodity_cards": _hand_cards, "commodity_face_value": _hand_face_value}
 
 
 # --- calamity resolution ------------------------------------------------------------------

@@ -13,7 +13,7 @@ keeps to the engine subset (docs/engine-route.md).
 from __future__ import annotations
 
 from .errors import StateError
-from .pricing import ability
+from .pricing import abilities_of
 from .unknown import Unknown, number, sum_if_known, unknown_of
 
 
@@ -112,7 +112,7 @@ def ast_counted(module, state: PlayerState) -> tuple[PlayerState, list[dict]]:
     backward rule keeps reading STATE: what is on the board). A fact not given stays missing."""
     counted, shown = state, []
     for fact, kind in getattr(module, "AST_COUNTED_FACTS", {}).items():
-        adds = [{"advance": name, "delta": args["delta"]} for name in state.held for args in ability(module, name, kind)]
+        adds = [{"advance": name, "delta": args["delta"]} for name, args in abilities_of(module, state.held, kind)]
         if not adds:
             continue
         given = state.fact(fact)

@@ -56,6 +56,8 @@ def unknown_of(*values) -> Unknown:
 
 def number(v):
     """Integral Fractions print as integers; an unknown value prints as None (null in JSON)."""
+    if v.__class__ is int:  # most values: isinstance against Fraction goes through the ABC machinery
+        return v
     # a Fraction exists only once `fractions` is imported (by div), so an answer that never
     # divided need not import it to ask
     fractions = sys.modules.get("fractions")

@@ -173,3 +173,54 @@ def test_docs_state_every_bound():
             assert f"| {bound.low:,} to {bound.high:,} | {bound.code} |" in doc, field
     for value in (MAX_ALIASES, MAX_NODES, MAX_ROUNDS_PLAYED):
         assert f"| {value:,} |" in doc
+
+
+def _pure(text: str):
+    """What safeyaml read before libyaml's reader came first: PyYAML's pure reader alone, or its error."""
+    from civdsl import safeyaml
+
+    try:
+        return safeyaml._load_with(safeyaml._Loader, text)
+    except Exception as exc:  # noqa: BLE001 (the error is the answer compared)
+        return (type(exc), str(exc))
+
+
+def _read(text: str):
+    from civdsl import safeyaml
+
+    try:
+        return safeyaml.load(text)
+    except Exception as exc:  # noqa: BLE001
+        return (type(exc), str(exc))
+
+
+def test_yaml_reads_the_same_with_libyaml_first():
+    """Every YAML file of the repository under 60 KB (states, tables, games, the hostile corpus) and a few
+    documents libyaml refuses read as the pure reader reads them: the same value, or the same error."""
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(ROOT.rglob("*.y*ml"))
+             if ".venv" not in p.parts and "generated" not in p.parts and p.stat().st_size < 60_000
+             and "deep" not in p.name]  # the pure reader is slow, on depth most of all: one deep document below
+    texts += ["x: " + "[" * 2000 + "]" * 2000 + "\n", "a: [1, 2\n", "a: b: c\n", "\t- x\n", "a: &x [*x]\n", ""]
+    assert len(texts) > 40
+    for text in texts:
+        assert _read(text) == _pure(text), text[:200]
+
+
+def test_a_long_yaml_file_is_read_by_libyaml_where_installed(monkeypatch):
+    """A hand-edited game file goes through the YAML reader whole: libyaml reads it, the pure reader
+    only when libyaml cannot (its words for a malformed file are the ones users see)."""
+    import yaml
+
+    from civdsl import safeyaml
+
+    if getattr(yaml, "CSafeLoader", None) is None:
+        pytest.skip("PyYAML without libyaml")
+
+    class Refused(yaml.SafeLoader):
+        def __init__(self, text):
+            raise AssertionError("the pure reader read a document libyaml reads")
+
+    monkeypatch.setattr(safeyaml, "_Loader", Refused)
+    assert safeyaml.load("events:\n" + "".join(f"  - {{do: next, turn: {i}}}\n" for i in range(100)))["events"][99] == \
+        {"do": "next", "turn": 99}
+    assert safeyaml.compose("a: 1\nb: [2]\n").value[1][1].start_mark.line == 1

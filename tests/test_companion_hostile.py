@@ -72,19 +72,22 @@ def test_every_name_a_rule_can_read_has_a_javascript_twin():
     from civdsl import vocabulary as vocab
     from civdsl.companion import py2es
 
-    # the derived names are playerfacts.py's (each computed there: test_op_visitors), which the
-    # page runs translated
-    assert "civdsl.playerfacts" in py2es.ENGINE_MODULES
+    from civdsl.playerstate import PlayerState
+
+    # the derived names are playerfacts.py's (each computed there: test_op_visitors), and the
+    # player's and table's functions methods of playerstate.py's PlayerState: the page runs both
+    # translated
+    assert {"civdsl.playerfacts", "civdsl.playerstate"} <= set(py2es.ENGINE_MODULES)
     missing = []
     core = _js("core.js")
     for f in vocab.FUNCTIONS.values():
         if f.scope in ("player", "table") and f.name != "holds":
             name = "of_role" if f.name.startswith("of_") else f.name
-            if f"\n  {name}(" not in core:
+            if not callable(getattr(PlayerState, name, None)):
                 missing.append(f.name)
         elif f.scope == "math" and not any(f"function {f.name}{tail}(" in core for tail in ("", "_")):
             missing.append(f.name)
-    assert not missing, f"no JavaScript twin for {missing} (civdsl/companion/runtime/core.js)"
+    assert not missing, f"no JavaScript twin for {missing} (civdsl/playerstate.py, civdsl/companion/runtime/core.js)"
 
 
 def test_the_amount_settings_the_generator_reads_are_the_ones_it_knows():

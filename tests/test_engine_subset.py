@@ -73,6 +73,8 @@ REFUSED = [
     ("def f(x):\n    try:\n        return x\n    finally:\n        pass\n", 2, "try ... else or finally"),
     ("def f(x):\n    try:\n        return x\n    except:\n        return 0\n", 4, "an except of other than one"),
     ("def f(x):\n    raise KeyError\n", 2, "a raise of other than an exception class with its message"),
+    ("class A:\n    @property\n    def m(self, x):\n        return x\n", 3, "a decorator other than @staticmethod"),
+    ("def f(x):\n    return type(x)(1, k=2)\n", 2, "keywords in a call of type(x)"),
     ("class E(Exception):\n    def m(self):\n        return 1\n", 1, "an exception class with a body"),
     ("X = (1, [2])\n", 1, "module-level Assign"),
     ("def f(*xs):\n    return xs\n", 1, "*args or **kwargs"),
@@ -135,6 +137,16 @@ def test_a_module_imports_the_runtime_values_and_other_engines_by_their_page_nam
     with pytest.raises(py2es.Refused, match="the keyword colour"):
         py2es.translate_source("from .standing import ast_rows\n\n\ndef f(m):\n"
                                "    return ast_rows(m, 't', colour=None)\n", "s.py", "t", qualified="civdsl.s")
+
+
+def test_a_name_an_engine_module_defines_is_its_own_where_another_module_re_exports_it():
+    """`from ..runtime import PlayerState` (the generated code's ABI re-exports it) is
+    playerstate.py's class, made with `new`; a name runtime.py defines itself is still refused."""
+    js = py2es.translate_source("from ..runtime import PlayerState\n\n\ndef f(m, held, facts):\n"
+                                "    return PlayerState(m, held, facts)\n", "x.py", "t", qualified="civdsl.plan.x")
+    assert "return new pt_PlayerState(m, held, facts);" in js
+    with pytest.raises(py2es.Refused, match="import of civdsl.runtime.change"):
+        py2es.translate_source("from ..runtime import PlayerState, change\n", "x.py", "t", qualified="civdsl.plan.x")
 
 
 def test_a_module_of_a_subpackage_imports_from_the_enclosing_package():
@@ -364,6 +376,40 @@ def exceptions(xs):
         getattr(box, "c", 7)
 
 
+def _band(x, d):
+    if x > 3:
+        raise ValueError(f"no band of the table covers {x}")
+    return x // d
+
+
+def builtin_exceptions(xs, d):
+    out = []
+    for x in xs:
+        try:
+            out.append(_band(x, d))
+        except ValueError as exc:  # a ZeroDivisionError passes through, in both
+            out.append(str(exc))
+    return out
+
+
+class Shape:
+    def __init__(self, a, b=()):
+        self.a = a
+        self.b = tuple(b)
+
+    @property
+    def size(self) -> int:
+        return len(self.b) + self.a
+
+    def grown(self, n):
+        return type(self)(self.a + n, self.b)
+
+
+def properties(a, xs):
+    s = Shape(a, xs).grown(2)
+    return s.size, s.a, s.b, Shape(a).size, Shape(a).b
+
+
 def texts(xs):
     return ", ".join(str(x) for x in xs), "".join([]), [ord(c) for c in "".join(str(x) for x in xs) + "é✓"], \
         "".join(chr(ord(c) + 1) for c in "az\u00e9\U0001f600")
@@ -449,7 +495,9 @@ def _arguments(name: str, rng: random.Random) -> list:
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
-        "floats": [a % 50, b % 50], "aliases": [small, a], "objects": [small, a % 1000], "exceptions": [small], "texts": [small], "texts_only": [small],
+        "floats": [a % 50, b % 50], "aliases": [small, a], "objects": [small, a % 1000], "exceptions": [small],
+        "builtin_exceptions": [small, rng.randint(0, 2)], "properties": [a % 100, small], "texts": [small],
+        "texts_only": [small],
     }[name]
 
 

@@ -54,14 +54,30 @@ def test_one_expression_in_both_languages():
     js = JSCompiler({"k": 4}, {}, set()).compile(tree)
     assert py == ("_rt.and_((s.fact('cities') >= 3), lambda: _rt.or_(('Law' in s.held_set), "
                   "lambda: _rt.not_(_rt.min_((-4), 2))))")
-    assert js == 'and_(ge(s.fact("cities"), 3), () => or_(s.heldSet.has("Law"), () => not_(min_(neg(4), 2))))'
+    assert js == 'and_(ge(s.fact("cities"), 3), () => or_(s.held_set.has("Law"), () => not_(min_(neg(4), 2))))'
 
 
 def test_a_player_function_passes_keywords_as_each_language_does():
     s = _span()
     call = syntax.Call("count_advances", [], {"group": syntax.Name(("science",), s), "vp": syntax.Num(1, s)}, s)
     assert PythonCompiler({}, {}, set()).compile(call) == "s.count_advances(group='science', vp=1)"
-    assert JSCompiler({}, {}, set()).compile(call) == 's.count_advances({"group": "science", "vp": 1})'
+    # the page's state is playerstate.py translated: its keywords are positions, in the vocabulary's order
+    assert JSCompiler({}, {}, set()).compile(call) == 's.count_advances(undefined, undefined, 1, "science")'
+
+
+def test_the_states_keyword_methods_take_the_vocabularys_keywords_in_order():
+    """The page passes a player function's keywords by position: the method's parameters must be
+    the vocabulary's keywords, in its order."""
+    import inspect
+
+    from civdsl import vocabulary as vocab
+    from civdsl.playerstate import PlayerState
+
+    with_keywords = [fn for fn in vocab.FUNCTIONS.values() if fn.kwargs and hasattr(PlayerState, fn.name)]
+    assert with_keywords
+    for fn in with_keywords:
+        params = list(inspect.signature(getattr(PlayerState, fn.name)).parameters)[1 + len(fn.args):]
+        assert tuple(params) == tuple(fn.kwargs), fn.name
 
 
 @pytest.mark.parametrize("target", (_SetValueCompiler, _SetValueJS), ids=lambda t: t.__name__)

@@ -542,3 +542,24 @@ def test_the_player_count_drops_when_a_player_leaves():
     assert [p.name for p in game.seated()] == ["bruno", "chloe", "dario", "eva"]
     assert game.facts(game.players["bruno"])["players"] == 4
     assert game.state(game.players["bruno"]).fact("players") == 4
+
+
+def test_a_recorded_game_s_stacks_keep_no_emptied_layer_and_their_counts_right():
+    # a draw walks a stack from the top: the layers emptied in past turns leave it; and the count of
+    # each card a stack holds, kept across turns for the discards, is what its layers hold
+    from pathlib import Path
+
+    path = Path(__file__).parent / "games" / "megaciv-18.yaml"
+    gf = gamefile.read(path)
+    game = gamefile.replay(load(gf.setup["edition"]), gf)
+    stacks = game.stacks
+    assert game.turn > 5 and len(stacks.layers) == 2
+    for block, numbered in stacks.layers.items():
+        for number, layers in numbered.items():
+            assert all(layers), (block, number)
+            counted: dict = {}
+            for layer in layers:
+                for card, n in layer.items():
+                    counted[card] = counted.get(card, 0) + n
+            for card in stacks.dealt[block][number]:
+                assert stacks.holds(block, number, card) == counted.get(card, 0), (block, number, card)

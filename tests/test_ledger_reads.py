@@ -74,3 +74,18 @@ def test_every_state_of_a_recorded_game_gets_the_start_credits_its_rule_gives(mo
     for module, st in built:
         plain = PlayerState(module, st.held, {k: v for k, v in st.facts.items() if k != "credits"}, st.options)
         assert st.start_credits == startcredits.start_credits(module, plain)
+
+
+def test_a_reading_states_copies_stay_reading_states_and_record_into_its_log():
+    """A rule that asks a question of a copy (an epoch counted with one fact changed, a probe) has
+    read what the copy read: the copy is of the reading state's kind and shares its log."""
+    m = load("megaciv").module
+    st = ReadingState(m, ["Pottery"], {"players": 5, "cities": 2}, {})
+    for copy in (st.with_fact("cities", 4), st.for_question(), st.probe()):
+        assert type(copy) is ReadingState and copy.log is st.log
+    counted = st.with_fact("cities", 4)
+    assert counted.fact("cities") == 4 and st.fact("cities") == 2
+    counted.option("first_game_without_start_credits")
+    assert counted.holds("Pottery")
+    assert {("option", "first_game_without_start_credits"), ("held", None), ("fact", "cities")} <= set(st.log)
+    assert counted.held_set is st.held_set  # a copy's holdings are the same set, not a new one

@@ -43,10 +43,12 @@ def _edition(edition: str, game_path: str) -> str:
 
 
 def _replay(rb, gf, path: str, upto: int | None = None):
+    from ..gcpause import paused
     from ..ledger import gamefile
 
     try:
-        return gamefile.replay(rb, gf, upto)
+        with paused():  # a replay keeps what it builds (states, log) and frees the rest without cycles: see gcpause
+            return gamefile.replay(rb, gf, upto)
     except gamefile.SetupError as exc:
         line = _line_naming(path, exc.civilization)
         _fail(exc.code, str(exc), path, line, 1, notes=exc.notes)

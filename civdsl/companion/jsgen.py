@@ -244,7 +244,6 @@ class JSCompiler(ExpressionCompiler):
     shared walk in JavaScript's words. Every operator is a runtime call (add, compare, and_, ...)
     so that Unknown values, Python's int/float/Fraction arithmetic and three-valued logic hold exactly."""
 
-    HELD = "s.heldSet"
     NOT, NEG = jsops.NOT, jsops.NEG
     LOGIC, THUNK = "{op}_({operands})", "() => "
     BINARY = jsops.BINARY
@@ -278,10 +277,13 @@ class JSCompiler(ExpressionCompiler):
         return f"\0{list(self.shared).index(literal)}\0"
 
     def _arguments(self, fn, args: list[str], kwargs: list[tuple[str, str]]) -> str:
-        # keyword arguments travel as one object, given whenever the function takes any
-        if fn.kwargs:
-            args = args + ["{" + ", ".join(f"{js_string(key)}: {value}" for key, value in kwargs) + "}"]
-        return ", ".join(args)
+        # keyword arguments by position, in the vocabulary's order (the state's method takes them
+        # so: playerstate.py); one not given is `undefined`, so the method's default applies
+        given = dict(kwargs)
+        keywords = [given.get(key, "undefined") for key in fn.kwargs]
+        while keywords and keywords[-1] == "undefined":
+            keywords.pop()
+        return ", ".join(args + keywords)
 
 
 class _SetValueJS(SetValueScope, JSCompiler):
@@ -474,7 +476,7 @@ def _calamity(w: _Out, c: JSCompiler, cal, fn: str, rules) -> tuple[str, str]:
     names = sorted({m.group(1) for line in body.lines for m in [re.match(r"\s*([A-Za-z_]\w*) = ", line)] if m})
     w.line("")
     w.line(f"function {fn}(s, role) {{  // {js_comment(cal.span.path)}:{cal.span.line}")
-    w.line("  const held = s.heldSet;")
+    w.line(f"  const held = {c.HELD};")
     if names:
         w.line(f"  let {', '.join(names)};")
     w.lines.extend(body.lines)

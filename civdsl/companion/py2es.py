@@ -34,7 +34,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
                   "civdsl.plan.purchase": "pu", "civdsl.plan.horizon": "ph", "civdsl.plan.answer": "pa",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
-                  "civdsl.ledger.players": "lp"}
+                  "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
@@ -50,11 +50,13 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
               "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"},
-              "civdsl.runtime": {"PlayerState": "playerStateOf", "lookup": "lookup"},
-              "civdsl.startcredits": {"start_credits": "startCreditsOf"},
+              "civdsl.runtime": {"lookup": "lookup"},
               "civdsl.plan.hand": {"hand_report": "planHandReport"}}
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
+# Python's exceptions an engine may catch: the runtime raises each as a RuleError of that kind (a
+# table without a band for a value: runtime.lookup's message in both)
+BUILTIN_EXCEPTIONS = frozenset({"ValueError"})
 
 # the first line of the engines' part of the script
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
@@ -73,7 +75,7 @@ _AUGMENTED = {op: f"{sign}=" for op, sign in {**_BINARY, ast.Div: "/", ast.Mod: 
                                                ast.RShift: ">>", ast.Pow: "**", ast.MatMult: "@"}.items()}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _INT_COMPARE = {"==": "===", "!=": "!=="}
-_BOOL_CALLS = {"isinstance", "any", "all"}
+_BOOL_CALLS = {"isinstance", "any", "all", "bool"}
 _JS_RESERVED = set("""break case catch class const continue debugger default delete do else enum export extends
 false finally for function if import in instanceof new null return super switch this throw true try typeof var
 void while with yield let static implements interface package private protected public await arguments eval
@@ -200,15 +202,17 @@ class _Module(CallTranslation):
             self.imported[alias.name] = f"{node.module}.{alias.name}"
 
     def _import_civdsl(self, node: ast.ImportFrom, qualified: str) -> None:
-        """Names from another civdsl module: an engine module's generated ones, else the hand-written
+        """Names from another civdsl module: an engine module's generated ones (also where another
+        module re-exports them: `runtime.PlayerState` is playerstate's), else the hand-written
         runtime's (HOST_NAMES)."""
         for alias in node.names:
             if alias.asname:
                 self.refuse(node, f"import of {qualified}.{alias.name} under another name")
-            if qualified in ENGINE_MODULES:
-                classes = _classes_of(qualified)
-                js = f"{ENGINE_MODULES[qualified]}_{alias.name}"
-                self.engine_imports[alias.name] = qualified
+            home = _defined_in(qualified, alias.name)
+            if home in ENGINE_MODULES:
+                classes = _classes_of(home)
+                js = f"{ENGINE_MODULES[home]}_{alias.name}"
+                self.engine_imports[alias.name] = home
             elif alias.name in HOST_NAMES.get(qualified, {}):
                 js = HOST_NAMES[qualified][alias.name]
                 classes = {alias.name} if js in _HOST_CLASSES else set()
@@ -282,10 +286,28 @@ class _Module(CallTranslation):
             return self.host[name]
         self.refuse(node, f"the exception {name} (neither the module's nor the runtime's)")
 
+    def _builtin_exception(self, node) -> str | None:
+        """The kind of the RuleError the page raises for Python's exception NODE names, or None."""
+        name = ast.unparse(node)
+        if name in BUILTIN_EXCEPTIONS and not self.is_local(name) and name not in self._own_names():
+            return js_string(name)
+        return None
+
+    def _caught(self, node, caught: str) -> str:
+        """Whether the exception CAUGHT is of the class an `except` names: Python's own (a RuleError
+        of that kind in the page), the module's or the runtime's."""
+        kind = self._builtin_exception(node)
+        if kind is not None:
+            return f"{caught} instanceof RuleError && {caught}.kind === {kind}"
+        return f"{caught} instanceof {self._exception(node)}"
+
     def _method(self, cls: ast.ClassDef, fn: ast.FunctionDef, dict_based: bool) -> None:
-        static = [ast.unparse(d) for d in fn.decorator_list] == ["staticmethod"]
-        if fn.decorator_list and not static:
-            self.refuse(fn, "a decorator other than @staticmethod")
+        decorators = [ast.unparse(d) for d in fn.decorator_list]
+        static = decorators == ["staticmethod"]
+        # a property is read-only in both targets: a JavaScript getter
+        getter = decorators == ["property"] and len(fn.args.args) == 1 and not pyscopes.is_generator(fn)
+        if fn.decorator_list and not (static or getter):
+            self.refuse(fn, "a decorator other than @staticmethod or @property (of self alone)")
         if fn.name.startswith("__") and fn.name not in ("__init__", "__missing__"):
             self.refuse(fn, f"the special method {fn.name}")
         name = "constructor" if fn.name == "__init__" else fn.name
@@ -300,14 +322,15 @@ class _Module(CallTranslation):
             prologue.insert(0, "super();")
         self._self_is_this = not nested
         self.fresh = list(_short_names()) if self.short else []
-        self._function(fn, name, method=not static, cls=cls, prologue=prologue, body=body, keyword="")
+        self._function(fn, name, method=not static, cls=cls, prologue=prologue, body=body,
+                       keyword="get" if getter else "")
         self._self_is_this = False
 
     def _function(self, fn: ast.FunctionDef, name: str, method: bool = False, cls=None, prologue=(), body=None,
                   keyword: str = "function") -> None:
         if fn.args.vararg or fn.args.kwarg:
             self.refuse(fn, "*args or **kwargs")
-        if fn.decorator_list and keyword:
+        if fn.decorator_list and keyword == "function":
             self.refuse(fn, "a decorated function")
         params, defaults = self._parameters(fn.args, method)
         body = self._body_without_docstring(fn.body) if body is None else body
@@ -316,7 +339,7 @@ class _Module(CallTranslation):
         texts = [self.js_name(p.arg) + ("" if d is None else f" = {self._default(d)}") for p, d in zip(params, defaults)]
         star = "*" if pyscopes.is_generator(fn) else ""
         head = f"{keyword}{star} {name}" if keyword else f"{star}{name}"
-        if keyword:
+        if keyword == "function":
             self.line(f"// {self.module}:{fn.lineno} {fn.name}")
         self.line(f"{head}({', '.join(texts)}) {{")
         self.depth += 1
@@ -360,7 +383,8 @@ class _Module(CallTranslation):
         self._in_generator = outer
 
     def _default(self, node) -> str:
-        if not isinstance(node, ast.Constant) or isinstance(node.value, (list, dict, set)):
+        empty_tuple = isinstance(node, ast.Tuple) and not node.elts  # a new array per call in JavaScript
+        if not (isinstance(node, ast.Constant) or empty_tuple):
             self.refuse(node, "a default that is not a constant")
         return self.expr(node)
 
@@ -474,7 +498,7 @@ class _Module(CallTranslation):
         for i, handler in enumerate(node.handlers):
             if handler.type is None or isinstance(handler.type, ast.Tuple):
                 self.refuse(handler, "an except of other than one exception class")
-            self.line(f"{'} else ' if i else ''}if ({caught} instanceof {self._exception(handler.type)}) {{")
+            self.line(f"{'} else ' if i else ''}if ({self._caught(handler.type, caught)}) {{")
             self.depth += 1
             if handler.name:
                 self.line(f"{self.js_name(handler.name)} = {caught};")
@@ -490,7 +514,9 @@ class _Module(CallTranslation):
         if node.cause is not None or not isinstance(node.exc, ast.Call) or node.exc.keywords \
                 or len(node.exc.args) != 1:
             self.refuse(node, "a raise of other than an exception class with its message")
-        self.line(f"throw new {self._exception(node.exc.func)}({self.expr(node.exc.args[0])});")
+        kind = self._builtin_exception(node.exc.func)
+        made = f"RuleError({kind}, " if kind is not None else f"{self._exception(node.exc.func)}("
+        self.line(f"throw new {made}{self.expr(node.exc.args[0])});")
 
     def stmt_If(self, node) -> None:
         self.line(f"if ({jsops.bare(self.test(node.test))}) {{")
@@ -935,7 +961,6 @@ def translate_source(source: str, module: str, prefix: str, short: bool = False,
 
 
 @functools.cache
-@functools.cache
 def _method_names() -> frozenset:
     """The names of every method of the engine modules' classes and of the runtime's dicts and
     sets: an attribute read of one of them, not called, may be a bound method."""
@@ -961,6 +986,22 @@ def _signatures_of(qualified: str) -> dict:
     return out
 
 
+@functools.cache
+def _defined_in(qualified: str, name: str) -> str:
+    """The engine module whose NAME the module QUALIFIED imports by name and so re-exports, else
+    QUALIFIED itself."""
+    if qualified in ENGINE_MODULES or importlib.util.find_spec(qualified) is None:
+        return qualified
+    package = qualified.rsplit(".", 1)[0]
+    for node in ast.parse(_module_text(qualified)[1]).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
+                and any(a.name == name and a.asname is None for a in node.names) \
+                and f"{package}.{node.module}" in ENGINE_MODULES:
+            return f"{package}.{node.module}"
+    return qualified
+
+
+@functools.cache
 def _classes_of(qualified: str) -> frozenset:
     """The classes an engine module defines (what its importers construct with `new`)."""
     return frozenset(n.name for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef))

@@ -77,6 +77,12 @@ class CallTranslation:
 
     def expr_Call(self, e) -> str:
         f = ast.unparse(e.func)
+        if isinstance(e.func, ast.Call) and ast.unparse(e.func.func) == "type" and len(e.func.args) == 1 \
+                and not e.func.keywords and "type" not in self._own_names() and not self.is_local("type"):
+            # type(x)(...): a new instance of x's own class (a subclass's, where x is one)
+            if e.keywords:
+                self.refuse(e, "keywords in a call of type(x)")
+            return f"new ({self.expr(e.func.args[0])}.constructor)({', '.join(self._arg(a) for a in e.args)})"
         if isinstance(e.func, ast.Name) and self.is_local(e.func.id):
             if e.keywords:
                 self.refuse(e, "keywords in a call of a local function")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import sourcemap
+from ..calamity_answer import effect_dict
 from ..table.tablefile import Table
 from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
 from ..vocabulary import TRANSFER_KINDS
@@ -28,13 +29,14 @@ SIMPLE_FACTS = ("treasury", "ships", "tokens", "ast_position")
 def striking(game: Game, args: dict) -> list[dict]:
     out = []
     for p in game.seated():
+        held: dict[str, int] = {}  # how many of each name he holds so far: its occurrence
         for name, trader in p.calamities:
             cal = game.module.CALAMITIES[name]
             if args["drawn_tradable"] == "keep" and trader is None and cal["class"] == "major tradable":
                 continue
-            before = sum(c["calamity"] == name and c["victim"] == p.name for c in out)
+            held[name] = held.get(name, 0) + 1
             out.append({"index": len(out), "calamity": name, "victim": p.name, "traded_by": trader,
-                        **_chosen(game, name, p.name, before + 1)})
+                        **_chosen(game, name, p.name, held[name])})
     return out
 
 
@@ -185,7 +187,7 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]
         suffered[(r.calamity, name)] = occurrence
         gains = r.beneficiary.name if r.beneficiary is not None and r.beneficiary.name in game.players else None
         lost = []
-        for e in res.to_dict()["effects"]:
+        for e in [effect_dict(x.kind, x.args) for x in res.effects]:  # the answer's effects, without its trace
             recipient = _recipient(e, trader, gains)
             lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
             changed.update(n for n in (name, recipient) if n is not None)

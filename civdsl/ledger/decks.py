@@ -31,7 +31,8 @@ class Stacks:
         self.decks = decks
         self.pending = pending if pending is not None else {}
         # what each stack holds by card, all layers together: worked out when first asked and kept
-        # up to date by each card taken (a discard asks it of every block for every card)
+        # up to date by each card taken and each discard pile put under its stack (a discard asks
+        # it of every block for every card, every turn)
         self._held = {}
         self._blocks_dealt = {}
 
@@ -57,8 +58,7 @@ class Stacks:
             if layer:
                 names = sorted(layer)
                 card = rng.weighted(names, [layer[n] for n in names])
-                _remove(layer, card)
-                self._taken(block, number, card)
+                self._take_from(block, number, layer, card)
                 return card
         return None
 
@@ -66,12 +66,16 @@ class Stacks:
         """A card the player says he drew: taken from the highest layer that holds it."""
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer.get(card):
-                _remove(layer, card)
-                self._taken(block, number, card)
+                self._take_from(block, number, layer, card)
                 return True
         return False
 
-    def _taken(self, block: str | None, number: int, card: str) -> None:
+    def _take_from(self, block: str | None, number: int, layer: dict, card: str) -> None:
+        """The card leaves the layer; a layer emptied leaves its stack (every draw walks the
+        stack from the top, and a game's stacks would otherwise keep a layer per turn)."""
+        _remove(layer, card)
+        if not layer:
+            self.layers[block][number] = [x for x in self.layers[block][number] if x]
         held = self._held.get((block, number))
         if held is not None:
             _remove(held, card)
@@ -85,9 +89,16 @@ class Stacks:
         if len(blocks) == 1:
             self._to_pile(blocks[0], number, card, nontradable)
             return
-        missing = {b: self.dealt[b][number][card] - self.holds(b, number, card)
-                   - sum(x.get(card, 0) for x in self.pending.get((b, number), ())) for b in blocks}
-        self._to_pile(max(blocks, key=lambda b: (missing[b], 1 if b == own_block else 0)), number, card, nontradable)
+        best, best_rank = None, None
+        for b in blocks:
+            missing = self.dealt[b][number][card] - self.holds(b, number, card)
+            pile = self.pending.get((b, number))
+            if pile is not None:
+                missing = missing - pile[0].get(card, 0) - pile[1].get(card, 0)
+            rank = (missing, 1 if b == own_block else 0)
+            if best_rank is None or rank > best_rank:  # the first of equal ranks, as max() takes
+                best, best_rank = b, rank
+        self._to_pile(best, number, card, nontradable)
 
     def _dealt_to(self, number: int, card: str) -> list:
         """The blocks whose stack NUMBER was dealt the card (what was dealt never changes)."""
@@ -105,8 +116,12 @@ class Stacks:
         for (block, number), (rest, nontradable) in sorted(self.pending.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
             stack = self.layers.setdefault(block, {}).setdefault(number, [])
             stack.extend([layer for layer in (rest, nontradable) if layer])
+            held = self._held.get((block, number))
+            if held is not None:
+                for layer in (rest, nontradable):
+                    for name, n in layer.items():
+                        held[name] = held.get(name, 0) + n
         self.pending = {}
-        self._held = {}
 
     def to_data(self) -> list[dict]:
         return [{"block": b, "deck": self.decks[b], "stacks": {n: self.count(b, n) for n in sorted(st)},

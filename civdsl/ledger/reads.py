@@ -102,14 +102,14 @@ class _Held(tuple):
 
 class ReadingState(PlayerState):
     """A player state that records what its readers read (`log`); a state a rule makes from it
-    (`type(state)(module, state.held, state.facts, ...)`) records into the same log."""
+    (`type(state)(module, state.held, state.facts, ...)`, its copies) records into the same log."""
 
-    def __init__(self, module, holds=(), facts=None, options=None):
+    def __init__(self, module, holds=(), facts=None, options=None, held_set=None):
         log = facts.log if isinstance(facts, _Reads) else {}
         holds = tuple.__new__(tuple, tuple.__iter__(holds)) if isinstance(holds, _Held) else tuple(holds)
         facts = facts.plain if isinstance(facts, _Reads) else dict(facts or {})
         options = options.plain if isinstance(options, _Reads) else dict(options or {})
-        super().__init__(module, holds, facts, options)
+        super().__init__(module, holds, facts, options, held_set)
         self.log = log
         self.facts = _Reads(self.facts, "fact", log)
         self.options = _Reads(self.options, "option", log)

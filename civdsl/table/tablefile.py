@@ -93,8 +93,7 @@ class Seat:
     def _fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact, None when not known (the block falls back
         on the civilization's, as in one-player answers)."""
-        state = self.table.players[name]
-        return player_block(self.table.module, state) if fact == "block" else (state.facts.get(fact) or None)
+        return self.table.relation_fact(name, fact)
 
     def missing(self, relation: str) -> str:
         """What the table lacks when `related(relation)` is None."""
@@ -122,6 +121,7 @@ class Table:
         # (player, fact) -> (the state it was read from, its value): a ranking reads the same
         # facts of every player for each calamity, and a state never changes once built
         self._values: dict = {}
+        self._relation_facts: dict = {}
 
     def value(self, name: str, fact: str):
         """A player's fact, or the derived fact of that name (vocabulary.DERIVED_NAMES), as a
@@ -135,6 +135,17 @@ class Table:
         else:  # a fact the state gives is read as given; else it reads the default or records it missing
             v = base.facts[fact] if fact in base.facts else self.fresh(name).fact(fact)
         self._values[(name, fact)] = (base, v)
+        return v
+
+    def relation_fact(self, name: str, fact: str):
+        """A player's value of a fact relation's fact (`same_block`: his block), None when not
+        known; kept like `value`'s, since every calamity asks it of every player."""
+        base = self.players[name]
+        kept = self._relation_facts.get((name, fact))
+        if kept is not None and kept[0] is base:
+            return kept[1]
+        v = player_block(self.module, base) if fact == "block" else (base.facts.get(fact) or None)
+        self._relation_facts[(name, fact)] = (base, v)
         return v
 
     def fresh(self, name: str, seat: Seat | None = None, **facts):

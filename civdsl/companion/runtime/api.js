@@ -74,6 +74,20 @@ function scoreAnswer(state, options) {
   return pyPlain(st_score(engineModule(), makePlayerState(ownState(state), options || {})));
 }
 
+// The player state of a question (api.Rulebook.state): the state file's mapping, with the command
+// line's choices (options.holds as --holds, options.option as --option NAME=on|off), checked and
+// given its start credits by the generated engines
+function makePlayerState(state, options) {
+  const facts = Object.assign({}, state || {});
+  options = options || {};
+  if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
+  const module = engineModule();
+  const checked = sc_question_state(module, engineFacts(), splitNames(options.holds), pyFromState(facts));
+  const st = new pt_PlayerState(module, checked[0], checked[1], checked[2]);
+  cr_apply_start_credits(module, st);
+  return st;
+}
+
 // The compiled module as the generated engines read it (the names and shapes of the Python module
 // codegen writes), made once from MODEL and RULES.
 let engineModuleMade = null;
@@ -94,7 +108,11 @@ function engineModule() {
     CREDIT_POLICY: MODEL.CREDIT_POLICY, CREDIT_VARIANTS: MODEL.CREDIT_VARIANTS, ABILITIES: pyFromPlain(MODEL.ABILITIES),
     CALAMITIES: pyDict(Object.entries(MODEL.CALAMITIES)), OPTIONS: pyFromPlain(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}),
     EDITION: pyFromPlain(MODEL.EDITION), TABLES: pyFromPlain(MODEL.TABLES || {}), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS), BOUNDS: pyFromPlain(MODEL.BOUNDS),
-    START_CREDITS: pyFromPlain(MODEL.START_CREDITS === undefined ? null : MODEL.START_CREDITS),
+    FACT_DEFAULTS: pyFromPlain(MODEL.FACT_DEFAULTS || {}), LAST_EPOCH_FACTS: MODEL.LAST_EPOCH_FACTS || [],
+    CIVILIZATION_FACTS: pyFromPlain(MODEL.CIVILIZATION_FACTS || {}),
+    START_CREDITS: MODEL.START_CREDITS === undefined || MODEL.START_CREDITS === null ? null
+      : pyDictWith(pyFromPlain(MODEL.START_CREDITS), [["amount", RULES.startCredits.amount],
+                                                      ["unless", RULES.startCredits.unless]]),
     OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
       : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
   return engineModuleMade;
@@ -141,17 +159,17 @@ function costAnswer(state, options) {
   if (tradeGiven && !buyGiven) {
     const stacks = costStacks(trade);
     const st = makePlayerState(state, view);
-    return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, get(st.facts, "treasury", null)));
+    return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, st.given("treasury")));
   }
   const st = makePlayerState(state, view);
   const buy = sc_canonical_names(engineModule(), "advance", splitNames(buyText), "--buy");
-  const already = buy.filter((b) => st.heldSet.has(b));
+  const already = buy.filter((b) => st.holds(b));
   if (already.length) throw new UserError("--buy: already held: " + already.join(", "));
   const module = engineModule();
-  const result = pyPlain(pr_prices(module, st.held, buy, pyFromPlain(get(st.facts, "credits", null))));
+  const result = pyPlain(pr_prices(module, st.held, buy, st.given("credits")));
   result.illegal = pyPlain(pr_purchase_problems(module, st.held, buy));
-  result.start_credits = st.startCredits;
-  result.notes = pr_cost_notes(module, pyFromPlain(st.startCredits));
+  result.start_credits = pyPlain(st.start_credits);
+  result.notes = pr_cost_notes(module, st.start_credits);
   return result;
 }
 

@@ -1,6 +1,6 @@
-// core.js: the values, arithmetic and player state that the generated rules read; the JavaScript
-// twin of civdsl/runtime.py's "arithmetic helpers" and PlayerState. Python's numbers are kept
-// apart exactly: an int is a JS number, a float a PyFloat (it prints "2.0"), an exact fraction a
+// core.js: the values and arithmetic that the generated rules read; the JavaScript twin of
+// civdsl/runtime.py's "arithmetic helpers" (the player state is civdsl/playerstate.py translated).
+// Python's numbers are kept apart exactly: an int is a JS number, a float a PyFloat (it prints "2.0"), an exact fraction a
 // Frac (what runtime.div makes). A fact the state lacks reads as an Unknown naming it.
 
 // --- errors ---------------------------------------------------------------------------------
@@ -440,7 +440,8 @@ function pad2(n) {
 // str() of a value as Python writes it in an f-string
 function pyStr(v) {
   if (v === null || v === undefined) return "None";
-  if (v instanceof Error) return v.message;  // str() of an exception: its message
+  if (v instanceof RuleError) return v.reason;  // str() of a Python exception: its message
+  if (v instanceof Error) return v.message;
   if (v === true) return "True";
   if (v === false) return "False";
   if (v instanceof PyFloat) return floatRepr(v.v);
@@ -642,165 +643,7 @@ function pyDumps(value, indent) {
   return walk(value, 0);
 }
 
-// --- the player's situation (runtime.PlayerState) -----------------------------------------------
-
-class PlayerState {
-  constructor(holds, facts, options) {
-    this.held = holds.slice();
-    this.heldSet = new Set(holds);
-    this.options = options || {};
-    this.assigned = null;
-    this.facts = facts || {};
-    this.missing = [];
-    this.startCredits = null;
-    this.undecided = [];
-  }
-
-  get complete() {
-    return this.missing.length === 0;
-  }
-
-  holds(name) {
-    return this.heldSet.has(name);
-  }
-
-  // runtime.PlayerState.module, given, gives, probe, with_fact: what the generated engines read of
-  // the state (a mapping as Python's dict)
-  get module() {
-    return engineModule();
-  }
-
-  given(name) {
-    const v = get(this.facts, name, null);
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? pyFromPlain(v) : v;
-  }
-
-  gives(name) {
-    return own(this.facts, name);
-  }
-
-  probe() {
-    return new PlayerState(this.held, this.facts);
-  }
-
-  with_fact(name, value) {
-    const copy = Object.assign(Object.create(Object.getPrototypeOf(this)), this);
-    copy.facts = Object.assign({}, this.facts);
-    copy.facts[name] = value;
-    return copy;
-  }
-
-  _missing(name) {
-    if (this.missing.indexOf(name) < 0) this.missing.push(name);
-    return new Unknown([name]);
-  }
-
-  fact(name) {
-    if (own(this.facts, name)) return this.facts[name];
-    if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
-    if (own(MODEL.FACT_DEFAULTS, name)) return MODEL.FACT_DEFAULTS[name];
-    if ((MODEL.LAST_EPOCH_FACTS || []).indexOf(name) >= 0 && !this.mayBeInLastEpoch()) return false;
-    const field = get(MODEL.CIVILIZATION_FACTS || {}, name, null);
-    if (field !== null) {  // runtime.PlayerState._of_civilization
-      const civ = get(this.facts, "civilization", null);
-      if (civ === null) return this._missing("civilization");
-      const record = get(MODEL.CIVILIZATIONS, civ, null);
-      const value = record === null ? null : get(record, field, null);
-      return value === null ? this._missing(name) : value;
-    }
-    return this._missing(name);
-  }
-
-  // runtime.PlayerState.may_be_in_last_epoch
-  mayBeInLastEpoch() {
-    const position = get(this.facts, "ast_position", null);
-    if (position === null && !own(this.facts, "ast_epoch")) return true;
-    const chosen = get(this.facts, "ast_track", null);
-    const tracks = typeof chosen === "string" && own(MODEL.AST, chosen) ? [chosen] : Object.keys(MODEL.AST);
-    for (const track of tracks) {
-      const possible = st_epochs_possible(engineModule(), track, this, position === null ? st_NOT_GIVEN_POSITION : position)[0];
-      if (possible.has(RULES.ast.get(track).epochs.length - 1)) return true;
-    }
-    return false;
-  }
-
-  _unitPoints() {
-    const points = MODEL.UNIT_POINTS;
-    return this.facts.tokens * points.token + this.facts.cities * points.city;
-  }
-
-  holding(name, city) {
-    if (city !== undefined && city !== null && name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) {
-      return add(mul(this.facts.tokens, MODEL.UNIT_POINTS.token), mul(this.facts.cities, city));
-    }
-    if (own(this.facts, name)) return this.facts[name];
-    if (name === "unit_points" && own(this.facts, "tokens") && own(this.facts, "cities")) return this._unitPoints();
-    const hand = get(this.facts, "commodities", null);
-    if (hand !== null && name === "commodity_cards") return sumValues(hand);
-    if (hand !== null && name === "commodity_face_value") {
-      let total = 0;
-      for (const c of Object.keys(hand)) total += hand[c] * MODEL.COMMODITIES[c].value;
-      return total;
-    }
-    return null;
-  }
-
-  // table queries (the vocabulary's functions of scope "table"): about the other players at the
-  // table. The engine answers questions about one player, so they read as unknown, missing
-  // `other_players`, as runtime.PlayerState's do without a seat.
-  neighbours(by) {
-    return this._missing("other_players");
-  }
-
-  most_among(value, among) {
-    return this._missing("other_players");
-  }
-
-  of_role(role, value) {
-    return this._missing("other_players");
-  }
-
-  option(name) {
-    const value = get(this.options, name, null);
-    return value === null ? MODEL.OPTIONS[name] : value;
-  }
-
-  decide(value, line, path, what) {
-    if (value instanceof Unknown) {
-      this.undecided.push([line, path, what, value.facts]);
-      return false;
-    }
-    return truthy(value);
-  }
-
-  cards(name) {
-    const hand = get(this.facts, "commodities", null);
-    if (hand === null) return this._missing("commodities");
-    return get(hand, name, 0);
-  }
-
-  // runtime.PlayerState.advance_vp, count_advances, derived: playerfacts.py translated
-  advanceVp(name) {
-    return pf_advance_vp(this, name);
-  }
-
-  count_advances(kw) {
-    return pf_count_advances(this, get(kw, "cost_at_least", null), get(kw, "cost_below", null), get(kw, "vp", null),
-      get(kw, "group", null));
-  }
-
-  derived(name) {
-    return pf_derived(this, name);
-  }
-}
-
-function sumValues(map) {
-  let total = 0;
-  for (const k of Object.keys(map)) total += map[k];
-  return total;
-}
-
-// --- a question's state (api.Rulebook.state: statecheck.question_state, translated) -------------
+// --- a question's names and mappings (state.split_names; a value read as a mapping) -------------
 
 function splitNames(text) {
   if (Array.isArray(text)) return text.slice();
@@ -810,50 +653,4 @@ function splitNames(text) {
 
 function isMap(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-// The player state of a question: the state file's mapping, with the command line's choices
-// (options.holds as --holds, options.option as --option NAME=on|off)
-function makePlayerState(state, options) {
-  const facts = Object.assign({}, state || {});
-  options = options || {};
-  if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
-  const checked = sc_question_state(engineModule(), engineFacts(), splitNames(options.holds), pyFromState(facts));
-  const st = new PlayerState(checked[0], pyPlain(checked[1]), pyPlain(checked[2]));
-  applyStartCredits(st);
-  return st;
-}
-
-// runtime.start_credits: the credit points of each group the player started with
-function startCredits(state) {
-  const sc = MODEL.START_CREDITS;
-  if (sc === null) return null;
-  const probe = new PlayerState(state.held, state.facts, state.options);  // the rule switches of the question
-  let amount = null, waived = false, problem = null;
-  try {
-    waived = RULES.startCredits.unless !== null && truthy(RULES.startCredits.unless(probe));
-    amount = waived ? 0 : number(RULES.startCredits.amount(probe));
-  } catch (exc) {
-    if (!(exc instanceof RuleError && exc.kind === "ValueError")) throw exc;
-    problem = exc.reason;
-  }
-  if (probe.missing.length || problem !== null) amount = null;
-  const used = (get(state.facts, "start_credits_used", null) || []).slice();
-  const groups = {};
-  if (amount !== null) for (const g of Object.keys(MODEL.GROUPS)) groups[g] = sc.once && used.indexOf(g) >= 0 ? 0 : amount;
-  return {per_group: amount, groups: groups, waived: waived, once: sc.once, used: used,
-    missing: probe.missing.slice(), problem: probe.missing.length ? null : problem, doc: sc.doc, line: sc.line};
-}
-
-function applyStartCredits(state) {
-  const info = startCredits(state);
-  state.startCredits = info;
-  if (info && Object.keys(info.groups).length) {
-    const credits = Object.assign({}, get(state.facts, "credits", null) || {});
-    for (const g of Object.keys(info.groups)) {
-      const amount = info.groups[g];
-      if (truthy(amount)) credits[g] = add(get(credits, g, 0), amount);
-    }
-    state.facts.credits = credits;
-  }
 }

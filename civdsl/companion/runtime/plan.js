@@ -7,17 +7,6 @@
 
 // --- the host the translated planner calls (py2es.HOST_NAMES) ---------------------------------------
 
-// runtime.PlayerState(module, held, facts): the page's player state over the same facts
-function playerStateOf(module, held, facts) {
-  return new PlayerState(Array.from(held), pyPlain(facts));
-}
-
-// startcredits.start_credits(module, state)
-function startCreditsOf(module, state) {
-  const got = startCredits(state);
-  return got === null ? null : pyFromPlain(got);
-}
-
 // plan/hand.py's hand_report(module, cards, state): each set's value, zero-value cards, the total
 function planHandReport(module, cards, state) {
   const hand = {};
@@ -45,7 +34,7 @@ function planAnswer(M, state, options) {
   const st = makePlayerState(state, {holds: options.holds, option: options.option});
   const obj = ob_objective(engineModule(), planOption(options, ["objective", "objectiveSpec", "objective_spec"], null), st);
   const among = planOption(options, ["among"], null);
-  return pyPlain(pa_answer(engineModule(), M.EDITION.id, M.EDITION.name, st.held.slice(), pyFromState(st.facts), obj,
+  return pyPlain(pa_answer(engineModule(), M.EDITION.id, M.EDITION.name, st.held, st.facts, obj,
     splitNames(planOption(options, ["want"], [])), splitNames(planOption(options, ["avoid"], [])),
     among === null ? null : splitNames(among), planOption(options, ["handLimit", "hand_limit"], null),
     planOption(options, ["top"], 1), Boolean(planOption(options, ["explain"], false)), planOption(options, ["horizon"], 1)));
