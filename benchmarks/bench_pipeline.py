@@ -12,6 +12,7 @@ the ratios (goal: at most 2x) against three bare parses, the first reported firs
   with (the pipeline used those options then).
 Run:  python benchmarks/bench_pipeline.py [ROUNDS]
       python benchmarks/bench_pipeline.py --tree-share [ROUNDS]   (what the parse tree costs)
+      python benchmarks/bench_pipeline.py --passes [ROUNDS]       (each pass's time and instructions)
 
 Each round times the bare parse and then the pipeline (CPU time, best of 3 each), so both meet
 the same load of a shared machine; the ratio reported (and judged) is the median of the rounds'
@@ -182,8 +183,95 @@ def tree_share(rounds: int = 9, repeat: int = 3) -> None:
           "nodes and the walk's own share (about the last line)")
 
 
+# The passes `--passes` times: (label, module, attribute); the invariants are part of validation.
+_PASSES = (("parse", "parser", "parse"), ("syntax", "syntax", "to_syntax"), ("resolve", "resolver", "resolve"),
+           ("index", "references", "index_chain"), ("validate", "validator", "validate"),
+           ("  of it invariants", "invariants", "InvariantChecks._asserts"), ("citations", "citations", "check"),
+           ("generate source", "codegen", "_module_source"), ("compile", "codegen", "compile_module"))
+
+
+def passes(rounds: int = 5) -> None:
+    """Where the pipeline's time goes, pass by pass: each pass's CPU time (the median round's) for
+    the five editions and for the house rules, and the Python instructions each runs (counted
+    with sys.settrace, the same on any machine: a change to a pass shows there even when the
+    machine's load hides it in the times; work done in C, such as compile() or Lark's regular
+    expressions, counts one instruction per call)."""
+    import importlib
+
+    paths = rulebooks()
+    editions = {p for p in shipped_rulebooks().values()}
+    spent: dict[tuple[str, bool], float] = {}
+    ops = [0]
+    current = [True]
+
+    def timed(label, fn):
+        def run(*args, **kwargs):
+            start, counted = time.process_time(), ops[0]
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                key = (label, current[0])
+                spent[key] = spent.get(key, 0.0) + time.process_time() - start
+                instructions[key] = instructions.get(key, 0) + ops[0] - counted
+        return run
+
+    instructions: dict[tuple[str, bool], int] = {}
+    restore = []
+    for label, module, name in _PASSES:
+        owner = importlib.import_module(f"civdsl.{module}")
+        *outer, attr = name.split(".")
+        for part in outer:
+            owner = getattr(owner, part)
+        restore.append((owner, attr, owner.__dict__[attr]))
+        setattr(owner, attr, timed(label, getattr(owner, attr)))
+
+    def pipeline():
+        frontend.forget()
+        bytecode.forget()
+        codegen.forget_written()
+        for path in paths:
+            current[0] = path in editions
+            checked = check_file(path)
+            generate(checked.edition, {f.display: f.text for f in checked.chain})
+
+    def tracer(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            ops[0] += 1
+        return tracer
+
+    try:
+        pipeline()
+        runs = []
+        for _ in range(rounds):
+            spent.clear()
+            start = time.process_time()
+            pipeline()
+            runs.append((time.process_time() - start, dict(spent)))
+        total, times = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
+        instructions.clear()
+        sys.settrace(tracer)
+        try:
+            pipeline()
+        finally:
+            sys.settrace(None)
+        counted = ops[0]
+    finally:
+        for owner, attr, fn in restore:
+            setattr(owner, attr, fn)
+    print(f"the pipeline pass by pass ({rounds} rounds; the median round: {total * 1000:.0f} ms of CPU; "
+          f"{counted / 1e6:.2f} million Python instructions in one run)")
+    print(f"{'pass':20s} {'editions ms':>12s} {'house rules ms':>15s} {'editions Minstr':>16s} "
+          f"{'house rules Minstr':>19s}")
+    for label, _, _ in _PASSES:
+        print(f"{label:20s} {times.get((label, True), 0) * 1000:12.1f} {times.get((label, False), 0) * 1000:15.1f} "
+              f"{instructions.get((label, True), 0) / 1e6:16.2f} {instructions.get((label, False), 0) / 1e6:19.2f}")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--tree-share"]:
         tree_share(int(sys.argv[2]) if len(sys.argv) > 2 else 9)
+    elif sys.argv[1:2] == ["--passes"]:
+        passes(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
     else:
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)

@@ -289,51 +289,76 @@ class EvalError(Exception):
 
 def evaluate(e: Expr, lookup: Callable[[Name], Any], call: Callable[[Call, Callable], Any] | None = None) -> Any:
     """Evaluate `e`; `lookup` resolves names, `call` evaluates non-math function calls."""
-    # one handler per node type, found by exact type (author invariants evaluate one expression per item)
-    handler = _EVALUATE.get(type(e))
-    if handler is None:
-        raise TypeError(type(e))
-    return handler(e, lookup, call)
+    return evaluator(e)(lookup, call)
 
 
-def _evaluate_value(e: Num | Str | Bool, lookup, call) -> Any:
-    return e.value
+def evaluator(e: Expr) -> Callable[[Callable, Callable | None], Any]:
+    """`e` made once into a function of (lookup, call) that evaluates it as `evaluate` does, in the
+    same order, with the same errors. An author invariant evaluates one expression once per item
+    of a collection: made once, it is not walked again node by node (two calls a node) for each."""
+    maker = _EVALUATORS.get(type(e))  # by exact type, as every pass dispatches on syntax nodes
+    if maker is None:
+        def unevaluable(lookup, call):
+            raise TypeError(type(e))
+        return unevaluable
+    return maker(e)
 
 
-def _evaluate_unknown(e: Unknown, lookup, call) -> None:
-    return None
+def _span(e) -> Span | None:
+    # read when the evaluator is made; a node without a span is of no expression type and raises
+    # TypeError when evaluated, before its span could be read
+    return getattr(e, "span", None)
 
 
-def _evaluate_name(e: Name, lookup, call) -> Any:
-    return lookup(e)
+def _value_evaluator(e: Num | Str | Bool):
+    value = e.value
+    return lambda lookup, call: value
 
 
-def _evaluate_not(e: Not, lookup, call) -> bool:
-    return not truth(evaluate(e.operand, lookup, call), e.operand.span)
+def _unknown_evaluator(e: Unknown):
+    return lambda lookup, call: None
 
 
-def _evaluate_neg(e: Neg, lookup, call) -> Any:
-    return -_number(evaluate(e.operand, lookup, call), e.span)
+def _name_evaluator(e: Name):
+    return lambda lookup, call: lookup(e)
 
 
-def _evaluate_binop(e: BinOp, lookup, call) -> Any:
+def _not_evaluator(e: Not):
+    operand, span = evaluator(e.operand), _span(e.operand)
+    return lambda lookup, call: not truth(operand(lookup, call), span)
+
+
+def _neg_evaluator(e: Neg):
+    operand, span = evaluator(e.operand), e.span
+    return lambda lookup, call: -_number(operand(lookup, call), span)
+
+
+def _binop_evaluator(e: BinOp):
     """`and` and `or` evaluate their right side only when it decides; every other operator both."""
-    left = evaluate(e.left, lookup, call)
-    if e.op == "and":
-        return truth(left, e.left.span) and truth(evaluate(e.right, lookup, call), e.right.span)
-    if e.op == "or":
-        return truth(left, e.left.span) or truth(evaluate(e.right, lookup, call), e.right.span)
-    return binary(e.op, left, evaluate(e.right, lookup, call), e.span)
+    left, right, op, span = evaluator(e.left), evaluator(e.right), e.op, e.span
+    left_span, right_span = _span(e.left), _span(e.right)
+    if op == "and":
+        return lambda lookup, call: truth(left(lookup, call), left_span) and truth(right(lookup, call), right_span)
+    if op == "or":
+        return lambda lookup, call: truth(left(lookup, call), left_span) or truth(right(lookup, call), right_span)
+    if op in _EQUALITY:  # what `binary` does for them: any values compared
+        equal = _EQUALITY[op]
+        return lambda lookup, call: equal(left(lookup, call), right(lookup, call))
+    return lambda lookup, call: binary(op, left(lookup, call), right(lookup, call), span)
 
 
-def _evaluate_call(e: Call, lookup, call) -> Any:
+def _call_evaluator(e: Call):
     """A math function here; any other through `call`, where the caller has one."""
     fn = vocab.FUNCTIONS.get(e.name)
     if fn and fn.scope == "math":
-        return _evaluate_math(e, fn, [_number(evaluate(a, lookup, call), a.span) for a in e.args])
-    if call is None:
-        raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
-    return call(e, partial(evaluate, lookup=lookup, call=call))
+        args = [(evaluator(a), _span(a)) for a in e.args]
+        return lambda lookup, call: _evaluate_math(e, fn, [_number(a(lookup, call), span) for a, span in args])
+
+    def other(lookup, call):
+        if call is None:
+            raise EvalError(f"`{e.name}` cannot be evaluated here", e.span)
+        return call(e, partial(evaluate, lookup=lookup, call=call))
+    return other
 
 
 def _evaluate_math(e: Call, fn, args: list) -> Any:
@@ -345,13 +370,15 @@ def _evaluate_math(e: Call, fn, args: list) -> Any:
         raise EvalError(f"`{e.name}` cannot be evaluated: {exc}", e.span) from None
 
 
-def _evaluate_where(e: Where, lookup, call):
-    raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
+def _where_evaluator(e: Where):
+    def where(lookup, call):
+        raise EvalError("`where` filters only work inside count, sum, all and any", e.span)
+    return where
 
 
-_EVALUATE = {Num: _evaluate_value, Str: _evaluate_value, Bool: _evaluate_value, Unknown: _evaluate_unknown,
-             Name: _evaluate_name, Not: _evaluate_not, Neg: _evaluate_neg, BinOp: _evaluate_binop,
-             Call: _evaluate_call, Where: _evaluate_where}
+_EVALUATORS = {Num: _value_evaluator, Str: _value_evaluator, Bool: _value_evaluator, Unknown: _unknown_evaluator,
+               Name: _name_evaluator, Not: _not_evaluator, Neg: _neg_evaluator, BinOp: _binop_evaluator,
+               Call: _call_evaluator, Where: _where_evaluator}
 
 
 def _takes(name: str, count: int) -> str:

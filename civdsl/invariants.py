@@ -10,7 +10,7 @@ from typing import Any
 
 from . import vocabulary as vocab
 from .diagnostics import Span
-from .expressions import EvalError, Scope, check, evaluate, number, quote, truth, unparse, walk
+from .expressions import EvalError, Scope, check, evaluator, number, quote, truth, unparse, walk
 from .model import Advance, Edition
 from .syntax import Call, Name
 
@@ -232,6 +232,9 @@ class ModelEvaluator:
         # the views of the model's collections, made once: an assert such as
         # `all(advances, cost >= sum(advances, ...))` reads them once per item
         self._views: dict[str, list[dict]] = {}
+        # each expression made into its evaluator once (expressions.evaluator), by the node (kept
+        # with it, so its id names nothing else): a condition is evaluated once per item
+        self._evaluators: dict[int, tuple] = {}
 
     def collection(self, name: str, context: dict | None) -> list[dict]:
         if name == "specific_credits" and context is not None and "specific_credits" in context:
@@ -302,7 +305,10 @@ class ModelEvaluator:
             return _AGGREGATES[c.name](items, [lambda item, kind, a=a: _of_kind(self.evaluate(a, item), kind, a.span)
                                                for a in c.args[1:]])
 
-        return evaluate(expr, lookup, call)
+        kept = self._evaluators.get(id(expr))
+        if kept is None or kept[0] is not expr:
+            kept = self._evaluators[id(expr)] = (expr, evaluator(expr))
+        return kept[1](lookup, call)
 
     def items(self, expr, context) -> list:
         from .syntax import Where

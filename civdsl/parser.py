@@ -193,15 +193,15 @@ _BRACKET_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[(){}]')
 
 
 def _check_limits(text: str, path: str, diags: Diagnostics, tokens: int | None = None,
-                  brackets: str | None = None) -> bool:
+                  brackets: str | None = None, lines: list[str] | None = None) -> bool:
     """Whether the text is within the limits (else one CIV005 says which); `tokens` is
-    `count_tokens(text)` and `brackets` is `bracket_skeleton(text)` when the caller keeps them
-    (an editor, line by line)."""
+    `count_tokens(text)`, `brackets` is `bracket_skeleton(text)` and `lines` its lines when the
+    caller keeps them (an editor, line by line)."""
     if len(text) > MAX_BYTES:
         diags.error("CIV005", f"the file is {len(text):,} characters long; the limit is {MAX_BYTES:,}",
                     Span(path, 1, 1), help="split the rulebook, or extend a base rulebook instead of copying it")
         return False
-    long_line = _first_long_line(text)
+    long_line = _first_long_line(text, lines)
     # the first bracket nested too deep, unless a long line ends before it (the error met first)
     nested = _first_too_nested(text, long_line[2] if long_line else len(text), brackets)
     if nested is not None:
@@ -226,9 +226,12 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
-def _first_long_line(text: str) -> tuple[int, int, int] | None:
-    """The first line longer than MAX_LINE: its number, length, and the offset where it ends."""
-    lines = text.split("\n") if len(text) > MAX_LINE else []
+def _first_long_line(text: str, lines: list[str] | None = None) -> tuple[int, int, int] | None:
+    """The first line longer than MAX_LINE: its number, length, and the offset where it ends
+    (`lines`: the text's lines, when the caller has them)."""
+    if len(text) <= MAX_LINE:
+        return None
+    lines = lines if lines is not None else text.split("\n")
     if not lines or max(map(len, lines)) <= MAX_LINE:  # the loop only for a file that has such a line
         return None
     offset = 0

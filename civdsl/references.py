@@ -19,6 +19,7 @@ the resolved rulebook still holds.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Iterator
 import dataclasses
 import functools
@@ -137,17 +138,21 @@ class _FileIndexer:
             self.add("edition", ast.extends, "ref", ast.extends_span, "extends", ("edition", ast.edition))
         self.statements.append(_Statement(None, self.file, self.out))
         for item in ast.items:
-            # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
-            # others are the same objects with the same uses, and the spans of a statement that moved
-            # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
-            key = id(item)
-            kept = self.memo.get(key)
-            if kept is None or kept.item is not item or kept.file != self.file:
-                self.out = []
-                self.item(item)
-                kept = _Statement(item, self.file, self.out)
-            self.statements.append(kept)
-            self.fresh[key] = kept
+            self.statement(item)
+
+    def statement(self, item: Item) -> None:
+        """One statement's declarations and uses, kept from the memo while its syntax object is."""
+        # an editor parses again only the statements that changed (lsp.incremental.IncrementalParser): the
+        # others are the same objects with the same uses, and the spans of a statement that moved
+        # move with it (lsp.incremental.AnchoredSpan), those of its uses as well (`_name_span`)
+        key = id(item)
+        kept = self.memo.get(key)
+        if kept is None or kept.item is not item or kept.file != self.file:
+            self.out = []
+            self.item(item)
+            kept = _Statement(item, self.file, self.out)
+        self.statements.append(kept)
+        self.fresh[key] = kept
 
     def item(self, item: Item) -> None:
         owner = self._declared(item)
@@ -233,15 +238,17 @@ class _FileIndexer:
             if t not in _LEAVES:
                 stack.extend((visits.get(t) or _visit_for(t))(self, node, local, neg))
 
+    # the visits of containers and syntax nodes leave out the leaves they hold (most of what
+    # they hold: spans, words, numbers), which would only be popped from the stack and skipped
     def _items(self, node, local: frozenset, neg: bool) -> Iterable:
-        return ((x, local, neg) for x in node)
+        return [(x, local, neg) for x in node if type(x) not in _LEAVES]
 
     def _values(self, node, local: frozenset, neg: bool) -> Iterable:
-        return ((x, local, neg) for x in node.values())
+        return [(x, local, neg) for x in node.values() if type(x) not in _LEAVES]
 
     def parts(self, node, local: frozenset, neg: bool) -> Iterable:
         """The fields of any other syntax node (an operator, a round statement, ...)."""
-        return ((v, local, neg) for v in node.__dict__.values())
+        return [(v, local, neg) for v in node.__dict__.values() if type(v) not in _LEAVES]
 
     def _where(self, node: Where, local: frozenset, neg: bool) -> Iterable:
         return (node.items, local, neg), (node.condition, local | _attributes(node.items), neg)
@@ -390,15 +397,74 @@ class Index:
         self._meaning = meaning = last if last == meaning else meaning
         if memo is not None:
             memo[_MEANING] = meaning
-        calls = meaning["call"]
-        for statement in statements:
-            if statement.meaning is not meaning:
-                statement.resolved = [self._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
-                statement.meaning = meaning
+        self._resolve_statements(statements)
         self.refs = [r for statement in statements for r in statement.resolved]
+        self._statements = statements
         self._by_name: dict[tuple[str, str], list[Ref]] = {}
         for r in self.refs:
             self._by_name.setdefault((r.kind, r.name), []).append(r)
+        self._names: dict[str, set[str]] | None = None  # kind -> the names used or declared (`_named`)
+
+    def after_edit(self, asts: list[RulebookAst | None], memo: dict) -> "Index | None":
+        """The index of `asts`, made from this one (the index of the same chain before an edit of
+        its last file, `memo` as for Index) when the edit changed statements without changing
+        what any declares: only the statements it replaced are indexed, their uses put where the
+        old ones were. None when the edit is not one of those (then index it whole)."""
+        if not self._same_chain(asts):
+            return None
+        file = len(asts) - 1
+        old, new = self.asts[-1].items, asts[-1].items
+        head, tail = kept_ends(old, new)
+        first = len(self._statements) - len(old)  # the file's first statement is its header's
+        gone = self._statements[first + head:len(self._statements) - tail]
+        came: list[_Statement] = []
+        fresh: dict = {}
+        indexer = _FileIndexer(asts[-1], file, came, memo, fresh)
+        for item in new[head:len(new) - tail]:
+            indexer.statement(item)
+        if sorted(d for s in gone for d in s.defs) != sorted(d for s in came for d in s.defs):
+            return None
+        out = _new(Index)
+        out.asts, out.declared, out._meaning = list(asts), self.declared, self._meaning
+        out._resolve_statements(came)
+        out._statements = self._statements[:first + head] + came + self._statements[len(self._statements) - tail:]
+        at = sum(len(s.resolved) for s in self._statements[:first + head])
+        removed = [r for s in gone for r in s.resolved]
+        added = [r for s in came for r in s.resolved]
+        out.refs = self.refs[:at] + added + self.refs[at + len(removed):]
+        out._by_name, out._names = dict(self._by_name), None if self._names is None else dict(self._names)
+        for key in {(r.kind, r.name) for r in removed + added}:
+            out._splice_name(key, self._by_name.get(key, []), removed, added,
+                             (file, new[head]) if head < len(new) - tail else None)
+        for statement in gone:
+            memo.pop(id(statement.item), None)
+        memo.update(fresh)
+        return out
+
+    def _same_chain(self, asts: list[RulebookAst | None]) -> bool:
+        """Whether `asts` are this index's chain, its last file edited but for its header."""
+        old = self.asts
+        return (len(asts) == len(old) and all(a is b for a, b in zip(asts[:-1], old))
+                and asts[-1] is not None and old[-1] is not None and _header(asts[-1]) == _header(old[-1]))
+
+    def _resolve_statements(self, statements: list[_Statement]) -> None:
+        """Each statement's uses resolved by scope under this index's meanings (kept when they are)."""
+        calls = self._meaning["call"]
+        for statement in statements:
+            if statement.meaning is not self._meaning:
+                statement.resolved = [self._resolved(r) for r in statement.refs if r.kind != "call" or r.name in calls]
+                statement.meaning = self._meaning
+
+    def _splice_name(self, key: tuple[str, str], uses: list[Ref], removed: list[Ref], added: list[Ref],
+                     where: tuple | None) -> None:
+        """One name's entry in the table of names (and the names of its kind) after an edit
+        replaced `removed` by `added`; `where` is (the file, the first statement that came)."""
+        self._by_name[key] = _spliced_uses(uses, removed, added, key, where)
+        if not self._by_name[key]:
+            del self._by_name[key]
+        if self._names is not None and (key in self._by_name) != (key[1] in self._names.get(key[0], ())):
+            names = self._names[key[0]] = set(self._names.get(key[0], ()))  # the last index keeps its own
+            (names.add if key in self._by_name else names.discard)(key[1])
 
     def _first_declared(self, kinds: Iterable[str], otherwise: dict[str, str]) -> dict[str, str]:
         """{name: the first of `kinds` declaring it}, falling back on `otherwise`."""
@@ -437,6 +503,15 @@ class Index:
                 and r.span.column <= column <= (r.span.end_column or r.span.column)]
         return max(here, key=lambda r: r.span.column, default=None)  # the innermost
 
+    def _named(self, kind: str) -> set[str]:
+        """The names of `kind` used or declared anywhere in the chain (kept by an index made from
+        this one after an edit, `after_edit`)."""
+        if self._names is None:
+            self._names = {}
+            for k, name in self._by_name:
+                self._names.setdefault(k, set()).add(name)
+        return self._names.get(kind, set())
+
     def in_force(self, r: Ref) -> bool:
         """Whether the resolved rulebook still holds this use: no later file of the chain declares its
         statement whole or removes it, nor `change`s the field holding it in a way that replaces the
@@ -447,17 +522,52 @@ class Index:
 
     def unknown(self, kind: str, known: Iterable[str]) -> list[Ref]:
         """The uses in force of `kind` that name nothing in `known` (the resolved rulebook's names)."""
-        known = set(known)
         # the names of `kind` used or declared that name nothing known, found by the table of
         # names: usually none, and then the chain's uses are not walked at all
-        unknown = {name for k, name in self._by_name if k == kind and name not in known}
+        unknown = self._named(kind).difference(known)
         if not unknown:
             return []
-        return [r for r in self.of_kind(kind, role="ref")
-                if r.name in unknown and r.field != "drop" and self.in_force(r)]
+        # each name's uses from the table (in chain order: by file, then by place in the file)
+        found = [r for name in unknown for r in self._by_name.get((kind, name), ())
+                 if r.role == "ref" and r.field != "drop" and self.in_force(r)]
+        return sorted(found, key=lambda r: (r.file, r.span.line, r.span.column))
 
 
 _MEANING = "meaning"  # the memo's entry holding the last index's meanings (`Index._meaning`)
+
+
+def _header(ast: RulebookAst) -> tuple:
+    """What a file's header statement indexes (`_FileIndexer.run`)."""
+    return ast.edition, ast.edition_span, ast.extends, ast.extends_span
+
+
+def kept_ends(old: list, new: list) -> tuple[int, int]:
+    """How many leading and trailing statements the two lists share (the very objects)."""
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] is new[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and old[-1 - tail] is new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def _spliced_uses(uses: list[Ref], removed: list[Ref], added: list[Ref], key: tuple[str, str],
+                  where: tuple | None) -> list[Ref]:
+    """One name's declarations and uses in chain order after an edit replaced `removed` by
+    `added` (`where`: the file and the first statement that came, None when none came):
+    statements are in file order and each one's uses lie inside it, so those before the edit
+    are those placed before the first new statement."""
+    gone = {id(r) for r in removed}
+    kept = [r for r in uses if id(r) not in gone]
+    mine = [r for r in added if (r.kind, r.name) == key]
+    if not mine:
+        return kept
+    file, first = where
+    start = (file, first.span.line, first.span.column)
+    at = bisect.bisect_left(kept, start, key=lambda r: (r.file, r.span.line, r.span.column))
+    return kept[:at] + mine + kept[at:]
 
 
 def _index_files(asts: list[RulebookAst | None], memo: dict | None) -> list[_Statement]:

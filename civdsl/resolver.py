@@ -66,6 +66,10 @@ def resolve(chain: list[LoadedFile], diags: Diagnostics, memo: dict | None = Non
     return edition
 
 
+# the items declared whole (`_Applier._whole_item`): each sets one entry of its collection, read
+# from its own syntax alone
+WHOLE_ITEMS = ("advance", "calamity", "commodity")
+
 # nested citations searched for one by one before the starts of all statements are listed
 _SEARCHES_UNLISTED = 32
 
@@ -83,14 +87,33 @@ def _tier_vp(edition: Edition, inherited: dict[int, Advance]) -> None:
     for name, adv in edition.advances.items():
         if adv.vp_explicit:
             continue
-        vp = edition.tier_vp(adv.cost)
-        vp_when = [(option, when) for option, (tiers, _, _) in edition.vp_tiers_when.items()
-                   if (when := edition.tier_vp(adv.cost, tiers)) is not None and when != vp]
+        vp, vp_when = tier_figures(edition, adv)
         if inherited.get(id(adv)) is adv:
             if adv.vp == vp and adv.vp_when == vp_when:
                 continue
             adv = edition.advances[name] = copy.copy(adv)
         adv.vp, adv.vp_when = vp, vp_when
+
+
+def tier_figures(edition: Edition, adv: Advance) -> tuple[int | None, list[tuple[str, int]]]:
+    """An advance's victory points as the edition's tier rule gives them, and the options whose
+    reading of the tiers gives other figures (with theirs)."""
+    vp = edition.tier_vp(adv.cost)
+    return vp, [(option, when) for option, (tiers, _, _) in edition.vp_tiers_when.items()
+                if (when := edition.tier_vp(adv.cost, tiers)) is not None and when != vp]
+
+
+def citation_of(cited, at: Span, owner: Item) -> Citation:
+    """The citation of a `cites` (`cited`, its value) placed at `at` in the statement `owner`."""
+    # a house rule's `change calamity "X"` holds statements of the calamity X
+    kind = owner.value if owner.kind == "change" else owner.kind
+    return Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name)
+
+
+def applier(edition: Edition, diags: Diagnostics, is_extension: bool,
+            memo: tuple[dict | None, dict | None] = (None, None)) -> "_Applier":
+    """What applies one file's items to `edition` (`_Applier`, with the sub-languages' items)."""
+    return _applier_class(registered())(edition, diags, is_extension, memo)
 
 
 @functools.lru_cache(maxsize=4)
@@ -167,9 +190,7 @@ class _Applier:
             if index < 0:
                 return
             owner = statements[index]
-        # a house rule's `change calamity "X"` holds statements of the calamity X
-        kind = owner.value if owner.kind == "change" else owner.kind
-        citation = Citation(cited.clauses, cited.span, at, owner.span, kind, owner.name)
+        citation = citation_of(cited, at, owner)
         self.ed.citations.append(citation)
         if self.read is not None and cited.target is not None:
             following = statements[index + 1] if index + 1 < len(statements) else None
@@ -515,7 +536,7 @@ class _Applier:
         # a house rule that redeclares a civilization replaces it whole, like an advance
         self.ed.civilizations[item.name] = civ
 
-    # --- advances, calamities, commodities
+    # --- advances, calamities, commodities (WHOLE_ITEMS)
     def _item_advance(self, item: Item) -> None:
         self._whole_item("advance", item, Advance, self._advance_fields, self.ed.advances)
 

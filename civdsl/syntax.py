@@ -106,20 +106,11 @@ class _ToSyntax(Transformer):
         down is too deep whatever it holds), before the recursion could run out of stack."""
         if level > MAX_DEPTH:
             raise TooDeep
-        children, first, last, depth, own = self._children(tree, level)
-        if own:
-            if tree.data in _BARE_BLOCKS:
-                self._carried = own
-            else:
-                self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
-        return self._call_rule(tree, children, first, last), first, last, depth
-
-    def _children(self, tree, level: int) -> tuple[list, Token | None, Token | None, int, list[Cites]]:
-        """(the node's children transformed, its first token, its last token, its depth, the
-        `cites` written first in its block, which cite the node itself)."""
-        # Lark's version collects each node's children through a generator (two frames and a
-        # generator object per node); this loop does the same for this transformer, which
-        # visits no tokens (they are passed through as they are)
+        # the node's children transformed, its first and last token, its depth, and the `cites`
+        # written first in its block (which cite the node itself), found in one loop. Lark's
+        # version collects each node's children through a generator (two frames and a generator
+        # object per node); this loop does the same for this transformer, which visits no tokens
+        # (they are passed through as they are)
         children = []
         first = last = None
         own: list[Cites] = []
@@ -130,7 +121,8 @@ class _ToSyntax(Transformer):
         for c in tree.children:
             if not isinstance(c, Tree):
                 previous = None
-                kids.append(0)
+                if chain:
+                    kids.append(0)
                 if c is not None:  # a token (None: an optional part left out)
                     last = c
                     if first is None:
@@ -144,19 +136,28 @@ class _ToSyntax(Transformer):
             if self._carried:  # a bare block's first `cites`: they cite this node
                 own.extend(self._carried)
                 self._carried = []
-            previous = (start, end) if start is not None else None
             if start is not None:
+                previous = (start, end)
                 last = end
                 if first is None:
                     first = start
-            kids.append(d)
-            depth = max(depth, d)
+            else:
+                previous = None
+            if chain:
+                kids.append(d)
+            if d > depth:
+                depth = d
             if c is not Discard:
                 children.append(c)
         depth = node_depth(tree, kids) if chain else depth + 1
         if depth > MAX_DEPTH:
             raise TooDeep
-        return children, first, last, depth, own
+        if own:
+            if tree.data in _BARE_BLOCKS:
+                self._carried = own
+            else:
+                self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
+        return self._call_rule(tree, children, first, last), first, last, depth
 
     def _call_rule(self, tree, children: list, first: Token | None, last: Token | None) -> Any:
         """What the rule's callback makes of the node's children."""
@@ -269,20 +270,17 @@ class _ToSyntax(Transformer):
         self._citations = []
         return lang, header, items
 
-    @v_args(meta=True)
-    def language_decl(self, meta, children):
+    def language_decl(self, children):
         tok = self._tokens(children, "INT")[0]
         return self._int(tok), span_of(self.file, tok)
 
-    @v_args(meta=True)
-    def header(self, meta, children):
+    def header(self, children):
         name = self._tokens(children, "NAME")[0]
         display = self._string(self._tokens(children, "STRING")[0])
         ext = next((c for c in children if isinstance(c, tuple)), None)
         return name.value, span_of(self.file, name), display, ext
 
-    @v_args(meta=True)
-    def extends_clause(self, meta, children):
+    def extends_clause(self, children):
         tok = children[1]
         if tok.type == "STRING":
             return self._string(tok), True, span_of(self.file, tok)
@@ -829,8 +827,7 @@ class _ToSyntax(Transformer):
                 positional.append(a)
         return Call(name, positional, kwargs, self._span(meta), spans)
 
-    @v_args(meta=True)
-    def kwarg(self, meta, c):
+    def kwarg(self, c):
         return ("kwarg", c[0].value, c[2], span_of(self.file, c[0]))
 
     @v_args(meta=True)
@@ -860,8 +857,7 @@ class _ToSyntax(Transformer):
     def atom(self, c):
         return c[1]  # ( expr )
 
-    @v_args(meta=True)
-    def name_ref(self, meta, c):
+    def name_ref(self, c):
         return c[0]
 
     @v_args(meta=True)

@@ -111,23 +111,24 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
             known = (obj, costs, [copy.copy(d) for d in self.d.items[first:]], obj.span.line)
         self.checked[id(obj)] = known
 
-    def _edition_wide(self, check, names: tuple, objects: tuple) -> None:
-        """An edition-wide check that reads only the model objects `objects` (kept by the resolver
-        while their statements are, so the same object holds the same fields) under the names
-        `names`: with the same names and the same objects as last time, it reports again what it
-        reported then. Its reports name no line in a note, so a moved object's still hold."""
+    def _edition_wide(self, check, names: tuple, objects: tuple, reads: tuple) -> None:
+        """An edition-wide check that reads only `reads` (values) of the model objects `objects`
+        under the names `names`: with the same names and values as last time, it reports again
+        what it reported then (when it reported something, only for the same objects: a report
+        shows a place in one). Its reports name no line in a note, so a moved object's still hold."""
         key = ("edition-wide", check.__name__)
         if "context" not in self.checked:
             check()
             return
         known = self.before.get(key)
-        if (known is not None and known[0] == names and len(known[1]) == len(objects)
-                and all(a is b for a, b in zip(known[1], objects))):
+        if (known is not None and known[0] == names and known[3] == reads
+                and (not known[2] or (len(known[1]) == len(objects)
+                                      and all(a is b for a, b in zip(known[1], objects))))):
             self.d.items.extend(copy.copy(d) for d in known[2])
         else:
             first = len(self.d.items)
             check()
-            known = (names, objects, [copy.copy(d) for d in self.d.items[first:]])
+            known = (names, objects, [copy.copy(d) for d in self.d.items[first:]], reads)
         self.checked[key] = known
 
     def _missing(self, span: Span, name: str, word: str, message: str, help: str | None = None) -> None:
@@ -142,7 +143,8 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         self._engine_names()
         for adv in self.ed.advances.values():
             self._item(adv, self._advance)
-        self._edition_wide(self._prerequisite_cycles, tuple(self.ed.advances), tuple(self.ed.advances.values()))
+        self._edition_wide(self._prerequisite_cycles, tuple(self.ed.advances), tuple(self.ed.advances.values()),
+                           tuple(adv.requires for adv in self.ed.advances.values()))
         for cal in self.ed.calamities.values():
             self._item(cal, self._calamity)
         self._resolution()

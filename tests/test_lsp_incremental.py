@@ -143,7 +143,7 @@ def _in_order(edition):
 
 
 # The language server's modules in the order of docs/architecture.md: each imports only those before it.
-LSP_MODULES = ["tokens", "files", "incremental", "engine", "navigation", "hover", "completion", "outline", "protocol",
+LSP_MODULES = ["tokens", "files", "incremental", "splice", "engine", "navigation", "hover", "completion", "outline", "protocol",
                "server"]
 
 
@@ -276,10 +276,11 @@ def test_an_edit_checks_again_only_the_items_it_changed_or_whose_context_changed
 
 
 def test_the_prerequisite_cycles_are_searched_again_only_when_an_advance_changed(monkeypatch):
-    """The search for prerequisite cycles reads only the advances: an edit elsewhere (here
-    lines inserted above the advances, which move) reports the same cycle at its new place without
-    searching; an edit of an advance searches again, and what is reported stays what a fresh
-    analysis reports."""
+    """The search for prerequisite cycles reads only the advances' names and prerequisites: an edit
+    elsewhere (here lines inserted above the advances, which move) reports the same cycle at its
+    new place without searching, and so does an edit of an advance that leaves its prerequisites;
+    an edit of prerequisites searches again, and what is reported stays what a fresh analysis
+    reports."""
     from civdsl import validator
 
     searched: list[int] = []
@@ -296,7 +297,9 @@ def test_the_prerequisite_cycles_are_searched_again_only_when_an_advance_changed
     looped = source[:at] + source[at:].replace("cost 160", 'cost 160\n  requires "Naval Warfare"', 1)
     assert looped != source
     texts = [(looped, True), (looped.replace("const tokens_per", "# a note\nconst tokens_per", 1), False),
-             (looped.replace('const', '# c\nconst', 1), False), (source, True), (source + "\n", False)]
+             (looped.replace('const', '# c\nconst', 1), False), (source, True), (source + "\n", False),
+             # an advance edited without touching its prerequisites: the values the search reads are the same
+             (source.replace('summary "', 'summary "x', 1), False)]
     engine = Engine()
     doc = engine.open("untitled:m.civ", source, 0)
     engine.analyse(doc)

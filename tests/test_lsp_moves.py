@@ -5,6 +5,7 @@ edition and the index of references equal those made from scratch (`civdsl check
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -38,7 +39,8 @@ PIECES = ["\n", "x", " ", '"', "{", "}", "\n\n", "# note {\n", "advance", 'holds
           'advance "New" { cost 50 groups crafts credits crafts 5 }\n', "}\n"]
 
 # (kind, a, b, piece): what each edit does, applied to the text as the edits before left it
-EDITS = st.tuples(st.sampled_from(["insert", "delete", "line", "lines out", "move", "copy", "field twice", "back"]),
+EDITS = st.tuples(st.sampled_from(["insert", "delete", "line", "lines out", "move", "copy", "field twice", "back",
+                                   "in a string", "cites inside", "summary out"]),
                   st.integers(0, 10_000), st.integers(0, 10_000), st.sampled_from(PIECES))
 
 
@@ -52,7 +54,21 @@ def _apply(edit: tuple, text: str, source: str) -> str:
     if kind == "delete":
         at = a % (len(text) + 1)
         return text[:at] + text[at + 1 + b % 40:]
+    if kind in ("in a string", "summary out"):  # edits that keep the statement's kind and name
+        found = [m.end() for m in re.finditer(r'\n  summary "', text)]
+        if not found:
+            return text
+        at = found[a % len(found)]
+        if kind == "in a string":
+            return text[:at] + "xy"[b % 2] + text[at:]
+        line = text.rfind("\n", 0, at - 1)
+        return text[:line] + text[text.index("\n", at):]
     start, end = _statement(text, a)
+    if kind == "cites inside":  # a `cites` nested in the statement (its first line opens a block)
+        first = text.find("\n", start, end)
+        if first < 0 or not text[start:first].rstrip().endswith("{"):
+            return text
+        return text[:first + 1] + f'  cites "ch {b % 5}"\n' + text[first + 1:]
     if kind == "line":  # every later statement moves down
         return text[:start] + "\n# moved\n" * (1 + b % 3) + text[start:]
     if kind == "lines out":  # ... or up: the blank lines and comments before a statement removed
@@ -86,6 +102,7 @@ def _same_as_check(engine: Engine, doc, path: Path, text: str, version: int) -> 
         fresh = Engine()
         again = fresh.analyse(fresh.open(path.as_uri(), text, 0))
         assert analysis.refs().refs == again.refs().refs
+        assert analysis.refs()._by_name == again.refs()._by_name  # each name's uses, in chain order
 
 
 def _by_line(edition):
@@ -190,3 +207,93 @@ def test_the_index_keeps_each_kept_statements_uses_resolved_while_no_name_change
         fresh = Engine()
         assert index.refs == fresh.analyse(fresh.open("untitled:m.civ", text, 0)).refs().refs
         kept = again
+
+
+def test_an_edit_inside_an_advance_reads_that_advance_alone_and_the_edition_equals_a_fresh_one(monkeypatch):
+    """Typing in an advance's summary, adding a `cites` inside it or misspelling a name it asks
+    about gives the edition made from the last one (`lsp.splice`): the resolver reads that
+    advance alone, walks no other statement, and the edition, its citations and the diagnostics
+    equal a fresh analysis of the text. Declaring a constant resolves the whole file again."""
+    from civdsl import resolver
+
+    applied: list[str] = []
+    whole = resolver._Applier._whole_item
+
+    def counting(self, kind, item, *rest):
+        applied.append(item.name)
+        return whole(self, kind, item, *rest)
+
+    monkeypatch.setattr(resolver._Applier, "_whole_item", counting)
+    source = (RULEBOOKS / "megaciv.civ").read_text(encoding="utf-8")
+
+    def at(text: str, what: str, after: str = "") -> int:
+        return text.index(what, text.index(after) if after else 0) + len(what)
+
+    def summary(text):  # in Written Record's summary
+        here = at(text, 'summary "', '\nadvance "Written Record"')
+        return text[:here] + "x" + text[here:]
+
+    def cites(text):
+        block = at(text, "{\n", '\nadvance "Pottery"')
+        return text[:block] + '  cites "ch 9"\n' + text[block:]
+
+    def misspelt(text):
+        holds = at(text, 'holds("P')
+        return text[:holds] + text[holds + 1:]
+
+    def constant(text):
+        start = text.index('\nadvance "Pottery"') + 1
+        return text[:start] + "const pottery_x = 3\n" + text[start:]
+
+    engine = Engine()
+    doc = engine.open("untitled:m.civ", source, 0)
+    engine.analyse(doc)
+    edits, text = [], source
+    for edit, expected in [(summary, ["Written Record"]), (cites, ["Pottery"]), (misspelt, None), (constant, "all")]:
+        text = edit(text)
+        edits.append((text, expected))  # each edit on the text the one before left
+    for version, (text, expected) in enumerate(edits, 1):
+        applied.clear()
+        spliced, indexed = doc.stats.get("spliced", 0), doc.stats.get("index spliced", 0)
+        engine.update("untitled:m.civ", text, version)
+        got = engine.analyse(doc)
+        if expected == "all":
+            assert doc.stats["spliced"] == spliced
+            assert len(applied) == sum(map(len, (got.edition.advances, got.edition.calamities,
+                                                 got.edition.commodities)))
+        else:
+            assert doc.stats["spliced"] == spliced + 1
+            assert (applied == expected) if expected else (len(applied) == 1), (version, applied)
+        fresh = Engine()
+        again = fresh.analyse(fresh.open("untitled:m.civ", text, 0))
+        assert got.diagnostics.to_json() == again.diagnostics.to_json()
+        assert _by_line(got.edition) == _by_line(again.edition)
+        assert sorted(got.edition.citations, key=repr) == sorted(again.edition.citations, key=repr)
+        assert got.refs().refs == again.refs().refs and got.refs()._by_name == again.refs()._by_name
+        # the index too is made from the last one while no statement declares another name
+        assert doc.stats.get("index spliced", 0) == indexed + (expected != "all")
+
+
+def test_an_item_a_later_change_or_remove_edits_is_resolved_whole_after_an_edit(tmp_path):
+    """In a house rule, an advance the same file later `change`s (or `remove`s) is not taken from
+    the last edition when edited: what the later statement does to it is done again, as `check`
+    does; an advance no statement edits is."""
+    path = tmp_path / "house.civ"
+    base = Path(os.path.relpath(RULEBOOKS / "megaciv.civ", tmp_path)).as_posix()
+    head = (f'language 1\nedition house "A house rule" extends "{base}"\n\n'
+            'advance "Granary" {\n  cost 90\n  groups crafts\n  summary "Stores grain."\n}\n\n'
+            'advance "Mill" {\n  cost 80\n  groups crafts\n  summary "Grinds grain."\n}\n\n')
+    for later, spliced in (('change advance "Granary" {\n  cost 99\n}\n', 0), ('remove advance "Granary"\n', 0),
+                           ('change advance "Mill" {\n  cost 99\n}\n', 1)):
+        text = head + later
+        engine = Engine()
+        doc = engine.open(path.as_uri(), text, 0)
+        engine.analyse(doc)
+        edited = text.replace("Stores grain", "Stores the grain")
+        engine.update(path.as_uri(), edited, 1)
+        got = engine.analyse(doc)
+        path.write_text(edited, encoding="utf-8")
+        checked = check_file(path)
+        assert doc.stats.get("spliced", 0) == spliced, later
+        assert got.diagnostics.to_json() == checked.diagnostics.to_json()
+        assert _by_line(got.edition) == _by_line(checked.edition)

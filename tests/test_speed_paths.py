@@ -426,3 +426,73 @@ def test_effects_a_branch_may_leave_out_are_floored_over_the_list():
     stays the runtime's pass over the list the resolution gives."""
     source = generate(check_file(shipped_rulebooks()["expansion"]).edition, {})
     assert "_rt.floor_effects(" in source
+
+
+
+def _parsed_expression(text: str):
+    """The expression of `const x = TEXT` in a rulebook of its own."""
+    from civdsl.diagnostics import Diagnostics
+    from civdsl.loader import parse_text
+
+    ast = parse_text(f'language 1\nedition t "T"\nconst x = {text}\n', "t.civ", Diagnostics())
+    return next(item for item in ast.items if item.kind == "const").value[0]
+
+
+@pytest.mark.parametrize("text, names, value", [
+    ("1 + 2 * 3", {}, 7),
+    ("7 // 2 + 7 / 2", {}, __import__("fractions").Fraction(13, 2)),
+    ("-a + max(a, 4)", {"a": 3}, 1),
+    ("not (a == 1) or a != 2", {"a": 1}, True),
+    ("a == \"x\"", {"a": "x"}, True),
+    ("false and missing", {}, False),  # the right side of a deciding `and` is never read
+    ("true or missing", {}, True),
+    ("unknown", {}, None),
+])
+def test_an_expression_evaluates_as_written_reading_only_what_decides(text, names, value):
+    from civdsl.expressions import evaluate, evaluator
+
+    expr = _parsed_expression(text)
+    read = []
+
+    def lookup(name):
+        read.append(name.dotted)
+        return names[name.dotted]
+
+    assert evaluate(expr, lookup) == value and type(evaluate(expr, lookup)) is type(value)
+    assert "missing" not in read
+    made = evaluator(expr)  # made once, evaluated again and again with other names
+    assert [made(lambda n: names[n.dotted], None) for _ in range(3)] == [value] * 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a + b", "expected a number, got the text 'x'"),  # both sides read first, then checked
+    ("1 / (b - b)", "division by zero"),
+    ("sqrt(0 - 1)", "`sqrt` cannot be evaluated: math domain error"),
+    ("count(a)", "`count` cannot be evaluated here"),
+    ("a and b", "expected true or false, got the text 'x'"),
+    ("999999999 * 999999999 * 999999999", "the number is too large (the limit is 10^18)"),
+])
+def test_an_expression_that_cannot_be_evaluated_says_why_at_its_place(text, message):
+    from civdsl.expressions import EvalError, evaluate
+
+    expr = _parsed_expression(text)
+    with pytest.raises(EvalError) as raised:
+        evaluate(expr, lambda name: {"a": "x", "b": 2}[name.dotted])
+    assert str(raised.value) == message and raised.value.span.path == "t.civ"
+
+
+def test_an_invariant_over_a_collection_makes_each_condition_evaluable_once(monkeypatch):
+    """An author invariant evaluates its condition once per item: the condition is made into its
+    evaluator once per validation, not once per item."""
+    from civdsl import frontend, invariants
+
+    made, evaluated = [], []
+    make, evaluate = invariants.evaluator, invariants.ModelEvaluator.evaluate
+    monkeypatch.setattr(invariants, "evaluator", lambda e: made.append(e) or make(e))
+    monkeypatch.setattr(invariants.ModelEvaluator, "evaluate",
+                        lambda self, *args: evaluated.append(args[0]) or evaluate(self, *args))
+    frontend.forget()
+    checked = check_file(shipped_rulebooks()["civ1980"])
+    assert checked.ok and len(checked.edition.asserts) == 26
+    assert len(evaluated) > 4 * len(made)  # each condition read for every advance, calamity or commodity
+    assert len(made) == len({id(e) for e in made}) == len({id(e) for e in evaluated})

@@ -26,6 +26,8 @@ The package, one job a module, each importing only those above it in this list:
 - `tokens`: the grammar's lexer line by line, statement starts, enclosing blocks;
 - `files`: a file of the chain as the editor sees it (lines, offsets, tokens, symbols);
 - `incremental`: the parse of a buffer again and again, reusing each unchanged statement's;
+- `splice`: the resolved edition after an edit of advances, calamities or commodities, made
+  from the last one;
 - `engine`: documents, their extends chains and analyses (no pygls: the benchmark and tests
   drive it directly as well as over a pipe), and where each diagnostic is shown;
 - `navigation`, `hover`, `completion`, `outline`: the features, as plain data;
@@ -36,7 +38,9 @@ Speed (docs/editors.md, "How fast"): a buffer's lines, tokens and statements are
 to edit and found again only around the change; each statement is parsed on its own and cached
 by its text, a statement that moved keeps its parse with its spans shifted, and any statement
 that fails to parse on its own sends the buffer through `parser.parse`, so syntax errors are
-reported exactly as `check` reports them. The chain's bases are parsed once per change on disk.
+reported exactly as `check` reports them. An edit of advances, calamities or commodities that
+keeps their names is resolved and indexed from the last analysis (`splice`,
+`references.Index.after_edit`). The chain's bases are parsed once per change on disk.
 An edit is analysed as soon as no message of the editor is waiting.
 """
 

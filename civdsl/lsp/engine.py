@@ -18,10 +18,10 @@ from ..frontend import stopped
 from ..gcpause import paused
 from ..loader import LoadedFile, display_path
 from ..references import Index, Ref
-from ..resolver import resolve
 from ..validator import validate
 from .files import NAVIGABLE, FileInfo, Symbol
 from .incremental import IncrementalParser, TextState
+from .splice import resolve_edit
 from .tokens import Tok, unquote_string
 
 @dataclass
@@ -76,9 +76,11 @@ class Document:
     parser: IncrementalParser = field(default_factory=IncrementalParser)
     state: TextState = field(default_factory=TextState)  # its lines, tokens and statements
     refs_memo: dict = field(default_factory=dict)  # references.Index's, per statement
-    resolve_memo: dict = field(default_factory=dict)  # resolver.resolve's, per item declared whole
+    last_index: Index | None = None  # the index `refs_memo` holds the statements of
+    resolve_memo: dict = field(default_factory=dict)  # splice.resolve_edit's: resolver.resolve's, the last edition
     validate_memo: dict = field(default_factory=dict)  # validator.validate's, per advance, calamity, commodity
     published: set[str] = field(default_factory=set)
+    stats: dict = field(default_factory=dict)  # how its analyses were made ("spliced": splice.resolve_edit)
 
 
 class Superseded(Exception):
@@ -95,11 +97,15 @@ def _checked(chain: list[LoadedFile], diags: Diagnostics, doc: "Document", stale
     (None, None) when it does not resolve; each pass reuses what it kept for the document's
     unchanged statements. Superseded between passes when `stale()` says so (each pass's memo
     holds what that pass last did, whichever passes ran)."""
-    edition = resolve(chain, diags, doc.resolve_memo)
+    edition = resolve_edit(chain, diags, doc.resolve_memo, doc.stats)
     if edition is None:
         return None, None
     _unless(stale)
-    index = Index((f.ast for f in chain), doc.refs_memo)
+    asts = [f.ast for f in chain]
+    index = doc.last_index.after_edit(asts, doc.refs_memo) if doc.last_index is not None else None
+    doc.stats["indexed whole" if index is None else "index spliced"] = doc.stats.get(
+        "indexed whole" if index is None else "index spliced", 0) + 1
+    index = doc.last_index = index or Index(asts, doc.refs_memo)
     _unless(stale)
     validate(edition, diags, index, doc.validate_memo)
     citations.check(edition, chain, diags)
@@ -238,7 +244,8 @@ class Engine:
         if (previous is None or previous.doc.ast is None or not doc.state.layout_only
                 or previous.doc.lines is not doc.state.previous):
             return False
-        if not parser._check_limits(text, display, Diagnostics(), doc.state.token_count(), doc.state.brackets()):
+        if not parser._check_limits(text, display, Diagnostics(), doc.state.token_count(), doc.state.brackets(),
+                                    doc.state.lines):
             return False
         here = doc.path if doc.path is not None else Path.cwd() / (Path(display).name or "untitled.civ")
         bases = self._follow_bases(LoadedFile(here, display, text, previous.doc.ast), [here.resolve()], 1,
@@ -250,6 +257,7 @@ class Engine:
         """The last analysis, on the new text."""
         previous = doc.analysis
         info.ast = previous.doc.ast
+        doc.parser.relaid(doc.state, doc.display)
         doc.state.stats["layout only"] += 1
         analysis = Analysis(doc.uri, doc.version, info, previous.bases, previous.diagnostics, previous.edition,
                             previous.last_edition, index=previous.index)

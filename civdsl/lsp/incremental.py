@@ -130,23 +130,31 @@ class _Chunk:
     anchor: _Anchor  # the line where the statement starts now; every span of it is anchored there
     items: list  # syntax Items
     diags: list[Diagnostic]
+    key: tuple  # (display, column, text): what a statement must be to take this parse
+
+
+# statements parsed by attempts that failed, kept for the attempt after (typing in a statement
+# that does not parse yet parses the statements around it once, not on every keystroke)
+_SPARE = 256
 
 
 class IncrementalParser:
     """Parses one buffer again and again, reusing the parse of every unchanged statement."""
 
     def __init__(self):
-        self.cache: dict[tuple[str, int, str, int], _Chunk] = {}
+        self.chunks: list[_Chunk] = []  # the last parse's statements, in order
+        self.chunks_of: tuple | None = None  # (the marks, the display) they were parsed at
+        self.spare: list[_Chunk] = []  # statements parsed by an attempt that failed, for the next
         self.header: tuple[str, Any] | None = None
-        self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0, "suffix": 0}
+        self.stats = {"parsed": 0, "reused": 0, "shifted": 0, "full": 0, "suffix": 0, "looked up": 0}
 
     def parse(self, text: str, display: str, state: TextState, diags: Diagnostics) -> syntax.RulebookAst | None:
         """As `parser.parse` then `syntax.to_syntax` (see `loader.parse_file`), with the same
         diagnostics; `state` is the text's `TextState`."""
-        if not parser._check_limits(text, display, diags, state.token_count(), state.brackets()):
+        if not parser._check_limits(text, display, diags, state.token_count(), state.brackets(), state.lines):
             return None
         try:
-            return self._incremental(text, display, state.starts(), state.marks[1:], diags)
+            return self._incremental(text, display, state, diags)
         except _Failed as exc:
             if exc.where is not None and self._errors_from(text, display, diags, *exc.where):
                 self.stats["suffix"] += 1
@@ -155,6 +163,17 @@ class IncrementalParser:
             pass
         self.stats["full"] += 1
         return loader.parse_text(text, display, diags)
+
+    def relaid(self, state: TextState, display: str) -> None:
+        """The last update changed only comments and spaces after tokens (the engine keeps the last
+        analysis): every statement's parse holds at the new marks."""
+        if self._parsed_before(state, display):
+            self.chunks_of = (state.marks, display)
+
+    def _parsed_before(self, state: TextState, display: str) -> bool:
+        """Whether the chunks are the parse of the text before the state's last update (the very
+        marks: an attempt that failed since may have moved some of their anchors)."""
+        return self.chunks_of is not None and self.chunks_of[0] is state.previous_marks and self.chunks_of[1] == display
 
     @staticmethod
     def _errors_from(text: str, display: str, diags: Diagnostics, start: int, line: int, col: int,
@@ -175,24 +194,50 @@ class IncrementalParser:
         diags.items.extend(found)
         return bool(found)
 
-    def _incremental(self, text: str, display: str, starts: list[int], marks: list[tuple[int, int]],
-                     diags: Diagnostics):
-        """The statements starting at `starts` (offsets; `marks` their 0-based lines and columns),
-        each parsed or reused."""
-        bounds = starts + [len(text)]
-        head, header, head_diags = self._header(text[: bounds[0]], display)  # all before the first statement
+    def _incremental(self, text: str, display: str, state: TextState, diags: Diagnostics):
+        """The statements the text state marks, each parsed or reused. When the last parse was of
+        the text before the state's last update, the statements the update kept (`TextState.kept`)
+        are taken by place, those after the change moved with their anchors; only the statements
+        between are looked up by their text among the ones they replace, or parsed."""
+        marks = state.marks[1:]
+        starts = state.line_starts
+        count = len(marks)
+        old = self.chunks
+        head = tail = moved = 0
+        if self._parsed_before(state, display) and len(old) == len(state.previous_marks) - 1:
+            head, tail, moved = state.kept
+            head = max(head - 1, 0)  # the header is the state's first mark
+            head, tail = min(head, count, len(old)), min(tail, count - min(head, count), len(old) - head)
+        head_end = starts[marks[0][0]] + marks[0][1] if marks else len(text)
+        head_text, header, head_diags = self._header(text[:head_end], display)  # all before the first statement
+        pool: dict[tuple, list[_Chunk]] = {}
+        for chunk in reversed(self.spare + old[head:len(old) - tail]):  # popped from the end: first first
+            pool.setdefault(chunk.key, []).append(chunk)
+        chunks = old[:head]
+        parsed: list[_Chunk] = []
+        for k in range(head, count - tail):
+            line, column = marks[k]
+            start = starts[line] + column
+            end = starts[marks[k + 1][0]] + marks[k + 1][1] if k + 1 < count else len(text)
+            chunks.append(self._statement(text[start:end], start, k, display, line + 1, column + 1, pool, parsed))
+        if tail:
+            first = count - tail
+            kept = old[len(old) - tail:]
+            if moved:  # each anchor set, not moved by `moved`: whatever an attempt that failed left
+                for k, chunk in enumerate(kept, first):
+                    chunk.anchor.line = marks[k][0] + 1
+                self.stats["shifted"] += tail
+            chunks += kept
+        self.stats["reused"] += head + (0 if moved else tail)
+        self.chunks, self.chunks_of, self.spare = chunks, (state.marks, display), []
         items: list = []
         found: list[Diagnostic] = list(head_diags)
-        fresh: dict[tuple[str, int, str, int], _Chunk] = {}
-        copies: dict[tuple[str, int, str], int] = {}  # the copies of each statement's text so far
-        for k, start in enumerate(starts):
-            line, column = marks[k]
-            chunk = self._statement(text[start:bounds[k + 1]], start, k, display, line + 1, column + 1, fresh, copies)
-            items.extend(chunk.items)
-            found.extend(chunk.diags)
-        self.cache = fresh
+        for chunk in chunks:
+            items += chunk.items
+            if chunk.diags:
+                found += chunk.diags
         diags.items.extend(found)
-        return syntax.rulebook_ast(display, head, header, items)
+        return syntax.rulebook_ast(display, head_text, header, items)
 
     def _header(self, head_text: str, display: str) -> tuple[Any, Any, list[Diagnostic]]:
         """The `language` line and the header, parsed (or as parsed last time): the language,
@@ -204,25 +249,23 @@ class IncrementalParser:
         return self.header[1]
 
     def _statement(self, chunk_text: str, start: int, before: int, display: str, line: int, col: int,
-                   fresh: dict, copies: dict) -> _Chunk:
+                   pool: dict, parsed: list) -> _Chunk:
         """The parse of one top-level statement (at offset `start`, 1-based `line` and `col`, `before`
-        statements before it), reused from the last edit when its text is the same, else parsed
-        now; kept in `fresh`."""
-        # the same statement twice: each copy has its own syntax objects, numbered by a count kept
-        # per text (probing 0, 1, 2, ... would make N copies cost N^2 / 2 probes)
-        same = (display, col, chunk_text)
-        key = same + (copies.get(same, 0),)
-        copies[same] = key[3] + 1
-        chunk = self.cache.get(key)
-        if chunk is None:
-            try:
-                chunk = self._parse_chunk(chunk_text, line, col, display)
-            except _Failed:
-                self.cache.update(fresh)  # keep what did parse, for the next edit
-                raise _Failed((start, line, col, before))
-        else:
+        statements before it): one of the same text in `pool` (statements the last parse had and
+        this one has not placed yet; the same statement twice takes them in order), else parsed now
+        (added to `parsed`). When one fails, what this attempt parsed is kept for the next."""
+        self.stats["looked up"] += 1
+        same = pool.get((display, col, chunk_text))
+        if same:
+            chunk = same.pop()
             self._reuse(chunk, line)
-        fresh[key] = chunk
+            return chunk
+        try:
+            chunk = self._parse_chunk(chunk_text, line, col, display)
+        except _Failed:
+            self.spare = (self.spare + parsed)[-_SPARE:]
+            raise _Failed((start, line, col, before))
+        parsed.append(chunk)
         return chunk
 
     def _reuse(self, chunk: _Chunk, line: int) -> None:
@@ -243,7 +286,7 @@ class IncrementalParser:
         self.stats["parsed"] += 1
         anchor = _Anchor(line)
         _anchor_spans([items, d.items], anchor)
-        return _Chunk(anchor, items, d.items)
+        return _Chunk(anchor, items, d.items, (display, col, chunk_text))
 
 
 def _syntax_errors(text: str, display: str) -> list[Diagnostic]:
@@ -288,12 +331,18 @@ class TextState:
 
     def __init__(self):
         self.lines: list[str] = []
+        self.text = ""  # the text the lines are of
         self.previous: list[str] = []  # the lines before the last update (`layout_only` compares with them)
         self.line_starts: list[int] = []
         self.entries: list[list[tuple]] = []  # per line: `lex_line`'s entries
         self.counts: list[int] = []  # per line: the matches the token limit counts
         self.skeletons: list[str] = []  # per line: its brackets outside strings and comments
         self.marks: list[tuple[int, int]] = []  # (line, column), 0-based, of each statement's start
+        self.previous_marks: list[tuple[int, int]] = []  # the marks before the last update
+        # (head, tail, moved): the first `head` statements have the text and place they had before
+        # the last update, the last `tail` the text of the last `tail` before it, `moved` lines
+        # down (the statements around the change are found again, `_marks`; the rest are not)
+        self.kept: tuple[int, int, int] = (0, 0, 0)
         self.lexed: dict[str, list] = {}  # a line's text -> [entries, count, skeleton]
         self.summaries: dict[str, tuple] = {}  # a line's text -> its brackets (`_summary`)
         self.stats = {"lines lexed": 0, "windows": 0, "full scans": 0, "reached on": 0, "layout only": 0}
@@ -302,12 +351,12 @@ class TextState:
         self.layout_only = False
 
     def update(self, text: str) -> None:
-        new = text.split("\n")
         old = self.lines
         same = len(old) > 0
-        head = _common_prefix(old, new) if same else 0
-        tail = _common_suffix(old, new, min(len(old), len(new)) - head) if same else 0
-        old_end, new_end = len(old) - tail, len(new) - tail
+        if same:
+            new, head, old_end, new_end = self._changed_lines(text)
+        else:
+            new, head, old_end, new_end = text.split("\n"), 0, 0, text.count("\n") + 1
         fresh = [self._lex(line) for line in new[head:new_end]]
         self.layout_only = same and len(old) == len(new) and all(
             _significant(line, entries) == _significant(new[n], fresh[n - head][0])
@@ -317,8 +366,10 @@ class TextState:
         self.counts = self.counts[:head] + [f[1] for f in fresh] + self.counts[old_end:]
         self.skeletons = self.skeletons[:head] + [f[2] for f in fresh] + self.skeletons[old_end:]
         self.previous = old
-        self.lines = new
-        self.line_starts = _line_starts(new)
+        self.previous_marks = self.marks
+        self.lines, self.text = new, text
+        self.line_starts = _line_starts_after(self.line_starts, new, head, old_end, new_end) if same else _line_starts(new)
+        self.kept = (0, 0, 0)
         self.marks = self._marks(head, old_end, new_end) if same else self._all_marks()
         self.stats["lines lexed"] += len(fresh)
         if len(self.lexed) > 2 * len(new) + 1_000:
@@ -326,6 +377,22 @@ class TextState:
             # within a few times the buffer's own lines
             self.lexed = {line: found for line, *found in zip(new, self.entries, self.counts, self.skeletons)}
             self.summaries.clear()
+
+    def _changed_lines(self, text: str) -> tuple[list[str], int, int, int]:
+        """The new text's lines, and the lines the change since the last text spans: lines
+        head..old_end-1 of the old text became head..new_end-1. Only those are split from the
+        text (found from the characters the two texts share at each end); the others are the
+        old lines, the same strings."""
+        before = self.text
+        start = _common_start(before, text)
+        end = _common_end(before, text, min(len(before), len(text)) - start)
+        head = before.count("\n", 0, start)
+        old_end = before.count("\n", 0, len(before) - end) + 1
+        new_end = text.count("\n", 0, len(text) - end) + 1
+        first = self.line_starts[head]
+        stop = text.find("\n", len(text) - end)
+        middle = text[first:stop if stop >= 0 else len(text)].split("\n")
+        return self.lines[:head] + middle + self.lines[old_end:], head, old_end, new_end
 
     def token_count(self) -> int:
         """`parser.count_tokens` of the text."""
@@ -363,19 +430,24 @@ class TextState:
             return self._all_marks()
         if after < len(marks) and (depth != 0 or window[-1].type not in parser.statement_edges()[1]):
             # the change reaches past the next statement's start (a bracket left open, say)
-            rest = self._rest(end_line, end_column, depth, window[-1].type, after, moved)
+            rest, tail = self._rest(end_line, end_column, depth, window[-1].type, after, moved)
             self.stats["reached on"] += 1
         else:
-            rest = [(ln + moved, col) for ln, col in marks[after:]]
+            rest, tail = [(ln + moved, col) for ln, col in marks[after:]], len(marks) - after
         self.stats["windows"] += 1
-        return marks[:first] + [(lines[i], window[i].start) for i in found] + rest
+        again = [(lines[i], window[i].start) for i in found]
+        # the statement before `first` ends where `first` starts: kept when that start is found again
+        self.kept = (first if again[:1] == [marks[first]] else max(first - 1, 0), tail, moved)
+        return marks[:first] + again + rest
 
-    def _rest(self, line: int, column: int, depth: int, prev: str, after: int, moved: int) -> list[tuple[int, int]]:
+    def _rest(self, line: int, column: int, depth: int, prev: str, after: int,
+              moved: int) -> tuple[list[tuple[int, int]], int]:
         """The statements' starts from (line, column) on, where the scan (`scan_statements`) is at
         `depth` after a token of type `prev`, and the old marks from `after` on are `moved` lines
-        off. A line whose tokens all stay inside brackets is passed over whole (`_summary`); the
-        old marks are taken again from the first one at a line's start that the scan reaches at
-        depth 0 after a token that can end a statement: the scan from there is the old one."""
+        off, with how many of them are old marks taken again. A line whose tokens all stay inside
+        brackets is passed over whole (`_summary`); the old marks are taken again from the first
+        one at a line's start that the scan reaches at depth 0 after a token that can end a
+        statement: the scan from there is the old one."""
         first, last = parser.statement_edges()
         marks, found = self.marks, []
         entries = [e for e in self.entries[line] if e[2] >= column]
@@ -389,11 +461,11 @@ class TextState:
                 prev = type_
             n += 1
             if n >= len(self.lines):
-                return found
+                return found, 0
             if depth == 0 and prev in last:
                 k = bisect.bisect_left(marks, (n - moved, 0), after)
                 if k < len(marks) and marks[k] == (n - moved, 0):
-                    return found + [(ln + moved, col) for ln, col in marks[k:]]
+                    return found + [(ln + moved, col) for ln, col in marks[k:]], len(marks) - k
             net, low, last_type = self._summary(n)
             if depth + low > 0:  # no token of the line is at depth 0, none closes past it
                 depth += net
@@ -443,21 +515,37 @@ def _significant(line: str, entries: list[tuple]) -> str:
     return line[:entries[-1][3]] if entries else ""
 
 
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    """How many leading items `a` and `b` share (a binary search of slices compared whole)."""
+def _common_start(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share (a binary search comparing pieces in place)."""
     low, high = 0, min(len(a), len(b))
     while low < high:
         mid = (low + high + 1) // 2
-        if a[low:mid] == b[low:mid]:
+        if a.startswith(b[low:mid], low):
             low = mid
         else:
             high = mid - 1
     return low
 
 
-def _common_suffix(a: list[str], b: list[str], limit: int) -> int:
-    """How many trailing items `a` and `b` share, at most `limit`."""
-    return _common_prefix(a[len(a) - limit:][::-1], b[len(b) - limit:][::-1]) if limit > 0 else 0
+def _common_end(a: str, b: str, limit: int) -> int:
+    """How many trailing characters `a` and `b` share, at most `limit`."""
+    low, high = 0, max(limit, 0)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a.endswith(b[len(b) - mid:len(b) - low], 0, len(a) - low):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _line_starts_after(starts: list[int], lines: list[str], head: int, old_end: int, new_end: int) -> list[int]:
+    """`_line_starts(lines)` from the old lines' `starts` after lines head..old_end-1 became
+    head..new_end-1: those before are where they were, those after moved by one difference."""
+    middle = list(itertools.accumulate(map(len, lines[head:new_end]), lambda at, n: at + n + 1, initial=starts[head]))
+    if old_end >= len(starts):  # the change reaches the last line
+        return starts[:head] + middle[:-1]
+    return starts[:head] + middle + list(map((middle[-1] - starts[old_end]).__add__, starts[old_end + 1:]))
 
 
 def _line_starts(lines: list[str]) -> list[int]:
