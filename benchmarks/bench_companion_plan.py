@@ -7,7 +7,7 @@ Mega Civilization states.
 Times are CPU times (Node's process.cpuUsage, Python's process_time: the machine may be busy).
 For each stress state of benchmarks/bench_planner.py (`--stress` there, the strict credits' too) it prints the time of one
 `civdsl.plan(state, options)` call of the generated engine in Node (the least of `--repeat` runs
-after one warm-up run; the first, cold run too) and of one `answer.plan` call in Python, with
+after one warm-up run; the first, cold run too) and of one `civdsl.plan.plan` call in Python, with
 their ratio; then the median, 90th percentile and worst times of both engines over `--states`
 random states (bench_planner.random_state), and of `civdsl.cost` on a random purchase. Every
 answer is checked equal to Python's as the equality tests check it (a difference is reported and
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import civdsl  # noqa: E402
-from civdsl.plan import answer  # noqa: E402
+from civdsl.plan import plan  # noqa: E402
 from civdsl.companion.jsgen import engine_script  # noqa: E402
 from companion_harness import checked_edition  # noqa: E402
 
@@ -105,7 +105,7 @@ def stress(repeat: int) -> list[dict]:
         options = {k: v for k, v in options.items() if k != "stops"}  # the bench's mark, no option
         query = {"command": "plan", "state": st, "options": {flags.get(k, k): v for k, v in options.items()}}
         [js] = node_times(rid, [query], repeat)
-        py = python_time(lambda: answer.plan(rb, dict(st), **options), min(repeat, 3))
+        py = python_time(lambda: plan(rb, dict(st), **options), min(repeat, 3))
         rows.append({"case": name, "node": js["best"], "node_cold": js["cold"], "python": py,
                      "search": js["answer"].get("search"), "difference": _same(rid, query, js["answer"])})
     return rows
@@ -133,7 +133,7 @@ def random_states(states: int, seed: int, repeat: int) -> dict:
         unheld = [n for n in rb.module.ADVANCES if n not in st["holds"]]
         queries.append({"command": "cost", "state": st, "options": {"buy": rng.sample(unheld, 3)}})
     got = node_times("megaciv", queries, repeat)
-    py_plan = [python_time(lambda: answer.plan(rb, dict(st)), 1) for st in samples]
+    py_plan = [python_time(lambda: plan(rb, dict(st)), 1) for st in samples]
     differences = [d for q, g in zip(queries, got) if (d := _same("megaciv", q, g["answer"]))]
 
     def stats(times):

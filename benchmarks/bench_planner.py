@@ -65,9 +65,10 @@ def planner_api():
 
     if hasattr(purchase, "plan"):
         return purchase
-    from civdsl.plan import answer, objectives
+    from civdsl import plan as planner_package
+    from civdsl.plan import objectives
 
-    return types.SimpleNamespace(plan=answer.plan, objective=objectives.objective,
+    return types.SimpleNamespace(plan=planner_package.plan, objective=objectives.objective,
                                  PurchaseProblem=purchase.PurchaseProblem)
 
 

@@ -1144,3 +1144,31 @@ def test_a_name_typed_with_decomposed_accents_is_found(driver, tmp_path):
                                          civdsl.score({holds: h}, {})))""", decomposed, composed)
     assert "error" not in answers[0] and answers[0] == answers[1] != answers[2]
     assert _console_errors(driver) == []
+
+
+def test_the_plan_pane_answers_for_the_chosen_objective_and_reads_expressions_as_the_command_line(driver, pages):
+    """The plan pane's objective (cards) answers as `civdsl plan --objective cards`; an objective
+    expression asked of the page's engine gives the command line's plan or its message."""
+    from civdsl.plan.answer import plan
+    from civdsl.state import StateError
+
+    _open(driver, pages["megaciv"])
+    driver.execute_script("civdslPage.importState(civdslPage.parseStateText(arguments[0]))",
+                          (ROOT / "examples" / "state.yaml").read_text(encoding="utf-8"))
+    _settle(driver)
+    driver.execute_script("const s = document.getElementById('in-objective'); s.value = 'cards';"
+                          "s.dispatchEvent(new Event('change'))")
+    _settle(driver)
+    state = driver.execute_script("return civdslPage.stateFile()")
+    rulebook = civdsl.load("megaciv")
+    want = plan(rulebook, dict(state), objective_spec="cards", top=1)["plans"][0]
+    assert all(name in _text(driver, "#plan-buy") for name in want["buy"]) and "advances" in _text(driver, "#plan-body")
+    for spec in ("vp / 3 + cost // 7", "vp + costt", "vp andcost", "(vp"):
+        page = driver.execute_script("return civdsl.plan(arguments[0], {objective: arguments[1], top: 1})", state, spec)
+        try:
+            best = plan(rulebook, dict(state), objective_spec=spec, top=1)["plans"][0]
+        except StateError as exc:
+            assert page["error"]["message"] == str(exc)
+        else:
+            assert page["plans"][0]["buy"] == best["buy"] and page["plans"][0]["objective"] == str(best["objective"])
+    assert _console_errors(driver) == []

@@ -380,7 +380,8 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["score", "megaciv", "--holds", "Pottery,Medicine"], {"civdsl.cli.questions"}),
              (["plan", "megaciv", "--set", "treasury=30", "--set", "players=5"],
-              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.answer", "civdsl.plan.hand", "civdsl.plan.objectives",
+              {"civdsl.cli.plan", "civdsl.plan", "civdsl.plan.answer", "civdsl.plan.question", "civdsl.plan.hand",
+               "civdsl.plan.objectives",
                "civdsl.plan.payment", "civdsl.plan.purchase", "civdsl.plan.text", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",

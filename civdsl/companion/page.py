@@ -436,7 +436,7 @@ def compact_css(text: str) -> str:
 # trade cards), with the option that would: the page's copy of the engine holds, in their place, a
 # function that refuses the question, which keeps every page within its weight goal. In Node and
 # in the tests' engine (`engine_script`) they are all there.
-PAGE_LEAVES_OUT = {"planTwoTurns": "--horizon 2 (the look-ahead)", "planExplain": "--explain",
+PAGE_LEAVES_OUT = {"ph_two_turns": "--horizon 2 (the look-ahead)", "pa__explain": "--explain",
                    "costStacks": "--trade-cards", "pr_trade_card_prices": "--trade-cards"}
 
 
@@ -459,13 +459,13 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 def without_unused(parts: list[str], also_reads: str) -> list[str]:
-    """PARTS without the top-level functions nothing reaches: neither the code outside every
+    """PARTS without the top-level functions and classes nothing reaches: neither the code outside every
     top-level function, nor ALSO_READS (the page's own script), nor a function reached. The
     runtime files hold helpers that only some editions' rules call (and the helpers of what the
     page leaves out): this edition's page carries only what it can run. Any word counts as a
     reference, in a string too (the conservative reading: a function kept that need not be).
     Parts the scanner cannot read are kept whole, with every name in them a reference."""
-    found = [_top_functions(part) for part in parts]
+    found = [_top_functions(part, classes=True) for part in parts]
     bodies: dict[str, set[str]] = {}
     roots = set(_IDENTIFIER.findall(also_reads))
     for part, spans in zip(parts, found):
@@ -475,7 +475,7 @@ def without_unused(parts: list[str], also_reads: str) -> list[str]:
         pos = 0
         for name, (start, end) in spans.items():
             roots.update(_IDENTIFIER.findall(part, pos, start))
-            bodies[name] = set(_IDENTIFIER.findall(part, start + len("function " + name), end))
+            bodies[name] = set(_IDENTIFIER.findall(part, part.index(name, start) + len(name), end))
             pos = end
         roots.update(_IDENTIFIER.findall(part, pos))
     live, todo = set(), [name for name in bodies if name in roots]
@@ -751,11 +751,16 @@ def _next_code_char(tokens, i: int) -> str:
     return ""
 
 
+_FUNCTION = re.compile(r"function ([A-Za-z_$][A-Za-z0-9_$]*)\(")
+_CLASS_OR_FUNCTION = re.compile(r"(?:function ([A-Za-z_$][A-Za-z0-9_$]*)\(|class ([A-Za-z_$][A-Za-z0-9_$]*)"
+                                r"(?: extends [A-Za-z_$][A-Za-z0-9_$]*)? \{)")
+
+
 @lru_cache(maxsize=64)
-def _top_functions(part: str) -> dict[str, tuple[int, int]] | None:
-    """Where each top-level `function NAME(...) {...}` of PART (its keyword at the start of a line)
-    starts and ends, in the order written; None for a part the scanner cannot read or one that
-    declares a name twice."""
+def _top_functions(part: str, classes: bool = False) -> dict[str, tuple[int, int]] | None:
+    """Where each top-level `function NAME(...) {...}` (with CLASSES, and `class NAME {...}`) of
+    PART (its keyword at the start of a line) starts and ends, in the order written; None for a
+    part the scanner cannot read or one that declares a name twice."""
     tokens = _js_tokens(part)
     if tokens is None:
         return None
@@ -763,11 +768,12 @@ def _top_functions(part: str) -> dict[str, tuple[int, int]] | None:
     pos, start, name, depth, line_start = 0, None, None, 0, True
     for kind, token in tokens:
         if start is None and kind == "code" and line_start:
-            m = re.match(r"function ([A-Za-z_$][A-Za-z0-9_$]*)\(", token)
+            m = re.match(_CLASS_OR_FUNCTION if classes else _FUNCTION, token)
             if m:
-                if m.group(1) in spans:
+                found = m.group(1) or m.group(m.lastindex)
+                if found in spans:
                     return None
-                start, name, depth = pos, m.group(1), 0
+                start, name, depth = pos, found, 0
         if start is not None and kind == "code":
             for i, ch in enumerate(token):
                 depth += {"{": 1, "}": -1}.get(ch, 0)

@@ -24,14 +24,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from . import jsops, pynumbers, pyscopes
-from .pycalls import NO_ATTRIBUTES, CallTranslation
+from .pycalls import DICT_SET_METHODS, NO_ATTRIBUTES, CallTranslation
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.placement": "pl", "civdsl.pricing": "pr",
+ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
+                  "civdsl.plan.purchase": "pu", "civdsl.plan.horizon": "ph", "civdsl.plan.answer": "pa",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
                   "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr",
                   "civdsl.stateanswers": "sa",
@@ -55,7 +56,9 @@ HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unkn
               "civdsl.errors": {"StateError": "UserError"},
               "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
                                "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
-              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"}}
+              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"},
+              "civdsl.runtime": {"lookup": "lookup"},
+              "civdsl.plan.hand": {"hand_report": "planHandReport"}}
 # Names of the language's vocabulary an engine module may import as data: the names each declares
 # (a mapping's keys, a tuple's items), written into the engines' part of the script as constants
 # by `engine_source`, with each text an escaped literal. The game ledger reads them (which facts a
@@ -78,7 +81,7 @@ BUILTIN_EXCEPTIONS = frozenset({"ValueError"})
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
 
 # What an engine module may import, by module: the names it may take from it (None: the module itself).
-_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None,
+_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None, "copy": None,
             "itertools": {"chain", "combinations"}, "typing": {"Any", "Callable", "Iterable"},
             "fractions": {"Fraction"}}
 
@@ -229,6 +232,7 @@ class _Module(CallTranslation):
             if home in ENGINE_MODULES:
                 classes = _classes_of(home)
                 js = f"{ENGINE_MODULES[home]}_{alias.name}"
+                self.engine_imports[alias.name] = home
             elif alias.name in HOST_NAMES.get(qualified, {}):
                 js = HOST_NAMES[qualified][alias.name]
                 classes = {alias.name} if js in _HOST_CLASSES else set()
@@ -302,14 +306,25 @@ class _Module(CallTranslation):
         extends = f" extends {self.host[base.name]}" if base is not None else " extends PyDict" if bases else ""
         self.line(f"class {self.global_name(node.name)}{extends} {{")
         self.depth += 1
+        constants = []
         for item in self._body_without_docstring(node.body):
             if isinstance(item, ast.Assign) and [ast.unparse(t) for t in item.targets] == ["__slots__"]:
                 continue  # the fields are the constructor's assignments
+            if self._is_constant_definition(item):
+                constants.append(item)
+                continue
             if not isinstance(item, ast.FunctionDef):
                 self.refuse(item, f"a class-level {type(item).__name__}")
             self._method(node, item, bool(bases))
         self.depth -= 1
         self.line("}")
+        # a class constant is read through an instance (`self.limit`), which an assignment to the
+        # instance would shadow, as Python's class attribute is: the prototype's property
+        for item in constants:
+            name = item.targets[0].id
+            if name in NO_ATTRIBUTES or name.startswith("__"):
+                self.refuse(item, f"the class constant {name}")
+            self.line(f"{self.global_name(node.name)}.prototype.{name} = {self.expr(item.value)};")
 
     def _exception_base(self, node: ast.ClassDef) -> str | None:
         """The JavaScript class an exception class of the module extends: Error (based on
@@ -519,6 +534,8 @@ class _Module(CallTranslation):
 
     def stmt_ImportFrom(self, node) -> None:
         self._import(node)  # a late import (start-up time): the runtime has the names already
+
+    stmt_Import = stmt_ImportFrom
 
     def stmt_FunctionDef(self, node) -> None:
         self._function(node, self.js_name(node.name))
@@ -803,6 +820,12 @@ class _Module(CallTranslation):
             return fn is not None and ast.unparse(fn.returns or ast.Constant(None)) == "bool"
         return False
 
+    def _own_field(self, e: ast.Attribute) -> bool:
+        """Whether E is `self.NAME` where the current class defines no method NAME: a field (the
+        subset has no subclasses of engine classes)."""
+        cls = self.scopes[-1].cls if self.scopes else None
+        return cls is not None and ast.unparse(e.value) == "self" and self._method_def(e) is None
+
     def _method_def(self, func) -> ast.FunctionDef | None:
         """The method `self.m` names, when the current class defines it."""
         cls = self.scopes[-1].cls if self.scopes else None
@@ -854,6 +877,10 @@ class _Module(CallTranslation):
         method = self._method_def(e)
         if method is not None and not _is_property(method):
             return f"{text}.bind({self.expr(e.value)})"  # a bound method as a value
+        if (e.attr in _method_names() or self._defines_method(e.attr)) and not self._own_field(e):
+            # maybe another object's bound method as a value (`key=self.order.get`, `spent=table.spent`):
+            # bound where it is one, the value itself where it is a field
+            return f"pyBound({self.expr(e.value)}, {js_string(e.attr)})"
         return text
 
     def attribute(self, e: ast.Attribute) -> str:
@@ -1099,6 +1126,18 @@ def _function_nodes_of(qualified: str) -> dict:
 
 
 @functools.cache
+def _method_names() -> frozenset:
+    """The names of every method of the engine modules' classes and of the runtime's dicts and
+    sets: an attribute read of one of them, not called, may be a bound method."""
+    names = set(DICT_SET_METHODS) | {"append", "extend", "sort", "index", "pop"}
+    for qualified in ENGINE_MODULES:
+        for node in ast.parse(_module_text(qualified)[1]).body:
+            if isinstance(node, ast.ClassDef):
+                names.update(m.name for m in node.body if isinstance(m, ast.FunctionDef) and not m.name.startswith("__"))
+    return frozenset(names)
+
+
+@functools.cache
 def _defined_in(qualified: str, name: str) -> str:
     """The engine module whose NAME the module QUALIFIED imports by name and so re-exports, else
     QUALIFIED itself."""
@@ -1151,7 +1190,7 @@ SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$
                  "number": "$n", "pyMax": "$M", "pyItems": "$y", "pySum": "$u", "max_": "$m", "sub": "$d",
                  "mul": "$e", "and_": "$f", "neg": "$j", "or_": "$k", "min_": "$p", "pyBitOr": "$q", "pyInt": "$v",
                  "not_": "$w", "pyMod": "$z", "pyJoin": "$J", "pyFloat": "$K", "pyZip": "$Z", "pyMin": "$Q",
-                 "pySort": "$B", "floordiv": "$V"}
+                 "pySort": "$B", "floordiv": "$V", "pyBound": "$b"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
 _HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 

@@ -21,7 +21,8 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
-          "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd"}
+          "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
+          "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"]}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)
@@ -34,7 +35,7 @@ _CONTAINERS = {"tuple": ("[]", "pyList({})"), "list": ("[]", "pyList({})"),
                "set": ("new PySet()", "pySetOf(pyIterAny({}))"), "frozenset": ("new PySet()", "pySetOf(pyIterAny({}))"),
                "dict": ("new PyDict()", "pyDict({})")}
 # methods of list, dict and set, written as the runtime's (PyDict and PySet have Python's names)
-_DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
+DICT_SET_METHODS = {"get", "setdefault", "items", "keys", "values", "update", "copy", "add", "discard", "union",
                      "difference", "intersection", "issubset", "isdisjoint"}
 NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 # methods of str with one argument (where no class of the module defines one of that name): one
@@ -232,7 +233,7 @@ class CallTranslation:
         if list_form is not None:
             return list_form
         target = self.expr(func.value)
-        if m in _DICT_SET_METHODS:
+        if m in DICT_SET_METHODS:
             self._keywords(e, set())
             any_order = m in ("union", "update")
             return f"{target}.{m}({', '.join(self._arg(a, any_order) for a in e.args)})"

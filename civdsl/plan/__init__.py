@@ -5,7 +5,8 @@ pay for them, and what a hand of commodity cards is worth.
 - `hand.py`: the hand (`--cards`, `civdsl hand`);
 - `payment.py`: the payment table;
 - `purchase.py`: the problem (candidates, prices from the credit engine) and its branch and bound;
-- `answer.py`: the planner's answer (`plan`), its notes and `--explain`;
+- `question.py`: the planner's question (`plan`): the rulebook, the state and the objective read;
+- `answer.py`: the planner's answer, its notes and `--explain`;
 - `text.py`: the answer and a hand's value as text;
 - `search.py`: the exact dynamic programme over price the branch and bound hands over to;
 - `horizon.py`: the two-turn look-ahead (`--horizon 2`), loaded only when asked for.
@@ -13,7 +14,7 @@ pay for them, and what a hand of commodity cards is worth.
 Method, bounds and measurements: docs/planner.md.
 """
 
-from .answer import plan
+from .question import plan
 from .hand import hand_report, parse_cards
 from .text import render, render_hand
 

@@ -4,13 +4,13 @@ advance not bought was left out."""
 
 from __future__ import annotations
 
-from .. import runtime, startcredits
-from ..state import StateError
+from ..errors import StateError
+from ..runtime import PlayerState
+from ..startcredits import start_credits
 from ..unknown import number
-from .objectives import objective
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
-from .purchase import Choice, PurchaseProblem
+from .purchase import Choice, PurchaseProblem, with_want
 
 
 # --- the planner's answer -------------------------------------------------------------------
@@ -55,7 +55,7 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
     """What the plan could not count for want of a fact: start credits without the player count,
     the trade-block value of a set without the player's block."""
     notes = []
-    start = startcredits.start_credits(module, runtime.PlayerState(module, held, facts))
+    start = start_credits(module, PlayerState(module, held, facts))
     if start is not None and start["per_group"] is None:
         notes.append("start credits are not counted: they depend on "
                      + (", ".join(f"`{m}`" for m in start["missing"]) or start["problem"] or "?"))
@@ -65,30 +65,19 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
     return notes
 
 
-def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str | None = None, want=(), avoid=(),
-         top: int = 1, explain: bool = False, horizon: int = 1, hand_limit: int | None = None, among=None) -> dict:
-    """The best purchases this turn (and, with horizon 2, an estimate of the next turn's).
-
-    `rulebook` is a Rulebook (civdsl.load) or an edition id / path; `state` the facts of a state
-    file (holds, credits, commodities, treasury, players, ...).
-    """
-    if not hasattr(rulebook, "module"):
-        from ..api import load
-
-        rulebook = load(rulebook)
-    module = rulebook.module
-    st = rulebook.state(holds, dict(state or {}))
-    held, facts = st.held, st.facts
-    obj = objective(module, objective_spec, st)
+def answer(module, rulebook_id: str, edition_name: str, held, facts: dict, obj, *, want=None, avoid=None,
+           among=None, hand_limit: int | None = None, top: int = 1, explain: bool = False, horizon: int = 1) -> dict:
+    """The best purchases this turn (and, with horizon 2, an estimate of the next turn's) for the
+    player who holds HELD with FACTS (a checked state's), maximising OBJ (objectives.Objective)."""
     if horizon not in (1, 2):
         raise StateError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)")
     problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
     shown = max(int(top), 5 if explain else 1)
-    choices = problem.search(top=shown)
-    hand = hand_report(module, problem.cards, runtime.PlayerState(module, held, facts))
+    choices = problem.search(shown)
+    hand = hand_report(module, problem.cards, PlayerState(module, held, facts))
     report: dict = {
-        "rulebook": rulebook.id,
-        "edition": rulebook.name,
+        "rulebook": rulebook_id,
+        "edition": edition_name,
         "objective": {"name": obj.name, "label": obj.label},
         "holds": list(held),
         "budget": {
@@ -126,7 +115,7 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     if explain:
         report["explain"] = _explain(problem, choices)
     if horizon == 2:
-        from .horizon import two_turns
+        from .horizon import two_turns  # here, not at the top: most plans look one turn ahead (start-up)
 
         report["horizon"] = two_turns(problem, one=choices[:1])
     _payment_limit(report, problem)
@@ -161,7 +150,7 @@ def _compare(best: Choice, other: Choice, label: str) -> str:
     same = f"the same {n(best.objective)} {label}"
     if other.spent != best.spent:
         return f"{same}, but hands over {n(other.spent)} against {n(best.spent)}"
-    same += f" for the same {n(best.spent)} handed over"
+    same = same + f" for the same {n(best.spent)} handed over"
     if other.credit != best.credit:
         return f"{same}, but {n(other.credit)} credit points for later turns against {n(best.credit)}"
     if len(other.buys) != len(best.buys):
@@ -211,16 +200,16 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
     it (with its ranking key, for the order), or why no purchase with it fits."""
     entry = {"advance": name, "objective": number(problem.objective.values[name]),
              "price": problem.base[name]}
-    got = _best_with(problem, choices, name)
-    if got is _UNSEARCHED:
-        limit = (f"the explanation's searches reached their work limit ({problem.explain_cap:,} sets of advances"
+    searched, got = _best_with(problem, choices, name)
+    if not searched:
+        limit = (f"the explanation's searches reached their work limit ({_grouped(problem.explain_cap)} sets of advances"
                  + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price") + ")")
-        bound, best = problem.with_want(name).root_bound(), choices[0].objective
+        bound, best = with_want(problem, [name]).root_bound(), choices[0].objective
         if bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
                                 f"{problem.objective.label} against {number(best)} ({limit})")
         else:
-            problem.explain_unsearched += 1
+            problem.explain_unsearched = problem.explain_unsearched + 1
             entry["why_not"] = f"not worked out: {limit}"
         return entry
     if got is None:
@@ -233,39 +222,36 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> d
     return entry
 
 
-def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> Choice | None:
-    """The best purchase that includes `name`: the first of the ranked plans that does (every plan
-    ranked above it is listed and leaves it out: no search needed then), else a search that
-    wants it too where the card limit leaves room; None when no purchase with it fits."""
-    listed = next((c for c in choices if name in c.buys), None)
-    if listed is not None:
-        return listed
+def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> tuple:
+    """Whether --explain's work limit let it search, and the best purchase that includes `name`:
+    the first of the ranked plans that does (every plan ranked above it is listed and leaves it
+    out: no search needed then), else a search that wants it too where the card limit leaves
+    room; None when no purchase with it fits."""
+    for c in choices:
+        if name in c.buys:
+            return True, c
     if problem.max_new is not None and len(problem.want) >= problem.max_new:
-        return None
+        return True, None
     # a branch and bound within an even share of the sets left; where it stops short and prices add
     # up, the plan's own exact programme from what it reached, up to explain_programmes of them;
     # under single-use credits it stops with the best found
     share = (problem.explain_cap - problem.explain_sets) // max(1, problem.explain_pending)
-    problem.explain_pending -= 1
-    clone = problem.with_want(name)
+    problem.explain_pending = problem.explain_pending - 1
+    clone = with_want(problem, [name])
     floor = None
     if share > 0:
         clone.complete, clone.stopped = True, False
         got, floor = clone._branch_and_bound(1, min(share, clone.single_use_cap) if clone.single_use else share)
         if got is not None:
-            problem.explain_sets += clone.visited
-            problem.explain_stopped += clone.stopped
-            return got[0] if got else None
-        problem.explain_sets += share
+            problem.explain_sets = problem.explain_sets + clone.visited
+            problem.explain_stopped = problem.explain_stopped + (1 if clone.stopped else 0)
+            return True, (got[0] if got else None)
+        problem.explain_sets = problem.explain_sets + share
     if clone.single_use or problem.explain_runs >= problem.explain_programmes:
-        return _UNSEARCHED
-    problem.explain_runs += 1
+        return False, None
+    problem.explain_runs = problem.explain_runs + 1
     found = clone.programme(1, floor)
-    return found[0] if found else None
-
-
-# --explain's answer for an advance its work limit left unexplained
-_UNSEARCHED = object()
+    return True, (found[0] if found else None)
 
 
 def _unaffordable(problem: PurchaseProblem, name: str) -> str:
@@ -275,3 +261,14 @@ def _unaffordable(problem: PurchaseProblem, name: str) -> str:
         return f"costs {problem.base[name]} after credits; the budget is {budget}"
     return (f"costs {problem.base[name]} after credits; no purchase that includes it "
             f"(and every --want) fits the budget of {budget} and the card limit")
+
+
+def _grouped(n: int) -> str:
+    """A whole number not below 0 with a comma between groups of three digits (f"{n:,}")."""
+    text = str(n)
+    out = text[-3:]
+    text = text[:-3]
+    while text:
+        out = text[-3:] + "," + out
+        text = text[:-3]
+    return out

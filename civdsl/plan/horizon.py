@@ -1,10 +1,8 @@
 """The two-turn look-ahead of the purchase planner (`civdsl plan --horizon 2`): the best pair of
 purchases over this turn and the next, the hand and treasury assumed to be the same next turn.
 
-It works on a purchase.PurchaseProblem it is given (this turn's) and the ones that problem makes for
-next turn (`PurchaseProblem.after`); it never imports the planner, which imports it only when a
-look-ahead is asked for (so `civdsl plan` without one does not load it). Method and bound:
-docs/planner.md, "Two turns".
+It works on a purchase.PurchaseProblem it is given (this turn's) and the ones `purchase.after`
+makes of it for next turn; answer.py calls it. Method and bound: docs/planner.md, "Two turns".
 """
 
 from __future__ import annotations
@@ -13,9 +11,10 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from .. import pricing
+from ..pricing import ability, prices
 from ..unknown import number
 from .payment import PAYING
+from .purchase import after, choice, with_want
 from .search import stopped_bound
 
 
@@ -80,7 +79,7 @@ class _TwoTurns:
 
     def _treasury_value(self, h: str):
         """What a treasury token is worth once h is held (0: h has no treasury_value ability)."""
-        return max([a["value"] for a in pricing.ability(self.module, h, "treasury_value")] or [0])
+        return max([a["value"] for a in ability(self.module, h, "treasury_value")] or [0])
 
     def _prices_now(self) -> tuple[list, dict]:
         """The advances not held that may be bought this turn or next, and this turn's price of
@@ -89,7 +88,7 @@ class _TwoTurns:
         unheld = [n for n in module.ADVANCES if self._for_sale(n)]
         price1 = {n: first.base[n] for n in unheld if n in first.base}
         for n in [n for n in unheld if n not in price1]:
-            price1[n] = max(0, pricing.prices(module, first.holds, [n], first.extra)["items"][0]["price"])
+            price1[n] = max(0, prices(module, first.holds, [n], first.extra)["items"][0]["price"])
         return unheld, price1
 
     def _for_sale(self, name: str) -> bool:
@@ -112,7 +111,7 @@ class _TwoTurns:
         of i's cost where h's acquire_all covers i (held, h makes i free: pricing.prices)."""
         advances = self.module.ADVANCES
         acquires = h != i and any(a["group"] in advances[i]["groups"] and advances[i]["cost"] < a["cost_below"]
-                                  for a in pricing.ability(self.module, h, "acquire_all"))
+                                  for a in ability(self.module, h, "acquire_all"))
         return advances[h]["specific"].get(i, 0) + (advances[i]["cost"] if acquires else 0)
 
     def _reduction(self, n: str, unheld: list, price1: dict):
@@ -125,9 +124,9 @@ class _TwoTurns:
             return [price1[c] for c in unheld if c != n and a["group"] in advances[c]["groups"]
                     and advances[c]["cost"] < a["cost_below"]]
 
-        r = sum(a["amount"] for a in pricing.ability(self.module, n, "discount"))
-        r += sum(max(eligible(a), default=0) for a in pricing.ability(self.module, n, "free_advance"))
-        return r + sum(sum(eligible(a)) for a in pricing.ability(self.module, n, "acquire_all"))
+        r = sum(a["amount"] for a in ability(self.module, n, "discount"))
+        r = r + sum(max(eligible(a), default=0) for a in ability(self.module, n, "free_advance"))
+        return r + sum(sum(eligible(a)) for a in ability(self.module, n, "acquire_all"))
 
     def _card_value(self):
         """The most the cards can pay next turn (a turn-one purchase may bring card_treasury,
@@ -136,8 +135,8 @@ class _TwoTurns:
         first, module = self.first, self.module
         card_value = first.payments.most_turned_in()
         either = list(first.holds) + list(first.candidates)
-        rate = max([a["rate"] for h in either for a in pricing.ability(module, h, "card_treasury")] or [0])
-        substitute = any(pricing.ability(module, h, "substitute_card") for h in either)
+        rate = max([a["rate"] for h in either for a in ability(module, h, "card_treasury")] or [0])
+        substitute = any(ability(module, h, "substitute_card") for h in either)
         if rate or substitute:
             tv_max = max([first.treasury_value] + list(self.tv_of.values()))
             wide = first.payments.cards_only(tv_max, rate, substitute)
@@ -155,7 +154,7 @@ class _TwoTurns:
         for k, name in enumerate(self.worth):
             if name not in excluded:
                 p = self.floor_price[k] - credit[k]
-                room += max(0, -p)
+                room = room + max(0, -p)
                 rows.append(_row(self.ratio_obj[k], max(0, p)))
         rows.sort(key=lambda r: r[0], reverse=True)
         return rows, room
@@ -167,10 +166,10 @@ class _TwoTurns:
             if p > room:
                 # the part of it that fits (rounded down for whole-number objectives)
                 part = Fraction(v) * room / p
-                total += math.floor(part) if self.whole else part
+                total = total + (math.floor(part) if self.whole else part)
                 break
-            total += v
-            room -= p
+            total = total + v
+            room = room - p
         return total
 
     def least_price(self, rows, need):
@@ -182,20 +181,20 @@ class _TwoTurns:
             if v >= need:
                 part = Fraction(p) * need / v
                 return cost + (math.floor(part) if self.whole else part)
-            cost += p
-            need -= v
+            cost = cost + p
+            need = need - v
         return cost if need <= 0 else None
 
     # -- pairs -------------------------------------------------------------------------------
 
     def evaluate(self, c1) -> None:
         """Price a turn-one set for next turn and keep the pair if it is the best so far."""
-        self.examined[1] += 1
-        p2 = self.first.after(c1.buys, self.payments)
-        got = p2.search(top=1)
-        self.work += max(1, p2.visited)
-        self.capped += len(p2.capped_least)
-        self.next_stopped += p2.stopped
+        self.examined[1] = self.examined[1] + 1
+        p2 = after(self.first, c1.buys, self.payments)
+        got = p2.search(1)
+        self.work = self.work + max(1, p2.visited)
+        self.capped = self.capped + len(p2.capped_least)
+        self.next_stopped = self.next_stopped + (1 if p2.stopped else 0)
         if not got:
             return
         c2 = got[0]
@@ -208,22 +207,22 @@ class _TwoTurns:
         turns (with the tie bound: a set that can at best tie must not already spend more)
         cannot beat the best pair."""
         pp = self.pp
-        self.examined[0] += 1
-        self.work += 1
+        self.examined[0] = self.examined[0] + 1
+        self.work = self.work + 1
         if self.examined[0] > self.max_sets or self.work > self.first.horizon_work:
-            raise _SearchStopped
+            raise _SearchStopped("the look-ahead's work limit")
         if pp.single_use and pp.work[0] > pp.single_use_work:
-            raise _SearchStopped  # the work limit every search of the answer shares
+            raise _SearchStopped("the answer's work limit")  # the work limit every search of the answer shares
         got = pp._price_and_spent(names, sumb, same, hdelta)
         if got is None:
             return
         price, spent, limit = got
-        buys = tuple(sorted(names, key=pp.order.get))
+        buys = tuple(sorted(names, key=lambda n: pp.order[n]))
         if buys == self.one[0].buys:
             return
         rows, room = self.quick_rows(credit, set(names), tv)
         if not self.beaten(objective + self.quick_bound(rows, room), objective, spent, rows):
-            self.evaluate(pp.choice(names, price, spent, limit))
+            self.evaluate(choice(pp, names, price, spent, limit))
 
     def _prepare_walk(self) -> None:
         """Per position of the walk: the credit and treasury value every later advance can
@@ -271,8 +270,8 @@ class _TwoTurns:
                 continue
             w, c = self.weight[at], self.group_credit[g][at]
             if w <= cap:
-                total += c
-                cap -= w
+                total = total + c
+                cap = cap - w
             else:
                 return total + (c * cap) // w + 1  # the part that fits, rounded up
         return total
@@ -294,7 +293,7 @@ class _TwoTurns:
             if n in names:
                 continue
             p = self.floor_price[k] - credit[k]
-            widen += max(0, -p)
+            widen = widen + max(0, -p)
             p = max(0, p)
             rows2.append(_row(self.ratio_obj[k], p))
             at = self.position.get(n, -1)
@@ -350,20 +349,19 @@ class _TwoTurns:
             ncredit = [x + y for x, y in zip(credit, self.give_row[name])]
             ntv = max(tv, self.tv_of[name])
             nsame = same or name in pp.same_turn
-            args = (sumb + pp.b[j], nsame, hch + pp.hd[j], objective + pp.o[j], ncredit, ntv)
-            self.visit(names, *args)
+            self.visit(names, sumb + pp.b[j], nsame, hch + pp.hd[j], objective + pp.o[j], ncredit, ntv)
             self.dfs(j + 1, sumb + pp.b[j], ne, objective + pp.o[j], hch + pp.hd[j], nsame, ncredit, ntv)
             names.pop()
         self.open.pop()
 
     def run(self, one: list | None = None) -> dict:
         first = self.first
-        self.one = one[:1] if one else first.search(top=1)
+        self.one = one[:1] if one else first.search(1)
         if not self.one:
             return self._no_pair()
         self.evaluate(self.one[0])
         free_now = self._free_now()
-        self.pp = first.with_want(*free_now) if free_now else first
+        self.pp = with_want(first, free_now) if free_now else first
         self._prepare_walk()
         complete = self._walk()
         return self._answer(complete) if self.best is not None else self._no_pair()
@@ -386,8 +384,8 @@ class _TwoTurns:
         """What the payment tables of both turns stopped at their work limit (planner.PAYING,
         planner.CHOOSING), each once, in the order met."""
         stops: list = []
-        for table in [self.first.payments, *self.payments.values()]:
-            stops += [s for s in table.stopped if s not in stops]
+        for table in [self.first.payments] + list(self.payments.values()):
+            stops.extend([s for s in table.stopped if s not in stops])
         return stops
 
     def _free_now(self) -> list:
@@ -413,7 +411,7 @@ class _TwoTurns:
             self.visit(self.names, w_b, w_same, w_h, w_o, credit0, tv0)
             self.dfs(0, w_b, w_e, w_o, w_h, w_same, credit0, tv0)
         except _SearchStopped:
-            self.examined[0] -= 1
+            self.examined[0] = self.examined[0] - 1
             return False
         return True
 

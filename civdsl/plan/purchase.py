@@ -35,18 +35,17 @@ reported are priced again by pricing.prices.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import heapq
 from typing import Any, Iterable
 
-from .. import pricing, runtime
-from ..records import Record
-from ..state import StateError
+from ..errors import StateError
+from ..pricing import prices, purchase_total
+from ..runtime import PlayerState, lookup
 from ..statecheck import canonical_names
 from ..unknown import number
-from .objectives import Objective
 from .payment import PaymentTable
+from .search import Candidate, SameTurnMachine, search, stopped_bound
 
 SAME_TURN_ABILITIES = ("discount", "free_advance", "acquire_all")
 
@@ -59,7 +58,7 @@ def base_hand_limit(module, facts: dict, override: int | None = None) -> tuple[i
         return int(override), "--hand-limit"
     table = module.TABLES.get("hand_limit_by_players")
     if table is not None and "players" in facts:
-        return int(runtime.lookup(table, facts["players"])), f"the rulebook's limit for {facts['players']} players"
+        return int(lookup(table, facts["players"])), f"the rulebook's limit for {facts['players']} players"
     if "hand_limit" in module.CONSTS:
         return int(module.CONSTS["hand_limit"]), "the rulebook's limit"
     if table is not None:
@@ -69,17 +68,10 @@ def base_hand_limit(module, facts: dict, override: int | None = None) -> tuple[i
                      "hand_limit_by_players): pass --hand-limit N")
 
 
-_INFO: dict[int, tuple] = {}
-
-
-def _info(module) -> dict:
-    """Per-advance facts the search reads often, computed once per compiled module."""
-    got = _INFO.get(id(module))
-    if got is not None and got[0] is module:
-        return got[1]
-    info = {name: _advance_info(adv) for name, adv in module.ADVANCES.items()}
-    _INFO[id(module)] = (module, info)
-    return info
+def advance_infos(module) -> dict:
+    """Per-advance facts the search reads often: computed once per answer (a problem hands them
+    to the problems it makes)."""
+    return {name: _advance_info(adv) for name, adv in module.ADVANCES.items()}
 
 
 def _advance_info(adv: dict) -> dict:
@@ -96,12 +88,12 @@ def _advance_info(adv: dict) -> dict:
     }
 
 
-def _abilities(module, name: str, kind: str) -> list[dict]:
-    return _info(module)[name]["abilities"].get(kind, [])
+def _abilities(info: dict, name: str, kind: str) -> list[dict]:
+    return info[name]["abilities"].get(kind, [])
 
 
-def _hand_delta(module, name: str) -> int:
-    return _info(module)[name]["hand_delta"]
+def _hand_delta(info: dict, name: str) -> int:
+    return info[name]["hand_delta"]
 
 
 # --- the purchase problem -------------------------------------------------------------------
@@ -129,16 +121,21 @@ class _SearchStopped(Exception):
     """The capped branch and bound visited its limit of sets."""
 
 
-class Choice(Record, frozen=False):
+class PricesDisagree(Exception):
+    """A planner bug: the search priced a set otherwise than pricing.prices does."""
+
+
+class Choice:
     """A set of advances the search kept, with its ranking key (larger is better)."""
 
-    key: tuple
-    buys: tuple  # names, in rulebook order
-    price: Any
-    spent: Any
-    objective: Any
-    credit: Any
-    hand_limit: int
+    def __init__(self, key: tuple, buys: tuple, price, spent, objective, credit, hand_limit: int):
+        self.key = key
+        self.buys = buys  # names, in rulebook order
+        self.price = price
+        self.spent = spent
+        self.objective = objective
+        self.credit = credit
+        self.hand_limit = hand_limit
 
 
 class PurchaseProblem:
@@ -165,10 +162,12 @@ class PurchaseProblem:
     # many; the advances past them say that the limit stopped them
     explain_programmes = 4
 
-    def __init__(self, module, holds, facts: dict, obj: Objective, *, want=(), avoid=(), among=None,
+    def __init__(self, module, holds, facts: dict, obj, *, want=None, avoid=None, among=None,
                  hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,
-                 paying: list | None = None):
+                 paying: list | None = None, info: dict | None = None):
         self.module = module
+        self.info = advance_infos(module) if info is None else info
+        want, avoid = (() if want is None else want), (() if avoid is None else avoid)
         self.options = {"want": tuple(want), "avoid": tuple(avoid), "among": among, "hand_limit": hand_limit}
         self.holds = tuple(holds)
         self.held = frozenset(self.holds)
@@ -198,7 +197,7 @@ class PurchaseProblem:
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
-        self.limit0 += sum(_hand_delta(module, h) for h in self.holds)
+        self.limit0 = self.limit0 + sum(_hand_delta(self.info, h) for h in self.holds)
         self.cards = {n: int(k) for n, k in (facts.get("commodities") or {}).items()}
         self.treasury = int(facts.get("treasury", 0) or 0)
         self.payments = self._payment_table(payments)
@@ -235,9 +234,13 @@ class PurchaseProblem:
             if w in self.held:
                 raise StateError(f"--want: {w} is already held")
             if w not in self.candidates:
-                why = next((e["why"] for e in self.excluded if e["advance"] == w), "not a candidate")
+                why = "not a candidate"
+                for e in self.excluded:
+                    if e["advance"] == w:
+                        why = e["why"]
+                        break
                 raise StateError(f"--want: {w} cannot be bought: {why}")
-        self.want = tuple(sorted(set(want), key=self.order.get))
+        self.want = tuple(sorted(set(want), key=lambda n: self.order[n]))
         if self.max_new is not None and len(self.want) > self.max_new:
             raise StateError(f"--want: {len(self.want)} advances, but the card limit ({self.card_limit}) "
                              f"leaves room for {self.max_new}")
@@ -262,14 +265,14 @@ class PurchaseProblem:
         self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
         special_turn = [n for n in cands if self.single_use or self._has_same_turn_ability(n)]
         self.base = self._base_prices(special_turn)
-        self.treasury_value = pricing.prices(module, self.holds, [], self.extra)["treasury_value"]
+        self.treasury_value = prices(module, self.holds, [], self.extra)["treasury_value"]
         self.same_turn = frozenset(special_turn)
-        self.discounts = {n: [a["amount"] for a in _abilities(module, n, "discount")] for n in special_turn}
+        self.discounts = {n: [a["amount"] for a in _abilities(self.info, n, "discount")] for n in special_turn}
         self.frees = self._group_abilities(special_turn, "free_advance")
         self.alls = self._group_abilities(special_turn, "acquire_all")
 
     def _has_same_turn_ability(self, name: str) -> bool:
-        return _info(self.module)[name]["same_turn"]
+        return self.info[name]["same_turn"]
 
     def _base_prices(self, special_turn: list[str]) -> dict[str, Any]:
         """Each candidate's price after credits, before the same-turn abilities of the others:
@@ -277,9 +280,9 @@ class PurchaseProblem:
         module, holds, extra = self.module, self.holds, self.extra
         plain = [n for n in self.candidates if n not in special_turn]
         base: dict[str, Any] = {row["advance"]: max(0, row["price"])
-                                for row in pricing.prices(module, holds, plain, extra)["items"]}
+                                for row in prices(module, holds, plain, extra)["items"]}
         for n in special_turn:
-            priced = pricing.prices(module, holds, [n], extra)
+            priced = prices(module, holds, [n], extra)
             # a lower bound, as the search needs (a placement stopped at its cap proves one)
             base[n] = max(0, priced["items"][0]["price"] if priced["complete"] else priced["total_at_least"])
         return base
@@ -287,20 +290,20 @@ class PurchaseProblem:
     def _group_abilities(self, advances: list[str], kind: str) -> dict[str, list[tuple]]:
         """For each of `advances`, its abilities of `kind` (free_advance, acquire_all) as (group,
         cost limit)."""
-        return {n: [(a["group"], a["cost_below"]) for a in _abilities(self.module, n, kind)] for n in advances}
+        return {n: [(a["group"], a["cost_below"]) for a in _abilities(self.info, n, kind)] for n in advances}
 
     def _payment_table(self, payments: dict | None) -> "PaymentTable":
         """The payment table of this hand under the abilities of advances held before the
         purchase (an advance bought takes effect only once the transaction completes, Mega
         Civilization phase 12), shared through `payments` between problems that agree on them."""
         module = self.module
-        rate = max([a["rate"] for h in self.holds for a in _abilities(module, h, "card_treasury")], default=0)
-        substitute = any(_abilities(module, h, "substitute_card") for h in self.holds)
+        rate = max([a["rate"] for h in self.holds for a in _abilities(self.info, h, "card_treasury")], default=0)
+        substitute = any(_abilities(self.info, h, "substitute_card") for h in self.holds)
         payments = {} if payments is None else payments
         key = (self.treasury_value, rate, substitute)
         if key not in payments:
             payments[key] = PaymentTable(module, self.cards, self.treasury, self.treasury_value,
-                                         runtime.PlayerState(module, self.holds, self.facts), rate, substitute,
+                                         PlayerState(module, self.holds, self.facts), rate, substitute,
                                          self.paying)
         return payments[key]
 
@@ -310,9 +313,9 @@ class PurchaseProblem:
         """Total price of buying `names` together: base prices less same-turn abilities, the way
         pricing.prices applies them (SameTurnMachine: visited from the dearest down), or under
         the strict single-use credit variant pricing.prices itself."""
-        names = sorted(names, key=self.order.get)
+        names = sorted(names, key=lambda n: self.order[n])
         if self.single_use:
-            total, complete, least = pricing.purchase_total(self.module, self.holds, names, self.extra, self.work)
+            total, complete, least = purchase_total(self.module, self.holds, names, self.extra, self.work)
             if not complete:
                 self.capped_least[tuple(names)] = least
             return total
@@ -320,7 +323,7 @@ class PurchaseProblem:
         state, price = machine.start, 0
         for name in sorted(names, key=lambda n: (machine.base[n], n), reverse=True):
             state, delta = machine.step(state, name)
-            price += delta
+            price = price + delta
         return price + machine.finish(state)
 
     def _in_group(self, name: str, group: str, below) -> bool:
@@ -333,7 +336,7 @@ class PurchaseProblem:
         return [n for n in pool if n != card and self._in_group(n, group, below)]
 
     def hand_limit(self, names) -> int:
-        return self.limit0 + sum(_hand_delta(self.module, n) for n in names)
+        return self.limit0 + sum(_hand_delta(self.info, n) for n in names)
 
     def credit(self, names) -> Any:
         """Credit points the advances bought give for later turns: group credits, free credit
@@ -342,43 +345,27 @@ class PurchaseProblem:
         total = 0
         for n in names:
             own, specific = parts.get(n) or self._credit_part(n)
-            total += own
+            total = total + own
             for t, v in specific:
                 if t not in bought:
-                    total += v
+                    total = total + v
         return total
 
     def _credit_part(self, name: str) -> tuple:
         """What `credit` reads of one advance (the search asks for every set it ranks): its group
         credits plus free credit points, and its specific credits to advances still not held, in
         the rulebook's order (so the sum is added up in the same order)."""
-        i = _info(self.module)[name]
+        i = self.info[name]
         part = self._credit_parts[name] = (i["group_credit"] + i["free_credits"], tuple(
             (t, v) for t, v in self.module.ADVANCES[name]["specific"].items() if t not in self.held))
         return part
 
     def _credit_bound(self, name) -> Any:
-        i = _info(self.module)[name]
+        i = self.info[name]
         return i["group_credit"] + i["free_credits"] + sum(
             v for t, v in self.module.ADVANCES[name]["specific"].items() if t not in self.held)
 
     # -- the search --------------------------------------------------------------------------
-
-    def with_want(self, *names: str) -> "PurchaseProblem":
-        """The same purchase, forced to include `names` too (prices and payments reused)."""
-        import copy  # here, not at the top: most plans never clone (start-up)
-
-        clone = copy.copy(self)
-        clone.want = tuple(sorted(set(self.want) | set(names), key=self.order.get))
-        clone.options = dict(self.options, want=clone.want)
-        clone._prepare()
-        return clone
-
-    def after(self, buys, payments: dict | None = None) -> "PurchaseProblem":
-        """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
-        the same hand and treasury (`payments` shares payment tables between such problems)."""
-        return PurchaseProblem(self.module, self.holds + tuple(buys), self.facts, self.objective, payments=payments,
-                               work=self.work, paying=self.paying, **dict(self.options, want=()))
 
     def _max_reduction(self, name) -> Any:
         """The most this advance's same-turn abilities can take off the other advances bought:
@@ -386,9 +373,9 @@ class PurchaseProblem:
         acquire_all every eligible price (each becomes free)."""
         total = sum(self.discounts.get(name, ()))
         for group, below in self.frees.get(name, ()):
-            total += max([self.base[c] for c in self._group_members(self.candidates, name, group, below)], default=0)
+            total = total + max([self.base[c] for c in self._group_members(self.candidates, name, group, below)], default=0)
         for group, below in self.alls.get(name, ()):
-            total += sum(self.base[c] for c in self._group_members(self.candidates, name, group, below))
+            total = total + sum(self.base[c] for c in self._group_members(self.candidates, name, group, below))
         return total
 
     def _prepare(self) -> None:
@@ -407,7 +394,7 @@ class PurchaseProblem:
         self._columns()
         self._sums(len(self.items))
         self.start = self._wanted_start()
-        self.limit_max = self.limit0 + self.hpos_suf[0] + sum(max(0, _hand_delta(self.module, w)) for w in self.want)
+        self.limit_max = self.limit0 + self.hpos_suf[0] + sum(max(0, _hand_delta(self.info, w)) for w in self.want)
         self.budget_max = self.payments.budget(self.limit_max)
 
     def _columns(self) -> None:
@@ -418,7 +405,7 @@ class PurchaseProblem:
         self.e = [self.eff[n] for n in items]
         self.o = [obj[n] for n in items]
         self.cub = [self._credit_bound(n) for n in items]
-        self.hd = [_hand_delta(self.module, n) for n in items]
+        self.hd = [_hand_delta(self.info, n) for n in items]
         self.int_objective = all(isinstance(v, int) for v in self.o)
 
     def _wanted_start(self) -> tuple:
@@ -426,7 +413,7 @@ class PurchaseProblem:
         objective, credit bound, hand-limit change, and whether one has a same-turn ability."""
         want = self.want
         return (sum(self.base[w] for w in want), sum(self.eff[w] for w in want), self.objective.of(want),
-                sum(max(0, self._credit_bound(w)) for w in want), sum(_hand_delta(self.module, w) for w in want),
+                sum(max(0, self._credit_bound(w)) for w in want), sum(_hand_delta(self.info, w) for w in want),
                 any(w in self.same_turn for w in want))
 
     def _sums(self, n_items: int) -> None:
@@ -452,14 +439,14 @@ class PurchaseProblem:
         if q >= self.npos:
             return 0
         target = self.cum_b[q] + cap
-        m = bisect.bisect_right(self.cum_b, target) - 1
+        m = _bisect_right(self.cum_b, target) - 1
         gain = self.cum_o[m] - self.cum_o[q]
         if m < self.npos:
             rest = target - self.cum_b[m]
             if self.int_objective and isinstance(rest, int):
-                gain += (rest * self.o[m]) // max(0, self.e[m])
+                gain = gain + (rest * self.o[m]) // max(0, self.e[m])
             else:
-                gain += self.o[m]
+                gain = gain + self.o[m]
         return gain
 
     def _least_cost(self, q: int, need) -> Any:
@@ -470,7 +457,7 @@ class PurchaseProblem:
         if q >= self.npos:
             return None
         target = self.cum_o[q] + need
-        m = bisect.bisect_left(self.cum_o, target)
+        m = _bisect_left(self.cum_o, target)
         if m > self.npos:
             return None
         # advances q .. m-2 whole, and part of advance m-1
@@ -486,11 +473,6 @@ class PurchaseProblem:
         order = self.order
         places = tuple(sorted([-order[n] for n in names], reverse=True))
         return (self.objective.of(names), -spent, self.credit(names), -len(names), places)
-
-    def choice(self, names, price, spent, limit: int) -> Choice:
-        """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
-        key = self._key(names, price, spent)
-        return Choice(key, tuple(sorted(names, key=self.order.get)), price, spent, key[0], key[2], limit)
 
     def _walk(self, visit, prune) -> None:
         """Visit every set worth visiting once: `visit(names, price_base, same_turn, hand_delta)`
@@ -549,7 +531,7 @@ class PurchaseProblem:
         """A set whose price is a capped placement's (payable, but maybe not the least) that its
         proven least price would make affordable may still be a plan: its objective raises what
         the report says no plan exceeds."""
-        least = self.capped_least.get(tuple(sorted(names, key=self.order.get)))
+        least = self.capped_least.get(tuple(sorted(names, key=lambda n: self.order[n])))
         if least is not None and self.payments.spent(least, limit) is not None:
             objective = self.objective.of(names)
             self.unsure = objective if self.unsure is None else max(self.unsure, objective)
@@ -580,16 +562,14 @@ class PurchaseProblem:
     def programme(self, top: int, floor=None) -> list[Choice]:
         """The `top` best sets by the dynamic programme over price of plan.search, given the
         objective a branch and bound already reached (`floor`, None: none)."""
-        from . import search as plan_search
-
         self.method = "dynamic programme"
         self.stats: dict = {}  # the programme's runs and widest signature (benchmarks read it)
-        found = plan_search.search(
+        found = search(
             self.search_candidates(), forced=frozenset(self.want), machine_for=self.machine_for,
-            same_turn=sorted(self.same_turn, key=self.order.get), budget=self.budget_max, max_new=self.max_new,
+            same_turn=sorted(self.same_turn, key=lambda n: self.order[n]), budget=self.budget_max, max_new=self.max_new,
             spent=self.payments.spent, limit0=self.limit0, top=top, floor=floor, stats=self.stats)
         self.visited = self.bb_cap + 1
-        return [Choice(key=key, buys=tuple(sorted(names, key=self.order.get)), price=price, spent=paid,
+        return [Choice(key=key, buys=tuple(sorted(names, key=lambda n: self.order[n])), price=price, spent=paid,
                        objective=key[0], credit=key[2], hand_limit=limit)
                 for key, names, price, paid, limit in found]
 
@@ -597,21 +577,19 @@ class PurchaseProblem:
         """The candidates as the dynamic programme reads them: base price, objective, credit for
         later turns, hand-limit change, and the specific-credit links between candidates (a
         specific credit to an advance bought in the same purchase no longer counts)."""
-        from .search import Candidate
-
         got = getattr(self, "_search_candidates", None)
         if got is None:
             cands = set(self.candidates)
             got = self._search_candidates = [
                 Candidate(n, self.order[n], self.base[n], self.objective.values[n], self._credit_bound(n),
-                          _hand_delta(self.module, n), self._links(n, cands)) for n in self.candidates]
+                          _hand_delta(self.info, n), self._links(n, cands)) for n in self.candidates]
         return got
 
     def _links(self, name: str, cands: set) -> dict:
         """The specific credits between `name` and the other candidates, either way, summed."""
         advances = self.module.ADVANCES
         pairs = [(t, v) for t, v in advances[name]["specific"].items() if t in cands]
-        pairs += [(o, advances[o]["specific"].get(name, 0)) for o in self.candidates]
+        pairs.extend([(o, advances[o]["specific"].get(name, 0)) for o in self.candidates])
         links: dict = {}
         _add_up(links, [(t, v) for t, v in pairs if t != name and v])
         return links
@@ -623,8 +601,6 @@ class PurchaseProblem:
         group below its cost limit. One machine per `bought`, kept with what it has learnt."""
         got = self._machines.get(bought)
         if got is None:
-            from .search import SameTurnMachine
-
             pool = [n for n in self.candidates if n not in self.same_turn or n in bought]
             abilities = [a for card in bought for a in self._same_turn_abilities(card, pool)]
             got = self._machines[bought] = SameTurnMachine(abilities, self._acquired(bought, pool))
@@ -637,7 +613,8 @@ class PurchaseProblem:
         base = dict(self.base)
         for card in bought:
             for group, below in self.alls.get(card, ()):
-                base.update(dict.fromkeys(self._group_members(pool, card, group, below), 0))
+                for n in self._group_members(pool, card, group, below):
+                    base[n] = 0
         return base
 
     def _same_turn_abilities(self, card: str, pool: list[str]) -> list[tuple]:
@@ -660,13 +637,13 @@ class PurchaseProblem:
         by_place = list(self.order)  # advance at each rulebook place
 
         def visit(names, sumb, same, hdelta, objective):
-            counter[0] += 1
+            counter[0] = counter[0] + 1
             if cap is not None and counter[0] > cap:
-                raise _SearchStopped
+                raise _SearchStopped("the search's work limit")
             # (the work is shared with the answer's other searches: the set of the wanted advances is
             # always examined, so that every search has an answer)
             if self.single_use and heap and self.work[0] > self.single_use_work:
-                raise _SearchStopped
+                raise _SearchStopped("the search's work limit")
             if kth[0] is not None and objective < kth[0][0]:
                 return  # cannot rank, so not priced (pricing is the dear step under single_use)
             got = self._price_and_spent(names, sumb, same, hdelta)
@@ -704,14 +681,16 @@ class PurchaseProblem:
                 return True
             return (-spent, credit_ub) < (neg_spent, credit)
 
+        walked = False
         try:
             self._walk(visit, prune)
+            walked = True
         except _SearchStopped:
             if not self.single_use:
                 # the objective `top` sets found so far reach: a floor for the dynamic programme
                 return None, (heap[0][0][0] if len(heap) == top else None)
             self._stopped(heap, counter[0] - 1)
-        else:
+        if walked:
             self.visited = counter[0]
         out = sorted(heap, key=lambda e: e[0], reverse=True)
         return [Choice(key=e[0], buys=e[1], price=e[2], spent=e[3], objective=e[0][0], credit=e[0][2], hand_limit=e[4])
@@ -721,8 +700,6 @@ class PurchaseProblem:
         """The branch and bound stopped after EXAMINED sets (single_use): the best found so far
         stand, and no set it left unexamined reaches more than the bound of the branch each level
         of the walk was in (a whole number above it, so that both engines print it alike)."""
-        from .search import stopped_bound
-
         self.visited, self.complete, self.stopped = examined, False, True
         self.total_at_most = stopped_bound(max([e[0][0] for e in heap], default=0), self.open)
 
@@ -735,38 +712,23 @@ class PurchaseProblem:
         self.complete = False
         self.total_at_most = best if self.unsure is None else max(best, self.unsure)
 
-    def sets_reaching(self, floor) -> list[Choice]:
-        """Every affordable set whose objective is at least `floor`, best first."""
-        out: list[Choice] = []
-
-        def visit(names, sumb, same, hdelta, objective):
-            if objective < floor:
-                return
-            got = self._price_and_spent(names, sumb, same, hdelta)
-            if got is None:
-                return
-            out.append(self.choice(names, *got))
-
-        self._walk(visit, lambda q, ub, lbp, objective, c, h: lbp > self.budget_max or ub < floor)
-        out.sort(key=lambda c: c.key, reverse=True)
-        return out
-
     def root_bound(self, budget=None):
         """An upper bound of the objective any purchase this turn can reach (within `budget`, by
         default the search's)."""
-        w_b, w_e, w_o, *_ = self.start
+        w_e, w_o = self.start[1], self.start[2]
         cap = (self.budget_max if budget is None else budget) - (w_e - self.neg_suf[0])
         return w_o + self._ratio_bound(0, cap) if cap >= 0 else w_o
 
     # -- reporting one plan ------------------------------------------------------------------
 
     def plan_dict(self, choice: Choice, rank: int | None = None) -> dict:
-        priced = pricing.prices(self.module, self.holds, list(choice.buys), self.extra)
+        priced = prices(self.module, self.holds, list(choice.buys), self.extra)
         if priced["total"] != choice.price:  # the search prices sets itself; it must agree
-            raise RuntimeError(f"planner bug: {', '.join(choice.buys)} priced {choice.price} by the search "
-                               f"but {priced['total']} by pricing.prices")
+            raise PricesDisagree(f"planner bug: {', '.join(choice.buys)} priced {choice.price} by the search "
+                                 f"but {priced['total']} by pricing.prices")
         payment = self.payments.best(choice.price, choice.hand_limit)
-        out = {
+        out = {} if rank is None else {"rank": rank}
+        out.update({
             "buy": list(choice.buys),
             "objective": number(choice.objective),
             "items": [{**row, "objective": number(self.objective.values[row["advance"]])} for row in priced["items"]],
@@ -775,8 +737,8 @@ class PurchaseProblem:
             "payment": payment,
             "credit_gained": {**self._credit_gained(choice.buys), "total": number(choice.credit)},
             "hand_limit": choice.hand_limit,
-        }
-        return out if rank is None else {"rank": rank, **out}
+        })
+        return out
 
     def _credit_gained(self, buys) -> dict:
         """The credit the advances bought give for later turns: group credits, specific credits to
@@ -788,8 +750,64 @@ class PurchaseProblem:
             adv = self.module.ADVANCES[n]
             _add_up(groups, adv["credits"].items())
             _add_up(specific, [(t, v) for t, v in adv["specific"].items() if t not in owned])
-        free = sum(a["amount"] for n in buys for a in _abilities(self.module, n, "free_credits"))
+        free = sum(a["amount"] for n in buys for a in _abilities(self.info, n, "free_credits"))
         return {"groups": groups, "specific": specific, "free_credit_points": free}
+
+
+def _bisect_right(xs: list, x) -> int:
+    """bisect.bisect_right: the position after every item of the sorted XS not above X."""
+    lo: int = 0
+    hi: int = len(xs)
+    while lo < hi:
+        mid: int = (lo + hi) // 2
+        if x < xs[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _bisect_left(xs: list, x) -> int:
+    """bisect.bisect_left: the position of the first item of the sorted XS not below X."""
+    lo: int = 0
+    hi: int = len(xs)
+    while lo < hi:
+        mid: int = (lo + hi) // 2
+        if xs[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+# --- the problems --explain and the look-ahead make of one (functions, not methods: the page,
+# which asks for neither, does not carry them) ------------------------------------------------
+
+def with_want(problem: PurchaseProblem, names: list) -> PurchaseProblem:
+    """The same purchase, forced to include `names` too (prices and payments reused)."""
+    import copy  # here, not at the top: most plans never clone (start-up)
+
+    clone = copy.copy(problem)
+    clone.want = tuple(sorted(set(problem.want).union(names), key=lambda n: problem.order[n]))
+    clone.options = dict(problem.options)
+    clone.options["want"] = clone.want
+    clone._prepare()
+    return clone
+
+
+def after(problem: PurchaseProblem, buys, payments: dict | None = None) -> PurchaseProblem:
+    """The same player's purchase once `buys` are held too, wanting nothing: the next turn with
+    the same hand and treasury (`payments` shares payment tables between such problems)."""
+    options = problem.options
+    return PurchaseProblem(problem.module, problem.holds + tuple(buys), problem.facts, problem.objective,
+                           payments=payments, work=problem.work, paying=problem.paying, info=problem.info,
+                           avoid=options["avoid"], among=options["among"], hand_limit=options["hand_limit"])
+
+
+def choice(problem: PurchaseProblem, names, price, spent, limit: int) -> Choice:
+    """The set `names`, priced and paid, as the search reports it (with its ranking key)."""
+    key = problem._key(names, price, spent)
+    return Choice(key, tuple(sorted(names, key=lambda n: problem.order[n])), price, spent, key[0], key[2], limit)
 
 
 def _add_up(totals: dict, pairs: Iterable[tuple]) -> None:

@@ -90,6 +90,13 @@ class Frac {
     this.n = exact(n / g);
     this.d = exact(d / g);
   }
+  // Fraction.numerator and .denominator, as the engines read them
+  get numerator() {
+    return this.n;
+  }
+  get denominator() {
+    return this.d;
+  }
   valueOf() {
     return this.n / this.d;
   }

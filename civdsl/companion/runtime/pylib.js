@@ -292,6 +292,12 @@ function pyOrd(c) {
   return c.codePointAt(0);
 }
 
+// chr(): the character of a code point
+function pyChr(n) {
+  if (typeof n !== "number" || n < 0 || n > 0x10ffff) throw new RuleError("ValueError", "chr() arg not in range(0x110000)");
+  return String.fromCodePoint(n);
+}
+
 function pyIn(x, xs) {
   if (xs instanceof PySet || xs instanceof PyDict) return xs.has(x);
   if (typeof xs === "string") return xs.indexOf(x) >= 0;
@@ -350,8 +356,9 @@ function pyIsInt(x) {
   return typeof x === "number" || typeof x === "boolean";
 }
 
-function pyFraction(x) {
-  return toFrac(x);
+// Fraction(x) and Fraction(numerator, denominator)
+function pyFraction(x, d) {
+  return d === undefined ? toFrac(x) : div(x, d);
 }
 
 // the bit operators of whole numbers from 0 to 2^53, exact (JavaScript's own cut numbers to 32 bits)
@@ -427,6 +434,12 @@ function pySort(list, key, reverse, fromSet) {
   };
   if (!key) {
     list.sort(cmp);
+  } else if (key.cmp) {
+    list.sort((x, y) => {
+      const c = key.cmp(x, y);
+      if (c === 0) tie = true;
+      return sign * c;
+    });
   } else {
     const keyed = list.map((x) => [key(x), x]);
     keyed.sort((p, q) => cmp(p[0], q[0]));
@@ -505,6 +518,28 @@ function pyAny(xs) {
 function pyAll(xs) {
   for (const x of pyIterAny(xs)) if (!truthy(x)) return false;
   return true;
+}
+
+// functools.cmp_to_key: a key only sorted and sort read (they call the comparison itself); read
+// anywhere else (min, max) it raises rather than order by the values themselves
+function pyCmpToKey(cmp) {
+  const key = () => { throw new RuleError("TypeError", "an engine used cmp_to_key outside sorted"); };
+  key.cmp = (x, y) => { const c = cmp(x, y); return c < 0 ? -1 : c > 0 ? 1 : 0; };
+  return key;
+}
+
+// an attribute that may be a method read as a value: bound to its object, as Python's bound method is
+function pyBound(x, name) {
+  const v = x[name];
+  return typeof v === "function" ? v.bind(x) : v;
+}
+
+// copy.copy: a list's or dict's shallow copy; an instance of an engine's class with the same fields
+function pyCopy(x) {
+  if (Array.isArray(x)) return x.slice();
+  if (x instanceof PyDict) return x.copy();
+  if (x instanceof PySet) return pySetOf(pyIterAny(x));
+  return Object.assign(Object.create(Object.getPrototypeOf(x)), x);
 }
 
 function pyPartial(fn) {
