@@ -71,8 +71,11 @@ def test_every_shipped_house_rule_renders_a_page(rendered):
 # page's runtime (pylib.js, 11 KB): the issue's budget for that is +30%, the pages grew 5% (to
 # 284,478), and the goal was 280,000 for a while. Renaming the locals of every runtime, generated
 # engine and interface function to the shortest free names (page.short_runtime_locals) won
-# 19 KB back on every page (the Expansion 265,551): the goal is 270,000 again.
-PAGE_WEIGHT_GOAL = 270_000
+# 19 KB back on every page (the Expansion 265,551): the goal was 270,000 again. The planner, its
+# objectives' reader and the player state then became translations of the Python (plan.js's 1,700
+# hand-written lines gone; the exact objective reader weighs 5 KB more than the twin it replaced):
+# the Expansion is 271,740, and the goal is 275,000, well inside the issue's +30%.
+PAGE_WEIGHT_GOAL = 275_000
 
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()

@@ -85,8 +85,7 @@ class CallTranslation:
 
     def expr_Call(self, e) -> str:
         f = ast.unparse(e.func)
-        if isinstance(e.func, ast.Call) and ast.unparse(e.func.func) == "type" and len(e.func.args) == 1 \
-                and not e.func.keywords and "type" not in self._own_names() and not self.is_local("type"):
+        if self._is_type_of(e.func):
             # type(x)(...): a new instance of x's own class (a subclass's, where x is one)
             if e.keywords:
                 self.refuse(e, "keywords in a call of type(x)")
@@ -98,15 +97,7 @@ class CallTranslation:
         if isinstance(e.func, ast.Name) and (f in self.functions or f in self.classes):
             return self._module_call(e, f)
         if isinstance(e.func, ast.Name) and f in self.host:
-            made = "new " if f in self.host_classes else ""
-            source = self.imported_signature_source(f)
-            if e.keywords and source is not None:  # another engine module's: its parameters by name
-                fn, method = source
-                sig = _Signature.of(fn, method) if fn else _Signature([], set())
-                return f"{made}{self.host[f]}({self._ordered(e, sig)})"
-            if e.keywords:
-                self.refuse(e, f"keywords in a call of {f} (the runtime's)")
-            return f"{made}{self.host[f]}({', '.join(self._arg(a) for a in e.args)})"
+            return self._imported_call(e, f)
         if isinstance(e.func, ast.Name):
             return self._builtin(e, f)
         if f in _CALLS:
@@ -115,6 +106,24 @@ class CallTranslation:
         if isinstance(e.func, ast.Attribute):
             return self._method_call(e)
         self.refuse(e, f"a call of {f}")
+
+    def _is_type_of(self, func) -> bool:
+        """FUNC is `type(x)`, the built-in (not a name of the module's or a local's)."""
+        return (isinstance(func, ast.Call) and ast.unparse(func.func) == "type" and len(func.args) == 1
+                and not func.keywords and "type" not in self._own_names() and not self.is_local("type"))
+
+    def _imported_call(self, e: ast.Call, f: str) -> str:
+        """A call of a name another module gives: another engine module's (keywords placed by its
+        parameters) or the hand-written runtime's (positional only)."""
+        made = "new " if f in self.host_classes else ""
+        source = self.imported_signature_source(f)
+        if e.keywords and source is not None:
+            fn, method = source
+            sig = _Signature.of(fn, method) if fn else _Signature([], set())
+            return f"{made}{self.host[f]}({self._ordered(e, sig)})"
+        if e.keywords:
+            self.refuse(e, f"keywords in a call of {f} (the runtime's)")
+        return f"{made}{self.host[f]}({', '.join(self._arg(a) for a in e.args)})"
 
     def _module_call(self, e: ast.Call, f: str) -> str:
         if f in self.classes:
