@@ -23,8 +23,8 @@ import stat
 import sys
 from pathlib import Path
 
-try:  # CPython's built-in SHA-256: the same digests as hashlib's, without loading OpenSSL (a few
-    # milliseconds that every question would pay at start-up)
+try:  # CPython's built-in SHA-256: the same digests as hashlib's, without loading OpenSSL (which
+    # every question would pay for at start-up)
     from _sha256 import sha256  # Python 3.11
 except ImportError:
     try:
@@ -140,7 +140,7 @@ def compiler_fingerprint() -> str:
         from .resources import grammar_path
 
         package, grammar = Path(__file__).resolve().parent, grammar_path()
-        # Hashing the ~1 MB of sources costs ~10 ms a process; the hash is kept under a key made
+        # Hashing the ~1 MB of sources would cost every process; the hash is kept under a key made
         # of every file's path, size, inode, modification and change times in nanoseconds (Python's
         # own .pyc check trusts the seconds; a rewrite can put the modification time back, but not
         # the change time), so only a changed source file costs a hashing.
@@ -168,7 +168,7 @@ def compiler_sources(package: Path) -> list[str]:
 
     Every question computes this to check its cache: one os.walk finds what three pathlib
     rglob() walks found (the same names, symlinked folders not entered, in the same order: a
-    path's parts compared in turn), as text, in a third of their time (most of a millisecond)."""
+    path's parts compared in turn), as text, for less than pathlib's cost."""
     found: dict[str, list[str]] = {".py": [], ".js": [], ".css": []}
     for folder_path, folders, files in os.walk(package):
         for name in folders + files:  # rglob matches a folder's name as well as a file's

@@ -599,7 +599,7 @@ class ExpressionCompiler(NodeVisitor):
         return f"{self.MATH_CALLS[e.name]}({', '.join(self.compile(a) for a in e.args)})"
 
     def _table_query(self, e: Call) -> str:
-        """A question about other players (issue 13 §3): the expression argument is evaluated
+        """A question about other players: the expression argument is evaluated
         for each of them, so it is compiled as a function of that player's state."""
         relation = next((v.parts[0] for k, v in e.kwargs.items() if k in ("by", "among")), None)
         if e.name == "neighbours":

@@ -32,8 +32,8 @@ MAX_LINE = 10_000
 # more than 200 nested brackets in the generated module, so this stays well below that.
 MAX_DEPTH = 100
 # Tokens in one file. Parsing and checking cost time in proportion to tokens, not bytes
-# (`printed 1,1,1,...` is a token a byte): this bounds every pass, at about 20 seconds of one
-# core for the largest file accepted. The largest shipped rulebook has about 4,000 tokens.
+# (`printed 1,1,1,...` is a token a byte): this bounds every pass for the largest file
+# accepted (docs/security.md states the bound). The largest shipped rulebook has about 4,000 tokens.
 MAX_TOKENS = 250_000
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[A-Za-z0-9_]+|\.\.|//|[=!<>]=|\S')

@@ -166,7 +166,7 @@ class PlayerState:
             return self.facts["unit_points"]
         return self._unit_points() if self._counts_units() else None
 
-    # --- table queries (vocabulary.FUNCTIONS of scope "table"; issue 13 §3) ---------------------
+    # --- table queries (vocabulary.FUNCTIONS of scope "table") ---------------------
     def _others_fact(self, value, who: str):
         """A value computed from another player's facts: what it lacks is missing here too, named
         by that player (`players.bob.cities_in_stock`)."""

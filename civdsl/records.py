@@ -1,9 +1,9 @@
 """`Record`: an immutable value class declared like a frozen dataclass, for the modules every
 question imports (vocabulary, phrases).
 
-`@dataclass(frozen=True)` compiles six methods per class when its module is imported: about half
-a millisecond a class, which every `civdsl resolve` paid for tables it only reads (issue 15,
-start-up). A Record's methods are shared and generic instead. What it keeps of a frozen
+`@dataclass(frozen=True)` compiles six methods per class when its module is imported, a cost per
+class that every `civdsl resolve` paid at start-up for tables it only reads. A Record's methods
+are shared and generic instead. What it keeps of a frozen
 dataclass: fields from the class's annotations in order, defaults from the values given in
 the class body, positional or keyword construction, no assignment after construction,
 equality and hashing by field values (same class only), and a repr that lists the fields.

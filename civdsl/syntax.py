@@ -469,7 +469,7 @@ class _ToSyntax(Transformer):
     def exclude_when(self, meta, c):
         return ("when", c[1], self._span(meta))
 
-    # --- amounts { bound holdings  floor zero  order add_prevent, set, cap } (issue 13)
+    # --- amounts { bound holdings  floor zero  order add_prevent, set, cap }
     def _keyed_names(self, meta, c):
         """One `key name, name ... "doc"` line, the shape amounts { } and resolution { } share:
         (key, names, doc, line span, key span, the span of every name)."""
@@ -492,7 +492,7 @@ class _ToSyntax(Transformer):
 
     amounts_decl, cal_amounts = _keyed_names_block("amounts")
 
-    # --- resolution { limit calamity_limit  order stack, ast ... } (issue 13 §3): the same shape,
+    # --- resolution { limit calamity_limit  order stack, ast ... }: the same shape,
     # with the span of every value (a diagnostic points at the one that is wrong)
     @v_args(meta=True)
     def resolution_field(self, meta, c):

@@ -177,7 +177,7 @@ _ABILITIES = [
 
 EFFECT_KINDS: dict[str, Kind] = {k.name: k for k in _EFFECTS}
 
-# Nothing beyond what the player has (issue 13; Mega Civilization chapter 8 "Insufficient units,
+# Nothing beyond what the player has (Mega Civilization chapter 8 "Insufficient units,
 # cities or treasury"): the player fact that bounds each effect kind's amount, by the effect's
 # area ("*": any other area). A rulebook that declares `amounts { bound holdings }` takes
 # min(demanded, held) whenever the state gives the fact; kinds not listed are never bounded
@@ -218,7 +218,7 @@ def bound_fact(kind: str, area: str | None = None) -> str | None:
     return by_area.get(area or "any", by_area.get("*"))
 
 
-# `amounts { ... }`: how an edition combines and limits effect amounts (issue 13). Each setting,
+# `amounts { ... }`: how an edition combines and limits effect amounts. Each setting,
 # its allowed values and the language's default when an edition does not declare it.
 AMOUNT_SETTINGS = {
     "bound": (("holdings", "none"), ("none",),
@@ -250,8 +250,8 @@ def amount_order_fits(words) -> bool:
             and stages.count("floor") <= 1)
 
 
-# `resolution { ... }`: how an edition runs the calamity phase for a whole table (issue 13 §3,
-# `civdsl table`), edition-wide or inside a calamity (an exception, where `per_calamity`). Each
+# `resolution { ... }`: how an edition runs the calamity phase for a whole table (`civdsl table`),
+# edition-wide or inside a calamity (an exception, where `per_calamity`). Each
 # setting: (allowed values, or "const" for the name of a whole-number constant, or "facts" for
 # player facts and derived names; the language default; may a calamity override it; what it means).
 class ResolutionSetting(Record):
@@ -602,7 +602,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("cards", ("commodity",), (), "commodity cards of this name in hand", "player"),
     Function("count_advances", (), ("cost_at_least", "cost_below", "vp", "group"),
              "advances held that match every filter given", "player"),
-    # table queries (issue 13 §3): facts about the other players at the table (`civdsl table`);
+    # table queries: facts about the other players at the table (`civdsl table`);
     # a question about one isolated player leaves them unknown (missing fact `table`)
     Function("neighbours", (), ("by",), "how many other players border this player by the relation `by` "
              "(land, water, near; default land)", "table"),

@@ -15,7 +15,7 @@ from ..gcpause import paused
 
 # The collector paused while click and the group are imported (and, in the group and in
 # open_rulebook, while a command's module and its rulebook load): start-up builds what it keeps,
-# and the fifteen or so collections it triggered found nothing and cost every command 1-2 ms.
+# and the fifteen or so collections it triggered found nothing, at a cost every command paid.
 with paused():
     from .main import main
 

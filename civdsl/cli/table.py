@@ -1,4 +1,4 @@
-"""`civdsl table`: the calamity phase for every player at once (issue 13 §3). Opens the compiled
+"""`civdsl table`: the calamity phase for every player at once. Opens the compiled
 rulebook, loads the table file (each player through the state loader), resolves the phase with
 the edition's declared rules (civdsl/table/calamity_phase.py) and prints each calamity with its trace and
 each player's outcome, or the same as JSON."""

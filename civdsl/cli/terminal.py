@@ -20,7 +20,7 @@ import sys
 # lone surrogates as `\u009b`, which inside a JSON string is the same character it replaces, so
 # JSON printed through the stream stays valid and means the same.
 # The table (over 2,000 entries) is built on the first text that needs it: most output has
-# nothing to escape, and building it cost every command a good part of a millisecond.
+# nothing to escape, and building it would be paid by every command.
 _TABLE: dict[int, str] = {}
 # the bidirectional controls (and the line and paragraph separators): printed raw they reorder or
 # break the text around them, so a name `anna\u202egnp.exe` would read as `annaexe.png`

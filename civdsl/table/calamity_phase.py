@@ -1,4 +1,4 @@
-"""The calamity phase of a whole table (issue 13 §3, `civdsl table`).
+"""The calamity phase of a whole table (`civdsl table`).
 
 Everything edition-specific is read from the compiled rulebook: the calamity limits, the
 discard rule and the order of resolution (`TABLE_RULES`, from `resolution { ... }`), each

@@ -1,4 +1,4 @@
-"""The table: every player at once, for the calamity phase (issue 13 §3, `civdsl table`).
+"""The table: every player at once, for the calamity phase (`civdsl table`).
 
 A table file (YAML, schema `schemas/table.schema.json`) names the players, each with the same
 facts as a player state (loaded by `Rulebook.state`, so start credits, hand limits and every

@@ -1,4 +1,4 @@
-/* The companion page's user interface (issue 18).
+/* The companion page's user interface.
 
    Generic: every list, every name and every number comes from the rulebook's MODEL
    (`civdsl.model`) and from the answers of the engine API (`civdsl.resolve`, `cost`, `epoch`,
@@ -256,8 +256,8 @@
   }
 
   // reasons listed for one state, as the command line lists a state's problems (statecheck.MAX_PROBLEMS);
-  // past them every part is still checked, by name only (the engine's did-you-mean takes about a
-  // millisecond a name): a state file of the largest size is read in a bounded time
+  // past them every part is still checked, by name only (the engine's did-you-mean is costly per
+  // name): a state file of the largest size is read in a bounded time
   const MAX_REASONS = 20;
 
   // DATA (a parsed state file, or a state kept in storage) as the page keeps a state: every fact
