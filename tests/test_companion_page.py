@@ -470,13 +470,19 @@ def test_export_is_the_state_file_the_command_line_reads(driver, pages, tmp_path
         # export through the button: a download the command line reads as --state
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
         _click(driver, "#export")
-        for _ in range(100):
+        # the browser may show the file's name before it has written its bytes: wait for a whole file
+        exported = written = None
+        for _ in range(200):
             done = [p for p in downloads.iterdir() if p.suffix == ".json"]
             if done:
-                break
+                (exported,) = done
+                try:
+                    written = json.loads(exported.read_text(encoding="utf-8"))
+                    break
+                except json.JSONDecodeError:
+                    pass
             time.sleep(0.05)
-        (exported,) = done
-        assert json.loads(exported.read_text(encoding="utf-8")) == state
+        assert written == state
         run = run_cli("resolve", "megaciv", "Famine", "--state", str(exported), "--json", cwd=ROOT)
         assert run.returncode == 0, run.stderr
         cli = json.loads(run.stdout)
