@@ -163,19 +163,29 @@ def _price_row(name: str, adv: dict, credits: list[tuple]) -> list:
     return [name, cost, credits, cost - sum(amount for _, amount in credits)]
 
 
-def _best_group_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[tuple]:
+def _best_group_credits(name: str, adv: dict, pool: dict, toward: dict) -> list[tuple]:
     """`best_group`: the group credit tokens of the advance's best group, plus each held card's
-    specific credit toward it."""
+    specific credit toward it (`toward`, `_specific_toward`)."""
     out = []
     if adv["groups"]:
         best = max(adv["groups"], key=lambda g: (pool.get(g, 0), -adv["groups"].index(g)))
         if pool.get(best, 0):
             out.append((f"{best} credits", pool[best]))
-    for held in holds:
-        amount = module.ADVANCES[held]["specific"].get(name, 0)
-        if amount:
-            out.append((held, amount))
+    out.extend(toward.get(name, ()))
     return out
+
+
+def _specific_toward(module, holds: list, buys) -> dict:
+    """Each advance of BUYS -> the held cards' specific credits toward it, (held card, amount) in
+    the order of HOLDS: one pass over the cards held, not one per advance priced (the planner
+    prices every candidate with dozens of cards held)."""
+    wanted = set(buys)
+    toward: dict = {}
+    for held in holds:
+        for target, amount in module.ADVANCES[held]["specific"].items():
+            if amount and target in wanted:
+                toward.setdefault(target, []).append((held, amount))
+    return toward
 
 
 def _per_card_credits(module, holds: list, name: str, adv: dict, pool: dict) -> list[tuple]:
@@ -200,10 +210,11 @@ class UnknownCreditPolicy(Exception):
     """A compiled module whose credit policy this engine does not know (the validator admits none)."""
 
 
-def _policy_credits(module, holds: list, name: str, adv: dict, pool: dict | None) -> list[tuple]:
-    """The credits an advance takes under the module's credit policy, from POOL (_policy_pool)."""
+def _policy_credits(module, holds: list, name: str, adv: dict, pool: dict | None, toward: dict) -> list[tuple]:
+    """The credits an advance takes under the module's credit policy, from POOL (_policy_pool) and
+    the specific credits TOWARD it (`_specific_toward`, read by `best_group`)."""
     if module.CREDIT_POLICY == "best_group":
-        return _best_group_credits(module, holds, name, adv, pool)
+        return _best_group_credits(name, adv, pool, toward)
     if module.CREDIT_POLICY == "per_card":
         return _per_card_credits(module, holds, name, adv, pool)
     raise UnknownCreditPolicy(f"unknown credit policy `{module.CREDIT_POLICY}`")
@@ -218,10 +229,12 @@ def _policy_pool(module, holds: list, extra: dict | None) -> dict:
 def _policy_rows(module, holds: list, buys, extra_credits: dict | None) -> list[list]:
     """The rows of the usual reading: every credit counts toward every advance of the turn."""
     pool = _policy_pool(module, holds, extra_credits)
+    toward = _specific_toward(module, holds, buys) if module.CREDIT_POLICY == "best_group" else {}
     rows = []
     for name in buys:
         adv = module.ADVANCES[name]
-        rows.append(_price_row(name, adv, _policy_credits(module, holds, name, adv, pool) if adv["cost"] is not None else []))
+        rows.append(_price_row(name, adv, _policy_credits(module, holds, name, adv, pool, toward)
+                               if adv["cost"] is not None else []))
     return rows
 
 

@@ -69,9 +69,22 @@ def base_hand_limit(module, facts: dict, override: int | None = None) -> tuple[i
 
 
 def advance_infos(module) -> dict:
-    """Per-advance facts the search reads often: computed once per answer (a problem hands them
-    to the problems it makes)."""
-    return {name: _advance_info(adv) for name, adv in module.ADVANCES.items()}
+    """Per-advance facts the search reads often: each worked out once per answer when first read
+    (a problem hands them to the problems it makes)."""
+    return _AdvanceInfos(module)
+
+
+class _AdvanceInfos(dict):
+    """Advance -> `_advance_info`, made when first read: an answer reads those of the advances
+    held and the candidates, not the whole deck's."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def __missing__(self, name):
+        got = self[name] = _advance_info(self.module.ADVANCES[name])
+        return got
 
 
 def _advance_info(adv: dict) -> dict:
