@@ -150,6 +150,18 @@ def _most_taken(module, priced: list, holds: list, buys: list) -> int:
     return taken
 
 
+def item_prices(module, holds, buys, extra_credits: dict | None = None) -> list:
+    """The price of each advance of BUYS after every step of `prices` (None where its cost is
+    unknown), in their order, without the answer's rows: the planner prices every candidate."""
+    rows = _priced(module, list(holds), list(buys), extra_credits, None)[0]
+    return [r[_PRICE] for r in rows]
+
+
+def treasury_value(module, holds) -> int:
+    """`prices`' treasury_value alone: what one treasury token pays toward advances."""
+    return _treasury_value(module, list(holds))
+
+
 def _treasury_value(module, holds: list) -> int:
     """What one treasury token pays toward advances: 1, or more by a held `treasury_value` ability."""
     return max([a["value"] for _, a in abilities_of(module, holds, "treasury_value")] or [1])

@@ -194,7 +194,7 @@ class PaymentTable:
         prune = self._pareto if self.rate else _unchanged
         layers = [{(0, 0, 0, _NONE): (0, 0, None, None)}]
         for p, i in enumerate(self.order):
-            new = prune(self._kept_layer(clamp, i, self._transitions(layers[-1], p, i, limit, binds, cap, work)))
+            new = prune(self._kept_layer(layers[-1], p, i, limit, binds, cap, clamp, work))
             self._check(work)
             if floor is not None:
                 rank, rest = groups[p + 1], gains[p + 1]
@@ -240,7 +240,7 @@ class PaymentTable:
     def _paid_step(self, layer: dict, p: int, i: int, limit: int, span: int, work: list) -> dict:
         """The next layer of what can be paid: the moves of commodity i (at position p of `order`)
         from every state of `layer`, counting the moves tried per state (past WORK it stops). One
-        loop (`_transitions` inlined: this programme is the table's largest)."""
+        loop, as `_kept_layer`'s: this programme is the table's largest."""
         per_card, new = self.rate * self.faces[i], {}
         closed = self.substitute and p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
         for key, entry in layer.items():
@@ -285,21 +285,6 @@ class PaymentTable:
         if work[0] > self.choice_stop:
             raise _PaymentStopped(CHOOSING)
 
-    def _transitions(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap, work: list) -> Iterable[tuple]:
-        """Every move of commodity i (at position p of `order`) from every state of `layer` that
-        keeps at most `limit` cards (counted only when the limit `binds`, else 0) and turns in
-        at most `cap`: (state, entry, move, value turned in, cards kept). A state's cards kept
-        are 0 unless the limit binds, so its room is the whole limit, never below a hand's cards."""
-        for key, entry in self._open_states(layer, p):
-            moves = self._moves(i, key[3], limit - key[2])
-            work[0] += len(moves)
-            if work[0] > self.choice_stop:  # checked per state: a layer never runs far past the limit
-                raise _PaymentStopped(CHOOSING)
-            for move in moves:
-                v = key[0] + move[3]
-                if v <= cap:
-                    yield key, entry, move, v, key[2] + move[5] if binds else 0
-
     def _open_states(self, layer: dict, p: int) -> Iterable:
         """The states of `layer` that commodity order[p] may extend: with a substitute card, a
         donor given at a lower face can no longer find a set (faces ascend)."""
@@ -308,24 +293,38 @@ class PaymentTable:
             return layer.items()
         return [(key, entry) for key, entry in layer.items() if key[3] != _GAVE]
 
-    def _kept_layer(self, clamp, i: int, transitions: Iterable[tuple]) -> dict:
-        """The next layer of the chosen payment: the key keeps the tokens converted, cut at `clamp`
-        (tokens beyond it pay nothing more: the most a price can ask of them, so states above it
-        share a key, ranked by their wealth kept); the entry the wealth and cards kept and the
-        back-pointer (the previous state and the move)."""
+    def _kept_layer(self, layer: dict, p: int, i: int, limit: int, binds: bool, cap, clamp, work: list) -> dict:
+        """The next layer of the chosen payment: every move of commodity i (at position p of
+        `order`) from every state of `layer` that keeps at most `limit` cards (counted only when the
+        limit `binds`, else 0: a state's room is then the whole limit, never below a hand's cards)
+        and turns in at most `cap`. The key keeps the tokens converted, cut at `clamp` (tokens
+        beyond it pay nothing more: the most a price can ask of them, so states above it share a
+        key, ranked by their wealth kept); the entry the wealth and cards kept and the
+        back-pointer (the previous state and the move). `work` counts the moves tried, checked per
+        state (a layer never runs far past CHOICE_STOP). One loop: this is the chosen payment's
+        whole programme."""
         per_card = self.rate * self.faces[i]
         worth, tv = self.values[i], self.tv
         new: dict = {}
-        for key, entry, move, v, kc in transitions:
-            c, kept = move[1], move[5]
-            nkey = (v, min(key[1] + c * per_card, clamp), kc, move[4])
-            kv, kh = entry[0] + worth[kept] + c * per_card * tv, entry[1] + kept
-            old = new.get(nkey)
-            # more value kept, then more cards kept (fewer turned in): the order `best` ranks
-            # payments by; between equals the first found (fewer of the earlier commodities
-            # turned in)
-            if old is None or kv > old[0] or (kv == old[0] and kh > old[1]):
-                new[nkey] = (kv, kh, key, move)
+        for key, entry in self._open_states(layer, p):
+            moves = self._moves(i, key[3], limit - key[2])
+            work[0] += len(moves)
+            if work[0] > self.choice_stop:
+                raise _PaymentStopped(CHOOSING)
+            v0, c0, kc0, kv0, kh0 = key[0], key[1], key[2], entry[0], entry[1]
+            for move in moves:
+                v = v0 + move[3]
+                if v > cap:
+                    continue
+                c, kept = move[1], move[5]
+                nkey = (v, min(c0 + c * per_card, clamp), kc0 + kept if binds else 0, move[4])
+                kv, kh = kv0 + worth[kept] + c * per_card * tv, kh0 + kept
+                old = new.get(nkey)
+                # more value kept, then more cards kept (fewer turned in): the order `best` ranks
+                # payments by; between equals the first found (fewer of the earlier commodities
+                # turned in)
+                if old is None or kv > old[0] or (kv == old[0] and kh > old[1]):
+                    new[nkey] = (kv, kh, key, move)
         return new
 
     @staticmethod
@@ -646,7 +645,7 @@ class PaymentTable:
         binds = limit < self.total_cards
         layer = {(0, 0, 0, _NONE): (0, 0, None, None)}
         for p, i in enumerate(self.order):
-            new = self._kept_layer(clamp, i, self._transitions(layer, p, i, limit, binds, least, work))
+            new = self._kept_layer(layer, p, i, limit, binds, least, clamp, work)
             self._check(work)
             # heapq.nlargest's order: the most first, the first found between equals
             layer = dict(sorted(new.items(), key=lambda item: item[1][0] + item[0][0], reverse=True)[:width])

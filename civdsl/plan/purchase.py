@@ -40,7 +40,7 @@ import heapq
 from typing import Any, Iterable
 
 from ..errors import StateError
-from ..pricing import prices, purchase_total
+from ..pricing import item_prices, prices, purchase_total, treasury_value
 from ..runtime import PlayerState, lookup
 from ..statecheck import canonical_names
 from ..unknown import number
@@ -111,16 +111,23 @@ def _hand_delta(info: dict, name: str) -> int:
 
 # --- the purchase problem -------------------------------------------------------------------
 
-def _by_ratio(obj: dict, eff: dict, order: dict, x: str, y: str) -> int:
+def _ratio_terms(value, eff, place: int) -> tuple:
+    """What `_by_ratio` compares of one advance: its class, objective, effective price (not below
+    0) and rulebook place (worked out once per advance, not once per comparison)."""
+    price = max(0, eff)
+    return (_ratio_class(value, price), value, price, place)
+
+
+def _by_ratio(terms: dict, x: str, y: str) -> int:
     """The branch and bound's order: objective per effective price, highest first (exact:
     cross-multiplied); free ones first, those worth nothing last; rulebook order between equals."""
-    vx, bx, vy, by = obj[x], max(0, eff[x]), obj[y], max(0, eff[y])
-    cx, cy = _ratio_class(vx, bx), _ratio_class(vy, by)
+    cx, vx, bx, px = terms[x]
+    cy, vy, by, py = terms[y]
     if cx != cy:
         return cx - cy
     if cx == 1 and vx * by != vy * bx:
         return -1 if vx * by > vy * bx else 1
-    return order[x] - order[y]
+    return px - py
 
 
 def _ratio_class(value, price) -> int:
@@ -278,7 +285,7 @@ class PurchaseProblem:
         self.single_use = "single_use" in getattr(module, "CREDIT_VARIANTS", ())
         special_turn = [n for n in cands if self.single_use or self._has_same_turn_ability(n)]
         self.base = self._base_prices(special_turn)
-        self.treasury_value = prices(module, self.holds, [], self.extra)["treasury_value"]
+        self.treasury_value = treasury_value(module, self.holds)
         self.same_turn = frozenset(special_turn)
         self.discounts = {n: [a["amount"] for a in _abilities(self.info, n, "discount")] for n in special_turn}
         self.frees = self._group_abilities(special_turn, "free_advance")
@@ -292,12 +299,11 @@ class PurchaseProblem:
         those without such an ability priced together, those with one each alone."""
         module, holds, extra = self.module, self.holds, self.extra
         plain = [n for n in self.candidates if n not in special_turn]
-        base: dict[str, Any] = {row["advance"]: max(0, row["price"])
-                                for row in prices(module, holds, plain, extra)["items"]}
+        base: dict[str, Any] = {n: max(0, price) for n, price in zip(plain, item_prices(module, holds, plain, extra))}
         for n in special_turn:
-            priced = prices(module, holds, [n], extra)
+            total, complete, least = purchase_total(module, holds, [n], extra)
             # a lower bound, as the search needs (a placement stopped at its cap proves one)
-            base[n] = max(0, priced["items"][0]["price"] if priced["complete"] else priced["total_at_least"])
+            base[n] = max(0, total if complete else least)
         return base
 
     def _group_abilities(self, advances: list[str], kind: str) -> dict[str, list[tuple]]:
@@ -402,7 +408,9 @@ class PurchaseProblem:
         # an advance without a same-turn ability has nothing to take off
         self.eff = eff = {n: self.base[n] - self._max_reduction(n) for n in self.candidates}
         pool = [n for n in self.candidates if n not in self.want]
-        order = functools.partial(_by_ratio, self.objective.values, eff, self.order)
+        values = self.objective.values
+        terms = {n: _ratio_terms(values[n], eff[n], self.order[n]) for n in pool}
+        order = functools.partial(_by_ratio, terms)
         self.items = sorted(pool, key=functools.cmp_to_key(order))
         self._columns()
         self._sums(len(self.items))
