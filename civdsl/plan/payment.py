@@ -104,6 +104,7 @@ class PaymentTable:
         self.values = [self._set_values(n, self.counts[i], self.faces[i]) for i, n in enumerate(self.names)]
         self.total_cards = sum(self.counts)
         self.order = self._programme_order()
+        self.adds = self._most_added()
         self._levels: dict[int, list] = {}
         self._conv: dict[int, dict] = {}
         self._budgets: dict[int, Any] = {}  # the next turn's problems ask the same limits
@@ -134,6 +135,16 @@ class PaymentTable:
         if self.substitute:
             order.sort(key=lambda i: (self.faces[i], self.names[i]))
         return order
+
+    def _most_added(self) -> list:
+        """Per position p of `order`: the most value turned in plus converted tokens' worth that
+        the commodities from p on can add (each its dearest set and every card converted, a bound
+        of any move), 0 at the end."""
+        adds = [0]
+        for p in range(len(self.order) - 1, -1, -1):
+            i = self.order[p]
+            adds.append(adds[-1] + max(self.values[i]) + self.counts[i] * self.rate * self.faces[i] * self.tv)
+        return _reversed(adds)
 
     def _set_values(self, name: str, n: int, face: int) -> list:
         """What 0, 1, ... n cards of a commodity pay as a set (n + 1 with a substitute card, which
@@ -302,9 +313,19 @@ class PaymentTable:
         key, ranked by their wealth kept); the entry the wealth and cards kept and the
         back-pointer (the previous state and the move). `work` counts the moves tried, checked per
         state (a layer never runs far past CHOICE_STOP). One loop: this is the chosen payment's
-        whole programme."""
+        whole programme.
+
+        A payment hands over exactly `cap` with at most the treasury's tokens on top of the cards,
+        so its value turned in plus converted tokens' worth reaches at least `cap` less the
+        treasury's worth; a new state whose tokens are known (below `clamp`) and that cannot reach
+        it even with the most the later commodities add (`adds`) is dropped. That drops only states
+        no payment goes through: no paying final state nor any state on its back-pointers is
+        changed, and the others keep their order."""
         per_card = self.rate * self.faces[i]
         worth, tv = self.values[i], self.tv
+        # value plus converted tokens' worth a state here must be able to reach, less what the later
+        # commodities may add
+        need = cap - self.treasury * tv - self.adds[p + 1]
         new: dict = {}
         for key, entry in self._open_states(layer, p):
             moves = self._moves(i, key[3], limit - key[2])
@@ -317,7 +338,10 @@ class PaymentTable:
                 if v > cap:
                     continue
                 c, kept = move[1], move[5]
-                nkey = (v, min(c0 + c * per_card, clamp), kc0 + kept if binds else 0, move[4])
+                tokens = c0 + c * per_card
+                if tokens < clamp and v + tokens * tv < need:
+                    continue
+                nkey = (v, min(tokens, clamp), kc0 + kept if binds else 0, move[4])
                 kv, kh = kv0 + worth[kept] + c * per_card * tv, kh0 + kept
                 old = new.get(nkey)
                 # more value kept, then more cards kept (fewer turned in): the order `best` ranks
