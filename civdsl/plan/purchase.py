@@ -89,6 +89,9 @@ class _AdvanceInfos(dict):
 
 def _advance_info(adv: dict) -> dict:
     """One advance's abilities by kind, hand-limit change, free credit points and group credits."""
+    if not adv["abilities"]:  # most advances carry none
+        return {"abilities": {}, "hand_delta": 0, "free_credits": 0, "group_credit": sum(adv["credits"].values()),
+                "same_turn": False}
     by_kind: dict[str, list] = {}
     for kind, args in adv["abilities"]:
         by_kind.setdefault(kind, []).append(args)
