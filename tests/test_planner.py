@@ -9,6 +9,7 @@ of Mega Civilization phase 12, Expansion 32.59 and Avalon Hill 1981 17.5).
 from __future__ import annotations
 
 import itertools
+import random
 import json
 import textwrap
 from pathlib import Path
@@ -1301,6 +1302,37 @@ def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is
     unworked = [e for e in ex["advances_not_bought"] if e["why_not"].startswith("not worked out")]
     assert unworked and len(unworked) == ex["not_worked_out"]
     assert all(f"4,000 sets of advances and {runs} programmes over price" in e["why_not"] for e in unworked)
+
+
+def test_explain_proves_out_by_the_whole_advance_knapsack_what_the_fractional_bound_cannot(monkeypatch):
+    """Where the searches' work limit leaves an advance unsearched, the bound of every purchase with
+    it is the lesser of the fractional and the whole-advance knapsack bounds: at treasury 1,000
+    the fractional bound of Metalworking reaches the plan's 30 VP, the whole-advance one does not."""
+    rb = _book("megaciv")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_cap", 0)
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_programmes", 0)
+
+    def why(name):
+        ex = question.plan(rb, state, explain=True)["explain"]
+        return next(e["why_not"] for e in ex["advances_not_bought"] if e["advance"] == name)
+
+    assert why("Metalworking").startswith("no purchase with it gives more than 29 VP against 30")
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_knapsack", 0)  # no table: the fractional bound alone
+    assert why("Metalworking").startswith("not worked out")
+
+
+@pytest.mark.parametrize("rid", ["megaciv", "expansion"])
+def test_the_bound_of_every_purchase_with_an_advance_is_never_below_the_best_such_purchase(rid):
+    rb = _book(rid)
+    rng = random.Random(30)
+    for _ in range(6):
+        ps = rb.state((), BENCH.random_state(rb.module, rng))
+        problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
+        for name in problem.candidates[:12]:
+            found = purchase.with_want(problem, [name]).search(1)
+            if found:
+                assert problem.bound_with(name) >= found[0].objective, name
 
 
 def test_the_planners_work_limits_are_documented():

@@ -168,8 +168,15 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     left_out = [name for name in problem.candidates if name not in best.buys]
     # the searches to make: for advances in no listed plan, where the card limit leaves room
     room = problem.max_new is None or len(problem.want) < problem.max_new
-    problem.explain_pending = sum(1 for n in left_out if room and not any(n in c.buys for c in choices))
-    others = [_not_bought(problem, choices, name) for name in left_out]
+    to_search = [n for n in left_out if room and not any(n in c.buys for c in choices)]
+    # the bound of every purchase with each; those it cannot prove out are searched first, so that
+    # where the work limit stops the searches it falls on advances the bound still answers
+    bounds = {n: problem.bound_with(n) for n in to_search}
+    order = ([n for n in to_search if not bounds[n] < best.objective]
+             + [n for n in to_search if bounds[n] < best.objective])
+    problem.explain_pending = len(order)
+    entries = {n: _not_bought(problem, choices, n, bounds[n]) for n in order}
+    others = [entries[n] if n in entries else _not_bought(problem, choices, n, None) for n in left_out]
     # the comparisons are proven only when the ranking is and no search here (the purchases with an
     # advance left out share the problem's prices) priced a set by a capped placement (single_use)
     return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
@@ -195,17 +202,19 @@ def _near_then_far(problem: PurchaseProblem, others: list[dict]) -> list[dict]:
     return near + far
 
 
-def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str) -> dict:
+def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str, bound) -> dict:
     """An advance the plan leaves out: the best purchase that includes it and why the plan beats
-    it (with its ranking key, for the order), or why no purchase with it fits."""
+    it (with its ranking key, for the order), or why no purchase with it fits; where the work
+    limit left it unsearched, whether `bound` (of every purchase with it: None, none worked out)
+    proves it out."""
     entry = {"advance": name, "objective": number(problem.objective.values[name]),
              "price": problem.base[name]}
     searched, got = _best_with(problem, choices, name)
     if not searched:
         limit = (f"the explanation's searches reached their work limit ({_grouped(problem.explain_cap)} sets of advances"
                  + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price") + ")")
-        bound, best = with_want(problem, [name]).root_bound(), choices[0].objective
-        if bound < best:  # the knapsack bound of every purchase with it proves it out
+        best = choices[0].objective
+        if bound is not None and bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
                                 f"{problem.objective.label} against {number(best)} ({limit})")
         else:

@@ -184,6 +184,9 @@ class PurchaseProblem:
     # run where such a branch and bound stops short: one per advance, in candidate order, up to this
     # many; the advances past them say that the limit stopped them
     explain_programmes = 4
+    # ... and the cells (advances x price units of the budget) of the one whole-advance knapsack
+    # table its bounds read (`bound_with`); past it they read the fractional bound alone
+    explain_knapsack = 200_000
 
     def __init__(self, module, holds, facts: dict, obj, *, want=None, avoid=None, among=None,
                  hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,
@@ -743,6 +746,56 @@ class PurchaseProblem:
         cap = (self.budget_max if budget is None else budget) - (w_e - self.neg_suf[0])
         return w_o + self._ratio_bound(0, cap) if cap >= 0 else w_o
 
+    def bound_with(self, name: str):
+        """An upper bound of the objective of any purchase that includes `name` and every --want:
+        the lesser of the fractional-knapsack bound of the purchase wanting it (`root_bound`) and
+        the whole-advance knapsack bound (`_knapsack_bound`)."""
+        bound = with_want(self, [name]).root_bound()
+        whole = self._knapsack_bound(name)
+        return bound if whole is None or whole > bound else whole
+
+    def _knapsack_bound(self, name: str):
+        """The objective of the wanted advances and `name` plus the most the advances not wanted
+        can add within the room their effective prices leave (`_knapsack_table`; the table may
+        count `name` again, which only loosens the bound); None where there is no table."""
+        table = self._knapsack_table()
+        if not table:
+            return None
+        want = self.want
+        room = len(table) - 1 - max(0, self.eff[name]) - sum(max(0, self.eff[w]) for w in want)
+        if room < 0:
+            return None
+        return self.start[2] + self.objective.values[name] + table[room]
+
+    def _knapsack_table(self) -> list:
+        """Room in price units -> the most objective advances not wanted reach whose effective
+        prices (at least 0) fit in it: a 0/1 knapsack over whole advances, made once per question.
+        Any purchase's effective prices add up to at most the budget, so with each negative one
+        counted as 0 they fit in the budget plus the negatives' sum (the table's last room). Empty
+        where prices are not whole numbers or the table would pass `explain_knapsack` cells."""
+        got = getattr(self, "_knapsack", None)
+        if got is None:
+            got = self._knapsack = self._whole_knapsack()
+        return got
+
+    def _whole_knapsack(self) -> list:
+        weights = [max(0, e) for e in self.e]
+        capacity = self.budget_max + self.neg_suf[0] + sum(max(0, -self.eff[w]) for w in self.want)
+        if not isinstance(capacity, int) or not all(isinstance(w, int) for w in weights) or capacity < 0:
+            return []
+        if len(weights) * (capacity + 1) > self.explain_knapsack:
+            return []
+        table = [0] * (capacity + 1)
+        for j in range(len(weights)):
+            w, value = weights[j], self.o[j]
+            if value <= 0:
+                continue
+            for room in range(capacity, w - 1, -1):
+                reach = table[room - w] + value
+                if reach > table[room]:
+                    table[room] = reach
+        return table
+
     # -- reporting one plan ------------------------------------------------------------------
 
     def plan_dict(self, choice: Choice, rank: int | None = None) -> dict:
@@ -815,6 +868,7 @@ def with_want(problem: PurchaseProblem, names: list) -> PurchaseProblem:
     clone.want = tuple(sorted(set(problem.want).union(names), key=lambda n: problem.order[n]))
     clone.options = dict(problem.options)
     clone.options["want"] = clone.want
+    clone._knapsack = None  # the table is of the advances not wanted
     clone._prepare()
     return clone
 
