@@ -66,12 +66,15 @@ def _missing_notes(module, held, facts: dict, hand: dict) -> list[str]:
 
 
 def answer(module, rulebook_id: str, edition_name: str, held, facts: dict, obj, *, want=None, avoid=None,
-           among=None, hand_limit: int | None = None, top: int = 1, explain: bool = False, horizon: int = 1) -> dict:
+           among=None, hand_limit: int | None = None, top: int = 1, explain: bool = False, horizon: int = 1,
+           info: dict | None = None) -> dict:
     """The best purchases this turn (and, with horizon 2, an estimate of the next turn's) for the
-    player who holds HELD with FACTS (a checked state's), maximising OBJ (objectives.Objective)."""
+    player who holds HELD with FACTS (a checked state's), maximising OBJ (objectives.Objective);
+    INFO, when given, is the rulebook's purchase.advance_infos, kept between questions."""
     if horizon not in (1, 2):
         raise StateError("--horizon is 1 (this turn) or 2 (this turn and an estimate of the next)")
-    problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit)
+    problem = PurchaseProblem(module, held, facts, obj, want=want, avoid=avoid, among=among, hand_limit=hand_limit,
+                              info=info)
     shown = max(int(top), 5 if explain else 1)
     choices = problem.search(shown)
     hand = hand_report(module, problem.cards, PlayerState(module, held, facts))

@@ -4,8 +4,15 @@ the state and read the objective; the answer itself is written once (answer.py, 
 
 from __future__ import annotations
 
+import weakref
+
 from .answer import answer
 from .objectives import objective
+from .purchase import advance_infos
+
+# Per compiled rulebook, the planner's facts of each advance (purchase.advance_infos): they depend
+# on the rulebook alone, so a process that asks many questions of one rulebook makes them once
+_INFOS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str | None = None, want=(), avoid=(),
@@ -22,5 +29,8 @@ def plan(rulebook, state: dict | None = None, *, holds=(), objective_spec: str |
     module = rulebook.module
     st = rulebook.state(holds, dict(state or {}))
     obj = objective(module, objective_spec, st)
+    info = _INFOS.get(module)
+    if info is None:
+        info = _INFOS[module] = advance_infos(module)
     return answer(module, rulebook.id, rulebook.name, st.held, st.facts, obj, want=want, avoid=avoid, among=among,
-                  hand_limit=hand_limit, top=top, explain=explain, horizon=horizon)
+                  hand_limit=hand_limit, top=top, explain=explain, horizon=horizon, info=info)
