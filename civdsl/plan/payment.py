@@ -254,6 +254,7 @@ class PaymentTable:
         loop, as `_kept_layer`'s: this programme is the table's largest."""
         per_card, new = self.rate * self.faces[i], {}
         closed = self.substitute and p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
+        worths = self._worths
         for key, entry in layer.items():
             flag: int = key % 4
             if closed and flag == _GAVE:  # a donor given at a lower face finds no set (`_open_states`)
@@ -263,7 +264,7 @@ class PaymentTable:
             work[0] += len(moves)
             if work[0] > self.work_limit:
                 raise _PaymentStopped(PAYING)
-            v0, tokens0 = self._paid_value(key, span), entry[0]
+            v0, tokens0 = worths[key // (4 * span)], entry[0]
             for move in moves:
                 nkey = self._paid_code(v0 + move[3], kc0 + move[5] if span > 1 else 0, move[4], span)
                 tokens = tokens0 + move[1] * per_card

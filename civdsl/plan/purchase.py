@@ -447,19 +447,20 @@ class PurchaseProblem:
         """Suffix sums over positions >= i: negative effective prices (they widen the budget),
         positive hand-limit changes, credit bounds; and, since advances worth something come
         first in the order, prefix sums of effective price and objective over them."""
-        self.neg_suf = [0] * (n_items + 1)
-        self.hpos_suf = [0] * (n_items + 1)
-        self.cub_suf = [0] * (n_items + 1)
+        e, o, hd, cub = self.e, self.o, self.hd, self.cub
+        neg_suf = self.neg_suf = [0] * (n_items + 1)
+        hpos_suf = self.hpos_suf = [0] * (n_items + 1)
+        cub_suf = self.cub_suf = [0] * (n_items + 1)
         for i in range(n_items - 1, -1, -1):
-            self.neg_suf[i] = self.neg_suf[i + 1] + max(0, -self.e[i])
-            self.hpos_suf[i] = self.hpos_suf[i + 1] + max(0, self.hd[i])
-            self.cub_suf[i] = self.cub_suf[i + 1] + max(0, self.cub[i])
-        self.npos = sum(1 for v in self.o if v > 0)
-        self.cum_b = [0]
-        self.cum_o = [0]
+            neg_suf[i] = neg_suf[i + 1] + max(0, -e[i])
+            hpos_suf[i] = hpos_suf[i + 1] + max(0, hd[i])
+            cub_suf[i] = cub_suf[i + 1] + max(0, cub[i])
+        self.npos = sum(1 for v in o if v > 0)
+        cum_b = self.cum_b = [0]
+        cum_o = self.cum_o = [0]
         for i in range(self.npos):
-            self.cum_b.append(self.cum_b[-1] + max(0, self.e[i]))
-            self.cum_o.append(self.cum_o[-1] + self.o[i])
+            cum_b.append(cum_b[-1] + max(0, e[i]))
+            cum_o.append(cum_o[-1] + o[i])
 
     def _ratio_bound(self, q: int, cap) -> Any:
         """Fractional-knapsack bound of the objective of advances at positions >= q within `cap`."""
