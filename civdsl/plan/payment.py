@@ -383,6 +383,10 @@ class PaymentTable:
         limit = self._paid_limit(limit)
         got = self._conv.get(limit)
         if got is None:
+            got = self._read_off_wider(limit)
+            if got is not None:
+                self._conv[limit] = got
+        if got is None:
             # one count for every hand limit asked (the hand-limit abilities bought make several)
             before = self.paying[0]
             try:
@@ -404,6 +408,51 @@ class PaymentTable:
                         v = self._paid_value(key, span)
                         got[v] = max(got.get(v, 0), entry[0])
             self._conv[limit] = got
+        return got
+
+    def _read_off_wider(self, limit: int) -> dict | None:
+        """What can be paid under a binding `limit`, read off the programme already run under a
+        wider binding limit, or None where there is none to read. Without card_treasury every
+        token count is 0, so `_fewest_kept` keeps, per value turned in and flag, only the state
+        keeping fewest cards: the narrower programme's states are exactly the wider one's that keep
+        at most `limit` cards (a payment's cards kept only grow along its moves), and so are its
+        values payable. Its work is counted as its own run counts it (each such state's moves
+        under `limit`); where that passes WORK, or the wider run's work passed CHOICE_WORK (the
+        narrower run's own back-pointers may then be read, `_paid_choice`), the programme runs."""
+        if self.rate or limit >= self.total_cards:
+            return None
+        wider = None
+        for w in self._paid:
+            if limit < w < self.total_cards and self._paid_work[w] <= self.choice_work:
+                wider = w
+                break
+        if wider is None:
+            return None
+        layers, span, work = self._paid[wider], self._span(wider), 0
+        for p, i in enumerate(self.order):
+            closed = self.substitute and p > 0 and self.faces[i] != self.faces[self.order[p - 1]]
+            for key in layers[p]:
+                flag: int = key % 4
+                kept: int = key // 4 % span
+                if kept <= limit and not (closed and flag == _GAVE):
+                    work = work + len(self._moves(i, flag, limit - kept))
+        if self.paying[0] + work > self.work_limit:
+            return None
+        self.paying[0] = self.paying[0] + work
+        self._paid_work[limit] = work
+        got = {}
+        for key, entry in layers[-1].items():
+            if _complete(key % 4) and key // 4 % span <= limit:
+                v = self._paid_value(key, span)
+                got[v] = max(got.get(v, 0), entry[0])
+        return got
+
+    def _paid_layers_of(self, limit: int) -> list[dict]:
+        """What can be paid's layers under `limit` (its programme run now, its work already
+        counted, where `_read_off_wider` read its values off a wider one)."""
+        got = self._paid.get(limit)
+        if got is None:
+            got = self._paid[limit] = self._paid_layers(limit, [0])
         return got
 
     def _paid_limit(self, limit: int) -> int:
@@ -554,7 +603,7 @@ class PaymentTable:
         there is; it may keep less than the best payment (it converts every card it can)."""
         self._stop(CHOOSING)
         paid = self._paid_limit(limit)
-        layers, span = self._paid[paid], self._span(paid)
+        layers, span = self._paid_layers_of(paid), self._span(paid)
         rows = [(self._paid_value(key, span), entry[0], key) for key, entry in layers[-1].items() if _complete(key % 4)]
         return self._payment(price, limit, self._pick(price, least, rows, layers))
 
