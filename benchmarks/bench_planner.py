@@ -241,6 +241,10 @@ BOUND_STRESS = [
      {"holds": ["Pottery", "Music"], "hand": 180, "treasury": 0, "players": 9}, {"horizon": 2}),
     ("strict credits, --explain, treasury 1000", STRICT,
      {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"explain": True}),
+    # the Expansion's --explain at treasury 1,000: its programmes over price cost several times the
+    # Mega Civilization ones
+    ("--explain, Expansion, treasury 1000, 9 players", "expansion",
+     {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}, {"explain": True}),
 ]
 
 

@@ -179,10 +179,16 @@ def _best_group_credits(name: str, adv: dict, pool: dict, toward: dict) -> list[
     """`best_group`: the group credit tokens of the advance's best group, plus each held card's
     specific credit toward it (`toward`, `_specific_toward`)."""
     out = []
-    if adv["groups"]:
-        best = max(adv["groups"], key=lambda g: (pool.get(g, 0), -adv["groups"].index(g)))
-        if pool.get(best, 0):
-            out.append((f"{best} credits", pool[best]))
+    groups = adv["groups"]
+    if groups:
+        # the group with the most credits, the first listed between equals
+        best, most = groups[0], pool.get(groups[0], 0)
+        for g in groups:
+            amount = pool.get(g, 0)
+            if amount > most:
+                best, most = g, amount
+        if most:
+            out.append((f"{best} credits", most))
     out.extend(toward.get(name, ()))
     return out
 
