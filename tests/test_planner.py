@@ -1335,9 +1335,31 @@ def test_the_bound_of_every_purchase_with_an_advance_is_never_below_the_best_suc
                 assert problem.bound_with(name) >= found[0].objective, name
 
 
+def test_explains_programmes_stop_at_their_declared_limit_of_cells(monkeypatch):
+    """The Expansion at treasury 1,000: a programme wanting one advance holds up to 170,000 cells
+    (0.5-0.8 s); past `explain_cells` in all it stops, and that advance and the rest are not worked
+    out, saying which limits stopped them."""
+    rb = _book("expansion")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    report = question.plan(rb, state, explain=True)
+    ex = report["explain"]
+    limit = purchase.PurchaseProblem.explain_cells
+    assert ex["programme_cell_limit"] == limit and ex["programme_cells"] == limit
+    assert ex["programmes_run"] < purchase.PurchaseProblem.explain_programmes or ex["not_worked_out"]
+    unworked = [e for e in ex["advances_not_bought"] if e["why_not"].startswith("not worked out")]
+    assert len(unworked) == ex["not_worked_out"] and ex["complete"] is False
+    assert all(f"programmes over price of {limit:,} cells in all" in e["why_not"] for e in unworked)
+    assert f"programmes over price of {limit:,} cells in all" in plan_text.render(report)
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_cells", 10 ** 9)
+    unlimited = question.plan(rb, state, explain=True)["explain"]
+    assert unlimited["programmes_run"] == purchase.PurchaseProblem.explain_programmes
+    assert unlimited["not_worked_out"] < ex["not_worked_out"] and unlimited["programme_cells"] > limit
+
+
 def test_the_planners_work_limits_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "planner.md").read_text(encoding="utf-8")
     for number in (payment.WORK, payment.CHOICE_WORK, payment.CHOICE_STOP,
                    purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work,
-                   purchase.PurchaseProblem.explain_programmes):
+                   purchase.PurchaseProblem.explain_programmes, purchase.PurchaseProblem.explain_cells,
+                   purchase.PurchaseProblem.explain_knapsack):
         assert f"{number:,}" in text

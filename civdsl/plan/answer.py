@@ -11,6 +11,7 @@ from ..unknown import number
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
 from .purchase import Choice, PurchaseProblem, with_want
+from .search import ProgrammeStopped
 
 
 # --- the planner's answer -------------------------------------------------------------------
@@ -188,6 +189,8 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
             "work_limit": problem.explain_cap, "sets_examined": problem.explain_sets,
             "programme_limit": None if problem.single_use else problem.explain_programmes,
             "programmes_run": problem.explain_runs,
+            "programme_cell_limit": None if problem.single_use else problem.explain_cells,
+            "programme_cells": problem.explain_cells_held,
             "not_worked_out": problem.explain_unsearched}
 
 
@@ -215,7 +218,8 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str, boun
     searched, got = _best_with(problem, choices, name)
     if not searched:
         limit = (f"the explanation's searches reached their work limit ({_grouped(problem.explain_cap)} sets of advances"
-                 + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price") + ")")
+                 + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price"
+                                                    f" of {_grouped(problem.explain_cells)} cells in all") + ")")
         best = choices[0].objective
         if bound is not None and bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
@@ -259,10 +263,16 @@ def _best_with(problem: PurchaseProblem, choices: list[Choice], name: str) -> tu
             problem.explain_stopped = problem.explain_stopped + (1 if clone.stopped else 0)
             return True, (got[0] if got else None)
         problem.explain_sets = problem.explain_sets + share
-    if clone.single_use or problem.explain_runs >= problem.explain_programmes:
+    left = problem.explain_cells - problem.explain_cells_held
+    if clone.single_use or problem.explain_runs >= problem.explain_programmes or left <= 0:
         return False, None
     problem.explain_runs = problem.explain_runs + 1
-    found = clone.programme(1, floor)
+    try:
+        found = clone.programme(1, floor, left)
+    except ProgrammeStopped:
+        problem.explain_cells_held = problem.explain_cells
+        return False, None
+    problem.explain_cells_held = problem.explain_cells_held + clone.stats["cells"]
     return True, (found[0] if found else None)
 
 

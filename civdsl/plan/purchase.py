@@ -184,6 +184,9 @@ class PurchaseProblem:
     # run where such a branch and bound stops short: one per advance, in candidate order, up to this
     # many; the advances past them say that the limit stopped them
     explain_programmes = 4
+    # ... and the cells (state and price, every layer's) those programmes may hold in all: a
+    # programme that passes it stops, and its advance and those after it are not worked out
+    explain_cells = 100_000
     # ... and the cells (advances x price units of the budget) of the one whole-advance knapsack
     # table its bounds read (`bound_with`); past it they read the fractional bound alone
     explain_knapsack = 200_000
@@ -220,6 +223,7 @@ class PurchaseProblem:
         self.explain_unsearched = 0  # advances left out that explain_cap left unexplained (and unbounded)
         self.explain_pending = 0  # searches --explain has still to make
         self.explain_runs = 0  # dynamic programmes --explain ran, against explain_programmes
+        self.explain_cells_held = 0  # cells those programmes held, against explain_cells
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
@@ -587,11 +591,13 @@ class PurchaseProblem:
                 return quick
         return self.programme(top, floor)
 
-    def programme(self, top: int, floor=None) -> list[Choice]:
+    def programme(self, top: int, floor=None, cells: int | None = None) -> list[Choice]:
         """The `top` best sets by the dynamic programme over price of plan.search, given the
-        objective a branch and bound already reached (`floor`, None: none)."""
+        objective a branch and bound already reached (`floor`, None: none); with `cells`, stopped
+        (search.ProgrammeStopped) once its layers have held more cells than that."""
         self.method = "dynamic programme"
-        self.stats: dict = {}  # the programme's runs and widest signature (benchmarks read it)
+        # the programme's runs, widest signature and cells (benchmarks and --explain read them)
+        self.stats: dict = {} if cells is None else {"cell_limit": cells}
         found = search(
             self.search_candidates(), forced=frozenset(self.want), machine_for=self.machine_for,
             same_turn=sorted(self.same_turn, key=lambda n: self.order[n]), budget=self.budget_max, max_new=self.max_new,

@@ -452,6 +452,10 @@ def _still_open(sig: frozenset, i: int, last_link: dict) -> frozenset:
     return frozenset(a for a in sig if last_link[a] > i) if sig else sig
 
 
+class ProgrammeStopped(Exception):
+    """A programme given a limit of cells (`stats["cell_limit"]`) passed it."""
+
+
 class _Programme:
     """The programme's fixed terms (the budget, the card limit, the payment, the plans asked
     for, the floor) and the heap of the best entries its runs found."""
@@ -503,6 +507,7 @@ class _Programme:
         layer: dict = {(machine.start, 0, 0, frozenset()): {0: [(0, 0, 0, 0)]}}
         for i, c in enumerate(items):
             layer = self._step(layer, c, i, c.name in forced, machine, last_link)
+            self._count(layer)
             if self.floor is not None:
                 _cut_below(layer, machine, self.budget, self.floor, _Bound(items[i + 1:]))
             if any(k[3] for k in layer):
@@ -510,6 +515,14 @@ class _Programme:
             self._measure(layer, machine)
         self.stats["runs"] += 1
         self._collect(layer, machine)
+
+    def _count(self, layer: dict) -> None:
+        """Add the cells (state and price) a layer holds to `stats["cells"]`; past
+        `stats["cell_limit"]`, where the caller gives one, stop (ProgrammeStopped)."""
+        stats = self.stats
+        stats["cells"] = stats.get("cells", 0) + sum(len(cells) for cells in layer.values())
+        if "cell_limit" in stats and stats["cells"] > stats["cell_limit"]:
+            raise ProgrammeStopped("the programme's limit of cells")
 
     def _measure(self, layer: dict, machine: SameTurnMachine) -> None:
         """The widest signature and the most machine states a layer holds (benchmarks read them)."""

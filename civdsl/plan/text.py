@@ -132,7 +132,8 @@ def _explain_lines(ex: dict | None, label: str) -> list[str]:
     if ex.get("not_worked_out"):
         lines.append(f"  ({ex['not_worked_out']} advances left out not worked out: the explanation's searches "
                      f"reached their work limit of {ex['work_limit']:,} sets of advances"
-                     + (f" and {ex['programme_limit']} programmes over price" if ex.get("programme_limit") else "")
+                     + (f" and {ex['programme_limit']} programmes over price of {ex['programme_cell_limit']:,} cells "
+                        "in all" if ex.get("programme_limit") else "")
                      + ")")
     for r in ex["runners_up"]:
         lines.append(f"  not {', '.join(r['buy']) or 'buying nothing'}: {r['why_not']}")
