@@ -27,7 +27,7 @@ from .expressions import PlainLogicCompiler, PythonCompiler, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, slug  # noqa: F401 (CodegenError: API)
 from .rulewalk import (AmountRules, EffectVar, RequirementWords, RoleWalk, SetValueScope, calamity_variants, call_mapping,
-                       conjuncts, constant_literals, constant_value, requirement, score_lines, variant_index,
+                       city_points, conjuncts, constant_literals, constant_value, requirement, score_lines, variant_index,
                        variant_options)
 from .sublanguages import used_by
 from .syntax import CancelOp, ChangeOp, Name, Num, Str
@@ -326,7 +326,7 @@ def _calamity_record(ed: Edition, cal: Calamity, summary: str, per_calamity: lis
             "line": cal.span.line, "summary": summary,
             "exclude": tuple(x.role for x in cal.exclusions if x.role),
             # a city's unit points in this calamity (`amounts { city_points }`)
-            "city_points": AmountRules(ed, cal).city_points,
+            "city_points": city_points(ed, cal),
             "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}}
 
 
