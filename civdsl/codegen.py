@@ -837,10 +837,7 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
     if None in texts:
         _record_displays(w, name, records)
         return
-    w.line(f"{name} = _rt.records((")
-    for text in texts:
-        w.line(f"    {text!r},")
-    w.line("))")
+    _json_records(w, name, texts)
 
 
 def _item_records(w: Writer, name: str, items: list, record: Callable[[object], dict],
@@ -852,6 +849,11 @@ def _item_records(w: Writer, name: str, items: list, record: Callable[[object], 
     if None in texts:
         _record_displays(w, name, [(item.name, record(item)) for item in items])
         return
+    _json_records(w, name, texts)
+
+
+def _json_records(w: Writer, name: str, texts: list[str]) -> None:
+    """`NAME = _rt.records((...))`, one record's JSON text a line."""
     w.line(f"{name} = _rt.records((")
     for text in texts:
         w.line(f"    {text!r},")
