@@ -57,14 +57,6 @@ EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", 
                 ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN))
 
 
-def field_kind(key: str) -> str | None:
-    """What an event's key holds, in words (None: no such key)."""
-    for k, kind in EVENT_FIELDS:
-        if k == key:
-            return kind
-    return None
-
-
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -95,15 +87,32 @@ def _holds_type(value, kind: str) -> bool:
     return _is_secondary(value)
 
 
-def check_fields(event: dict) -> None:
-    """Every key of the event known and holding what it should: a refusal, never a crash."""
+def field_kinds() -> dict:
+    """Each key an event may have -> what it holds (EVENT_FIELDS), for check_fields."""
+    return {k: kind for k, kind in EVENT_FIELDS}
+
+
+def check_fields(event: dict, kinds: dict | None = None) -> None:
+    """Every key of the event known and holding what it should: a refusal, never a crash. KINDS:
+    field_kinds(), which a caller checking many events builds once."""
     if not isinstance(event, dict):
         raise Refused(ILLEGAL, "an event is a mapping of its keys")
+    if kinds is None:
+        kinds = field_kinds()
     for key, value in event.items():
-        kind = field_kind(key)
+        kind = kinds.get(key)
         if kind is None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
-        if value is not None and not _holds_type(value, kind):
+        if value is None:
+            continue
+        # the kinds nearly every event has (its turn, step, player and counts) checked here, the others by _holds_type
+        if kind == _TEXT:
+            fits = isinstance(value, str)
+        elif kind == _COUNT:
+            fits = _is_count(value)
+        else:
+            fits = _holds_type(value, kind)
+        if not fits:
             raise Refused(ILLEGAL, f"`{key}` must be {kind}", field=key)
 
 
