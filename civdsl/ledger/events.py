@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..diagnostics import did_you_mean
 from ..errors import StateError
 from ..handvalue import player_block
-from ..pricing import trade_card_prices
+from ..pricing import abilities_of, trade_card_prices
 from ..stateanswers import cost_for, hand_for
 from ..statecheck import item_names
 from ..table.tablefile import RELATIONS
@@ -205,12 +205,22 @@ def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | No
 
 def _supply(game: Game, cards: list[str]) -> None:
     """No more cards of a commodity in hands than the game has (its `count`, where declared)."""
-    for c in sorted(set(cards)):  # the first over its count named the same in every run
+    counted = {}  # each card with a count -> the cards of it in every hand, in one walk of the hands
+    for c in cards:
         count = game.module.COMMODITIES.get(c, {}).get("count")
         if count:
-            held = sum(p.cards.get(c, 0) for p in game.players.values())
-            if held > count:
-                raise Refused(ILLEGAL, f"the game has {count} {c} cards and the hands would hold {held}", field="cards")
+            counted[c] = 0
+    if not counted:
+        return
+    for p in game.players.values():
+        held = p.cards
+        for c in counted:
+            counted[c] = counted[c] + held.get(c, 0)
+    for c in sorted(counted):  # the first over its count named the same in every run
+        count = game.module.COMMODITIES[c]["count"]
+        if counted[c] > count:
+            raise Refused(ILLEGAL, f"the game has {count} {c} cards and the hands would hold {counted[c]}",
+                          field="cards")
 
 
 # --- census ----------------------------------------------------------------------------------
@@ -430,8 +440,7 @@ def hand_limit(game: Game, player, args: dict) -> int | None:
     limit = game.quantity(args["limit"])
     if limit is None:
         return None
-    return limit + sum(ab[1].get("delta", 0) for adv in player.advances
-                       for ab in game.module.ADVANCES[adv]["abilities"] if ab[0] == "hand_limit")
+    return limit + sum(args.get("delta", 0) for _, args in abilities_of(game.module, player.advances, "hand_limit"))
 
 
 def check_hand_limits(game: Game, args: dict) -> None:
@@ -549,7 +558,8 @@ def _calamity_choice(game: Game, p, event: dict) -> str:
     """The victim's choices for one calamity held this turn (CHOICE_KEYS), kept by (calamity,
     victim, occurrence); the calamity's own name."""
     name = _card_names(game, [event["calamity"]], "calamity")[0]
-    if not any(n == name for q in game.seated() for n, _ in q.calamities):
+    held = sum(n == name for q in game.seated() for n, _ in q.calamities)
+    if not held:
         raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
     for who in _secondary_names(event.get("secondary")):
         game.player(who)
@@ -558,7 +568,6 @@ def _calamity_choice(game: Game, p, event: dict) -> str:
     for key in ("cities", "tokens", "occurrence"):
         _whole(event, key)
     occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
-    held = sum(n == name for q in game.seated() for n, _ in q.calamities)
     if not 1 <= occurrence <= held:
         raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
                       f"suffers it from once to {held} times", field="occurrence")
@@ -646,9 +655,8 @@ def collect_tax(game: Game, args: dict) -> None:
     for p in game.seated():
         if not p.cities:
             continue
-        rate = game.quantity(args["rate"]) + sum(ab[1].get("delta", 0) for adv in p.advances
-                                                 for ab in game.module.ADVANCES[adv]["abilities"]
-                                                 if ab[0] == "tax_rate")
+        rate = game.quantity(args["rate"]) + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, p.advances,
+                                                                                              "tax_rate"))
         due = rate * p.cities
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)

@@ -50,7 +50,7 @@ class Ledger(Game):
             fields = self.kept[("event fields",)] = field_kinds()
         check_fields(event, fields)
         kind = event.get("do")
-        if kind not in kinds():
+        if kind != "next" and kind not in EVENT_KINDS:
             raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(kinds())})", field="do")
         if self.ended:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
