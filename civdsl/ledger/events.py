@@ -203,24 +203,15 @@ def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | No
     return gone
 
 
-def _supply(game: Game, cards: list[str]) -> None:
-    """No more cards of a commodity in hands than the game has (its `count`, where declared)."""
-    counted = {}  # each card with a count -> the cards of it in every hand, in one walk of the hands
-    for c in cards:
+def _supply(game: Game, p, cards: list[str]) -> None:
+    """No more cards of a commodity in hands than the game has (its `count`, where declared), as
+    the tally of every hand P shares with the other players counts them."""
+    for c in sorted(set(cards)):  # the first over its count named the same in every run
         count = game.module.COMMODITIES.get(c, {}).get("count")
         if count:
-            counted[c] = 0
-    if not counted:
-        return
-    for p in game.players.values():
-        held = p.cards
-        for c in counted:
-            counted[c] = counted[c] + held.get(c, 0)
-    for c in sorted(counted):  # the first over its count named the same in every run
-        count = game.module.COMMODITIES[c]["count"]
-        if counted[c] > count:
-            raise Refused(ILLEGAL, f"the game has {count} {c} cards and the hands would hold {counted[c]}",
-                          field="cards")
+            held = p.tally.get(c, 0)
+            if held > count:
+                raise Refused(ILLEGAL, f"the game has {count} {c} cards and the hands would hold {held}", field="cards")
 
 
 # --- census ----------------------------------------------------------------------------------
@@ -267,7 +258,7 @@ def draw(game: Game, event: dict) -> None:
         cards = _card_names(game, event.get("cards"))
         _drawn_by_hand(game, p, cards, reach)
     _receive(game, p, cards)
-    _supply(game, cards)
+    _supply(game, p, cards)
     how = f" (drawn for {p.name} from the stacks with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}{how}", args["line"])
 
@@ -384,7 +375,7 @@ def buy_cards(game: Game, event: dict) -> None:
         _from_stacks(game, p, cards, "cards")
     p.treasury = p.treasury - answer["total"]
     _receive(game, p, cards)
-    _supply(game, cards)
+    _supply(game, p, cards)
     how = f" (drawn from stack {', '.join(str(n) for n in numbers)} with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} buys {', '.join(cards) or 'nothing'} for {answer['total']} treasury (treasury {p.treasury})"
               f"{how}", _line(game, "buy_trade_cards"))
@@ -638,7 +629,7 @@ def leave(game: Game, event: dict) -> None:
     hand = [c for c, n in p.cards.items() for _ in range(n)]
     hand.extend(c for c, _ in p.calamities)
     game.discarded(p, hand)  # his cards go back to their stacks
-    p.cards = {}
+    p.take_cards([c for c, n in p.cards.items() for _ in range(n)])
     p.calamities = []
     game.note(f"{p.name} leaves the game" + (f" (his {len(hand)} trade cards go back to their stacks)"
                                                 if hand and game.stacks is not None else ""))
