@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ..diagnostics import did_you_mean
 from ..errors import StateError
-from ..handvalue import player_block
+from ..handvalue import hand_value, player_block
 from ..pricing import abilities_of, trade_card_prices
-from ..stateanswers import cost_for, hand_for
+from ..stateanswers import cost_for
 from ..statecheck import item_names
 from ..table.tablefile import RELATIONS
 from ..vocabulary import DERIVED_NAMES, FACTS
@@ -495,7 +495,9 @@ def _paid(game: Game, p, pay: list[str], treasury: int, cost: dict) -> int:
     _holds(p, pay, "pay")
     if treasury > p.treasury:
         raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
-    cards_value = hand_for(game.module, _counted(pay), game.state(p))["total"] if pay else 0
+    # the cards are the rulebook's own names (_card_names) and in his hand (_holds), which the supply
+    # check keeps within each commodity's count: hand_for's checks of a hand typed by a user are met
+    cards_value = hand_value(game.module, _counted(pay), game.state(p))["total"] if pay else 0
     worth, total = cost["treasury_value"], cost["total"]
     paid = cards_value + treasury * worth
     if paid < total:

@@ -130,9 +130,9 @@ def _check_event(i: int, e, line: int | None, keys: set) -> None:
     every key an event may have (event_keys)."""
     if not isinstance(e, dict) or not isinstance(e.get("do"), str):
         raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", line)
-    bad = [k for k in e if k not in keys]
-    if bad:
-        raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", line)
+    for k in e:
+        if k not in keys:
+            raise GameFileError(f"events[{i}]: unknown key `{k}`", line)
     for k in ("turn", "step"):
         if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
             raise GameFileError(f"events[{i}]: `{k}` is a whole number", line)
