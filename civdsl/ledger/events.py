@@ -551,7 +551,11 @@ def _calamity_choice(game: Game, p, event: dict) -> str:
     """The victim's choices for one calamity held this turn (CHOICE_KEYS), kept by (calamity,
     victim, occurrence); the calamity's own name."""
     name = _card_names(game, [event["calamity"]], "calamity")[0]
-    held = sum(n == name for q in game.seated() for n, _ in q.calamities)
+    held = 0  # the cards of this calamity in every hand at the table
+    for q in game.seated():
+        for n, _ in q.calamities:
+            if n == name:
+                held += 1
     if not held:
         raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
     for who in _secondary_names(event.get("secondary")):
