@@ -105,7 +105,7 @@ def check_fields(event: dict, kinds: dict | None = None) -> None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
         if value is None:
             continue
-        # the kinds nearly every event has (its turn, step, player and counts) checked here, the others by _holds_type
+        # the kinds nearly every event has (turn, step, player, counts) checked here, the others by _holds_type
         if kind == _TEXT:
             fits = isinstance(value, str)
         elif kind == _COUNT:
@@ -431,7 +431,7 @@ def hand_limit(game: Game, player, args: dict) -> int | None:
     limit = game.quantity(args["limit"])
     if limit is None:
         return None
-    return limit + sum(args.get("delta", 0) for _, args in abilities_of(game.module, player.advances, "hand_limit"))
+    return limit + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, player.advances, "hand_limit"))
 
 
 def check_hand_limits(game: Game, args: dict) -> None:
