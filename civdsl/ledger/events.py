@@ -184,22 +184,26 @@ def _hand_words(player) -> str:
 
 
 def _receive(game: Game, player, cards: list[str], traded_by: str | None = None) -> None:
+    commodities = []
     for c in cards:
         if c in game.module.CALAMITIES:
             player.calamities.append((c, traded_by))
         else:
-            player.give_cards([c])
+            commodities.append(c)
+    player.give_cards(commodities)
 
 
 def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | None]]:
     """Take the cards from the player's hand; the calamities among them, with who traded each."""
     gone = []
+    commodities = []
     for c in cards:
         if c in game.module.CALAMITIES:
             i = [n for n, _ in player.calamities].index(c)
             gone.append(player.calamities.pop(i))
         else:
-            player.take_cards([c])
+            commodities.append(c)
+    player.take_cards(commodities)
     return gone
 
 
