@@ -213,7 +213,7 @@ def parse(source: str, event_value=None) -> tuple:
         if line.endswith("\r"):
             raise TextError(f"expected a line break without a carriage return; {FMT_HINT}", i + 1, len(line))
     if len(lines) == 0 or lines[0] != COMMENT:
-        _differ(lines[0] if len(lines) > 0 else "", COMMENT, 1, "the first line")
+        _differ(lines[0] if len(lines) > 0 else "", COMMENT, 1, "the comment line `civdsl game` writes first")
     setup = {}
     at = 1
     while True:
@@ -297,7 +297,8 @@ def _differ(line: str, want: str, number: int, what: str) -> None:
     while i < len(have) and i < len(need) and have[i] == need[i]:
         i += 1
     found = _found(have, i)
-    raise TextError(f"expected {what} (`{want}`), found {found}; {FMT_HINT}", number, i + 1)
+    expected = what if "`" in want else f"{what} (`{want}`)"
+    raise TextError(f"expected {expected}, found {found}; {FMT_HINT}", number, i + 1)
 
 
 def _found(chars: list, i: int) -> str:
