@@ -236,6 +236,24 @@ def test_the_json_fast_path_reads_mutated_lines_as_gametext():
             assert _outcome(source, fast=True) == _outcome(source), changed
 
 
+def test_a_text_parse_reads_is_the_one_text_writes_for_what_it_reads():
+    """The form is one text a game: whatever parse accepts, text writes back byte for byte."""
+    rng = random.Random(5)
+    sources = ["".join(GAMES[1].read_text(encoding="utf-8").splitlines(keepends=True)[:30]),
+               gametext.text({"civdsl_game": 1, "edition": "Zoë: \"x\"", "options": {"a b": True, "yes": [1, None]},
+                              "players": [{"name": "a"}, ["b", {}]], "seed": -3}, [{"a": {"b": ["\x85", ""]}}])]
+    accepted = 0
+    for source in sources:
+        for changed in _mutations(source, rng, 400):
+            try:
+                setup, evs, _ = gametext.parse(changed)
+            except gametext.TextError:
+                continue
+            accepted += 1
+            assert gametext.text(setup, evs) == changed
+    assert accepted > 20
+
+
 @needs_node
 def test_the_page_reads_and_writes_every_recorded_game_as_python():
     texts = [p.read_text(encoding="utf-8") for p in GAMES]

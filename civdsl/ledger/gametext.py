@@ -258,6 +258,8 @@ def _setup_line(lines: list, at: int, setup: dict) -> int:
     key = reader.key()
     if key in setup:
         raise TextError(f"the key `{key}` twice; {FMT_HINT}", at, 1)
+    if key == EVENTS_KEY:
+        raise TextError(f"expected `{EVENTS_KEY}:` alone on its line, then the events one a line; {FMT_HINT}", at, 1)
     if reader.at == len(chars) - 1 and chars[reader.at] == ":":
         items = []
         while at < len(lines) and lines[at].startswith(ITEM_PREFIX):
@@ -270,8 +272,11 @@ def _setup_line(lines: list, at: int, setup: dict) -> int:
         setup[key] = items
         return at
     reader.literal(": ", "`: ` after the key")
+    start = reader.at
     value = reader.value(0)
     reader.end()
+    if value is None:
+        reader.fail("a value (a key without one is left out of the set-up)", start)
     if isinstance(value, list) and len(value) > 0 and any(isinstance(v, (list, dict)) for v in value):
         raise TextError(f"expected a list of lists or mappings one item a line (`{key}:`, then `{ITEM_PREFIX}...`); "
                         f"{FMT_HINT}", at, 1)
