@@ -215,16 +215,15 @@ def test_what_text_writes_parse_reads_back_and_yaml_reads_alike(setup, evs):
 
 @SETTINGS
 @given(events)
-def test_the_json_fast_path_writes_and_reads_as_gametext(event):
+def test_the_json_fast_path_reads_what_gametext_writes_as_gametext(event):
     try:
-        exact = gametext.value_text(event, False)
+        line = gametext.value_text(event, False)
     except gametext.TextError:
-        exact = None
-    fast = eventjson.event_text(event)
-    assert fast is None or fast == exact
-    if exact is not None:
-        value = eventjson.event_value(exact)
-        assert value is None or value == json.loads(json.dumps(event))
+        return
+    value = eventjson.event_value(line)
+    assert value is None or value == json.loads(json.dumps(event))
+    if line.isascii() and "\\" not in line and line.count("{") + line.count("[") <= gametext.MAX_DEPTH:
+        assert value is not None  # the fast path is taken for the common line
 
 
 def test_the_json_fast_path_reads_mutated_lines_as_gametext():

@@ -140,7 +140,7 @@ def stamped(game: Ledger, event: dict) -> dict:
 def text(gf: GameFile) -> str:
     """The file's text (gametext.text: the set-up, then one event a line), the format first."""
     setup = {"civdsl_game": FORMAT, **{k: v for k, v in gf.setup.items() if k != "civdsl_game"}}
-    return gametext.text(setup, gf.events, eventjson.event_text)
+    return gametext.text(setup, gf.events)
 
 
 def write(path: Path, gf: GameFile) -> None:
