@@ -192,9 +192,12 @@ def test_the_limits_are_refused_with_their_numbers():
         gametext.parse("#" * (gametext.MAX_TEXT + 1))
     with pytest.raises(gametext.TextError, match="a line longer than 100,000 characters"):
         gametext.parse(f"{gametext.COMMENT}\nedition: \"{'x' * gametext.MAX_LINE}\"\nevents: []\n")
-    with pytest.raises(gametext.TextError, match="a whole number beyond"):
+    with pytest.raises(gametext.TextError, match="`seed`: a whole number beyond"):
         gametext.text({"seed": 2 ** 60}, [])
-    with pytest.raises(gametext.TextError, match="a lone surrogate") as refused:
+    with pytest.raises(gametext.TextError, match="event 2: a value") as refused:
+        gametext.text({}, [{}, {"a": 1.5}])
+    assert refused.value.line == 4
+    with pytest.raises(gametext.TextError, match="event 1: text with half of a character") as refused:
         gametext.text({"edition": "x"}, [{"do": "\ud800"}])
     assert refused.value.line == 4
 

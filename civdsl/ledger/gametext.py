@@ -71,15 +71,16 @@ def text(setup, events: list) -> str:
             try:
                 _setup_lines(key, setup[key], lines)
             except TextError as exc:
-                raise TextError(str(exc), len(lines) + 1, 1)
+                raise TextError(f"`{key}`: {exc}" if isinstance(key, str) else str(exc), len(lines) + 1, 1)
     lines.append(EVENTS_KEY + (":" if len(events) > 0 else ": []"))
+    first = len(lines)
     for event in events:
         try:
             if not isinstance(event, dict):
                 raise TextError("an event is a mapping", 1, 1)
             lines.append(EVENT_PREFIX + value_text(event, False))
         except TextError as exc:
-            raise TextError(str(exc), len(lines) + 1, len(EVENT_PREFIX) + 1)
+            raise TextError(f"event {len(lines) - first + 1}: {exc}", len(lines) + 1, len(EVENT_PREFIX) + 1)
     return "\n".join(lines) + "\n"
 
 
