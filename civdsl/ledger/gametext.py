@@ -125,7 +125,7 @@ def _scalar_text(value, plain: bool) -> str:
         return value if plain and is_plain(value) else quoted(value)
     if isinstance(value, int) and not isinstance(value, bool):
         if value > MAX_WHOLE or value < -MAX_WHOLE:
-            raise TextError(f"a whole number beyond {MAX_WHOLE}", 1, 1)
+            raise TextError(f"a whole number beyond {thousands(MAX_WHOLE)}", 1, 1)
         return str(value)
     raise TextError(f"a value {_shown(value)} a game file cannot hold (text, whole numbers, true, false, "
                     "lists and mappings)", 1, 1)
