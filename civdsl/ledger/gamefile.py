@@ -36,7 +36,7 @@ def read(path: Path) -> GameFile:
     try:
         text = _decode(_read_limited(Path(path)), Path(path))
         try:
-            setup, events, lines = gametext.parse(text, eventjson.event_value)
+            setup, events, lines = gametext.parse(text, eventjson.event_values)
         except gametext.TextError:
             data = _parse_text(text, Path(path))
         else:
@@ -52,7 +52,7 @@ def canonical_error(path: Path) -> gametext.TextError | None:
     from ..state import _decode, _read_limited
 
     try:
-        gametext.parse(_decode(_read_limited(Path(path)), Path(path)), eventjson.event_value)
+        gametext.parse(_decode(_read_limited(Path(path)), Path(path)), eventjson.event_values)
     except gametext.TextError as exc:
         return exc
     return None

@@ -202,10 +202,11 @@ def _u_escape(code: int) -> str:
 
 # --- reading -----------------------------------------------------------------------------------------
 
-def parse(source: str, event_value=None) -> tuple:
+def parse(source: str, event_values=None) -> tuple:
     """(set-up, events, the line of each event) of a text `text` wrote; anything else is a
-    TextError at its line and column. EVENT_VALUE, where given, reads an event line's JSON faster
-    and must answer as the reader here does, or None to leave the line to it."""
+    TextError at its line and column. EVENT_VALUES, where given, reads the event lines' JSON
+    faster (the lines after `  - `): a list with each line's event as the reader here reads it, or
+    None for a line (or instead of the list) it leaves to that reader."""
     if len(source) > MAX_TEXT:
         raise TextError(f"the text is longer than {thousands(MAX_TEXT)} characters", 1, 1)
     if not source.endswith("\n"):
@@ -239,18 +240,21 @@ def parse(source: str, event_value=None) -> tuple:
     if at >= len(lines):
         raise TextError(f"expected an event (`{EVENT_PREFIX}{{...}}`) after `{EVENTS_KEY}:` "
                         f"(`{EVENTS_KEY}: []` when there is none); {FMT_HINT}", at + 1, 1)
-    while at < len(lines):
-        line = lines[at]
+    bodies = []
+    while at < len(lines) and len(bodies) < MAX_EVENTS and lines[at].startswith(EVENT_PREFIX + "{"):
+        bodies.append(lines[at][len(EVENT_PREFIX):])
         at += 1
-        if len(events) >= MAX_EVENTS:
-            raise TextError(f"more than {thousands(MAX_EVENTS)} events", at, 1)
-        if not line.startswith(EVENT_PREFIX + "{"):
-            _differ(line, EVENT_PREFIX + "{", at, "an event")
-        body = line[len(EVENT_PREFIX):]
-        value = event_value(body) if event_value is not None else None
+    # the lines before the first that is no event line are read first: a file's first problem is its error
+    values = event_values(bodies) if event_values is not None else None
+    for i, body in enumerate(bodies):
+        value = values[i] if values is not None else None
         if value is None:
-            value = _read_whole(body, at, len(EVENT_PREFIX) + 1, False, "an event")
+            value = _read_whole(body, first + i, len(EVENT_PREFIX) + 1, False, "an event")
         events.append(value)
+    if at < len(lines):
+        if len(events) >= MAX_EVENTS:
+            raise TextError(f"more than {thousands(MAX_EVENTS)} events", at + 1, 1)
+        _differ(lines[at], EVENT_PREFIX + "{", at + 1, "an event")
     return setup, events, list(range(first, first + len(events)))
 
 
