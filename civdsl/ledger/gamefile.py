@@ -1,5 +1,6 @@
-"""The game file: the edition, the players and the events, in YAML (schemas/game.schema.json),
-read by the one YAML reader (safeyaml, through state.parse_yaml's limits), checked by hand so that
+"""The game file: the edition, the players and the events (schemas/game.schema.json), written in
+the one form gametext.py writes (the game page's too, translated) and read by it, a file edited by
+hand by the one YAML reader (safeyaml, through state.parse_yaml's limits); checked by hand so that
 every problem names its place, and written atomically, one event a line, so that a file written
 twice from the same game is the same bytes and a refused event leaves it untouched."""
 
