@@ -438,25 +438,33 @@ class _Reader:
 
     def quoted(self) -> str:
         start = self.at
-        self.at += 1
-        out = []
         chars = self.chars
+        end: int = len(chars)
+        at: int = self.at + 1
+        out = []
         while True:
-            if self.at >= len(chars):
+            if at >= end:
+                self.at = at
                 self.fail("`\"` to close the text")
-            ch = chars[self.at]
+            ch = chars[at]
+            if ch in _AS_IS:
+                out.append(ch)
+                at += 1
+                continue
             if ch == "\"":
-                self.at += 1
+                at += 1
                 break
+            self.at = at
             if ch == "\\":
                 out.append(self.escape())
+                at = self.at
                 continue
-            if ch not in _AS_IS:
-                code = ord(ch)
-                if _escaped(code) or 0xD800 <= code <= 0xDFFF:
-                    self.fail(f"the character written `{_u_escape(code)}`")
-            self.at += 1
+            code = ord(ch)
+            if _escaped(code) or 0xD800 <= code <= 0xDFFF:
+                self.fail(f"the character written `{_u_escape(code)}`")
+            at += 1
             out.append(ch)
+        self.at = at
         text_value = "".join(out)
         if self.plain and is_plain(text_value):
             self.fail(f"the name `{text_value}` without quotes", start)
