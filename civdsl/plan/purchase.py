@@ -75,8 +75,8 @@ def advance_infos(module) -> dict:
 
 
 class _AdvanceInfos(dict):
-    """Advance -> `_advance_info`, made when first read: an answer reads those of the advances
-    held and the candidates, not the whole deck's."""
+    """Advance -> `_advance_info`, made when first read (plan.question keeps a rulebook's
+    between questions; the answers of one read the advances held and the candidates)."""
 
     def __init__(self, module):
         super().__init__()
