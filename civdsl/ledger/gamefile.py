@@ -19,6 +19,7 @@ from .turn import Ledger
 from .gamecheck import (FORMAT, MAX_EVENTS, MAX_PLAYERS, PLAYER_KEYS, TOP_KEYS, GameFileError,  # noqa: F401
                         SetupError, check_setup, event_keys, ledger_for, setups_for, top_keys)
 from .gamecheck import checked as checked_data
+from .gameview import stamped  # noqa: F401  (the event as the file records it)
 
 
 @dataclass
@@ -152,11 +153,6 @@ def replay(rulebook, gf: GameFile, upto: int | None = None) -> Ledger:
         except Refused as refusal:
             raise ReplayError(i, gf.lines[i], refusal) from None
     return game
-
-
-def stamped(game: Ledger, event: dict) -> dict:
-    """The event as the file records it: the turn and step (1 = the turn's first) it happened in first."""
-    return {"turn": game.turn, "step": game.step + 1, **{k: v for k, v in event.items() if k not in ("turn", "step")}}
 
 
 def text(gf: GameFile) -> str:
