@@ -143,16 +143,12 @@ def new(edition, players, track, last_turn, seed, output, as_json):
 def _deck_for(rb, players: str, count: int) -> None:
     """A game of an edition that declares its trade-card decks by player count needs the deck of its
     own count: without it the ledger would deal nothing and the players' draws go unchecked."""
-    from ..ledger import decks
+    from ..ledger.gameview import missing_deck
 
-    declared = getattr(rb.module, "TRADE_DECKS", ())
-    if not declared or decks.decks_for(rb.module, count):
+    missing = missing_deck(rb.module, rb.name, count)
+    if missing is None:
         return
-    ranges = sorted({tuple(d["players"]) for d in declared}, key=lambda r: r[0])
-    words = ", ".join(f"{low}-{high}" if high else f"{low} or more" for low, high in ranges)
-    _fail("CIV184", f"{rb.name} declares no trade deck for {count} players: the cards of each trade stack for "
-          f"{count} players are not given", "<players>", 1, 1, len(players) + 1,
-          notes=[f"trade decks are declared for {words} players (`trade_deck`)"], source=players,
+    _fail("CIV184", missing[0], "<players>", 1, 1, len(players) + 1, notes=missing[1:], source=players,
           help="nothing was written; docs/ledger.md lists the player counts the seed texts leave without a deck")
 
 

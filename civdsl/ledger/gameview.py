@@ -7,7 +7,8 @@ line's."""
 
 from __future__ import annotations
 
-from .refusals import Refused
+from .decks import decks_for
+from .refusals import ILLEGAL, Refused
 from .words import columns, parse, split_events
 
 
@@ -114,3 +115,31 @@ def refused_columns(words: list[str], at: dict, refusal) -> list:
     index = at.get(field, int(field[1:]) if field and field.startswith("#") else 0)
     start = col.get(index, 1)
     return [start, start + len(words[index]) if index < len(words) else None]
+
+
+def replay_events(game, events: list) -> None:
+    """EVENTS (as the file records them) applied to GAME in order, each at the turn and step it was
+    recorded at; the first refused, or recorded at another turn or step than the game is in, is
+    raised as `Refused` with `index` (its place among EVENTS), the game then unfinished."""
+    for i, event in enumerate(events):
+        try:
+            if event.get("turn") != game.turn or event.get("step") != game.step + 1:
+                raise Refused(ILLEGAL, f"the event is recorded at turn {event.get('turn')}, step {event.get('step')}, "
+                              f"but the game is at turn {game.turn}, step {game.step + 1} ({game.current['name']})")
+            game.apply(event, False)  # a refusal ends the replay: no copy to restore
+        except Refused as r:
+            r.index = i
+            raise
+
+
+def missing_deck(module, name: str, count: int) -> list | None:
+    """Why a game of COUNT players cannot start, where the edition (NAME) declares its trade-card
+    decks by player count and none for COUNT: the message and its note (CIV184); None otherwise
+    (without a deck the ledger would deal nothing and the players' draws go unchecked)."""
+    declared = getattr(module, "TRADE_DECKS", ())
+    if not declared or decks_for(module, count):
+        return None
+    ranges = sorted({(d["players"][0], d["players"][1]) for d in declared})
+    words = ", ".join([f"{low}-{high}" if high else f"{low} or more" for low, high in ranges])
+    return [f"{name} declares no trade deck for {count} players: the cards of each trade stack for {count} players "
+            "are not given", f"trade decks are declared for {words} players (`trade_deck`)"]
