@@ -1,0 +1,121 @@
+// gamehost.js: the game page's host for the translated ledger. Every rule of play is the
+// translated modules' (ledger/*, gameview: the checks, the refusals, the texts `civdsl game show`
+// prints); this file only builds the rulebook they read from MODEL, and turns their Python values
+// into the plain values the page's interface (page/game.js) reads, through globalThis.civdslGame.
+
+// The compiled module as the ledger reads it: the engines' module and the tables of the turn.
+function gameLedgerModule() {
+  const m = Object.assign({}, engineModule());
+  m.TRADE_DECKS = LEDGER_TRADE_DECKS;
+  m.SOURCE_PATH = MODEL.SOURCE_PATH;
+  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
+    const mapping = name === "TABLES" || name === "TABLE_RULES" || name === "SETUP_PLAYERS";
+    m[name] = MODEL[name] === undefined || MODEL[name] === null ? pyFromPlain(mapping ? {} : []) : pyFromPlain(MODEL[name]);
+  }
+  return m;
+}
+
+let gameRulebookMade = null;
+function gameRulebook() {
+  return gameRulebookMade || (gameRulebookMade = {module: gameLedgerModule(), name: MODEL.EDITION.name});
+}
+
+// A refusal as the page shows it: the code, the message, the choices, and where in a typed line.
+function gameRefusal(exc) {
+  if (exc instanceof rf_Refused) {
+    return {code: exc.code, message: pyStr(exc), choices: pyPlain(exc.choices), typed: exc.typed || null,
+            columns: exc.columns || null, index: exc.index === undefined ? null : exc.index};
+  }
+  if (exc instanceof gc_GameFileError) return {code: exc.code, message: pyStr(exc), choices: pyPlain(exc.notes || []), index: null};
+  if (exc instanceof UserError) return {code: "CIV142", message: pyStr(exc), choices: [], index: null};
+  throw exc;
+}
+
+// the game a set-up and its recorded events give: {game} or {refused} (the first event refused)
+function gameReplay(setup, events) {
+  let game;
+  try {
+    const [checked] = gc_checked(pyFromPlain(Object.assign({}, setup, {events: []})));
+    const players = checked.get("players");
+    const missing = gv_missing_deck(gameRulebook().module, MODEL.EDITION.name, pyLen(players));
+    if (missing !== null) return {refused: {code: "CIV184", message: missing[0], choices: missing.slice(1), index: null}};
+    game = gc_ledger_for(gameRulebook(), checked);
+  } catch (exc) {
+    return {refused: gameRefusal(exc)};
+  }
+  try {
+    gv_replay_events(game, pyFromPlain(events));
+  } catch (exc) {
+    return {game: game, refused: gameRefusal(exc)};
+  }
+  return {game: game};
+}
+
+// the events typed in LINE (several separated by `/`) added to GAME: {added} (as the file records
+// them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
+function gameAdd(game, line) {
+  const words = line.split(/\s+/).filter((w) => w !== "");
+  try {
+    return {added: pyPlain(gv_add_words(game, words))};
+  } catch (exc) {
+    return {refused: gameRefusal(exc)};
+  }
+}
+
+// what `civdsl game show` prints, as lines: where the game stands, each player, the stacks, the log
+// (each line with its rulebook line and the event behind it), the final scores, what comes next
+function gameShown(game) {
+  const source = MODEL.SOURCE_PATH;
+  return {
+    heading: gv_heading(MODEL.EDITION.name, game),
+    players: game.players.values().map((p) => ({name: p.name, line: gv_player_line(game, p)})),
+    stacks: gv_stacks_lines(game),
+    log: game.log.map((e) => ({text: gv_log_line(source, e), event: e.event})),
+    scores: gv_score_lines(game),
+    expects: gv_expects_line(game),
+    kinds: lt_kinds().slice(),
+    ended: Boolean(game.ended),
+  };
+}
+
+// The calamity step is not translated yet (ledger/calamities.py): ending it is refused, in the
+// ledger's words, and the game is left as it was.
+function ledgerCalamityStep(game, args) {
+  throw new rf_Refused(rf_ILLEGAL, "this page does not resolve the calamity step yet: resolve it with `civdsl game`, "
+    + "then import the game file");
+}
+
+// The game file as text and back. Until the game file's text module is translated, the page writes
+// the file as JSON (which YAML reads: `civdsl game` reads it as it is) and reads JSON only.
+function gameFileText(setup, events) {
+  const data = {civdsl_game: 1};
+  for (const k of Object.keys(setup)) if (k !== "civdsl_game" && setup[k] !== null && setup[k] !== undefined) data[k] = setup[k];
+  data.events = events;
+  return JSON.stringify(data, null, 1) + "\n";
+}
+function gameFileRead(text) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (exc) {
+    return {refused: {code: "CIV144", message: "this page reads game files written as JSON only (the page's own), not "
+      + "this one: " + exc.message, choices: [], index: null}};
+  }
+  try {
+    const [setup, events] = gc_checked(pyFromPlain(data));
+    return {setup: pyPlain(setup), events: pyPlain(events)};
+  } catch (exc) {
+    return {refused: gameRefusal(exc)};
+  }
+}
+
+globalThis.civdslGame = Object.freeze({
+  fileText: gameFileText,
+  readFile: gameFileRead,
+  edition: MODEL.EDITION,
+  replay: gameReplay,
+  add: gameAdd,
+  shown: gameShown,
+  eventText: function (event) { return gv_event_text(pyFromPlain(event)); },
+  usage: function (kind) { return wd_usage(kind); },
+});
