@@ -741,7 +741,7 @@ def test_discarding_from_a_huge_hand_reads_each_card_a_bounded_number_of_times()
 
 
 def test_a_player_s_fact_is_read_again_from_a_new_state_of_his():
-    from civdsl.table.tablefile import Table
+    from civdsl.table.seating import Table
 
     rb = civdsl.load("megaciv")
     players = {"anna": rb.state([], {"cities": 3}), "bruno": rb.state([], {"cities": 5})}

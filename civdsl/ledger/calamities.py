@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 from .. import sourcemap
 from ..calamity_answer import effect_dict
-from ..table.tablefile import Table
-from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
+from ..table.seating import Table
+from ..table.resolving import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
 from ..vocabulary import TRANSFER_KINDS
 from .draws import Draws
 from .play import CHOICE, ILLEGAL, Game, Refused
