@@ -275,6 +275,7 @@
 
   function renderTable() {
     const box = clear(byId("table"));
+    box.hidden = current === null;
     if (current === null) return;
     const shown = api.shown(current.game);
     box.appendChild(el("h2", {id: "table-title", text: current.name}));
@@ -299,7 +300,8 @@
   // each event's form: the fields it takes, written as the words `civdsl game add` reads
   const PLAYER = ["", "player", "Player"];
   const FORMS = {
-    census: [PLAYER, ["cities", "number", "cities"], ["tokens", "number", "tokens"], ["ships", "number", "ships"]],
+    census: [PLAYER, ["cities", "number", "Cities on the board"], ["tokens", "number", "Tokens on the board"],
+             ["ships", "number", "Ships on the board"]],
     draw: [PLAYER, ["", "names", "cards drawn (names, NAME*N for several)"], ["seed", "number", "or a seed: drawn for him"]],
     "buy-cards": [PLAYER, ["", "names", "cards bought (names)"], ["stack", "text", "or stacks (numbers, comma between)"],
                   ["seed", "number", "and a seed"]],
@@ -374,9 +376,12 @@
       current.game = api.replay(current.setup, current.events).game;
       return;
     }
+    const before = current.events.length;
     current.events = current.events.concat(answer.added);
     keep();
-    say("added " + answer.added.map((e) => api.eventText(e)).join(" / "));
+    // as `game add` prints: the log's lines the events added
+    const lines = api.shown(current.game).log.filter((e) => e.event !== null && e.event >= before).map((e) => e.text);
+    say("added " + answer.added.map((e) => api.eventText(e)).join(" / "), lines);
     render();
   }
 
