@@ -85,26 +85,24 @@ function ledgerCalamityStep(game, args) {
     + "then import the game file");
 }
 
-// The game file as text and back. Until the game file's text module is translated, the page writes
-// the file as JSON (which YAML reads: `civdsl game` reads it as it is) and reads JSON only.
+// The game file as text and back, as `civdsl game` writes and reads it (ledger/gametext, its set-up
+// checked by gamecheck as gamefile.py checks it): the set-up's keys in the checked order, the format first.
 function gameFileText(setup, events) {
-  const data = {civdsl_game: 1};
-  for (const k of Object.keys(setup)) if (k !== "civdsl_game" && setup[k] !== null && setup[k] !== undefined) data[k] = setup[k];
-  data.events = events;
-  return JSON.stringify(data, null, 1) + "\n";
+  const [checked] = gc_checked(pyFromPlain(Object.assign({}, setup, {events: []})));
+  const head = pyDict([["civdsl_game", gc_FORMAT]]);
+  for (const [k, v] of checked.items()) if (k !== "civdsl_game") head.setItem(k, v);
+  return gx_text(head, pyFromPlain(events));
 }
 function gameFileRead(text) {
-  let data;
   try {
-    data = JSON.parse(text);
+    const [setup, events] = gx_parse(text);
+    const [checked, checkedEvents] = gc_checked(pyDictWith(setup, [["events", events]]));
+    return {setup: pyPlain(checked), events: pyPlain(checkedEvents)};
   } catch (exc) {
-    return {refused: {code: "CIV144", message: "this page reads game files written as JSON only (the page's own), not "
-      + "this one: " + exc.message, choices: [], index: null}};
-  }
-  try {
-    const [setup, events] = gc_checked(pyFromPlain(data));
-    return {setup: pyPlain(setup), events: pyPlain(events)};
-  } catch (exc) {
+    if (exc instanceof gx_TextError) {
+      return {refused: {code: "CIV144", message: "line " + exc.line + ", column " + exc.column + ": " + pyStr(exc),
+                        choices: [], index: null}};
+    }
     return {refused: gameRefusal(exc)};
   }
 }
