@@ -185,3 +185,43 @@ def test_a_refused_typed_event_names_its_word_as_game_add_does(tmp_path):
     game = gamefile.replay(civdsl.load("civ1980"), gf)
     answer = python_typed(game, "census anna cities=99")
     assert answer["refused"]["columns"] == [13, 22]
+
+
+_TEXT_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+process.stdout.write(JSON.stringify(input.texts.map((text) => {
+  const read = G.readFile(text);
+  if (read.refused) return {refused: read.refused};
+  const replayed = G.replay(read.setup, read.events);
+  return {text: G.fileText(read.setup, read.events), events: read.events.length,
+          shown: replayed.game ? G.shown(replayed.game).players : null};
+})));
+"""
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_a_game_file_written_by_either_is_read_by_the_other(path, tmp_path):
+    """Python writes, the page reads: the same events and the same players; the page writes, Python
+    reads: the same bytes `civdsl game` writes, and `game show` replays it to the same state."""
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    text = gamefile.text(gf)
+    html, _ = pages(rb.module.EDITION["id"])
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "text.js"
+        script.write_text(engine_script(html) + _TEXT_DRIVER, encoding="utf-8")
+        done = subprocess.run([NODE, str(script)], input=json.dumps({"texts": [text, text.replace("\n", "\r\n")]}),
+                              capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    page, crlf = json.loads(done.stdout)
+    assert page["events"] == len(gf.events)
+    assert page["text"] == text  # the page writes what the command line writes
+    written = tmp_path / path.name
+    written.write_text(page["text"], encoding="utf-8")
+    again = gamefile.read(written)
+    assert again.setup == gf.setup and again.events == gf.events
+    if page["shown"] is not None:  # the page replays up to the calamity step (see above)
+        assert len(page["shown"]) == len(gf.setup["players"])
+    assert crlf["refused"]["code"] == "CIV144" and "line 1" in crlf["refused"]["message"]
