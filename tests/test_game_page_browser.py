@@ -228,3 +228,39 @@ def _click_game(driver, name: str) -> None:
             button.click()
             return
     raise AssertionError(f"no game {name} in the list")
+
+
+def test_every_control_is_labelled_and_nothing_is_wider_than_the_phone(driver, page):
+    from test_companion_page import UNLABELLED
+
+    _open(driver, page, fresh=True)
+    _new_game(driver, "a game with a long name " + "x" * 80, SEATS)
+    for kind in ("census", "draw", "buy-cards", "trade", "choose", "buy", "discard", "ast", "leave", "next"):
+        _select(driver, "event-kind", kind)
+        assert driver.execute_script(UNLABELLED) == [], kind
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= PHONE[0], width
+    assert _console_errors(driver) == []
+
+
+def test_a_damaged_stored_game_is_reported_and_the_others_kept(driver, page):
+    """A stored game whose text is not a game file (edited in the browser's storage) opens with the
+    reader's error at its line; the other games open as they were."""
+    _open(driver, page, fresh=True)
+    _new_game(driver, "good", SEATS)
+    _event(driver, "census", "2", "8", "0", player="anna")
+    driver.execute_script("""
+      const store = JSON.parse(localStorage.getItem('civdsl-games:civ1980'));
+      store.games.push({name: 'broken', file: 'civdsl_game: 1\\nedition: civ1980\\n'});
+      store.games.push({name: '__proto__', file: 42});
+      store.open = 'broken';
+      localStorage.setItem('civdsl-games:civ1980', JSON.stringify(store));
+    """)
+    _open(driver, page, fresh=False)
+    status = _visible_text(driver, "game-status")
+    assert status.startswith("Cannot read the game broken: error[CIV144]: line 1, column 1: "), status
+    names = [b.text for b in driver.find_elements("css selector", "button.open-game")]
+    assert names == ["good", "broken"]  # a game without a text is no game
+    _click_game(driver, "good")
+    assert _players(driver)["anna"].startswith("anna (Asia): 2 cities, 8 tokens")
+    assert _console_errors(driver) == []
