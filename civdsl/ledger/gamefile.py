@@ -134,7 +134,7 @@ def replay(rulebook, gf: GameFile, upto: int | None = None) -> Ledger:
 def text(gf: GameFile) -> str:
     """The file's text (gametext.text: the set-up, then one event a line), the format first."""
     setup = {"civdsl_game": FORMAT, **{k: v for k, v in gf.setup.items() if k != "civdsl_game"}}
-    return gametext.text(setup, gf.events, eventjson.event_text)
+    return gametext.text(setup, gf.events)
 
 
 def write(path: Path, gf: GameFile) -> None:

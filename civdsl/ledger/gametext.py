@@ -36,6 +36,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _DIGITS = "0123456789"
 _HEX = "0123456789abcdef"
 _HEX_UPPER = "0123456789ABCDEF"
+# the printable ASCII characters text is written with as they are (all but `"` and `\\`): the
+# common case, told apart without a character's code
+_AS_IS = (" !#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~")
 # the characters of a name written without quotes (after a first letter): none of them is YAML's
 # sign of anything inside a flow collection
 _PLAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./"
@@ -58,11 +61,10 @@ class TextError(StateError):
 
 # --- writing -----------------------------------------------------------------------------------------
 
-def text(setup, events: list, event_text=None) -> str:
+def text(setup, events: list) -> str:
     """The game file's text: the set-up (its keys in their order, a key without a value left out),
     then the events one a line. A value no game file holds is a TextError at the line it would
-    have had. EVENT_TEXT, where given, writes an event's JSON faster and must answer as
-    `value_text` does, or None to leave it to `value_text`."""
+    have had."""
     lines = [COMMENT]
     for key in setup:
         if setup[key] is not None:
@@ -72,15 +74,12 @@ def text(setup, events: list, event_text=None) -> str:
                 raise TextError(str(exc), len(lines) + 1, 1)
     lines.append(EVENTS_KEY + (":" if len(events) > 0 else ": []"))
     for event in events:
-        written = event_text(event) if event_text is not None else None
-        if written is None:
-            try:
-                if not isinstance(event, dict):
-                    raise TextError("an event is a mapping", 1, 1)
-                written = value_text(event, False)
-            except TextError as exc:
-                raise TextError(str(exc), len(lines) + 1, len(EVENT_PREFIX) + 1)
-        lines.append(EVENT_PREFIX + written)
+        try:
+            if not isinstance(event, dict):
+                raise TextError("an event is a mapping", 1, 1)
+            lines.append(EVENT_PREFIX + value_text(event, False))
+        except TextError as exc:
+            raise TextError(str(exc), len(lines) + 1, len(EVENT_PREFIX) + 1)
     return "\n".join(lines) + "\n"
 
 
@@ -160,6 +159,13 @@ def is_plain(name: str) -> bool:
 def quoted(value: str) -> str:
     """Text in double quotes as JSON writes it (`ensure_ascii=False`), with the characters YAML does
     not keep as they are escaped too."""
+    for ch in value:
+        if ch not in _AS_IS:
+            return _escaped_text(value)
+    return "\"" + value + "\""
+
+
+def _escaped_text(value: str) -> str:
     out = ["\""]
     for ch in value:
         short = _short_escape(ch)
@@ -258,6 +264,8 @@ def _setup_line(lines: list, at: int, setup: dict) -> int:
     key = reader.key()
     if key in setup:
         raise TextError(f"the key `{key}` twice; {FMT_HINT}", at, 1)
+    if key == EVENTS_KEY:
+        raise TextError(f"expected `{EVENTS_KEY}:` alone on its line, then the events one a line; {FMT_HINT}", at, 1)
     if reader.at == len(chars) - 1 and chars[reader.at] == ":":
         items = []
         while at < len(lines) and lines[at].startswith(ITEM_PREFIX):
@@ -270,8 +278,11 @@ def _setup_line(lines: list, at: int, setup: dict) -> int:
         setup[key] = items
         return at
     reader.literal(": ", "`: ` after the key")
+    start = reader.at
     value = reader.value(0)
     reader.end()
+    if value is None:
+        reader.fail("a value (a key without one is left out of the set-up)", start)
     if isinstance(value, list) and len(value) > 0 and any(isinstance(v, (list, dict)) for v in value):
         raise TextError(f"expected a list of lists or mappings one item a line (`{key}:`, then `{ITEM_PREFIX}...`); "
                         f"{FMT_HINT}", at, 1)
@@ -435,9 +446,10 @@ class _Reader:
             if ch == "\\":
                 out.append(self.escape())
                 continue
-            code = ord(ch)
-            if _escaped(code) or 0xD800 <= code <= 0xDFFF:
-                self.fail(f"the character written `{_u_escape(code)}`")
+            if ch not in _AS_IS:
+                code = ord(ch)
+                if _escaped(code) or 0xD800 <= code <= 0xDFFF:
+                    self.fail(f"the character written `{_u_escape(code)}`")
             self.at += 1
             out.append(ch)
         text_value = "".join(out)
