@@ -1,7 +1,7 @@
 """The translated game ledger on an edition's page engine, in Node, beside Python's replay: what
 tests/test_ledger_translated.py compares event by event and benchmarks/bench_ledger_page.py times.
 
-`python_game(path, monkeypatch)` replays a recorded game in Python and answers after its start
+`python_game(path)` replays a recorded game in Python and answers after its start
 and each event (a snapshot, or the refusal); `js_game(edition, setup, events)` does the same with
 the page's translated modules and returns the answers and each applied event's time in Node.
 Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from civdsl.api import load
-from civdsl.ledger import gamefile, turn
+from civdsl.ledger import gamefile
 from companion_harness import NODE
 
 
@@ -67,20 +67,16 @@ function enc(v) {
 # The recorded games replay in Node with the ledger's translated modules (turn, events, play, ...)
 # on the edition's page engine, and after every event the game is Python's: each player's data,
 # the log in words, the turn and step, what the step expects; a refused event is refused with the
-# same code, message and choices. The calamity step is not translated yet: the driver's host for
-# it refuses (`NotInPage`), Python says at which event its replay first ends a calamity step, and
-# the comparison runs up to there.
-
-_NOT_IN_PAGE = "the calamity step"
+# same code, message and choices, every calamity step included (its table and the edition's calamity
+# functions as the page runs them), to the game's end.
 
 GAME_DRIVER = r"""
 const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
 """ + CODEC + r"""
-class NotInPage extends Error {}
-function ledgerCalamityStep(game, args) { throw new NotInPage("the calamity step"); }
 function ledgerModule() {
   const m = Object.assign({}, engineModule());
   m.TRADE_DECKS = LEDGER_TRADE_DECKS;
+  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
   for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
     m[name] = MODEL[name] === undefined ? pyFromPlain(name === "TABLES" || name === "TABLE_RULES" ? {} : [])
       : pyFromPlain(MODEL[name]);
@@ -109,10 +105,6 @@ const ledgerOut = (() => {
       ledgerTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
       out.push(gameSnapshot(g));
     } catch (exc) {
-      if (exc instanceof NotInPage) {
-        out.push({not_in_page: exc.message});
-        break;
-      }
       if (exc instanceof rf_Refused) {
         out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
         continue;
@@ -176,32 +168,23 @@ def random_event(rng, players: list, module) -> dict:
     return {"do": kind, "player": who, "cards": hand}
 
 
-def python_game(path: Path, monkeypatch, mixed: int = 0) -> tuple[dict, list]:
+def python_game(path: Path, mixed: int = 0) -> tuple[dict, list]:
     """The game's set-up as the driver reads it, and Python's answer after its start and after
-    each event, up to the first that needs what the page does not run (`not_in_page`)."""
+    each event to its end."""
     from civdsl.ledger import refusals
 
     gf = gamefile.read(path)
     rb = load(gf.setup["edition"])
     game = gamefile.start(rb, gf.setup)
     setup = {"setup": gf.setup, "name": rb.name}
-    needs = []
-    with monkeypatch.context() as m:
-        m.setattr(turn, "resolve_step", lambda *a: needs.append(_NOT_IN_PAGE))
-        answers = [_game_snapshot(game)]
-        for event in game_events(path, mixed):
-            try:
-                game.apply(event)
-            except refusals.Refused as r:
-                if needs:
-                    answers.append({"not_in_page": needs[0]})
-                    break
-                answers.append({"refused": [r.code, str(r), r.field, r.choices]})
-                continue
-            if needs:
-                answers.append({"not_in_page": needs[0]})
-                break
-            answers.append(_game_snapshot(game))
+    answers = [_game_snapshot(game)]
+    for event in game_events(path, mixed):
+        try:
+            game.apply(event)
+        except refusals.Refused as r:
+            answers.append({"refused": [r.code, str(r), r.field, r.choices]})
+            continue
+        answers.append(_game_snapshot(game))
     return setup, answers
 
 

@@ -373,7 +373,7 @@ def test_the_translated_words_read_typed_events_as_python():
 @needs_node
 @pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
 def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkeypatch):
-    setup, want = python_game(path, monkeypatch)
+    setup, want = python_game(path)
     gf = gamefile.read(path)
     have, _ = js_game(gf.setup["edition"], setup, game_events(path))
     assert "crash" not in have[-1], have[-1]["crash"]
@@ -390,7 +390,7 @@ def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkey
 def test_the_translated_ledger_answers_random_events_as_python(path, monkeypatch):
     """Random events (any player, any cards, counts past the pieces) mixed into a recorded game:
     applied or refused, the page's game stays Python's."""
-    setup, want = python_game(path, monkeypatch, mixed=120)
+    setup, want = python_game(path, mixed=120)
     have, _ = js_game(gamefile.read(path).setup["edition"], setup, game_events(path, mixed=120))
     assert "crash" not in have[-1], have[-1]["crash"]
     for i, (a, b) in enumerate(zip(want, have)):

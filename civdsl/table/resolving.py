@@ -1,43 +1,58 @@
 """Each calamity of a turn's calamity phase, as the edition declares it: the limits (which a victim
 keeps), the order of resolution, the beneficiary, and each victim's resolution with its
 secondary victims. Read by the phase of a table file (calamity_phase.py) and the game ledger's
-calamity step (ledger/calamities.py)."""
+calamity step (ledger/calamities.py). An engine module (py2es): the game page resolves its
+calamity steps with this code, each victim by the edition's compiled calamity functions
+(sourcemap.resolve: the page's are the rules' JavaScript)."""
 
 from __future__ import annotations
 
-import random
-from .. import runtime, sourcemap
 from ..errors import StateError
-from ..records import Record
+from ..sourcemap import resolve
 from ..unknown import Unknown
 from .seating import Seat, Table
 
 
-class Discard(Record, frozen=False):
-    victim: str
-    calamity: str
-    index: int
-    why: str  # "duplicate" or "random"
+class Discard:
+    """A calamity a victim discards beyond the limits: WHY is "duplicate", "random" or "highest_stack"."""
+
+    def __init__(self, victim: str, calamity: str, index: int, why: str):
+        self.victim = victim
+        self.calamity = calamity
+        self.index = index
+        self.why = why
 
 
-class Beneficiary(Record, frozen=False):
-    name: str | None
-    why: str  # in words: "the trader", "most cities in stock (4), then tokens in stock", ...
-    candidates: tuple[str, ...] | list[str] = ()  # the players it was chosen among
+class Beneficiary:
+    """Who benefits from a calamity (None: nobody, or not known), why in words ("the trader",
+    "most cities in stock (4), then tokens in stock", ...), and the players he was chosen among."""
+
+    def __init__(self, name: str | None, why: str, candidates: tuple = ()):
+        self.name = name
+        self.why = why
+        self.candidates = candidates
 
 
-class Resolved(Record, frozen=False):
-    """One calamity of the phase: who suffers what, and why."""
+class Resolved:
+    """One calamity of the phase: who suffers what (runtime.Resolution: the primary victim's, and
+    (name, amount assigned, resolution) of each secondary victim), and why."""
 
-    index: int
-    calamity: str
-    victim: str
-    traded_by: str | None
-    beneficiary: Beneficiary | None
-    primary: runtime.Resolution
-    secondary: list[tuple[str, int | None, runtime.Resolution]]
-    notes: list[str]
-    missing: list[str]
+    def __init__(self, index: int, calamity: str, victim: str, traded_by: str | None, beneficiary: Beneficiary | None,
+                 primary, secondary: list, notes: list, missing: list):
+        self.index = index
+        self.calamity = calamity
+        self.victim = victim
+        self.traded_by = traded_by
+        self.beneficiary = beneficiary
+        self.primary = primary
+        self.secondary = secondary
+        self.notes = notes
+        self.missing = missing
+
+
+def _words(name: str) -> str:
+    """A declared name in words: `cities_in_stock` is "cities in stock"."""
+    return " ".join(name.split("_"))
 
 
 
@@ -47,8 +62,9 @@ def _is_major(module, name: str) -> bool:
     return module.CALAMITIES[name]["class"].startswith("major")
 
 
-def apply_limits(table: Table, rng: random.Random) -> tuple[list[dict], list[Discard]]:
-    """The calamities each victim keeps, and those discarded, as the edition declares."""
+def apply_limits(table: Table, rng) -> tuple[list[dict], list[Discard]]:
+    """The calamities each victim keeps, and those discarded, as the edition declares (RNG: the
+    draws of `discard random`, anything with `randrange`)."""
     module = table.module
     rules = module.TABLE_RULES
     kept: list[dict] = []
@@ -59,7 +75,7 @@ def apply_limits(table: Table, rng: random.Random) -> tuple[list[dict], list[Dis
     for victim, held in by_victim.items():
         held = list(held)
         for how in rules["discard"]:
-            why, gone = _DISCARD_RULES[how](module, rules, held, rng)
+            why, gone = _discarded_by(how, module, rules, held, rng)
             held = _without(held, gone)
             discarded.extend(Discard(victim, c["calamity"], c["index"], why) for c in gone)
         kept.extend(held)
@@ -68,14 +84,15 @@ def apply_limits(table: Table, rng: random.Random) -> tuple[list[dict], list[Dis
 
 
 def _without(cards: list[dict], gone: list[dict]) -> list[dict]:
-    """`cards` but those of `gone` (the same card objects), in their order: one pass, however many go."""
+    """`cards` but those of `gone` (each calamity known by its place in the table, `index`), in
+    their order: one pass, however many go."""
     if not gone:
         return cards
-    ids = {id(c) for c in gone}
-    return [c for c in cards if id(c) not in ids]
+    places = {c["index"] for c in gone}
+    return [c for c in cards if c["index"] not in places]
 
 
-def _duplicates(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
+def _duplicates(module, rules: dict, held: list[dict], rng) -> tuple[str, list[dict]]:
     """`discard duplicates`: one of each name held twice goes first (identical cards: which one
     does not matter)."""
     seen: set[str] = set()
@@ -87,21 +104,26 @@ def _duplicates(module, rules: dict, held: list[dict], rng: random.Random) -> tu
     return "duplicate", gone
 
 
-def _at_random(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
+def _at_random(module, rules: dict, held: list[dict], rng) -> tuple[str, list[dict]]:
     """`discard random`: drawn at random until the limits hold."""
     return "random", _over_limits(module, rules, held, rng)
 
 
-def _highest_stack(module, rules: dict, held: list[dict], rng: random.Random) -> tuple[str, list[dict]]:
+def _highest_stack(module, rules: dict, held: list[dict], rng) -> tuple[str, list[dict]]:
     """`discard highest_stack`: those of the highest stacks until the limits hold."""
     return "highest_stack", _over_limits(module, rules, held, None)
 
 
-# `resolution { discard ... }`: each rule -> (why, the cards it discards from a victim's hand)
-_DISCARD_RULES = {"duplicates": _duplicates, "random": _at_random, "highest_stack": _highest_stack}
+def _discarded_by(how: str, module, rules: dict, held: list[dict], rng) -> tuple[str, list[dict]]:
+    """`resolution { discard ... }`: each rule -> (why, the cards it discards from a victim's hand)."""
+    if how == "duplicates":
+        return _duplicates(module, rules, held, rng)
+    if how == "random":
+        return _at_random(module, rules, held, rng)
+    return _highest_stack(module, rules, held, rng)
 
 
-def _over_limits(module, rules: dict, held: list[dict], rng: random.Random | None) -> list[dict]:
+def _over_limits(module, rules: dict, held: list[dict], rng) -> list[dict]:
     """Calamities discarded until every declared limit holds (major, then minor, then all): drawn
     at random, or without `rng` the one of the highest stack (the latest drawn of equal ones).
     A victim may hold thousands (a hostile table file): each limit costs O(n log n), never a
@@ -127,33 +149,43 @@ def _highest(module, pool: list[dict], count: int) -> list[dict]:
                   reverse=True)[:count]
 
 
-def _drawn(pool: list[dict], count: int, rng: random.Random) -> list[dict]:
+def _drawn(pool: list[dict], count: int, rng) -> list[dict]:
     """`count` cards drawn one at a time with `rng.randrange(cards left)` from `pool` in its order,
     each drawn card taken out: the position drawn is found among the cards left in O(log n) (a
     Fenwick tree of the cards still there), so the draws and the cards they give are those of
     drawing from a list and removing each card."""
     n = len(pool)
-    tree = [0] * (n + 1)
+    tree = [0 for _ in range(n + 1)]
     for i in range(1, n + 1):  # every card present: the tree of n ones, built in O(n)
         tree[i] += 1
-        parent = i + (i & -i)
+        parent = i + _lowest_bit(i)
         if parent <= n:
-            tree[parent] += tree[i]
-    top = 1 << n.bit_length()
+            tree[parent] = tree[parent] + tree[i]
+    top = 1  # the least power of two above n
+    while top <= n:
+        top = top * 2
     out = []
     for left in range(n, n - count, -1):
-        rank, pos, step = rng.randrange(left), 0, top  # the (rank+1)-th card still present
+        rank = rng.randrange(left)  # the (rank+1)-th card still present
+        pos = 0
+        step = top
         while step:
             nxt = pos + step
             if nxt <= n and tree[nxt] <= rank:
-                pos, rank = nxt, rank - tree[nxt]
-            step >>= 1
+                pos = nxt
+                rank = rank - tree[nxt]
+            step = step // 2
         out.append(pool[pos])
         i = pos + 1
         while i <= n:
             tree[i] -= 1
-            i += i & -i
+            i = i + _lowest_bit(i)
     return out
+
+
+def _lowest_bit(i: int) -> int:
+    """The lowest set bit of I (from 1): `i & -i`, with whole numbers from 0 only."""
+    return i - (i & (i - 1))
 
 
 # --- 2. order ----------------------------------------------------------------------------------
@@ -175,19 +207,25 @@ def _by_ast(table: Table, cal: dict, c: dict):
     return rank if rank is not None else float("inf")
 
 
-# `resolution { order ... }`: each key of the order of resolution -> a calamity's value of it
-_ORDER_KEYS = {"minor_first": _minor_first, "stack": _by_stack, "nontradable_first": _nontradable_first,
-               "ast": _by_ast}
+def _order_key(key: str, table: Table, cal: dict, c: dict):
+    """`resolution { order ... }`: a calamity's value of one key of the order of resolution."""
+    if key == "minor_first":
+        return _minor_first(table, cal, c)
+    if key == "stack":
+        return _by_stack(table, cal, c)
+    if key == "nontradable_first":
+        return _nontradable_first(table, cal, c)
+    return _by_ast(table, cal, c)
 
 
 def order(table: Table, kept: list[dict], notes: list[str]) -> list[dict]:
     module = table.module
-    keys = [_ORDER_KEYS[k] for k in module.TABLE_RULES["order"]]
+    keys = module.TABLE_RULES["order"]
     # (the declared keys, the table's order, the calamity): the table's order breaks what remains
-    keyed = sorted(((tuple(k(table, module.CALAMITIES[c["calamity"]], c) for k in keys), c["index"], c)
+    keyed = sorted(((tuple(_order_key(k, table, module.CALAMITIES[c["calamity"]], c) for k in keys), c["index"], c)
                     for c in kept), key=lambda t: t[:2])
     if "ast" in module.TABLE_RULES["order"]:
-        notes += _unranked_ties(table, keyed)
+        notes.extend(_unranked_ties(table, keyed))
     return [c for _, _, c in keyed]
 
 
@@ -224,7 +262,7 @@ def _fact_values(table: Table, names: list[str], fact: str, missing: list[str]) 
     """Each player's value of FACT, and the players whose value the table does not give (what
     it lacks for them recorded in MISSING)."""
     values = {n: table.value(n, fact) for n in names}
-    unknown = [n for n, v in values.items() if v.__class__ is Unknown]
+    unknown = [n for n, v in values.items() if isinstance(v, Unknown)]
     _add_missing(missing, [f"players.{n}.{f}" for n in unknown for f in values[n].facts])
     return values, unknown
 
@@ -280,7 +318,9 @@ def _nominee(table: Table, c: dict, rules: dict, missing: list[str]) -> Benefici
     rule."""
     forced_if = rules["nominee_forced_if"]
     if forced_if and table.fresh(c["victim"]).holds(forced_if[0]):
-        ben = _most_stock(table, c, {**rules, "beneficiary_among": ("everyone",)}, missing)
+        everyone = dict(rules)
+        everyone["beneficiary_among"] = ("everyone",)
+        ben = _most_stock(table, c, everyone, missing)
         ben.why = f"`nominee_forced_if {forced_if[0]}`: the victim holds {forced_if[0]}, " + ben.why
         return ben
     among = rules["beneficiary_among"][0]
@@ -294,10 +334,10 @@ def _nominee(table: Table, c: dict, rules: dict, missing: list[str]) -> Benefici
             return Beneficiary(None, f"`nominee_without {fact}`: not given for {', '.join(unknown)}", candidates)
         without = [n for n in candidates if values[n] == 0]
         if len(without) == 1:
-            return Beneficiary(without[0], f"`nominee_without {fact}`: no {fact.replace('_', ' ')} (the only one)",
+            return Beneficiary(without[0], f"`nominee_without {fact}`: no {_words(fact)} (the only one)",
                                without)
         if without:
-            candidates, rule = without, f"`nominee_without {fact}`: no {fact.replace('_', ' ')}"
+            candidates, rule = without, f"`nominee_without {fact}`: no {_words(fact)}"
     return _named_nominee(c, candidates, rule, missing)
 
 
@@ -340,10 +380,10 @@ def _ranked(table: Table, candidates: list[str], rules: dict, missing: list[str]
     for fact in rules["beneficiary_rank"]:
         values, unknown = _fact_values(table, left, fact, missing)
         if unknown:
-            return [], f"the most {fact.replace('_', ' ')}, not given for {', '.join(unknown)}"
+            return [], f"the most {_words(fact)}, not given for {', '.join(unknown)}"
         best = min(values.values()) if fewest else max(values.values())
         left = [n for n in left if values[n] == best]
-        said.append(f"{fact.replace('_', ' ')} {best}")
+        said.append(f"{_words(fact)} {best}")
         if len(left) == 1:
             break
     return left, ("fewest " if fewest else "most ") + ", then ".join(said)
@@ -390,7 +430,8 @@ def _took_part(taken: dict[str, set] | None, r: Resolved) -> None:
     if taken is None:
         return
     part = taken.setdefault(r.calamity, set())
-    part.update(name for name, _, _ in r.secondary)
+    for name, _, _ in r.secondary:
+        part.add(name)
     if r.beneficiary is not None and r.beneficiary.name is not None:
         part.add(r.beneficiary.name)
 
@@ -401,13 +442,13 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
     # what naming the beneficiary lacks counts only if the calamity is not cancelled
     ben_missing: list[str] = []
     ben = _checked_beneficiary(table, c, ben_missing)
-    roles = {"beneficiary": ben.name if ben else None, "trader": c["traded_by"]}
-    primary = sourcemap.resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
+    roles = {"beneficiary": ben.name if ben is not None else None, "trader": c["traded_by"]}
+    primary = resolve(table.module, c["calamity"], "primary", _primary_victim(table, c, roles))
     if primary.is_cancelled:
         ben = None  # no calamity, so nobody benefits: what naming him would need is not asked
     else:
         missing.extend(ben_missing)
-    busy = (taken or {}).get(c["calamity"], set())
+    busy = taken.get(c["calamity"], set()) if taken is not None else set()
     secondary = _secondary(table, c, primary, roles, missing, notes, busy)
     for who, st in [(c["victim"], primary.state)] + [(name, r.state) for name, _, r in secondary]:
         _add_missing(missing, [_of_player(who, f) for f in st.missing])
@@ -417,7 +458,7 @@ def _resolve_one(table: Table, c: dict, taken: dict | None = None) -> Resolved:
 def _primary_victim(table: Table, c: dict, roles: dict):
     """The primary victim's state for this calamity: seated at the table, with the beneficiary
     and the trader (ROLES) known, and the `traded_by` fact the table gives for this card."""
-    return table.fresh(c["victim"], Seat(table, c["victim"], roles), traded_by=c["traded_by"] or "")
+    return table.fresh(c["victim"], Seat(table, c["victim"], roles), {"traded_by": c["traded_by"] or ""})
 
 
 def _checked_beneficiary(table: Table, c: dict, missing: list[str]) -> Beneficiary | None:
@@ -434,27 +475,21 @@ class _SecondaryVictims:
     """Who may be a secondary victim of one calamity, and what each suffers."""
 
     def __init__(self, table: Table, c: dict, roles: dict, busy: set, allowed: set | None):
-        self.table, self.c, self.roles, self.busy, self.allowed = table, c, roles, busy, allowed
+        self.table = table
+        self.c = c
+        self.roles = roles
+        self.busy = busy
+        self.allowed = allowed
         self.cal = table.module.CALAMITIES[c["calamity"]]
         self.where = f"calamities[{c['index']}] ({c['calamity']})"
 
-    @classmethod
-    def among(cls, table: Table, c: dict, roles: dict, busy: set, missing: list[str]) -> "_SecondaryVictims | None":
-        """The choice for calamity C, limited by `secondary_among` to the victim's related players
-        (e.g. his trade block); None when the table does not say who they are (recorded in MISSING)."""
-        among = table.module.CALAMITIES[c["calamity"]]["resolution"]["secondary_among"][0]
-        if among == "others":
-            return cls(table, c, roles, busy, None)
-        allowed = _related_names(table, c["victim"], among, missing)
-        return None if allowed is None else cls(table, c, roles, busy, set(allowed))
-
-    def resolve_for(self, name: str, amount: int | None) -> runtime.Resolution:
+    def resolve_for(self, name: str, amount: int | None):
         st = self.table.fresh(name, Seat(self.table, name, self.roles))
         st.assigned = amount
         try:
-            return sourcemap.resolve(self.table.module, self.c["calamity"], "secondary", st)
+            return resolve(self.table.module, self.c["calamity"], "secondary", st)
         except StateError as exc:
-            raise StateError(f"{self.where}: `secondary.{name}`: {exc}") from None
+            raise StateError(f"{self.where}: `secondary.{name}`: {exc}")
 
     def ineligible(self, name: str) -> str | None:
         """Why this player may not be a secondary victim, or None."""
@@ -496,8 +531,18 @@ class _SecondaryVictims:
         return given
 
 
-def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, missing: list[str],
-               notes: list[str], busy: set = frozenset()) -> list:
+def _secondary_victims(table: Table, c: dict, roles: dict, busy: set, missing: list[str]) -> _SecondaryVictims | None:
+    """The choice for calamity C, limited by `secondary_among` to the victim's related players
+    (e.g. his trade block); None when the table does not say who they are (recorded in MISSING)."""
+    among = table.module.CALAMITIES[c["calamity"]]["resolution"]["secondary_among"][0]
+    if among == "others":
+        return _SecondaryVictims(table, c, roles, busy, None)
+    allowed = _related_names(table, c["victim"], among, missing)
+    return None if allowed is None else _SecondaryVictims(table, c, roles, busy, set(allowed))
+
+
+def _secondary(table: Table, c: dict, primary, roles: dict, missing: list[str],
+               notes: list[str], busy: set | None = None) -> list:
     """The secondary victims: the table's assignment, checked, or the declared default policy."""
     if primary.assignment is None:
         if c["secondary"]:
@@ -507,7 +552,7 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
     count, share, effects, _line = primary.assignment
     if primary.is_cancelled or _none_to_assign(count, share):
         return []
-    victims = _SecondaryVictims.among(table, c, roles, busy, missing)
+    victims = _secondary_victims(table, c, roles, busy if busy is not None else set(), missing)
     if victims is None:
         return []
     given = c["secondary"]
@@ -522,7 +567,7 @@ def _secondary(table: Table, c: dict, primary: runtime.Resolution, roles: dict, 
 def _none_to_assign(count, share) -> bool:
     """No secondary victim to name: none assigned, or how many depends on a missing fact (already
     named by the primary's answer)."""
-    return count.__class__ is Unknown or share.__class__ is Unknown or count == 0 or share == 0
+    return isinstance(count, Unknown) or isinstance(share, Unknown) or count == 0 or share == 0
 
 
 def _default_assignment(names: list[str], count: int | None, share: int | None, per_player) -> list:
@@ -538,7 +583,7 @@ def _default_assignment(names: list[str], count: int | None, share: int | None, 
         if left <= 0:
             break
         amount = min(left, per_player) if isinstance(per_player, int) else left
-        left -= amount
+        left = left - amount
         given.append((n, amount))
     return given
 

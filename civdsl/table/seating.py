@@ -1,20 +1,23 @@
 """The table's players as the calamity phase reads them: each player's state, his A.S.T. rank,
 who borders whom, and the seat one player takes for one calamity (read by the player state's
 table queries). `civdsl table` builds one from a table file (tablefile.py), the game ledger from
-the players' states (ledger/calamities.py)."""
+the players' states (ledger/calamities.py), each built when first read. An engine module (py2es):
+the game page resolves its calamity steps with this code."""
 
 from __future__ import annotations
 
-from .. import vocabulary as vocab
 from ..handvalue import player_block
+from ..vocabulary import DERIVED_NAMES, FACT_RELATIONS
+
+
+class NotSeated(Exception):
+    """A player read of the table who is not seated at it (a fault of the caller, not of a file)."""
 
 
 class Seat:
     """One player's place at the table, seen from one calamity: the other players, how they
     border this one, and who the beneficiary and the trader are (read by runtime.PlayerState's
     table queries)."""
-
-    __slots__ = ("table", "name", "roles")
 
     def __init__(self, table: "Table", name: str, roles: dict[str, str | None]):
         self.table = table
@@ -30,8 +33,8 @@ class Seat:
         """The players related to this one; None when the table does not say."""
         if relation in ("others", "everyone"):
             return [n for n in self.table.players if n != self.name or relation == "everyone"]
-        if relation in vocab.FACT_RELATIONS:
-            return self._sharing(vocab.FACT_RELATIONS[relation])
+        if relation in FACT_RELATIONS:
+            return self._sharing(FACT_RELATIONS[relation])
         return self._bordering(relation)
 
     def _others(self) -> list[str]:
@@ -66,8 +69,8 @@ class Seat:
 
     def missing(self, relation: str) -> str:
         """What the table lacks when `related(relation)` is None."""
-        if relation in vocab.FACT_RELATIONS:
-            return f"players.{self.name}.{vocab.FACT_RELATIONS[relation]}"
+        if relation in FACT_RELATIONS:
+            return f"players.{self.name}.{FACT_RELATIONS[relation]}"
         return f"borders.{relation}"
 
     def role(self, role: str):
@@ -76,52 +79,75 @@ class Seat:
 
 
 class Table:
-    """The players (name -> PlayerState as loaded), their A.S.T. ranks, the borders and the
-    calamities drawn this turn."""
+    """The players (their names in seat order, each one's state as loaded), their A.S.T. ranks, the
+    borders and the calamities drawn this turn. STATES: the players' states by name, every one
+    (a table file's) or those built so far, BUILD making the others when first read (the game
+    ledger's: a step whose calamities read only their victims builds no other)."""
 
-    def __init__(self, rulebook, players: dict, ranks: dict, borders: dict, calamities: list, options: dict):
+    def __init__(self, rulebook, states: dict, ranks: dict, borders: dict, calamities: list, options: dict,
+                 names: list | None = None, build=None):
         self.rulebook = rulebook
         self.module = rulebook.module
-        self.players = players
+        self.states = states
+        self.players = list(states) if names is None else names  # the seated players' names, in seat order
+        self.build = build
         self.ranks = ranks  # name -> A.S.T. rank (None when neither the table nor the civilization says)
         self.borders = borders  # relation -> {name: set of names}
         self.calamities = calamities  # [{"index", "calamity", "victim", "traded_by", "secondary", "beneficiary"}]
         self.options = options
-        # (player, fact) -> (the state it was read from, its value): a ranking reads the same
-        # facts of every player for each calamity, and a state never changes once built
+        # player -> {fact: value}: a ranking reads the same facts of every player for each
+        # calamity, and a state does not change until `changed` says so
         self._values: dict = {}
         self._relation_facts: dict = {}
+
+    def state(self, name: str):
+        """The player's state as loaded (shared: a question reads a copy, `fresh`)."""
+        st = self.states.get(name)
+        if st is None:
+            if self.build is None or name not in self.players:
+                raise NotSeated(name)
+            st = self.build(name)
+            self.states[name] = st
+        return st
+
+    def changed(self, names: list) -> None:
+        """The players whose state changed (the ledger's calamity took its losses): their states
+        are built again, and their facts read again, when next read."""
+        for name in names:
+            self.states.pop(name, None)
+            self._values.pop(name, None)
+            self._relation_facts.pop(name, None)
 
     def value(self, name: str, fact: str):
         """A player's fact, or the derived fact of that name (vocabulary.DERIVED_NAMES), as a
         question about him alone reads it (an Unknown where the table does not give it)."""
-        base = self.players[name]
-        kept = self._values.get((name, fact))
-        if kept is not None and kept[0] is base:
-            return kept[1]
-        if fact in vocab.DERIVED_NAMES:
+        kept = self._values.setdefault(name, {})
+        if fact in kept:
+            return kept[fact]
+        base = self.state(name)
+        if fact in DERIVED_NAMES:
             v = self.fresh(name).derived(fact)
         else:  # a fact the state gives is read as given; else it reads the default or records it missing
-            v = base.facts[fact] if fact in base.facts else self.fresh(name).fact(fact)
-        self._values[(name, fact)] = (base, v)
+            v = base.given(fact) if base.gives(fact) else self.fresh(name).fact(fact)
+        kept[fact] = v
         return v
 
     def relation_fact(self, name: str, fact: str):
         """A player's value of a fact relation's fact (`same_block`: his block), None when not
         known; kept like `value`'s, since every calamity asks it of every player."""
-        base = self.players[name]
-        kept = self._relation_facts.get((name, fact))
-        if kept is not None and kept[0] is base:
-            return kept[1]
-        v = player_block(self.module, base) if fact == "block" else (base.facts.get(fact) or None)
-        self._relation_facts[(name, fact)] = (base, v)
+        kept = self._relation_facts.setdefault(name, {})
+        if fact in kept:
+            return kept[fact]
+        base = self.state(name)
+        v = player_block(self.module, base) if fact == "block" else (base.given(fact) or None)
+        kept[fact] = v
         return v
 
-    def fresh(self, name: str, seat: Seat | None = None, **facts):
+    def fresh(self, name: str, seat: Seat | None = None, facts: dict | None = None):
         """A copy of a player's state for one question, seated (SEAT) and with the FACTS this
         question adds (the calamity's `traded_by`): missing facts and undecided rules are recorded
         per answer, never carried from one answer into the next, and the table's own states never
         change, so one table serves every calamity of a step."""
-        st = self.players[name].for_question(facts)
+        st = self.state(name).for_question(facts)
         st.seat = seat
         return st

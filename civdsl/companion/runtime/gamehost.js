@@ -8,6 +8,7 @@ function gameLedgerModule() {
   const m = Object.assign({}, engineModule());
   m.TRADE_DECKS = LEDGER_TRADE_DECKS;
   m.SOURCE_PATH = MODEL.SOURCE_PATH;
+  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
   for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
     const mapping = name === "TABLES" || name === "TABLE_RULES" || name === "SETUP_PLAYERS";
     m[name] = MODEL[name] === undefined || MODEL[name] === null ? pyFromPlain(mapping ? {} : []) : pyFromPlain(MODEL[name]);
@@ -76,13 +77,6 @@ function gameShown(game) {
     kinds: lt_kinds().slice(),
     ended: Boolean(game.ended),
   };
-}
-
-// The calamity step is not translated yet (ledger/calamities.py): ending it is refused, in the
-// ledger's words, and the game is left as it was.
-function ledgerCalamityStep(game, args) {
-  throw new rf_Refused(rf_ILLEGAL, "this page does not resolve the calamity step yet: resolve it with `civdsl game`, "
-    + "then import the game file");
 }
 
 // The game file as text and back, as `civdsl game` writes and reads it (ledger/gametext, its set-up

@@ -40,3 +40,13 @@ function assignedAmount(s, most, kind) {
   }
   return s.assigned;
 }
+
+// sourcemap.resolve as the translated engines call it (table/resolving.py, the game ledger's
+// calamity step): the rules' function of the calamity for one role of a player state, read with
+// runtime.Resolution's names (effects as kind, args and line; the assignment's parameters as dicts)
+function calamityResolution(module, calamity, role, state) {
+  const r = RULES.calamities.get(calamity)(state, role);
+  return {calamity: r.calamity, role: r.role, state: r.state, assignment: pyFromPlain(r.assignment),
+    excluded: r.excluded, is_cancelled: r.cancelReason !== null,
+    effects: r.effects.map((e) => ({kind: e[0], args: e[1], line: e[2]}))};
+}
