@@ -981,8 +981,8 @@ def game_html(module, edition) -> str:
     ui = _game_script()
     whole = engine_parts(edition, module, short_names=True, ledger=True)
     host = resources.files(__package__).joinpath("runtime", "gamehost.js").read_text(encoding="utf-8")
-    parts = page_engine(whole[:-1] + ["// ---- runtime/gamehost.js", host, whole[-1]])
-    parts = without_unused(parts, ui)
+    # whole (no PAGE_LEAVES_OUT): the ledger prices the trade cards a player buys
+    parts = without_unused(whole[:-1] + ["// ---- runtime/gamehost.js", host, whole[-1]], ui)
     parts = short_engine_names(short_runtime_locals(parts), ui)
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui))
     parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
