@@ -77,6 +77,9 @@
   }
 
   const store = loadStore();
+  const LOG_LINES = 200;  // the log's lines shown at first
+  const UNDO_KEPT = 30;  // the games before the last events added, kept for undo
+  let showWholeLog = false;
   let current = null;  // the open game: {name, setup, events, game} (game: the ledger's, replayed)
 
   // the game file's text (the form `civdsl game` writes) and back: the translated reader and writer
@@ -108,7 +111,8 @@
       say("Cannot open the game " + name + ": " + refusalText(replayed.refused));
       return;
     }
-    current = {name: name, setup: read.setup, events: read.events, game: replayed.game};
+    current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
+    showWholeLog = false;
     store.open = name;
     saveStore();
     if (replayed.refused) {
@@ -264,7 +268,7 @@
       return;
     }
     store.games.push({name: n.name, file: fileText(setup, [])});
-    current = {name: n.name, setup: setup, events: [], game: started.game};
+    current = {name: n.name, setup: setup, events: [], game: started.game, saved: []};
     store.open = n.name;
     saveStore();
     say("started " + n.name);
@@ -292,9 +296,13 @@
     box.appendChild(el("div", {cls: "row"},
       el("button", {type: "button", id: "undo", text: "Undo the last event", disabled: current.events.length === 0,
                     on: {click: undo}})));
-    const log = el("ol", {id: "log", cls: "log"});
-    for (const line of shown.log) log.appendChild(el("li", {text: line.text}));
-    box.appendChild(el("details", {open: true}, el("summary", {id: "log-title", text: "Log (" + shown.log.length + " lines)"}), log));
+    // the log's last lines (a long game's whole log is thousands), the rest on request
+    const from = showWholeLog ? 0 : Math.max(shown.log.length - LOG_LINES, 0);
+    const log = el("ol", {id: "log", cls: "log", start: from + 1});
+    for (const line of shown.log.slice(from)) log.appendChild(el("li", {text: line.text}));
+    box.appendChild(el("details", {open: true}, el("summary", {id: "log-title", text: "Log (" + shown.log.length + " lines)"}),
+      from > 0 ? el("button", {type: "button", id: "whole-log", text: "Show the " + from + " earlier lines",
+                               on: {click: () => { showWholeLog = true; renderTable(); }}}) : null, log));
   }
 
   // each event's form: the fields it takes, written as the words `civdsl game add` reads
@@ -369,14 +377,17 @@
   function addLine(line) {
     const refusal = clear(byId("refusal"));
     if (!line.trim()) return;
+    const saved = api.copy(current.game);  // the game before the line, for an undo without a replay
     const answer = api.add(current.game, line);
     if (answer.refused) {
       showRefusal(refusal, answer.refused);
       // the events of the line before the one refused were applied: the game is its file's again
-      current.game = api.replay(current.setup, current.events).game;
+      if (answer.applied) current.game = api.replay(current.setup, current.events).game;
       return;
     }
     const before = current.events.length;
+    current.saved.push({events: before, game: saved});
+    if (current.saved.length > UNDO_KEPT) current.saved.shift();
     current.events = current.events.concat(answer.added);
     keep();
     // as `game add` prints: the log's lines the events added
@@ -395,7 +406,13 @@
       const end = r.columns[1] === null ? start + 1 : r.columns[1] - 1;
       box.appendChild(el("pre", {cls: "typed"}, line + "\n" + " ".repeat(start) + "^".repeat(Math.max(end - start, 1))));
     }
-    if (r.choices && r.choices.length) box.appendChild(el("ul", {cls: "reasons"}, r.choices.map((c) => el("li", {text: c}))));
+    if (r.choices && r.choices.length) {
+      // a choice written as an event (`choose anna Tempest tokens=N`) can be taken into the typed line
+      const kinds = api.shown(current.game).kinds;
+      box.appendChild(el("ul", {cls: "reasons"}, r.choices.map((c) => el("li", {}, c,
+        kinds.includes(c.split(" ")[0]) ? el("button", {type: "button", cls: "take", text: "Type this",
+          "aria-label": "Type this: " + c, on: {click: () => { const t = byId("typed"); t.value = c; t.focus(); }}}) : null))));
+    }
     box.appendChild(el("p", {cls: "muted", text: "Nothing was added: the game is unchanged."}));
   }
 
@@ -403,7 +420,10 @@
     if (!current.events.length) return;
     const events = current.events.slice(0, -1);
     const dropped = current.events[current.events.length - 1];
-    current.game = api.replay(current.setup, events).game;
+    // the game as it was before the last event, kept when it was added here, or replayed from its file
+    const kept = current.saved.length ? current.saved[current.saved.length - 1] : null;
+    current.saved = current.saved.filter((s) => s.events < events.length);
+    current.game = kept !== null && kept.events === events.length ? kept.game : api.replay(current.setup, events).game;
     current.events = events;
     keep();
     say("dropped event " + (events.length + 1) + ": " + api.eventText(dropped));
@@ -457,7 +477,7 @@
       let name = f.name.replace(/\.(ya?ml|json)$/i, "") || "game";
       for (let i = 2; stored(name) !== null; i++) name = f.name.replace(/\.(ya?ml|json)$/i, "") + " (" + i + ")";
       store.games.push({name: name, file: fileText(read.setup, read.events)});
-      current = {name: name, setup: read.setup, events: read.events, game: replayed.game};
+      current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
       store.open = name;
       saveStore();
       say("imported " + f.name + " as " + name);

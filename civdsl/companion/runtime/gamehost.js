@@ -56,10 +56,12 @@ function gameReplay(setup, events) {
 // them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
 function gameAdd(game, line) {
   const words = line.split(/\s+/).filter((w) => w !== "");
+  const before = game.events;
   try {
     return {added: pyPlain(gv_add_words(game, words))};
   } catch (exc) {
-    return {refused: gameRefusal(exc)};
+    // `applied`: the events of the line before the refused one, which the game now holds
+    return {refused: gameRefusal(exc), applied: game.events - before};
   }
 }
 
@@ -107,6 +109,7 @@ globalThis.civdslGame = Object.freeze({
   edition: MODEL.EDITION,
   replay: gameReplay,
   add: gameAdd,
+  copy: function (game) { return game.copy(); },
   shown: gameShown,
   eventText: function (event) { return gv_event_text(pyFromPlain(event)); },
   usage: function (kind) { return wd_usage(kind); },
