@@ -306,19 +306,24 @@
   }
 
   // each event's form: the fields it takes, written as the words `civdsl game add` reads
+  // each event's form: [key, type, label] a field. A "names" field takes names separated by commas
+  // (a name of several words is one name: `Drama and Poetry`), a "words" field words as typed.
   const PLAYER = ["", "player", "Player"];
   const FORMS = {
     census: [PLAYER, ["cities", "number", "Cities on the board"], ["tokens", "number", "Tokens on the board"],
              ["ships", "number", "Ships on the board"]],
-    draw: [PLAYER, ["", "names", "cards drawn (names, NAME*N for several)"], ["seed", "number", "or a seed: drawn for him"]],
-    "buy-cards": [PLAYER, ["", "names", "cards bought (names)"], ["stack", "text", "or stacks (numbers, comma between)"],
+    draw: [PLAYER, ["", "names", "Cards drawn (commas between; NAME*N for several)"],
+           ["seed", "number", "Or a seed: drawn for him from the stacks"]],
+    "buy-cards": [PLAYER, ["", "names", "Cards bought (commas between)"], ["stack", "text", "Or the stacks (numbers, commas between)"],
                   ["seed", "number", "and a seed"]],
-    trade: [PLAYER, ["", "names", "cards he gives"], ["for", "player", "traded with"], ["", "names", "cards he gets"]],
-    choose: [PLAYER, ["", "names", "the calamity, then the choices (KEY=VALUE words, as the refusal lists them)"]],
-    buy: [PLAYER, ["", "names", "advances bought"], ["pay", "names", "cards paid (NAME*N for several)"],
-          ["treasury", "number", "treasury paid"]],
-    discard: [PLAYER, ["", "names", "cards discarded"]],
-    ast: [PLAYER, ["", "names", "the move (forward, stays, back)"]],
+    trade: [PLAYER, ["", "names", "Cards he gives (commas between)"], ["for", "player", "Traded with"],
+            ["", "names", "Cards he gets (commas between)"]],
+    choose: [PLAYER, ["", "calamity", "For the calamity (none: a fact of the turn)"],
+             ["", "words", "Choices (KEY=VALUE, as the refusal lists them)"]],
+    buy: [PLAYER, ["", "names", "Advances bought (commas between)"], ["pay", "names", "Cards paid (commas between; NAME*N for several)"],
+          ["treasury", "number", "Treasury paid"]],
+    discard: [PLAYER, ["", "names", "Cards discarded (commas between)"]],
+    ast: [PLAYER, ["", "words", "The move (forward, stays or back)"]],
     leave: [PLAYER],
   };
 
@@ -345,16 +350,19 @@
   function formField(kind, i, spec) {
     const [key, type, label] = spec;
     const id = "ev-" + kind + "-" + i;
-    let input;
-    if (type === "player") {
-      const names = api.shown(current.game).players.map((p) => p.name);
-      input = el("select", {"data-key": key, "data-type": "player"}, names.map((n) => el("option", {value: n, text: n})));
-      return field(id, label, input);
+    if (type === "player" || type === "calamity") {
+      const names = type === "player" ? api.shown(current.game).players.map((p) => p.name) : [""].concat(Object.keys(M.CALAMITIES || {}));
+      return field(id, label, el("select", {"data-key": key, "data-type": type},
+        names.map((n) => el("option", {value: n, text: n || "none"}))));
     }
-    input = el("input", {type: type === "number" ? "number" : "text", min: type === "number" ? "0" : null,
-                         inputmode: type === "number" ? "numeric" : null, autocomplete: "off", autocapitalize: "off",
-                         "data-key": key, "data-type": type});
-    return field(id, label, input);
+    return field(id, label, el("input", {type: type === "number" ? "number" : "text", min: type === "number" ? "0" : null,
+      inputmode: type === "number" ? "numeric" : null, autocomplete: "off", autocapitalize: "off", spellcheck: "false",
+      "data-key": key, "data-type": type}));
+  }
+
+  // a word as typed for the command line: a name of several words in quotes
+  function typedWord(word) {
+    return /[\s"']/.test(word) ? (word.includes('"') ? "'" + word + "'" : '"' + word + '"') : word;
   }
 
   // the words of the event a form describes: its kind, then each field given, as typed by hand
@@ -362,12 +370,13 @@
     const words = [kind];
     form.querySelectorAll("[data-key]").forEach((input) => {
       const key = input.getAttribute("data-key");
+      const type = input.getAttribute("data-type");
       const value = input.value.trim();
       if (!value) return;
-      const type = input.getAttribute("data-type");
-      if (type === "player" && key === "") words.push(value);
-      else if (type === "player" || (type === "names" && key)) words.push(key, ...value.split(/[\s,]+/).filter(Boolean));
-      else if (type === "names") words.push(...value.split(/\s+/).filter(Boolean));
+      if (key && (type === "player" || type === "names")) words.push(key);
+      if (type === "names") words.push(...value.split(",").map((n) => n.trim()).filter(Boolean).map(typedWord));
+      else if (type === "words") words.push(value);
+      else if (type === "player" || type === "calamity") words.push(typedWord(value));
       else if (key === "treasury") words.push(key, value);
       else words.push(key + "=" + value.replace(/\s+/g, ""));
     });

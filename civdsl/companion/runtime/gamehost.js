@@ -54,8 +54,36 @@ function gameReplay(setup, events) {
 
 // the events typed in LINE (several separated by `/`) added to GAME: {added} (as the file records
 // them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
+// A typed line's words as a shell gives them to `civdsl game add`: split at spaces, a quoted
+// name (`"Civil War"`, `'Drama and Poetry'`) one word without its quotes.
+function typedWords(line) {
+  const words = [];
+  let word = null;
+  let quote = null;
+  for (const ch of line) {
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+      else word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word = word === null ? "" : word;
+    } else if (/\s/.test(ch)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else {
+      word = (word === null ? "" : word) + ch;
+    }
+  }
+  if (quote !== null) return null;
+  if (word !== null) words.push(word);
+  return words;
+}
+
 function gameAdd(game, line) {
-  const words = line.split(/\s+/).filter((w) => w !== "");
+  const words = typedWords(line);
+  if (words === null) {
+    return {refused: {code: "CIV142", message: "a quote in the line is not closed", choices: [], index: null}, applied: 0};
+  }
   const before = game.events;
   try {
     return {added: pyPlain(gv_add_words(game, words))};
