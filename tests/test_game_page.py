@@ -225,3 +225,13 @@ def test_a_game_file_written_by_either_is_read_by_the_other(path, tmp_path):
     assert [p["line"] for p in page["shown"]] == [gameview.player_line(gamefile.replay(rb, gf), p)
                                                   for p in gamefile.replay(rb, gf).players.values()]
     assert crlf["refused"]["code"] == "CIV144" and "line 1" in crlf["refused"]["message"]
+
+
+def test_the_site_index_links_a_game_page_where_the_build_wrote_one():
+    from civdsl.build import EditionOutputs
+    from civdsl.charts.compare import index_html
+
+    eds = {e: check_file(shipped_rulebooks()[e]).edition for e in ("civ1980", "cardgame")}
+    index = index_html([EditionOutputs("civ1980", eds["civ1980"], {"companion.html": "", GAME_PAGE: ""}),
+                        EditionOutputs("cardgame", eds["cardgame"], {"companion.html": ""})])
+    assert re.findall(r'href="([^"]*game\.html)"', index) == ["civ1980/game.html"]
