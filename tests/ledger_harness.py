@@ -168,9 +168,69 @@ def random_event(rng, players: list, module) -> dict:
     return {"do": kind, "player": who, "cards": hand}
 
 
-def python_game(path: Path, mixed: int = 0) -> tuple[dict, list]:
+def calamity_choice_events(path: Path, per_step: int = 8) -> list:
+    """The recorded game's events with random choices for its calamities (`random_choice`) entered
+    at each calamity step: PER_STEP before the step's recorded choices (which may override them;
+    the others stay and change the resolution: a fact of the map, a beneficiary named, cards given)
+    and, at the game's last calamity step, PER_STEP after them, just before the step's end resolves
+    them (accepted or refused there)."""
+    import random
+
+    from civdsl.ledger.steps import actions, steps
+
+    gf = gamefile.read(path)
+    module = load(gf.setup["edition"]).module
+    step = 1 + [i for i, s in enumerate(steps(module)) if "resolve_calamities" in actions(s)][0]
+    players = [p["name"] for p in gf.setup["players"]]
+    named = sorted({e["calamity"] for e in gf.events if e.get("do") == "choose" and e.get("calamity")})
+    rng = random.Random(f"{path.stem}:choices")
+    at_step = [i for i, e in enumerate(gf.events) if e.get("step") == step]
+    ends = [i for i in at_step if gf.events[i].get("do") == "next"]
+    firsts = {min(i for i in at_step if gf.events[i].get("turn") == gf.events[j].get("turn")) for j in ends}
+    out = []
+    for i, event in enumerate(gf.events):
+        if i in firsts or (ends and i == ends[-1]):
+            out.extend(random_choice(rng, players, module, named) for _ in range(per_step))
+        out.append(event)
+    return REFUSED + out
+
+
+def random_choice(rng, players: list, module, named: list) -> dict:
+    """A `choose` event as a careless victim might enter it: a calamity of the game's (or any the
+    edition names), secondary victims with or without amounts (himself among them at times), a
+    beneficiary, cities and tokens, cards to discard or give, an occurrence, facts of the map and
+    borders."""
+    cards = list(module.COMMODITIES)[:6] + ["Unobtainium"]
+    who = rng.choice(players + ["nobody"] * (rng.random() < 0.05))
+    event: dict = {"do": "choose", "player": who}
+    if rng.random() < 0.8:
+        event["calamity"] = rng.choice(named + list(module.CALAMITIES)[:4] if named else list(module.CALAMITIES))
+    for key in rng.sample(["secondary", "beneficiary", "cities", "tokens", "cards", "given", "occurrence", "facts",
+                           "borders"], rng.randint(1, 3)):
+        if key == "secondary":
+            chosen = rng.sample(players, rng.randint(1, min(3, len(players))))
+            event[key] = chosen if rng.random() < 0.5 else {n: rng.randint(0, 12) for n in chosen}
+        elif key == "beneficiary":
+            event[key] = rng.choice(players)
+        elif key in ("cities", "tokens"):
+            event[key] = rng.randint(0, 8)
+        elif key == "occurrence":
+            event[key] = rng.randint(1, 3)
+        elif key == "cards":
+            event[key] = [rng.choice(cards) for _ in range(rng.randint(0, 3))]
+        elif key == "given":
+            event[key] = {rng.choice(players): [rng.choice(cards) for _ in range(rng.randint(1, 2))]}
+        elif key == "facts":
+            event[key] = {rng.choice(["reduced_city_tokens", "volcano_cities", "coastal_cities", "flood_plain_units",
+                                      "cities_adjacent_open_sea", "no_such_fact"]): rng.randint(0, 3)}
+        else:
+            event[key] = {rng.choice(["land", "water", "sea"]): rng.sample(players, rng.randint(0, 2))}
+    return event
+
+
+def python_game(path: Path, mixed: int = 0, events: list | None = None) -> tuple[dict, list]:
     """The game's set-up as the driver reads it, and Python's answer after its start and after
-    each event to its end."""
+    each event (EVENTS, else `game_events(path, mixed)`) to the end."""
     from civdsl.ledger import refusals
 
     gf = gamefile.read(path)
@@ -178,7 +238,7 @@ def python_game(path: Path, mixed: int = 0) -> tuple[dict, list]:
     game = gamefile.start(rb, gf.setup)
     setup = {"setup": gf.setup, "name": rb.name}
     answers = [_game_snapshot(game)]
-    for event in game_events(path, mixed):
+    for event in events if events is not None else game_events(path, mixed):
         try:
             game.apply(event)
         except refusals.Refused as r:

@@ -678,7 +678,7 @@ def test_the_victims_missing_facts_are_named_as_every_other_players():
 def _discards_by_list(module, rules, held, rng):
     """The discards as taking one card at a time from a list would make them (the reference the
     O(n log n) discards must equal): max() or a random index, then list.remove."""
-    from civdsl.table.calamity_phase import _is_major
+    from civdsl.table.resolving import _is_major
 
     out, left = [], list(held)
     for limit, chosen in ((rules["major_limit"], lambda c: _is_major(module, c["calamity"])),
@@ -702,7 +702,7 @@ def test_large_hands_are_discarded_as_one_card_at_a_time_would(edition):
     same order, as max()/randrange and list.remove one card at a time (with the same seed)."""
     import random
 
-    from civdsl.table.calamity_phase import _over_limits
+    from civdsl.table.resolving import _over_limits
 
     module = civdsl.load(edition).module
     names = list(module.CALAMITIES)
@@ -721,7 +721,7 @@ def test_discarding_from_a_huge_hand_reads_each_card_a_bounded_number_of_times()
     each card's stack a few times, not once per card discarded (quadratic: 40 s before)."""
     import types
 
-    from civdsl.table.calamity_phase import _over_limits
+    from civdsl.table.resolving import _over_limits
 
     module = civdsl.load("civ1980").module
     reads = [0]

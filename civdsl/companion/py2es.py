@@ -945,7 +945,8 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
 
 def host_data_source() -> str:
     """The constants of HOST_DATA: each a tuple (an array) of the names the vocabulary declares,
-    in its order, or a set of them where it declares a mapping (the engines test membership)."""
+    in its order, or a set of them where it declares a mapping (the engines test membership); and
+    of HOST_MAPPINGS, each a dict of the names it maps to names."""
     out = []
     for module, names in HOST_DATA.items():
         values = importlib.import_module(module)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..calamity_answer import effect_dict
 from ..table.seating import Table
-from ..table.resolving import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
+from ..table.resolving import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, in_words, order
 from ..vocabulary import TRANSFER_KINDS
 from .draws import Draws
 from .play import Game
@@ -78,7 +78,7 @@ def resolve_step(game: Game, args: dict) -> None:
     kept, discarded = apply_limits(table, Draws(f"{game.seed}:{game.turn}"))
     for d in discarded:
         _discard_calamity(game, d.victim, d.calamity)
-        why = "a second of the same name" if d.why == "duplicate" else _words(d.why)
+        why = "a second of the same name" if d.why == "duplicate" else in_words(d.why)
         game.note(f"{d.victim} discards {d.calamity} ({why} beyond the calamity limits)",
                   game.module.TABLE_RULES.get("lines", {}).get("discard"))
     taken = _primary_victims_by_name(game.module, kept)
@@ -199,7 +199,7 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
         return _pieces(p, effect["loss"]["cities"], effect["loss"]["tokens"])
     if bound in SIMPLE_FACTS:
         _set_simple_fact(p, bound, max(_simple_fact(p, bound) - amount, 0))
-        return f"{amount} {_words(bound)} lost"
+        return f"{amount} {in_words(bound)} lost"
     if bound in CITY_FACTS and kind == "destroy_cities":
         return _pieces(p, amount, 0)
     if bound in CITY_FACTS and kind == "reduce_cities":
@@ -217,7 +217,7 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
         return _chosen_pieces(game, p, amount, choice, calamity, occurrence)
     if bound in ("commodity_cards", "commodity_face_value"):
         return _chosen_cards(game, p, amount, effect, choice, calamity, occurrence)
-    return f"{_words(kind)} {amount} (not kept by the ledger: enter what changes on the map as a census)"
+    return f"{in_words(kind)} {amount} (not kept by the ledger: enter what changes on the map as a census)"
 
 
 def _simple_fact(p, bound: str) -> int:
@@ -237,10 +237,6 @@ def _set_simple_fact(p, bound: str, value: int) -> None:
     else:
         p.set_piece_count(bound, value)
 
-
-def _words(name: str) -> str:
-    """A declared name in words: `ast_position` is "ast position"."""
-    return " ".join(name.split("_"))
 
 
 def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: str, occurrence: int) -> str:
@@ -318,7 +314,7 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
         cards = [c for c, n in p.cards.items() for _ in range(n)]
     if cards is None:
         raise Refused(CHOICE, f"{calamity}: {p.name} {'gives' if not to_pile else 'discards'} commodity cards "
-                      f"({_words(effect['kind'])} "
+                      f"({in_words(effect['kind'])} "
                       f"{amount}) of his choice", [f"choose {p.name} {which(calamity, occurrence)} cards=CARD,CARD,..."],
                       needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount,
                               "occurrence": occurrence}])

@@ -25,7 +25,6 @@ import random
 from .. import sourcemap
 from ..records import Record
 from .resolving import Discard, Resolved, _primary_victims_by_name, _resolve_one, _took_part, apply_limits, order
-from .resolving import _is_major, _over_limits  # noqa: F401 (read by tests)
 from .seating import Table
 
 

@@ -50,7 +50,7 @@ class Resolved:
         self.missing = missing
 
 
-def _words(name: str) -> str:
+def in_words(name: str) -> str:
     """A declared name in words: `cities_in_stock` is "cities in stock"."""
     return " ".join(name.split("_"))
 
@@ -334,10 +334,10 @@ def _nominee(table: Table, c: dict, rules: dict, missing: list[str]) -> Benefici
             return Beneficiary(None, f"`nominee_without {fact}`: not given for {', '.join(unknown)}", candidates)
         without = [n for n in candidates if values[n] == 0]
         if len(without) == 1:
-            return Beneficiary(without[0], f"`nominee_without {fact}`: no {_words(fact)} (the only one)",
+            return Beneficiary(without[0], f"`nominee_without {fact}`: no {in_words(fact)} (the only one)",
                                without)
         if without:
-            candidates, rule = without, f"`nominee_without {fact}`: no {_words(fact)}"
+            candidates, rule = without, f"`nominee_without {fact}`: no {in_words(fact)}"
     return _named_nominee(c, candidates, rule, missing)
 
 
@@ -380,10 +380,10 @@ def _ranked(table: Table, candidates: list[str], rules: dict, missing: list[str]
     for fact in rules["beneficiary_rank"]:
         values, unknown = _fact_values(table, left, fact, missing)
         if unknown:
-            return [], f"the most {_words(fact)}, not given for {', '.join(unknown)}"
+            return [], f"the most {in_words(fact)}, not given for {', '.join(unknown)}"
         best = min(values.values()) if fewest else max(values.values())
         left = [n for n in left if values[n] == best]
-        said.append(f"{_words(fact)} {best}")
+        said.append(f"{in_words(fact)} {best}")
         if len(left) == 1:
             break
     return left, ("fewest " if fewest else "most ") + ", then ".join(said)

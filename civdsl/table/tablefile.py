@@ -17,7 +17,7 @@ from .. import vocabulary as vocab
 from ..errors import StateError
 from ..state import hint_text, short_text, value_text, parse_yaml
 from ..statecheck import first_problems, key_text, whole_number
-from .seating import Seat, Table  # noqa: F401 (the table's readers import them from here too)
+from .seating import Table
 
 TABLE_KEYS = {
     "players": "the players: a name each and the facts of a player state",
