@@ -52,7 +52,7 @@ setups = st.dictionaries(names.filter(lambda k: k != "events"), values | st.list
 def _outcome(source: str, fast: bool = False):
     """What parse answers for SOURCE, as JSON both targets give: the data, or the refusal."""
     try:
-        setup, evs, lines = gametext.parse(source, eventjson.event_value if fast else None)
+        setup, evs, lines = gametext.parse(source, eventjson.event_values if fast else None)
     except gametext.TextError as exc:
         return {"refused": [str(exc), exc.line, exc.column]}
     return encode([setup, evs, lines])
@@ -184,6 +184,13 @@ def test_json_that_both_targets_could_read_apart_is_refused(line, message):
     assert eventjson.event_value(line[4:]) is None
 
 
+def test_event_lines_that_join_into_other_events_are_refused_alike():
+    """Two lines that are no events alone, but whose join reads as two events."""
+    source = f'{gametext.COMMENT}\nevents:\n  - {{"a": "}}\n  - {{"}}, {{"b": 1}}\n'
+    assert _outcome(source, fast=True) == _outcome(source)
+    assert _outcome(source)["refused"][1:] == [3, 13]
+
+
 def test_the_limits_are_refused_with_their_numbers():
     deep = "  - {\"a\": " + "[" * 20 + "]" * 20 + "}"
     with pytest.raises(gametext.TextError, match="nested deeper than 16"):
@@ -192,9 +199,12 @@ def test_the_limits_are_refused_with_their_numbers():
         gametext.parse("#" * (gametext.MAX_TEXT + 1))
     with pytest.raises(gametext.TextError, match="a line longer than 100,000 characters"):
         gametext.parse(f"{gametext.COMMENT}\nedition: \"{'x' * gametext.MAX_LINE}\"\nevents: []\n")
-    with pytest.raises(gametext.TextError, match="a whole number beyond"):
+    with pytest.raises(gametext.TextError, match="`seed`: a whole number beyond"):
         gametext.text({"seed": 2 ** 60}, [])
-    with pytest.raises(gametext.TextError, match="a lone surrogate") as refused:
+    with pytest.raises(gametext.TextError, match="event 2: a value") as refused:
+        gametext.text({}, [{}, {"a": 1.5}])
+    assert refused.value.line == 4
+    with pytest.raises(gametext.TextError, match="event 1: text with half of a character") as refused:
         gametext.text({"edition": "x"}, [{"do": "\ud800"}])
     assert refused.value.line == 4
 
@@ -244,6 +254,7 @@ def test_a_text_parse_reads_is_the_one_text_writes_for_what_it_reads():
     accepted = 0
     for source in sources:
         for changed in _mutations(source, rng, 400):
+            assert _outcome(changed, fast=True) == _outcome(changed), changed
             try:
                 setup, evs, _ = gametext.parse(changed)
             except gametext.TextError:

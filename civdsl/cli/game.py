@@ -300,7 +300,11 @@ def fmt(path, check, as_json):
         _fail("CIV185", f"not in the form `civdsl game` writes: {str(departs).removesuffix('; ' + FMT_HINT)}", path,
               departs.line, departs.column, help=f"`civdsl game fmt {path}` rewrites it in that form (the same game)")
     if departs is not None:
-        write_output(Path(path), gamefile.text(gf))
+        try:
+            written = gamefile.text(gf)
+        except gamefile.gametext.TextError as exc:  # a value the YAML reader gives and no game file holds
+            _fail("CIV144", str(exc), path, None, 1)
+        write_output(Path(path), written)
     if as_json:
         emit_json({"rewritten": departs is not None}, gf.setup["edition"])
         return

@@ -1,5 +1,6 @@
-"""The game file: the edition, the players and the events, in YAML (schemas/game.schema.json),
-read by the one YAML reader (safeyaml, through state.parse_yaml's limits), checked by hand so that
+"""The game file: the edition, the players and the events (schemas/game.schema.json), written in
+the one form gametext.py writes (the game page's too, translated) and read by it, a file edited by
+hand by the one YAML reader (safeyaml, through state.parse_yaml's limits); checked by hand so that
 every problem names its place, and written atomically, one event a line, so that a file written
 twice from the same game is the same bytes and a refused event leaves it untouched."""
 
@@ -37,7 +38,7 @@ def read(path: Path) -> GameFile:
     try:
         text = _decode(_read_limited(Path(path)), Path(path))
         try:
-            setup, events, lines = gametext.parse(text, eventjson.event_value)
+            setup, events, lines = gametext.parse(text, eventjson.event_values)
         except gametext.TextError:
             data = _parse_text(text, Path(path))
         else:
@@ -53,7 +54,7 @@ def canonical_error(path: Path) -> gametext.TextError | None:
     from ..state import _decode, _read_limited
 
     try:
-        gametext.parse(_decode(_read_limited(Path(path)), Path(path)), eventjson.event_value)
+        gametext.parse(_decode(_read_limited(Path(path)), Path(path)), eventjson.event_values)
     except gametext.TextError as exc:
         return exc
     return None

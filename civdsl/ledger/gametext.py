@@ -71,15 +71,16 @@ def text(setup, events: list) -> str:
             try:
                 _setup_lines(key, setup[key], lines)
             except TextError as exc:
-                raise TextError(str(exc), len(lines) + 1, 1)
+                raise TextError(f"`{key}`: {exc}" if isinstance(key, str) else str(exc), len(lines) + 1, 1)
     lines.append(EVENTS_KEY + (":" if len(events) > 0 else ": []"))
+    first = len(lines)
     for event in events:
         try:
             if not isinstance(event, dict):
                 raise TextError("an event is a mapping", 1, 1)
             lines.append(EVENT_PREFIX + value_text(event, False))
         except TextError as exc:
-            raise TextError(str(exc), len(lines) + 1, len(EVENT_PREFIX) + 1)
+            raise TextError(f"event {len(lines) - first + 1}: {exc}", len(lines) + 1, len(EVENT_PREFIX) + 1)
     return "\n".join(lines) + "\n"
 
 
@@ -124,7 +125,7 @@ def _scalar_text(value, plain: bool) -> str:
         return value if plain and is_plain(value) else quoted(value)
     if isinstance(value, int) and not isinstance(value, bool):
         if value > MAX_WHOLE or value < -MAX_WHOLE:
-            raise TextError(f"a whole number beyond {MAX_WHOLE}", 1, 1)
+            raise TextError(f"a whole number beyond {thousands(MAX_WHOLE)}", 1, 1)
         return str(value)
     raise TextError(f"a value {_shown(value)} a game file cannot hold (text, whole numbers, true, false, "
                     "lists and mappings)", 1, 1)
@@ -201,10 +202,11 @@ def _u_escape(code: int) -> str:
 
 # --- reading -----------------------------------------------------------------------------------------
 
-def parse(source: str, event_value=None) -> tuple:
+def parse(source: str, event_values=None) -> tuple:
     """(set-up, events, the line of each event) of a text `text` wrote; anything else is a
-    TextError at its line and column. EVENT_VALUE, where given, reads an event line's JSON faster
-    and must answer as the reader here does, or None to leave the line to it."""
+    TextError at its line and column. EVENT_VALUES, where given, reads the event lines' JSON
+    faster (the lines after `  - `): a list with each line's event as the reader here reads it, or
+    None for a line (or instead of the list) it leaves to that reader."""
     if len(source) > MAX_TEXT:
         raise TextError(f"the text is longer than {thousands(MAX_TEXT)} characters", 1, 1)
     if not source.endswith("\n"):
@@ -238,18 +240,21 @@ def parse(source: str, event_value=None) -> tuple:
     if at >= len(lines):
         raise TextError(f"expected an event (`{EVENT_PREFIX}{{...}}`) after `{EVENTS_KEY}:` "
                         f"(`{EVENTS_KEY}: []` when there is none); {FMT_HINT}", at + 1, 1)
-    while at < len(lines):
-        line = lines[at]
+    bodies = []
+    while at < len(lines) and len(bodies) < MAX_EVENTS and lines[at].startswith(EVENT_PREFIX + "{"):
+        bodies.append(lines[at][len(EVENT_PREFIX):])
         at += 1
-        if len(events) >= MAX_EVENTS:
-            raise TextError(f"more than {thousands(MAX_EVENTS)} events", at, 1)
-        if not line.startswith(EVENT_PREFIX + "{"):
-            _differ(line, EVENT_PREFIX + "{", at, "an event")
-        body = line[len(EVENT_PREFIX):]
-        value = event_value(body) if event_value is not None else None
+    # the lines before the first that is no event line are read first: a file's first problem is its error
+    values = event_values(bodies) if event_values is not None else None
+    for i, body in enumerate(bodies):
+        value = values[i] if values is not None else None
         if value is None:
-            value = _read_whole(body, at, len(EVENT_PREFIX) + 1, False, "an event")
+            value = _read_whole(body, first + i, len(EVENT_PREFIX) + 1, False, "an event")
         events.append(value)
+    if at < len(lines):
+        if len(events) >= MAX_EVENTS:
+            raise TextError(f"more than {thousands(MAX_EVENTS)} events", at + 1, 1)
+        _differ(lines[at], EVENT_PREFIX + "{", at + 1, "an event")
     return setup, events, list(range(first, first + len(events)))
 
 
@@ -433,25 +438,33 @@ class _Reader:
 
     def quoted(self) -> str:
         start = self.at
-        self.at += 1
-        out = []
         chars = self.chars
+        end: int = len(chars)
+        at: int = self.at + 1
+        out = []
         while True:
-            if self.at >= len(chars):
+            if at >= end:
+                self.at = at
                 self.fail("`\"` to close the text")
-            ch = chars[self.at]
+            ch = chars[at]
+            if ch in _AS_IS:
+                out.append(ch)
+                at += 1
+                continue
             if ch == "\"":
-                self.at += 1
+                at += 1
                 break
+            self.at = at
             if ch == "\\":
                 out.append(self.escape())
+                at = self.at
                 continue
-            if ch not in _AS_IS:
-                code = ord(ch)
-                if _escaped(code) or 0xD800 <= code <= 0xDFFF:
-                    self.fail(f"the character written `{_u_escape(code)}`")
-            self.at += 1
+            code = ord(ch)
+            if _escaped(code) or 0xD800 <= code <= 0xDFFF:
+                self.fail(f"the character written `{_u_escape(code)}`")
+            at += 1
             out.append(ch)
+        self.at = at
         text_value = "".join(out)
         if self.plain and is_plain(text_value):
             self.fail(f"the name `{text_value}` without quotes", start)
