@@ -213,6 +213,9 @@ def test_two_games_are_kept_apart(driver, page):
     _click_game(driver, "first")
     assert set(_players(driver)) == {"anna", "bruno", "chloe", "dario"}
     assert _players(driver)["bruno"].startswith("bruno (Assyria): 3 cities, 10 tokens")
+    _select(driver, "log-player", "bruno")  # the log of one player, as `game show --player`
+    lines = _visible_text(driver, "log").splitlines()
+    assert lines and all("bruno" in line for line in lines)
     _click_game(driver, "second")
     assert _players(driver)["gina"].startswith("gina (Babylon): 1 city, 5 tokens")
 

@@ -80,7 +80,10 @@
   const LOG_LINES = 200;  // the log's lines shown at first
   const UNDO_KEPT = 30;  // the games before the last events added, kept for undo
   let showWholeLog = false;
-  let current = null;  // the open game: {name, setup, events, game} (game: the ledger's, replayed)
+  let logPlayer = "";  // the player whose log lines are shown ("": everyone's)
+  // the open game: {name, setup, events, game (the ledger's, replayed), saved (the games before the last
+  // events added here, for undo)}
+  let current = null;
 
   // the game file's text (the form `civdsl game` writes) and back: the translated reader and writer
   function fileText(setup, events) {
@@ -113,6 +116,7 @@
     }
     current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
     showWholeLog = false;
+    logPlayer = "";
     store.open = name;
     saveStore();
     if (replayed.refused) {
@@ -269,6 +273,8 @@
     }
     store.games.push({name: n.name, file: fileText(setup, [])});
     current = {name: n.name, setup: setup, events: [], game: started.game, saved: []};
+    logPlayer = "";
+    showWholeLog = false;
     store.open = n.name;
     saveStore();
     say("started " + n.name);
@@ -281,7 +287,7 @@
     const box = clear(byId("table"));
     box.hidden = current === null;
     if (current === null) return;
-    const shown = api.shown(current.game);
+    const shown = api.shown(current.game, logPlayer);
     box.appendChild(el("h2", {id: "table-title", text: current.name}));
     box.appendChild(el("p", {id: "where", text: shown.heading}));
     box.appendChild(el("p", {id: "expects", cls: "expects", text: shown.expects}));
@@ -296,11 +302,15 @@
     box.appendChild(el("div", {cls: "row"},
       el("button", {type: "button", id: "undo", text: "Undo the last event", disabled: current.events.length === 0,
                     on: {click: undo}})));
+    const only = el("select", {on: {change: () => { logPlayer = only.value; renderTable(); }}},
+      el("option", {value: "", text: "every player"}),
+      shown.players.map((p) => el("option", {value: p.name, text: p.name, selected: p.name === logPlayer})));
     // the log's last lines (a long game's whole log is thousands), the rest on request
     const from = showWholeLog ? 0 : Math.max(shown.log.length - LOG_LINES, 0);
     const log = el("ol", {id: "log", cls: "log", start: from + 1});
     for (const line of shown.log.slice(from)) log.appendChild(el("li", {text: line.text}));
     box.appendChild(el("details", {open: true}, el("summary", {id: "log-title", text: "Log (" + shown.log.length + " lines)"}),
+      field("log-player", "The log of", only),
       from > 0 ? el("button", {type: "button", id: "whole-log", text: "Show the " + from + " earlier lines",
                                on: {click: () => { showWholeLog = true; renderTable(); }}}) : null, log));
   }
@@ -487,6 +497,8 @@
       for (let i = 2; stored(name) !== null; i++) name = f.name.replace(/\.(ya?ml|json)$/i, "") + " (" + i + ")";
       store.games.push({name: name, file: fileText(read.setup, read.events)});
       current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
+      logPlayer = "";
+      showWholeLog = false;
       store.open = name;
       saveStore();
       say("imported " + f.name + " as " + name);

@@ -95,13 +95,15 @@ function gameAdd(game, line) {
 
 // what `civdsl game show` prints, as lines: where the game stands, each player, the stacks, the log
 // (each line with its rulebook line and the event behind it), the final scores, what comes next
-function gameShown(game) {
+// (PLAYER: the log's lines about him only, as `game show --player`)
+function gameShown(game, player) {
   const source = MODEL.SOURCE_PATH;
+  const about = player ? game.log.filter((e) => gv_names_player(e, player)) : game.log;
   return {
     heading: gv_heading(MODEL.EDITION.name, game),
     players: game.players.values().map((p) => ({name: p.name, line: gv_player_line(game, p)})),
     stacks: gv_stacks_lines(game),
-    log: game.log.map((e) => ({text: gv_log_line(source, e), event: e.event})),
+    log: about.map((e) => ({text: gv_log_line(source, e), event: e.event})),
     scores: gv_score_lines(game),
     expects: gv_expects_line(game),
     kinds: lt_kinds().slice(),
