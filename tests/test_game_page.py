@@ -115,7 +115,8 @@ def python_shown(rb, game) -> dict:
             "stacks": gameview.stacks_lines(game),
             "log": [{"text": gameview.log_line(rb.module.SOURCE_PATH, e), "event": e.event} for e in game.log],
             "scores": gameview.score_lines(game), "expects": gameview.expects_line(game),
-            "kinds": list(__import__("civdsl.ledger.turn", fromlist=["kinds"]).kinds()), "ended": game.ended}
+            "kinds": list(__import__("civdsl.ledger.turn", fromlist=["kinds"]).kinds()),
+            "stepKinds": gameview.step_events(game), "ended": game.ended}
 
 
 def python_typed(game, line: str) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .decks import decks_for
 from .refusals import ILLEGAL, Refused
+from .steps import events_of
 from .words import columns, parse, split_events
 
 
@@ -143,3 +144,14 @@ def missing_deck(module, name: str, count: int) -> list | None:
     words = ", ".join([f"{low}-{high}" if high else f"{low} or more" for low, high in ranges])
     return [f"{name} declares no trade deck for {count} players: the cards of each trade stack for {count} players "
             "are not given", f"trade decks are declared for {words} players (`trade_deck`)"]
+
+
+def step_events(game) -> list[str]:
+    """The events the current step takes, in the order its actions are declared (a form offers
+    them first); `leave` and `next`, taken in every step, are not among them."""
+    out = []
+    for action in game.current_actions():
+        for kind in events_of(action):
+            if kind not in out:
+                out.append(kind)
+    return out

@@ -297,7 +297,7 @@
       box.appendChild(el("h3", {text: "Final scores"}));
       box.appendChild(el("ol", {id: "scores"}, shown.scores.map((s) => el("li", {text: s.trim().replace(/^[0-9]+\. /, "")}))));
     }
-    if (!shown.ended) box.appendChild(eventForms(shown.kinds));
+    if (!shown.ended) box.appendChild(eventForms(shown.kinds, shown.stepKinds));
     box.appendChild(el("div", {id: "refusal", role: "alert"}));
     box.appendChild(el("div", {cls: "row"},
       el("button", {type: "button", id: "undo", text: "Undo the last event", disabled: current.events.length === 0,
@@ -337,12 +337,18 @@
     leave: [PLAYER],
   };
 
-  function eventForms(kinds) {
+  // the forms, the events this step takes first (the first of them chosen), then the others
+  function eventForms(kinds, stepKinds) {
     const box = el("section", {id: "add-event", "aria-labelledby": "add-title"}, el("h3", {id: "add-title", text: "Add an event"}));
-    const choose = el("select", {}, kinds.map((k) => el("option", {value: k, text: k})));
+    const others = kinds.filter((k) => !stepKinds.includes(k));
+    const choose = el("select", {},
+      el("optgroup", {label: "This step"}, stepKinds.concat(others.filter((k) => k === "next")).map((k) => el("option", {value: k, text: k}))),
+      el("optgroup", {label: "Other steps, or any"}, others.filter((k) => k !== "next").map((k) => el("option", {value: k, text: k}))));
     const form = el("form", {id: "event-form", on: {submit: (e) => { e.preventDefault(); addLine(formLine(choose.value, form)); }}});
     function fill() {
       clear(form);
+      const usage = api.usage(choose.value);  // how the event is typed, as `game add` tells it
+      if (usage) form.appendChild(el("p", {cls: "muted usage", text: usage}));
       for (const [i, spec] of (FORMS[choose.value] || []).entries()) form.appendChild(formField(choose.value, i, spec));
       form.appendChild(el("button", {type: "submit", id: "add", text: choose.value === "next" ? "End this step" : "Add"}));
     }

@@ -107,6 +107,7 @@ function gameShown(game, player) {
     scores: gv_score_lines(game),
     expects: gv_expects_line(game),
     kinds: lt_kinds().slice(),
+    stepKinds: gv_step_events(game),
     ended: Boolean(game.ended),
   };
 }
