@@ -164,3 +164,19 @@ def test_game_fmt_leaves_a_file_it_cannot_read_unchanged(tmp_path):
     proc = run_cli("game", "fmt", game)
     assert proc.returncode == 1 and "error[CIV144]" in proc.stderr and "`turn` is a whole number" in proc.stderr
     assert game.read_text(encoding="utf-8") == broken
+
+
+def test_game_new_writes_any_name_in_the_form_and_reads_it_back(tmp_path):
+    import yaml
+
+    game = tmp_path / "g.yaml"
+    names = ["Zoë", "7", "yes", '#1 "q"']
+    made = run_cli("game", "new", "civ1980", "--players",
+                   ",".join(f"{n}:{c}" for n, c in zip(names, ["Asia", "Assyria", "Babylon", "Crete"])), "-o", game)
+    assert made.returncode == 0, made.stderr
+    assert run_cli("game", "add", game, "census", "Zoë", "cities=1", "tokens=3").returncode == 0
+    assert run_cli("game", "fmt", "--check", game).returncode == 0
+    assert [p["name"] for p in yaml.safe_load(game.read_text(encoding="utf-8"))["players"]] == names
+    from civdsl.api import load
+
+    assert [p.name for p in gamefile.replay(load("civ1980"), gamefile.read(game)).players.values()] == names
