@@ -52,8 +52,6 @@ function gameReplay(setup, events) {
   return {game: game};
 }
 
-// the events typed in LINE (several separated by `/`) added to GAME: {added} (as the file records
-// them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
 // A typed line's words as a shell gives them to `civdsl game add`: split at spaces, a quoted
 // name (`"Civil War"`, `'Drama and Poetry'`) one word without its quotes.
 function typedWords(line) {
@@ -79,6 +77,8 @@ function typedWords(line) {
   return words;
 }
 
+// the events typed in LINE (several separated by `/`) added to GAME: {added} (as the file records
+// them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
 function gameAdd(game, line) {
   const words = typedWords(line);
   if (words === null) {
