@@ -137,7 +137,7 @@ def game_events(path: Path, mixed: int = 0) -> list:
     module = load(gf.setup["edition"]).module
     rng = random.Random(f"{path.stem}:{mixed}")
     out = list(recorded)
-    for i in range(mixed):  # among the first turn's events, which the page replays (up to its calamity step)
+    for i in range(mixed):  # among the first turn's events
         out.insert(rng.randint(0, min(len(out), 30 + i)), random_event(rng, [p["name"] for p in gf.setup["players"]],
                                                                         module))
     return REFUSED + out
