@@ -52,11 +52,13 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     rendered, messages = charts.render_all(ed, base.edition if base else None, effect)
     out.files.update(rendered)
     out.messages.extend(messages)
-    from .companion.page import companion_html, module_from_code, page_answers
+    from .companion.page import GAME_PAGE, companion_html, game_html, keeps_games, module_from_code, page_answers
 
     module = module_from_code(code, ed.id)
     if page_answers(module):  # a rulebook played only in rounds has no question for the page
         out.files["companion.html"] = companion_html(module, ed, effect)
+        if keeps_games(module):  # the turn's steps declared: the ledger plays whole games
+            out.files[GAME_PAGE] = game_html(module, ed)
     return out
 
 

@@ -219,7 +219,8 @@ def _compare_html(intro: str, keys: list, charts: list) -> str:
 
 
 # the files of an edition the site index links to, with their words
-_SITE_LINKS = (("companion.html", "companion (for the table)"), ("charts/{id}.html", "printable charts"),
+_SITE_LINKS = (("companion.html", "companion (for the table)"), ("game.html", "whole games (the ledger)"),
+               ("charts/{id}.html", "printable charts"),
                ("charts/reference.html", "round reference"), ("charts/house-summary.html", "house-rule summary"),
                ("charts/README.md", "Markdown charts"), ("charts/explorer.svg", "explorer (SVG)"),
                ("charts/explorer.dot", "explorer (DOT)"), ("model.json", "model (JSON)"),

@@ -144,16 +144,12 @@ def new(edition, players, track, last_turn, seed, output, as_json):
 def _deck_for(rb, players: str, count: int) -> None:
     """A game of an edition that declares its trade-card decks by player count needs the deck of its
     own count: without it the ledger would deal nothing and the players' draws go unchecked."""
-    from ..ledger import decks
+    from ..ledger.gameview import missing_deck
 
-    declared = getattr(rb.module, "TRADE_DECKS", ())
-    if not declared or decks.decks_for(rb.module, count):
+    missing = missing_deck(rb.module, rb.name, count)
+    if missing is None:
         return
-    ranges = sorted({tuple(d["players"]) for d in declared}, key=lambda r: r[0])
-    words = ", ".join(f"{low}-{high}" if high else f"{low} or more" for low, high in ranges)
-    _fail("CIV184", f"{rb.name} declares no trade deck for {count} players: the cards of each trade stack for "
-          f"{count} players are not given", "<players>", 1, 1, len(players) + 1,
-          notes=[f"trade decks are declared for {words} players (`trade_deck`)"], source=players,
+    _fail("CIV184", missing[0], "<players>", 1, 1, len(players) + 1, notes=missing[1:], source=players,
           help="nothing was written; docs/ledger.md lists the player counts the seed texts leave without a deck")
 
 
@@ -184,27 +180,20 @@ def _start_credits(rb, game) -> None:
 def add(path, words, as_json):
     """Check events against the rules and the game's state and append them to GAME (several
     events separated by `/`); a refused event leaves the file unchanged."""
-    from ..ledger import gamefile, words as event_words
+    from ..ledger import gamefile, gameview
     from ..ledger.play import Refused
 
     gf, rb = _load(path)
     game = _replay(rb, gf, path)
-    added = []
-    for one in event_words.split_events(list(words)):
-        source = " ".join(one)
-        at: dict = {}
-        try:
-            event, at = event_words.parse(one)
-            stamped = gamefile.stamped(game, event)
-            gamefile.apply(game, stamped)
-        except Refused as r:
-            col = event_words.columns(one)
-            index = at.get(r.field, int(r.field[1:]) if r.field and r.field.startswith("#") else 0)
-            start = col.get(index, 1)
-            _fail(r.code, r.message, "<event>", 1, start, start + len(one[index]) if index < len(one) else None,
-                  notes=r.choices, source=source,
-                  help="nothing was written: the game file is unchanged" + _usage(one, r))
-        added.append(stamped)
+    from ..sourcemap import rules_of
+
+    try:
+        with rules_of(rb.module):  # a rule failing while it runs is located at its rulebook line
+            added = gameview.add_words(game, list(words))
+    except Refused as r:
+        start, end = r.columns
+        _fail(r.code, r.message, "<event>", 1, start, end, notes=r.choices, source=" ".join(r.typed),
+              help="nothing was written: the game file is unchanged" + _usage(r.typed, r))
     gf.events += added
     from .common import write_output
 
@@ -340,8 +329,9 @@ def show(path, turn, upto, player, log, as_json):
     if as_json:
         emit_json(_state_data(game, player), rb.id)
         return
-    click.echo(f"{rb.name}: turn {game.turn}, step {game.step + 1} of {len(game.steps)}: "
-               f"\"{game.current['name']}\"" + (" (the game is over)" if game.ended else ""))
+    from ..ledger.gameview import heading
+
+    click.echo(heading(rb.name, game))
     for p in game.players.values():
         if player in (None, p.name):
             click.echo(_player_line(game, p))
@@ -363,54 +353,52 @@ def _check_player(game, player: str | None, path) -> None:
 
 
 def _show_stacks(game) -> None:
-    for s in game.stacks.to_data():
-        counts = " ".join(f"{n}:{k}" for n, k in s["stacks"].items())
-        waiting = sum(s["discarded"].values())
-        click.echo(f"  trade stacks ({s['deck']}): {counts}" + (f"; {waiting} on the discard piles" if waiting else ""))
+    from ..ledger.gameview import stacks_lines
+
+    for line in stacks_lines(game):
+        click.echo(line)
 
 
 def _show_log(rb, game, player: str | None) -> None:
     """The log, or the lines that name the player."""
+    from ..ledger.gameview import names_player
+
     click.echo("log:")
     for entry in game.log:
-        if player is None or entry.text.startswith(player) or f" {player}" in entry.text:
+        if player is None or names_player(entry, player):
             click.echo("  " + _log_line(rb, entry))
 
 
 def _show_scores(game) -> None:
+    from ..ledger.gameview import score_lines
+
     click.echo("final scores:")
-    for i, s in enumerate(game.scores, 1):
-        tied = f" (tied with {s['tied_with']} after every tie-breaker: the table decides)" if "tied_with" in s else ""
-        click.echo(f"  {i}. {s['player']}: {s['total']}{tied}")
+    for line in score_lines(game):
+        click.echo(line)
 
 
 def _player_line(game, p) -> str:
-    cards = ", ".join(f"{c}" + (f" x{n}" if n > 1 else "") for c, n in sorted(p.cards.items())) or "none"
-    cals = ", ".join(c for c, _ in p.calamities)
-    civ = f" ({p.civilization})" if p.civilization else ""
-    stock = p.tokens_in_stock(game.pieces)
-    return (f"  {p.name}{civ}{' [left]' if p.left else ''}: {_n(p.cities, 'city', 'cities')}, "
-            f"{_n(p.tokens, 'token', 'tokens')}{f' ({stock} in stock)' if stock is not None else ''}, "
-            f"{_n(p.ships, 'ship', 'ships')}, treasury {p.treasury}, "
-            f"A.S.T. space {p.ast_position}; advances: {', '.join(p.advances) or 'none'}; cards: {cards}"
-            + (f"; calamities: {cals}" if cals else ""))
+    from ..ledger.gameview import player_line
 
-
-def _n(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
+    return player_line(game, p)
 
 
 def _log_line(rb, entry) -> str:
-    where = f"  [{rb.module.SOURCE_PATH}:{entry.line}]" if entry.line else ""
-    return f"turn {entry.turn}, {entry.step}: {entry.text}{where}"
+    from ..ledger.gameview import log_line
+
+    return log_line(rb.module.SOURCE_PATH, entry)
 
 
 def _event_words(event: dict) -> str:
-    return " ".join(str(v) for k, v in event.items() if k not in ("turn", "step"))
+    from ..ledger.gameview import event_text
+
+    return event_text(event)
 
 
 def _expects(game) -> None:
-    click.echo("next: " + "; ".join(game.expects()))
+    from ..ledger.gameview import expects_line
+
+    click.echo(expects_line(game))
 
 
 def _state_data(game, player: str | None = None) -> dict:

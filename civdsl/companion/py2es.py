@@ -41,7 +41,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
                   "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
                   "civdsl.table.seating": "tb", "civdsl.table.resolving": "rv", "civdsl.ledger.calamities": "lc",
                   "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc",
-                  "civdsl.ledger.gametext": "gx"}
+                  "civdsl.ledger.gametext": "gx", "civdsl.ledger.gameview": "gv"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
@@ -49,8 +49,8 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
                             "civdsl.ledger.events", "civdsl.ledger.turn", "civdsl.stateanswers",
-                            "civdsl.ledger.gamecheck", "civdsl.ledger.gametext", "civdsl.table.seating",
-                            "civdsl.table.resolving", "civdsl.ledger.calamities"})
+                            "civdsl.ledger.gamecheck", "civdsl.table.seating", "civdsl.table.resolving",
+                            "civdsl.ledger.calamities", "civdsl.ledger.gametext", "civdsl.ledger.gameview"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to

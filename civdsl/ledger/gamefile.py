@@ -20,6 +20,7 @@ from .turn import Ledger
 from .gamecheck import (FORMAT, MAX_EVENTS, MAX_PLAYERS, PLAYER_KEYS, TOP_KEYS, GameFileError,  # noqa: F401
                         SetupError, check_setup, event_keys, ledger_for, setups_for, top_keys)
 from .gamecheck import checked as checked_data
+from .gameview import stamped  # noqa: F401  (the event as the file records it)
 
 
 @dataclass
@@ -120,22 +121,15 @@ class ReplayError(Exception):
 def replay(rulebook, gf: GameFile, upto: int | None = None) -> Ledger:
     """The game after its first `upto` events (all by default); an event the rules refuse, or
     recorded at another turn or step than the game is in, raises ReplayError with its line."""
+    from .gameview import replay_events
+
     game = start(rulebook, gf.setup)
-    for i, event in enumerate(gf.events[:upto]):
-        if (event["turn"], event["step"]) != (game.turn, game.step + 1):
-            at = f"turn {game.turn}, step {game.step + 1} ({game.current['name']})"
-            raise ReplayError(i, gf.lines[i], Refused("CIV142", f"the event is recorded at turn {event['turn']}, "
-                                                      f"step {event['step']}, but the game is at {at}"))
-        try:
-            apply(game, event, keep_on_refusal=False)  # a refusal ends the replay: no copy to restore
-        except Refused as refusal:
-            raise ReplayError(i, gf.lines[i], refusal) from None
+    try:
+        with rules_of(game.module):
+            replay_events(game, gf.events[:upto])
+    except Refused as refusal:
+        raise ReplayError(refusal.index, gf.lines[refusal.index], refusal) from None
     return game
-
-
-def stamped(game: Ledger, event: dict) -> dict:
-    """The event as the file records it: the turn and step (1 = the turn's first) it happened in first."""
-    return {"turn": game.turn, "step": game.step + 1, **{k: v for k, v in event.items() if k not in ("turn", "step")}}
 
 
 def text(gf: GameFile) -> str:

@@ -1,0 +1,147 @@
+// gamehost.js: the game page's host for the translated ledger. Every rule of play is the
+// translated modules' (ledger/*, gameview: the checks, the refusals, the texts `civdsl game show`
+// prints); this file only builds the rulebook they read from MODEL, and turns their Python values
+// into the plain values the page's interface (page/game.js) reads, through globalThis.civdslGame.
+
+// The compiled module as the ledger reads it: the engines' module and the tables of the turn.
+function gameLedgerModule() {
+  const m = Object.assign({}, engineModule());
+  m.TRADE_DECKS = LEDGER_TRADE_DECKS;
+  m.SOURCE_PATH = MODEL.SOURCE_PATH;
+  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
+  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
+    const mapping = name === "TABLES" || name === "TABLE_RULES" || name === "SETUP_PLAYERS";
+    m[name] = MODEL[name] === undefined || MODEL[name] === null ? pyFromPlain(mapping ? {} : []) : pyFromPlain(MODEL[name]);
+  }
+  return m;
+}
+
+let gameRulebookMade = null;
+function gameRulebook() {
+  return gameRulebookMade || (gameRulebookMade = {module: gameLedgerModule(), name: MODEL.EDITION.name});
+}
+
+// A refusal as the page shows it: the code, the message, the choices, and where in a typed line.
+function gameRefusal(exc) {
+  if (exc instanceof rf_Refused) {
+    return {code: exc.code, message: pyStr(exc), choices: pyPlain(exc.choices), typed: exc.typed || null,
+            columns: exc.columns || null, index: exc.index === undefined ? null : exc.index};
+  }
+  if (exc instanceof gc_GameFileError) return {code: exc.code, message: pyStr(exc), choices: pyPlain(exc.notes || []), index: null};
+  if (exc instanceof UserError) return {code: "CIV142", message: pyStr(exc), choices: [], index: null};
+  throw exc;
+}
+
+// the game a set-up and its recorded events give: {game} or {refused} (the first event refused)
+function gameReplay(setup, events) {
+  let game;
+  try {
+    const [checked] = gc_checked(pyFromPlain(Object.assign({}, setup, {events: []})));
+    const players = checked.get("players");
+    const missing = gv_missing_deck(gameRulebook().module, MODEL.EDITION.name, pyLen(players));
+    if (missing !== null) return {refused: {code: "CIV184", message: missing[0], choices: missing.slice(1), index: null}};
+    game = gc_ledger_for(gameRulebook(), checked);
+  } catch (exc) {
+    return {refused: gameRefusal(exc)};
+  }
+  try {
+    gv_replay_events(game, pyFromPlain(events));
+  } catch (exc) {
+    return {game: game, refused: gameRefusal(exc)};
+  }
+  return {game: game};
+}
+
+// A typed line's words as a shell gives them to `civdsl game add`: split at spaces, a quoted
+// name (`"Civil War"`, `'Drama and Poetry'`) one word without its quotes.
+function typedWords(line) {
+  const words = [];
+  let word = null;
+  let quote = null;
+  for (const ch of line) {
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+      else word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word = word === null ? "" : word;
+    } else if (/\s/.test(ch)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else {
+      word = (word === null ? "" : word) + ch;
+    }
+  }
+  if (quote !== null) return null;
+  if (word !== null) words.push(word);
+  return words;
+}
+
+// the events typed in LINE (several separated by `/`) added to GAME: {added} (as the file records
+// them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
+function gameAdd(game, line) {
+  const words = typedWords(line);
+  if (words === null) {
+    return {refused: {code: "CIV142", message: "a quote in the line is not closed", choices: [], index: null}, applied: 0};
+  }
+  const before = game.events;
+  try {
+    return {added: pyPlain(gv_add_words(game, words))};
+  } catch (exc) {
+    // `applied`: the events of the line before the refused one, which the game now holds
+    return {refused: gameRefusal(exc), applied: game.events - before};
+  }
+}
+
+// what `civdsl game show` prints, as lines: where the game stands, each player, the stacks, the log
+// (each line with its rulebook line and the event behind it), the final scores, what comes next
+// (PLAYER: the log's lines about him only, as `game show --player`)
+function gameShown(game, player) {
+  const source = MODEL.SOURCE_PATH;
+  const about = player ? game.log.filter((e) => gv_names_player(e, player)) : game.log;
+  return {
+    heading: gv_heading(MODEL.EDITION.name, game),
+    players: game.players.values().map((p) => ({name: p.name, line: gv_player_line(game, p)})),
+    stacks: gv_stacks_lines(game),
+    log: about.map((e) => ({text: gv_log_line(source, e), event: e.event})),
+    scores: gv_score_lines(game),
+    expects: gv_expects_line(game),
+    kinds: lt_kinds().slice(),
+    stepKinds: gv_step_events(game),
+    ended: Boolean(game.ended),
+  };
+}
+
+// The game file as text and back, as `civdsl game` writes and reads it (ledger/gametext, its set-up
+// checked by gamecheck as gamefile.py checks it): the set-up's keys in the checked order, the format first.
+function gameFileText(setup, events) {
+  const [checked] = gc_checked(pyFromPlain(Object.assign({}, setup, {events: []})));
+  const head = pyDict([["civdsl_game", gc_FORMAT]]);
+  for (const [k, v] of checked.items()) if (k !== "civdsl_game") head.setItem(k, v);
+  return gx_text(head, pyFromPlain(events));
+}
+function gameFileRead(text) {
+  try {
+    const [setup, events] = gx_parse(text);
+    const [checked, checkedEvents] = gc_checked(pyDictWith(setup, [["events", events]]));
+    return {setup: pyPlain(checked), events: pyPlain(checkedEvents)};
+  } catch (exc) {
+    if (exc instanceof gx_TextError) {
+      return {refused: {code: "CIV144", message: "line " + exc.line + ", column " + exc.column + ": " + pyStr(exc),
+                        choices: [], index: null}};
+    }
+    return {refused: gameRefusal(exc)};
+  }
+}
+
+globalThis.civdslGame = Object.freeze({
+  fileText: gameFileText,
+  readFile: gameFileRead,
+  edition: MODEL.EDITION,
+  replay: gameReplay,
+  add: gameAdd,
+  copy: function (game) { return game.copy(); },
+  shown: gameShown,
+  eventText: function (event) { return gv_event_text(pyFromPlain(event)); },
+  usage: function (kind) { return wd_usage(kind); },
+});

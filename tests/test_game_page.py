@@ -1,0 +1,238 @@
+"""The game page (generated/<edition>/game.html) without a browser: `civdsl build` writes it beside
+the companion page for every edition that declares its turn, deterministically, the two pages link
+each other; and its engine, run in Node as the page runs it (`globalThis.civdslGame`), answers as
+the command line does: every recorded game (tests/games/) replayed by the page shows the same
+heading, players, stacks, log, scores and next step as `civdsl game show`, and typed events are
+added or refused with `civdsl game add`'s codes, messages and columns. (The page in a browser:
+tests/test_game_page_browser.py.)"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+import civdsl
+from civdsl.codegen import generate_module
+from civdsl.companion.page import GAME_PAGE, companion_html, game_html, keeps_games, module_from_code
+from civdsl.frontend import check_file
+from civdsl.ledger import gamefile, gameview
+from civdsl.ledger.refusals import Refused
+from civdsl.resources import shipped_rulebooks
+from companion_harness import NODE, node_available
+from conftest import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = sorted((ROOT / "tests" / "games").glob("*.yaml"))
+needs_node = pytest.mark.skipif(not node_available(), reason="node is not installed")
+
+
+@lru_cache(maxsize=None)
+def pages(edition: str) -> tuple[str, str]:
+    """The game page and the companion page of a shipped edition, as `civdsl build` renders them."""
+    checked = check_file(shipped_rulebooks()[edition])
+    assert checked.ok, checked.diagnostics.render()
+    ed = checked.edition
+    _, code = generate_module(ed, {f.display: f.text for f in checked.chain})
+    module = module_from_code(code, ed.id)
+    return game_html(module, ed), companion_html(module, ed)
+
+
+def engine_script(html: str) -> str:
+    """The page's first script: the engine with the ledger and its host."""
+    return re.findall(r"<script>(.*?)</script>", html, re.S)[0]
+
+
+def test_build_writes_a_game_page_beside_the_companion_page(tmp_path):
+    out = tmp_path / "gen"
+    rulebook = str(shipped_rulebooks()["civ1980"])
+    assert run_cli("build", rulebook, "-o", str(out), cwd=ROOT).returncode == 0
+    page = out / "civ1980" / GAME_PAGE
+    first = page.read_bytes()
+    assert first.startswith(b"<!DOCTYPE html>") and b"Content-Security-Policy" in first
+    assert b'href="companion.html"' in first
+    assert b'href="game.html"' in (out / "civ1980" / "companion.html").read_bytes()
+    assert run_cli("build", rulebook, "-o", str(out), cwd=ROOT).returncode == 0
+    assert page.read_bytes() == first  # deterministic
+    assert run_cli("build", rulebook, "-o", str(out), "--check", cwd=ROOT).returncode == 0
+
+
+def test_only_an_edition_with_a_turn_gets_a_game_page():
+    """The card-and-dice game declares no turn for the ledger: no game page, and its companion
+    links none."""
+    assert not keeps_games(civdsl.load(shipped_rulebooks()["cardgame"]).module)
+    assert keeps_games(civdsl.load(shipped_rulebooks()["megaciv"]).module)
+    _, companion = pages("civ1980")
+    assert 'id="game-link"' in companion
+
+
+def test_the_game_page_is_one_offline_file_without_rule_text_as_code():
+    html, _ = pages("civ1980")
+    assert not re.search(r"<(?:script|img|iframe)[^>]*\bsrc=|<link\b", html)
+    assert set(re.findall(r'href="([^"]*)"', html)) == {"companion.html"}
+    csp = re.search(r'content="([^"]*)"', html).group(1).replace("&#x27;", "'")
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp
+    assert html.count("<script>") == 2
+
+
+_SHOW_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+const out = input.games.map((g) => {
+  const read = G.replay(g.setup, g.events);
+  if (!read.game) return {refused: read.refused};
+  const shown = G.shown(read.game);
+  const typed = g.typed.map((line) => {
+    const again = G.replay(g.setup, g.events).game;
+    return G.add(again, line);
+  });
+  return {shown: shown, refused: read.refused || null, typed: typed};
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def run_page(edition: str, games: list[dict]) -> list:
+    html, _ = pages(edition)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "game.js"
+        path.write_text(engine_script(html) + _SHOW_DRIVER, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps({"games": games}), capture_output=True, text=True,
+                              timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def python_shown(rb, game) -> dict:
+    """What `civdsl game show` prints, as the page's host gives it."""
+    return {"heading": gameview.heading(rb.name, game),
+            "players": [{"name": p.name, "line": gameview.player_line(game, p)} for p in game.players.values()],
+            "stacks": gameview.stacks_lines(game),
+            "log": [{"text": gameview.log_line(rb.module.SOURCE_PATH, e), "event": e.event} for e in game.log],
+            "scores": gameview.score_lines(game), "expects": gameview.expects_line(game),
+            "kinds": list(__import__("civdsl.ledger.turn", fromlist=["kinds"]).kinds()),
+            "stepKinds": gameview.step_events(game), "ended": game.ended}
+
+
+def python_typed(game, line: str) -> dict:
+    """What `civdsl game add` does with LINE typed in a shell (quotes make one word)."""
+    import shlex
+
+    try:
+        return {"added": gameview.add_words(game, shlex.split(line))}
+    except Refused as r:
+        return {"refused": {"code": r.code, "message": r.message, "choices": r.choices, "typed": r.typed,
+                            "columns": r.columns, "index": None}}
+
+
+# typed lines tried on the state the page reached: each refused or added as `game add` does
+TYPED = ["census nobody cities=1", "census anna cities=1000", "fly away", "draw anna Unobtainium", "next now",
+         "trade anna Ochre for", "buy anna Pottery pay Ochre*9 treasury 3", "discard anna Ochre", "leave nobody",
+         "census anna cities=1 / cencus bruno", 'choose anna "Civil War" beneficiary=bruno',
+         "buy anna 'Drama and Poetry' pay \"Ochre\" treasury 1", "next"]
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_the_page_shows_each_recorded_game_as_game_show(path):
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    (page,) = run_page(rb.module.EDITION["id"], [{"setup": gf.setup, "events": gf.events, "typed": TYPED}])
+    assert "shown" in page, page
+    assert page["refused"] is None, page["refused"]  # the page replays the whole game
+    game = gamefile.replay(rb, gf)
+    assert page["shown"] == python_shown(rb, game)
+    assert game.turn >= 10 and any(" suffers " in line["text"] or "calamit" in line["text"] for line in page["shown"]["log"])
+    want = json.loads(json.dumps([python_typed(gamefile.replay(rb, gf), line) for line in TYPED]))
+    for answer in page["typed"]:  # the events a refused line applied before its refusal (the page replays then)
+        assert isinstance(answer.pop("applied", 0), int)
+    assert page["typed"] == want
+    assert sum("refused" in t for t in want) >= 6
+
+
+def test_game_show_prints_the_texts_the_page_shows(tmp_path):
+    """The command line's `game show` is gameview's lines: heading, players, stacks, log, next."""
+    path = GAMES[0]
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    game = gamefile.replay(rb, gf)
+    run = run_cli("game", "show", str(path), cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == gameview.heading(rb.name, game)
+    for p in game.players.values():
+        assert gameview.player_line(game, p) in lines
+    for entry in game.log:
+        assert "  " + gameview.log_line(rb.module.SOURCE_PATH, entry) in lines
+    assert lines[-1] == gameview.expects_line(game)
+
+
+def test_a_refused_typed_event_names_its_word_as_game_add_does(tmp_path):
+    """`game add`'s located error (column and caret) comes from gameview.refused_columns."""
+    game_path = tmp_path / "g.yaml"
+    run = run_cli("game", "new", "civ1980", "--players", "anna:Asia,bruno:Assyria,chloe:Babylon,dario:Crete", "-o",
+                  str(game_path), cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    before = game_path.read_bytes()
+    run = run_cli("game", "add", str(game_path), "census", "anna", "cities=99", cwd=ROOT)
+    assert run.returncode == 1 and game_path.read_bytes() == before
+    assert "<event>:1:13: error[CIV142]" in run.stderr, run.stderr
+    gf = gamefile.read(game_path)
+    game = gamefile.replay(civdsl.load("civ1980"), gf)
+    answer = python_typed(game, "census anna cities=99")
+    assert answer["refused"]["columns"] == [13, 22]
+
+
+_TEXT_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+process.stdout.write(JSON.stringify(input.texts.map((text) => {
+  const read = G.readFile(text);
+  if (read.refused) return {refused: read.refused};
+  const replayed = G.replay(read.setup, read.events);
+  return {text: G.fileText(read.setup, read.events), events: read.events.length,
+          shown: replayed.game ? G.shown(replayed.game).players : null};
+})));
+"""
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_a_game_file_written_by_either_is_read_by_the_other(path, tmp_path):
+    """Python writes, the page reads: the same events and the same players; the page writes, Python
+    reads: the same bytes `civdsl game` writes, and `game show` replays it to the same state."""
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    text = gamefile.text(gf)
+    html, _ = pages(rb.module.EDITION["id"])
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "text.js"
+        script.write_text(engine_script(html) + _TEXT_DRIVER, encoding="utf-8")
+        done = subprocess.run([NODE, str(script)], input=json.dumps({"texts": [text, text.replace("\n", "\r\n")]}),
+                              capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    page, crlf = json.loads(done.stdout)
+    assert page["events"] == len(gf.events)
+    assert page["text"] == text  # the page writes what the command line writes
+    written = tmp_path / path.name
+    written.write_text(page["text"], encoding="utf-8")
+    again = gamefile.read(written)
+    assert again.setup == gf.setup and again.events == gf.events
+    assert [p["line"] for p in page["shown"]] == [gameview.player_line(gamefile.replay(rb, gf), p)
+                                                  for p in gamefile.replay(rb, gf).players.values()]
+    assert crlf["refused"]["code"] == "CIV144" and "line 1" in crlf["refused"]["message"]
+
+
+def test_the_site_index_links_a_game_page_where_the_build_wrote_one():
+    from civdsl.build import EditionOutputs
+    from civdsl.charts.compare import index_html
+
+    eds = {e: check_file(shipped_rulebooks()[e]).edition for e in ("civ1980", "cardgame")}
+    index = index_html([EditionOutputs("civ1980", eds["civ1980"], {"companion.html": "", GAME_PAGE: ""}),
+                        EditionOutputs("cardgame", eds["cardgame"], {"companion.html": ""})])
+    assert re.findall(r'href="([^"]*game\.html)"', index) == ["civ1980/game.html"]

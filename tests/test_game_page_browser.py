@@ -1,0 +1,307 @@
+"""The game page (generated/<edition>/game.html) in a real browser at phone width, by what a player
+sees: a game started from the edition's set-up, events added through the forms (census, draw,
+purchase), an illegal event refused with `civdsl game add`'s words and the game unchanged, undo,
+export to a game file the command line reads and import of it, the games kept across a reload, and
+two games kept apart. Headless Chromium through Selenium, as tests/test_companion_page.py; without
+Chromium, chromedriver or Selenium these tests skip, except under CI (CI set)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from test_companion_page import PHONE, _browser, _console_errors, _resize, _shot
+from test_game_page import pages
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SEATS = [("anna", "Asia"), ("bruno", "Assyria"), ("chloe", "Babylon"), ("dario", "Crete")]
+
+
+@pytest.fixture(scope="module")
+def driver():
+    chromium, chromedriver = _browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-default-apps", "--disable-sync", "--no-first-run",
+                "--window-size=1400,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(chromedriver), options=options)
+    drv.set_page_load_timeout(60)
+    _resize(drv, PHONE, True)
+    yield drv
+    drv.quit()
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gamepage") / "civ1980"
+    folder.mkdir()
+    game, companion = pages("civ1980")
+    (folder / "game.html").write_text(game, encoding="utf-8")
+    (folder / "companion.html").write_text(companion, encoding="utf-8")
+    return folder / "game.html"
+
+
+def _open(driver, path: Path, fresh: bool) -> None:
+    driver.get(path.as_uri())
+    if fresh:
+        driver.execute_script("window.localStorage.clear()")
+        driver.get(path.as_uri())
+    for _ in range(300):
+        if driver.execute_script("return document.documentElement.getAttribute('data-ready')") == "true":
+            return
+        time.sleep(0.02)
+    raise AssertionError("the game page's interface was never built")
+
+
+def _visible_text(driver, element_id: str) -> str:
+    el = driver.find_element("id", element_id)
+    assert el.is_displayed(), element_id
+    return el.text
+
+
+def _players(driver) -> dict[str, str]:
+    """Each player's line as shown, by name."""
+    return {line.split(" ", 1)[0]: line for line in _visible_text(driver, "players").splitlines()}
+
+
+def _type(driver, element_id: str, text: str) -> None:
+    el = driver.find_element("id", element_id)
+    el.clear()
+    el.send_keys(text)
+
+
+def _select(driver, element_id: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", element_id)).select_by_value(value)
+
+
+def _click(driver, element_id: str) -> None:
+    el = driver.find_element("id", element_id)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+    el.click()
+
+
+def _new_game(driver, name: str, seats) -> None:
+    _type(driver, "new-name", name)
+    for i, (player, civ) in enumerate(seats, 1):
+        if i > 3:
+            _click(driver, "add-seat")
+        _type(driver, f"seat-name-{i}", player)
+        _select(driver, f"seat-civ-{i}", civ)
+    _click(driver, "create")
+
+
+def _event(driver, kind: str, *fields: str, player: str | None = None) -> None:
+    """The event's form filled (its player, then its fields in order) and sent."""
+    _select(driver, "event-kind", kind)
+    if player is not None:
+        _select(driver, f"ev-{kind}-0", player)
+    for i, value in enumerate(fields, 1):
+        if value is not None:
+            _type(driver, f"ev-{kind}-{i}", value)
+    _click(driver, "add")
+
+
+def _next(driver, times: int = 1) -> None:
+    for _ in range(times):
+        _event(driver, "next")
+
+
+def test_a_game_played_on_the_phone(driver, page, tmp_path):
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    _open(driver, page, fresh=True)
+    assert "No game yet" in _visible_text(driver, "games")
+    _new_game(driver, "Tuesday", SEATS)
+    assert "Population expansion" in _visible_text(driver, "where")
+    assert _players(driver)["anna"].startswith("anna (Asia): 0 cities, 0 tokens")
+
+    _event(driver, "census", "9", "20", "0", player="anna")
+    assert _players(driver)["anna"].startswith("anna (Asia): 9 cities, 20 tokens (36 in stock), 0 ships")
+    assert "census: cities 0 -> 9" in _visible_text(driver, "log")
+
+    # an illegal census: refused as `game add` refuses it, nothing changes
+    before = _visible_text(driver, "players")
+    _event(driver, "census", "99", None, None, player="bruno")
+    refusal = _visible_text(driver, "refusal")
+    assert "error[CIV142]: 99 cities on the board, but a player has 9" in refusal
+    assert "Nothing was added" in refusal
+    assert _visible_text(driver, "players") == before
+
+    _next(driver, 6)
+    assert "Acquire trade cards" in _visible_text(driver, "where")
+    _event(driver, "draw", None, "5", player="anna")
+    cards = _players(driver)["anna"].split("cards: ")[1]
+    assert cards != "none" and len(cards.split(", ")) == 9  # one card a city
+
+    _next(driver, 2)
+    assert "Exchange trade cards" in _visible_text(driver, "where")
+    _event(driver, "buy", "Pottery", "Ochre", None, player="anna")
+    assert "error[CIV142]: the price of Pottery is" in _visible_text(driver, "refusal")
+    assert "advances: none" in _players(driver)["anna"]
+    _event(driver, "buy", "Pottery", cards, None, player="anna")
+    assert "advances: Pottery; cards: none" in _players(driver)["anna"]
+    _shot(driver, tmp_path, "game-page-phone")
+
+    # undo drops the purchase; the log no longer holds it
+    _click(driver, "undo")
+    assert "advances: none" in _players(driver)["anna"]
+    assert "buys Pottery" not in _visible_text(driver, "log")
+    shown = _visible_text(driver, "players")
+
+    # export: a game file `civdsl game show` replays to the same players
+    _click(driver, "export")
+    exported = None
+    for _ in range(200):
+        done = [p for p in downloads.iterdir() if p.suffix == ".yaml"]
+        if done and done[0].stat().st_size and done[0].read_text(encoding="utf-8").endswith("\n"):
+            exported = done[0]
+            break
+        time.sleep(0.05)
+    assert exported is not None, list(downloads.iterdir())
+    run = run_cli("game", "show", str(exported), "--no-log", cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    cli_players = [line.strip() for line in run.stdout.splitlines() if line.startswith("  ") and "A.S.T. space" in line]
+    assert cli_players == shown.splitlines()
+
+    # the command line adds an event to it; the page imports the file as another game
+    run = run_cli("game", "add", str(exported), "buy", "anna", "Pottery", "pay", *cards.split(", "), cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    driver.find_element("id", "import-file").send_keys(str(exported))
+    for _ in range(200):
+        if "imported" in driver.find_element("id", "game-status").text:
+            break
+        time.sleep(0.05)
+    assert "imported Tuesday.yaml as Tuesday (2)" in _visible_text(driver, "game-status")
+    assert "advances: Pottery" in _players(driver)["anna"]
+
+    # reload: both games kept, the one open last opens again
+    _open(driver, page, fresh=False)
+    assert "advances: Pottery" in _players(driver)["anna"]
+    names = [b.text for b in driver.find_elements("css selector", "button.open-game")]
+    assert names == ["Tuesday", "Tuesday (2)"]
+
+    # undo after a reload replays the stored file without its last event, and the store keeps that
+    _click(driver, "undo")
+    assert "advances: none" in _players(driver)["anna"]
+    _open(driver, page, fresh=False)
+    assert "advances: none" in _players(driver)["anna"]
+    assert _console_errors(driver) == []
+
+
+def test_two_games_are_kept_apart(driver, page):
+    _open(driver, page, fresh=True)
+    _new_game(driver, "first", SEATS)
+    _event(driver, "census", "3", "10", "1", player="bruno")
+    _new_game(driver, "second", [("eva", "Asia"), ("fred", "Assyria"), ("gina", "Babylon"), ("hugo", "Crete")])
+    assert set(_players(driver)) == {"eva", "fred", "gina", "hugo"}
+    assert all(" 0 cities" in line for line in _players(driver).values())
+    _event(driver, "census", "1", "5", "0", player="gina")
+    _click_game(driver, "first")
+    assert set(_players(driver)) == {"anna", "bruno", "chloe", "dario"}
+    assert _players(driver)["bruno"].startswith("bruno (Assyria): 3 cities, 10 tokens")
+    _select(driver, "log-player", "bruno")  # the log of one player, as `game show --player`
+    lines = _visible_text(driver, "log").splitlines()
+    assert lines and all("bruno" in line for line in lines)
+    _click_game(driver, "second")
+    assert _players(driver)["gina"].startswith("gina (Babylon): 1 city, 5 tokens")
+
+    # rename and delete act on the open game only
+    _type(driver, "rename-name", "second game")
+    _click(driver, "rename")
+    driver.execute_script("window.confirm = () => true")
+    _click(driver, "delete")
+    names = [b.text for b in driver.find_elements("css selector", "button.open-game")]
+    assert names == ["first"]
+    assert not driver.find_element("id", "table").is_displayed()
+    assert _console_errors(driver) == []
+
+
+def _click_game(driver, name: str) -> None:
+    for button in driver.find_elements("css selector", "button.open-game"):
+        if button.text == name:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
+            return
+    raise AssertionError(f"no game {name} in the list")
+
+
+def test_every_control_is_labelled_and_nothing_is_wider_than_the_phone(driver, page):
+    from test_companion_page import UNLABELLED
+
+    _open(driver, page, fresh=True)
+    _new_game(driver, "a game with a long name " + "x" * 80, SEATS)
+    for kind in ("census", "draw", "buy-cards", "trade", "choose", "buy", "discard", "ast", "leave", "next"):
+        _select(driver, "event-kind", kind)
+        assert driver.execute_script(UNLABELLED) == [], kind
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= PHONE[0], width
+    assert _console_errors(driver) == []
+
+
+def test_a_damaged_stored_game_is_reported_and_the_others_kept(driver, page):
+    """A stored game whose text is not a game file (edited in the browser's storage) opens with the
+    reader's error at its line; the other games open as they were."""
+    _open(driver, page, fresh=True)
+    _new_game(driver, "good", SEATS)
+    _event(driver, "census", "2", "8", "0", player="anna")
+    driver.execute_script("""
+      const store = JSON.parse(localStorage.getItem('civdsl-games:civ1980'));
+      store.games.push({name: 'broken', file: 'civdsl_game: 1\\nedition: civ1980\\n'});
+      store.games.push({name: '__proto__', file: 42});
+      store.open = 'broken';
+      localStorage.setItem('civdsl-games:civ1980', JSON.stringify(store));
+    """)
+    _open(driver, page, fresh=False)
+    status = _visible_text(driver, "game-status")
+    assert status.startswith("Cannot read the game broken: error[CIV144]: line 1, column 1: "), status
+    names = [b.text for b in driver.find_elements("css selector", "button.open-game")]
+    assert names == ["good", "broken"]  # a game without a text is no game
+    _click_game(driver, "good")
+    assert _players(driver)["anna"].startswith("anna (Asia): 2 cities, 8 tokens")
+    assert _console_errors(driver) == []
+
+
+def test_a_calamity_waits_for_its_victims_choice(driver, page, tmp_path):
+    """A game imported at its calamity step: ending the step is refused with the choices the rules
+    leave to the victim (CIV143), one of them taken into the typed line in a tap; the victim's
+    choice given through the form is in the log."""
+    from civdsl.ledger import gamefile
+
+    gf = gamefile.read(ROOT / "tests" / "games" / "civ1980-4.yaml")
+    at = next(i for i, e in enumerate(gf.events) if e["do"] == "choose")
+    path = tmp_path / "calamities.yaml"
+    path.write_text(gamefile.text(gamefile.GameFile(gf.setup, gf.events[:at])), encoding="utf-8")
+    _open(driver, page, fresh=True)
+    driver.find_element("id", "import-file").send_keys(str(path))
+    for _ in range(200):
+        if "imported" in driver.find_element("id", "game-status").text:
+            break
+        time.sleep(0.05)
+    assert "Resolve calamities" in _visible_text(driver, "where")
+    _next(driver)
+    refusal = _visible_text(driver, "refusal")
+    assert refusal.startswith("error[CIV143]: Civil War against bruno needs what the rules leave to the players"), refusal
+    driver.find_element("css selector", "#refusal button.take").click()
+    typed = driver.find_element("id", "typed").get_attribute("value")
+    assert typed.startswith('choose bruno "Civil War" beneficiary=NAME'), typed
+    _select(driver, "event-kind", "choose")
+    _select(driver, "ev-choose-0", "bruno")
+    _select(driver, "ev-choose-1", "Civil War")
+    _type(driver, "ev-choose-2", "beneficiary=anna")
+    _click(driver, "add")
+    assert "bruno chooses for Civil War: beneficiary anna" in _visible_text(driver, "log")
+    assert _console_errors(driver) == []
