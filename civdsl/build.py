@@ -52,7 +52,8 @@ def render(checked: Checked, base: Checked | None = None) -> EditionOutputs:
     rendered, messages = charts.render_all(ed, base.edition if base else None, effect)
     out.files.update(rendered)
     out.messages.extend(messages)
-    from .companion.page import GAME_PAGE, companion_html, game_html, keeps_games, module_from_code, page_answers
+    from .companion.gamepage import game_html
+    from .companion.page import GAME_PAGE, companion_html, keeps_games, module_from_code, page_answers
 
     module = module_from_code(code, ed.id)
     if page_answers(module):  # a rulebook played only in rounds has no question for the page

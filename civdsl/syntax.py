@@ -81,11 +81,21 @@ class _ToSyntax(Transformer):
         self._citations: list[Citation] = []  # every `cites` of the text, in the order their statements end
         self._carried: list[Cites] = []  # a bare block's own `cites`, for the statement that holds the block
 
-    def _cite(self, cites: Cites, previous: tuple[Token, Token] | None, own: list) -> None:
+    def _cite(self, cites: Cites, previous: tuple[Token, Token] | None, own: list | None) -> list | None:
+        """OWN with CITES added when they cite the node itself (written first in its block); else
+        they cite the statement just before them, recorded now."""
         if previous is None:
-            own.append(cites)
+            return [cites] if own is None else own + [cites]
+        self._citations.append(Citation(cites.clauses, cites.span, span_of(self.file, previous[0])))
+        return own
+
+    def _own_cites(self, rule: str, own: list, first: Token | None) -> None:
+        """The `cites` a node's block opens with: a bare block passes them on to the node that
+        holds it; any other node is what they cite."""
+        if rule in _BARE_BLOCKS:
+            self._carried = own
         else:
-            self._citations.append(Citation(cites.clauses, cites.span, span_of(self.file, previous[0])))
+            self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
 
     def _transform_tree(self, tree):
         return self._transform_node(tree, 0)[0]
@@ -112,7 +122,7 @@ class _ToSyntax(Transformer):
         # object per node); this loop does the same for this transformer, which visits no tokens
         # (they are passed through as they are). It runs once per node of every file, so what
         # most nodes do not need (the list of `cites`, the children's depths) is made only when
-        # needed, and the rule's callback is called here rather than through a method of its own
+        # needed
         rule = tree.data
         children: list = []
         first = last = None
@@ -133,14 +143,10 @@ class _ToSyntax(Transformer):
                 continue
             c, start, end, d = self._transform_node(c, level + 1)
             if type(c) is Cites and rule != "start":
-                if own is None:
-                    own = []
-                self._cite(c, previous, own)
+                own = self._cite(c, previous, own)
                 continue
             if self._carried:  # a bare block's first `cites`: they cite this node
-                if own is None:
-                    own = []
-                own.extend(self._carried)
+                own = (own or []) + self._carried
                 self._carried = []
             if start is not None:
                 previous = (start, end)
@@ -159,30 +165,30 @@ class _ToSyntax(Transformer):
         if depth > MAX_DEPTH:
             raise TooDeep
         if own:
-            if rule in _BARE_BLOCKS:
-                self._carried = own
-            else:
-                self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
-        # what the rule's callback makes of the node's children. Lark's dispatch (_call_userfunc)
-        # makes a fresh `v_args` wrapper (functools.update_wrapper) for every node, a fifth of this
-        # pass: each rule's function is looked up once (_rule_functions) and called the way Lark
-        # would call it, errors wrapped the same way; other rules go through Lark's own dispatch
-        entry = self._rule_functions.get(rule)
+            self._own_cites(rule, own, first)
+        return self._call_rule(tree, children, first, last), first, last, depth
+
+    def _call_rule(self, tree, children: list, first: Token | None, last: Token | None) -> Any:
+        """What the rule's callback makes of the node's children."""
+        # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
+        # node, a fifth of this pass: each rule's function is looked up once (_rule_functions) and called here
+        # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
+        entry = self._rule_functions.get(tree.data)
         if entry is None:
             _place(tree.meta, first, last)
-            return super()._call_userfunc(tree, children), first, last, depth
+            return super()._call_userfunc(tree, children)
         func, with_meta = entry
         try:
             if with_meta:
                 # the rule's `meta` is the node's span: from its first token to its last
                 span = (_NOWHERE if first is None
                         else span_from(self.file, first.line, first.column, last.end_line, last.end_column))
-                return func(self, span, children), first, last, depth
-            return func(self, children), first, last, depth
+                return func(self, span, children)
+            return func(self, children)
         except GrammarError:
             raise
         except Exception as exc:
-            raise VisitError(rule, tree, exc) from exc
+            raise VisitError(tree.data, tree, exc) from exc
 
     # --- helpers
     def _span(self, meta) -> Span:

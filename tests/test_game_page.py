@@ -19,7 +19,8 @@ import pytest
 
 import civdsl
 from civdsl.codegen import generate_module
-from civdsl.companion.page import GAME_PAGE, companion_html, game_html, keeps_games, module_from_code
+from civdsl.companion.gamepage import game_html
+from civdsl.companion.page import GAME_PAGE, companion_html, keeps_games, module_from_code
 from civdsl.frontend import check_file
 from civdsl.ledger import gamefile, gameview
 from civdsl.ledger.refusals import Refused

@@ -131,9 +131,9 @@ def test_the_companion_pages_text_speaks_a_players_words(edition):
 def test_the_companion_pages_own_strings_speak_a_players_words():
     """The sentences ui.js writes, and the vocabulary's words and meanings it shows (a fact's
     label and help), with each `{parameter}` of a sentence template as a number."""
-    from civdsl.companion.page import _asset, page_words
+    from civdsl.companion.page import asset_text, page_words
 
-    sentences = [s for s in re.findall(r'"((?:[^"\\\n]|\\.)*)"', _asset("ui.js")) if " " in s]
+    sentences = [s for s in re.findall(r'"((?:[^"\\\n]|\\.)*)"', asset_text("ui.js")) if " " in s]
     data = page_words()
     for name, kind, doc, minimum, words, states in data["facts"]["rows"]:
         sentences += [doc or "", *(words or [])]

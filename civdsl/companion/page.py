@@ -37,7 +37,7 @@ _PAGE_MARK = "/*PAGE*/null"
 
 
 @lru_cache(maxsize=None)
-def _asset(name: str) -> str:
+def asset_text(name: str) -> str:
     return resources.files(__package__).joinpath("page", name).read_text(encoding="utf-8")
 
 
@@ -78,7 +78,7 @@ def _fact_rows() -> dict:
 @lru_cache(maxsize=None)
 def ui_script() -> str:
     """ui.js with the vocabulary's words written in (as a JSON.parse of a safe string literal)."""
-    source = _asset("ui.js")
+    source = asset_text("ui.js")
     if source.count(_PAGE_MARK) != 1:
         raise RuntimeError("ui.js must hold the page data mark exactly once")
     return source.replace(_PAGE_MARK, js_json(page_words()))
@@ -375,13 +375,13 @@ def _page_script() -> str:
     """ui.js minified, the same in every page, its functions' locals renamed as the engine's are
     (its functions are those of one wrapping function: read one indent less, they are top-level)."""
     body = re.sub(r"^  ", "", ui_script(), flags=re.M)
-    return _inline_safe(minify_script(compact_script(short_runtime_locals([body])[0])), "script")
+    return inline_safe(minify_script(compact_script(short_runtime_locals([body])[0])), "script")
 
 
 @lru_cache(maxsize=None)
 def _page_style() -> str:
     """page.css compacted, the same in every page."""
-    return _inline_safe(compact_css(_asset("page.css")), "style")
+    return inline_safe(compact_css(asset_text("page.css")), "style")
 
 
 def _minified_line(tokens: list[str | None]) -> str:
@@ -822,7 +822,7 @@ def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int] 
     return None
 
 
-def _inline_safe(text: str, tag: str) -> str:
+def inline_safe(text: str, tag: str) -> str:
     """Refuse (a generator bug, never user input) code that could close its own element."""
     if f"</{tag}" in text.lower() or "<!--" in text:
         raise RuntimeError(f"inline {tag} text would end its element early")
@@ -904,6 +904,36 @@ def page_answers(module) -> bool:
     return any(getattr(module, name, None) for name in _PAGE_QUESTIONS)
 
 
+def page_engine_script(parts: list[str], ui: str) -> str:
+    """An engine's parts (those the page's UI reaches) as the page's one script: the runtime's and
+    the engines' names shortened, the rules' locals renamed clear of every name in use, minified,
+    checked to parse, safe inside a <script> element."""
+    parts = short_engine_names(short_runtime_locals(parts), ui)
+    taken = set(_IDENTIFIER.findall("\n".join(parts) + ui))
+    parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
+    return inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
+
+
+def page_name(module) -> str:
+    """The edition's name as HTML text."""
+    return escape.html((getattr(module, "EDITION", {}) or {}).get("name", ""))
+
+
+def page_head(title: str, scripts: list[str], css: str) -> str:
+    """Every page's head: its CSP naming exactly its SCRIPTS and style, a phone's viewport, no
+    referrer, TITLE (already HTML text), and the opening of its body."""
+    csp = escape.html(content_security_policy(scripts, [css]))
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f"<title>{title}</title>\n"
+        f"<style>{css}</style>\n</head>\n<body>\n"
+    )
+
+
 def companion_html(module, edition, effect=None) -> str:
     """The companion page of one compiled rulebook, as HTML text: MODULE is compiled from EDITION
     (the checked, resolved model), and the page's engine from the same EDITION, both handed down
@@ -912,24 +942,12 @@ def companion_html(module, edition, effect=None) -> str:
     extra = rulings_section(edition) + clauses_section(edition) + (impact_section(effect) if effect else "")
     # the engines generated from Python with short locals (py2es), the rules' renamed here
     parts = page_engine(engine_parts(edition, module, short_names=True))
-    parts = without_unused(parts, ui_script())
-    parts = short_engine_names(short_runtime_locals(parts), ui_script())
-    taken = set(_IDENTIFIER.findall("\n".join(parts) + ui_script()))
-    parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
-    engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
+    engine = page_engine_script(without_unused(parts, ui_script()), ui_script())
     ui, css = _page_script(), _page_style()
-    edition = getattr(module, "EDITION", {}) or {}
-    name = escape.html(edition.get("name", ""))
-    csp = escape.html(content_security_policy([engine, ui], [css]))
+    name = page_name(module)
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        f"<title>{name}: companion</title>\n"
-        f"<style>{css}</style>\n</head>\n<body>\n"
-        f'<header class="page"><h1>{name}</h1>\n'
+        page_head(f"{name}: companion", [engine, ui], css)
+        + f'<header class="page"><h1>{name}</h1>\n'
         # the edition's id is a command-line name (a house rule's may be snake_case): its name says it
         '<p class="muted">Companion generated by civdsl from the compiled rulebook. '
         "It works offline: nothing leaves this page.</p>\n"
@@ -959,55 +977,3 @@ def _game_link(module) -> str:
     if not keeps_games(module):
         return ""
     return f'<p><a id="game-link" href="{GAME_PAGE}">Keep whole games: the game ledger</a></p>\n'
-
-
-@lru_cache(maxsize=None)
-def _game_script() -> str:
-    """game.js minified, the same in every game page, its locals renamed as ui.js's are."""
-    body = re.sub(r"^  ", "", _asset("game.js"), flags=re.M)
-    return _inline_safe(minify_script(compact_script(short_runtime_locals([body])[0])), "script")
-
-
-@lru_cache(maxsize=None)
-def _game_style() -> str:
-    return _inline_safe(compact_css(_asset("page.css") + "\n" + _asset("game.css")), "style")
-
-
-def game_html(module, edition) -> str:
-    """The game page of one compiled rulebook: the companion page's engine with the game ledger's
-    translated modules (`engine_parts(ledger=True)`) and their host (runtime/gamehost.js), and the
-    interface of page/game.js, which keeps several named games in the browser's storage, each as its
-    game file. One offline file, as the companion page: the same CSP, no request."""
-    ui = _game_script()
-    whole = engine_parts(edition, module, short_names=True, ledger=True)
-    host = resources.files(__package__).joinpath("runtime", "gamehost.js").read_text(encoding="utf-8")
-    # whole (no PAGE_LEAVES_OUT): the ledger prices the trade cards a player buys
-    parts = without_unused(whole[:-1] + ["// ---- runtime/gamehost.js", host, whole[-1]], ui)
-    parts = short_engine_names(short_runtime_locals(parts), ui)
-    taken = set(_IDENTIFIER.findall("\n".join(parts) + ui))
-    parts = [short_locals(part, taken) if part.startswith(RULES_MARK) else part for part in parts]
-    engine = _inline_safe(minified_parts(parts, checked_engine("\n".join(parts) + "\n")), "script")
-    css = _game_style()
-    name = escape.html((getattr(module, "EDITION", {}) or {}).get("name", ""))
-    csp = escape.html(content_security_policy([engine, ui], [css]))
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        f"<title>{name}: games</title>\n"
-        f"<style>{css}</style>\n</head>\n<body>\n"
-        f'<header class="page"><h1>{name}: games</h1>\n'
-        '<p class="muted">The game ledger, generated by civdsl from the compiled rulebook: whole games, kept in this '
-        "browser. It works offline: nothing leaves this page.</p>\n"
-        '<p><a id="companion-link" href="companion.html">The companion: one player\'s answers</a></p></header>\n'
-        '<p id="game-status" role="status" aria-live="polite"></p>\n'
-        '<main id="app">\n'
-        '<section id="table" aria-labelledby="table-title"><noscript>This page needs JavaScript.</noscript></section>\n'
-        '<section id="games" aria-labelledby="games-title"></section>\n'
-        "</main>\n"
-        f"<script>{engine}</script>\n"
-        f"<script>{ui}</script>\n"
-        "</body>\n</html>\n"
-    )

@@ -207,6 +207,41 @@ def parse(source: str, event_values=None) -> tuple:
     TextError at its line and column. EVENT_VALUES, where given, reads the event lines' JSON
     faster (the lines after `  - `): a list with each line's event as the reader here reads it, or
     None for a line (or instead of the list) it leaves to that reader."""
+    lines = _lines(source)
+    setup = {}
+    at = 1
+    while True:
+        if at >= len(lines):
+            raise TextError(f"expected `{EVENTS_KEY}:` and the events; {FMT_HINT}", at + 1, 1)
+        line = lines[at]
+        at += 1
+        if line == EVENTS_KEY + ":" or line == EVENTS_KEY + ": []":
+            break
+        at = _setup_line(lines, at, setup)
+    first = at + 1
+    if line == EVENTS_KEY + ": []":
+        if at < len(lines):
+            raise TextError(f"expected the end of the text after `{EVENTS_KEY}: []`; {FMT_HINT}", at + 1, 1)
+        return setup, [], []
+    if at >= len(lines):
+        raise TextError(f"expected an event (`{EVENT_PREFIX}{{...}}`) after `{EVENTS_KEY}:` "
+                        f"(`{EVENTS_KEY}: []` when there is none); {FMT_HINT}", at + 1, 1)
+    bodies = []
+    while at < len(lines) and len(bodies) < MAX_EVENTS and lines[at].startswith(EVENT_PREFIX + "{"):
+        bodies.append(lines[at][len(EVENT_PREFIX):])
+        at += 1
+    # the lines before the first that is no event line are read first: a file's first problem is its error
+    events = _events(bodies, first, event_values)
+    if at < len(lines):
+        if len(events) >= MAX_EVENTS:
+            raise TextError(f"more than {thousands(MAX_EVENTS)} events", at + 1, 1)
+        _differ(lines[at], EVENT_PREFIX + "{", at + 1, "an event")
+    return setup, events, list(range(first, first + len(events)))
+
+
+def _lines(source: str) -> list:
+    """The text's lines, once its size, its line lengths, its line breaks and its first line (the
+    comment `text` writes) are checked."""
     if len(source) > MAX_TEXT:
         raise TextError(f"the text is longer than {thousands(MAX_TEXT)} characters", 1, 1)
     if not source.endswith("\n"):
@@ -222,40 +257,20 @@ def parse(source: str, event_values=None) -> tuple:
             raise TextError(f"expected a line break without a carriage return; {FMT_HINT}", i + 1, len(line))
     if len(lines) == 0 or lines[0] != COMMENT:
         _differ(lines[0] if len(lines) > 0 else "", COMMENT, 1, "the comment line `civdsl game` writes first")
-    setup = {}
-    at = 1
-    while True:
-        if at >= len(lines):
-            raise TextError(f"expected `{EVENTS_KEY}:` and the events; {FMT_HINT}", at + 1, 1)
-        line = lines[at]
-        at += 1
-        if line == EVENTS_KEY + ":" or line == EVENTS_KEY + ": []":
-            break
-        at = _setup_line(lines, at, setup)
-    events, first = [], at + 1
-    if line == EVENTS_KEY + ": []":
-        if at < len(lines):
-            raise TextError(f"expected the end of the text after `{EVENTS_KEY}: []`; {FMT_HINT}", at + 1, 1)
-        return setup, events, []
-    if at >= len(lines):
-        raise TextError(f"expected an event (`{EVENT_PREFIX}{{...}}`) after `{EVENTS_KEY}:` "
-                        f"(`{EVENTS_KEY}: []` when there is none); {FMT_HINT}", at + 1, 1)
-    bodies = []
-    while at < len(lines) and len(bodies) < MAX_EVENTS and lines[at].startswith(EVENT_PREFIX + "{"):
-        bodies.append(lines[at][len(EVENT_PREFIX):])
-        at += 1
-    # the lines before the first that is no event line are read first: a file's first problem is its error
+    return lines
+
+
+def _events(bodies: list, first: int, event_values) -> list:
+    """The events of the event lines' BODIES (the first at line FIRST), each read by EVENT_VALUES
+    where it reads it, else by the reader here."""
     values = event_values(bodies) if event_values is not None else None
+    events = []
     for i, body in enumerate(bodies):
         value = values[i] if values is not None else None
         if value is None:
             value = _read_whole(body, first + i, len(EVENT_PREFIX) + 1, False, "an event")
         events.append(value)
-    if at < len(lines):
-        if len(events) >= MAX_EVENTS:
-            raise TextError(f"more than {thousands(MAX_EVENTS)} events", at + 1, 1)
-        _differ(lines[at], EVENT_PREFIX + "{", at + 1, "an event")
-    return setup, events, list(range(first, first + len(events)))
+    return events
 
 
 def _setup_line(lines: list, at: int, setup: dict) -> int:

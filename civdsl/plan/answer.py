@@ -181,10 +181,16 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     problem.explain_pending = len(order)
     entries = {n: _not_bought(problem, choices, n, bounds[n]) for n in order}
     others = [entries[n] if n in entries else _not_bought(problem, choices, n, None) for n in left_out]
+    answer = {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others)}
+    answer.update(_explain_work(problem))
+    return answer
+
+
+def _explain_work(problem: PurchaseProblem) -> dict:
+    """Whether the explanation is proven, and the work its searches did against their limits."""
     # the comparisons are proven only when the ranking is and no search here (the purchases with an
     # advance left out share the problem's prices) priced a set by a capped placement (single_use)
-    return {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others),
-            "complete": (problem.complete and not problem.capped_least and not problem.explain_stopped
+    return {"complete": (problem.complete and not problem.capped_least and not problem.explain_stopped
                          and not problem.explain_unsearched),
             "work_limit": problem.explain_cap, "sets_examined": problem.explain_sets,
             "programme_limit": None if problem.single_use else problem.explain_programmes,
