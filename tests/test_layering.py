@@ -65,7 +65,8 @@ def test_engines_never_import_the_command_line(path):
 # rules' passes stand above the main passes: those find them through civdsl/sublanguages.py only.
 LAYERS = {
     "foundations": ("errors", "records", "escape", "codes", "bounds", "fields", "resources", "gcpause", "pysource",
-                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages"),
+                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages",
+                    "closematch", "texts"),
     "runtime": ("pricing", "placement", "startcredits", "handvalue", "standing", "losses", "calamity_answer", "runtime", "sourcemap", "vocabulary", "state", "factchecks", "statecheck", "effectlist", "playerfacts", "playerstate", "stateanswers",
                 "phrases", "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax_nodes", "syntax_dispatch", "syntax_fields", "syntax", "loader", "references",

@@ -22,7 +22,8 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
           "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
-          "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"]}
+          "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"],
+          "repr": "pyRepr", "unicodedata.normalize": "pyNormalize"}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)
@@ -43,7 +44,9 @@ NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 # methods a list, dict, set or text has under one name (where no class of the module defines one of
 # that name): one helper each, which does what Python does for the receiver's type: its helper
 # and the most arguments it takes
-_ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower", 0)}
+_ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower", 0),
+                "casefold": ("pyCasefold", 0), "strip": ("pyStrip", 0), "isascii": ("pyIsAscii", 0),
+                "isspace": ("pyIsSpace", 0)}
 _STR_METHODS = {"partition": "pyPartition", "rpartition": "pyRpartition", "startswith": "pyStartsWith",
                 "endswith": "pyEndsWith", "split": "pySplit"}
 
@@ -271,6 +274,8 @@ class CallTranslation:
             return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
             return f"pyIndexOf({self.expr(e.func.value)}, {self._arg(e.args[0])})"
+        if m == "split" and not e.args and not e.keywords and not self._defines_method(m):
+            return f"pySplitSpace({self.expr(e.func.value)})"
         if m in _STR_METHODS and len(e.args) == 1 and not e.keywords and not self._defines_method(m):
             return f"{_STR_METHODS[m]}({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m in _ANY_METHODS and not e.keywords and len(e.args) <= _ANY_METHODS[m][1] \

@@ -34,6 +34,11 @@ function engineFailure(exc) {
 
 // A state whose own key `__proto__` a copy would turn into its prototype (Object.assign does)
 // is refused as the command line refuses any unknown key, before the engine copies it.
+// names as an option gives them: a list as it is, or a text of comma-separated names (state.split_names)
+function namesOf(names) {
+  return Array.isArray(names) ? names.slice() : tx_split_names(names === undefined ? null : names);
+}
+
 function ownState(state) {
   if (state !== null && typeof state === "object" && Object.prototype.hasOwnProperty.call(state, "__proto__")) {
     throw new UserError("state: unknown key `__proto__`");
@@ -82,7 +87,7 @@ function makePlayerState(state, options) {
   options = options || {};
   if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
   const module = engineModule();
-  const checked = sc_question_state(module, engineFacts(), splitNames(options.holds), pyFromState(facts));
+  const checked = sc_question_state(module, engineFacts(), namesOf(options.holds), pyFromState(facts));
   const st = new pt_PlayerState(module, checked[0], checked[1], checked[2]);
   cr_apply_start_credits(module, st);
   return st;
@@ -130,7 +135,7 @@ function engineFacts() {
 function costStacks(text) {
   if (Array.isArray(text)) return text.map((x) => Math.trunc(x));
   const out = [];
-  for (const part of splitNames(text)) {
+  for (const part of namesOf(text)) {
     const bare = part.replace(/ /g, "");
     const at = bare.indexOf("x");
     const stack = at < 0 ? bare : bare.slice(0, at);
@@ -162,7 +167,7 @@ function costAnswer(state, options) {
     return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, st.given("treasury")));
   }
   const st = makePlayerState(state, view);
-  const buy = sc_canonical_names(engineModule(), "advance", splitNames(buyText), "--buy");
+  const buy = sc_canonical_names(engineModule(), "advance", namesOf(buyText), "--buy");
   const already = buy.filter((b) => st.holds(b));
   if (already.length) throw new UserError("--buy: already held: " + already.join(", "));
   const module = engineModule();
