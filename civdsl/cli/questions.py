@@ -4,7 +4,6 @@ the engine's answer as text or JSON."""
 
 from __future__ import annotations
 
-import re
 import sys
 
 import click
@@ -332,21 +331,11 @@ def _price_lines(row: dict) -> None:
         click.echo(f"    -{c['amount']} {c['from']}")
 
 
-# a stack number, optionally times a count: "9x2", "3"
-_STACK = re.compile(r"(\d{1,3})(?:x(\d{0,3}))?")
-
-
 def _stacks(text: str) -> list[int]:
     """ "9x2, 3" -> [9, 9, 3]"""
-    from ..state import StateError, split_names
+    from ..stateanswers import trade_card_stacks
 
-    out = []
-    for part in split_names(text):
-        m = _STACK.fullmatch(part.replace(" ", ""))
-        if m is None:
-            raise StateError(f"--trade-cards: `{part}` is not a stack number (optionally xN)")
-        out += [int(m[1])] * int(m[2] or 1)
-    return out
+    return trade_card_stacks(text)
 
 
 def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
@@ -439,7 +428,9 @@ def _epochs_reached(t: dict, m: dict | None) -> None:
 
 
 def _list_tracks(rb, as_json: bool) -> None:
-    tracks = [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]
+    from ..stateanswers import track_list
+
+    tracks = track_list(rb.module)
     if as_json:
         _emit_json({"tracks": tracks}, rb.id)
         return

@@ -46,7 +46,7 @@ ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.
 LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
-                            "civdsl.ledger.events", "civdsl.ledger.turn", "civdsl.stateanswers",
+                            "civdsl.ledger.events", "civdsl.ledger.turn",
                             "civdsl.ledger.gamecheck"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's

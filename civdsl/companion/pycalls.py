@@ -24,6 +24,8 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
           "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"],
           "repr": "pyRepr", "unicodedata.normalize": "pyNormalize"}
+# built-ins of a form of their own (below) written through one helper each
+_HELPERS = {"any": "pyAny", "all": "pyAll", "min": "pyMin", "max": "pyMax"}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)
@@ -175,7 +177,7 @@ class CallTranslation:
             return None
         if isinstance(e.args[0], ast.GeneratorExp):
             return self._early(e.args[0], f == "any")
-        return f"py{f.title()}({self._arg(e.args[0], True)})"
+        return f"{_HELPERS[f]}({self._arg(e.args[0], True)})"
 
     def _sum_call(self, e: ast.Call, f: str) -> str | None:
         args = e.args
@@ -203,9 +205,9 @@ class CallTranslation:
             self.refuse(e, f"{f}() of several values with a default")
         if len(args) > 1:
             items = ", ".join(self._arg(a) for a in args)
-            return f"py{f.title()}([{items}], {kw.get('key', 'null')})"
+            return f"{_HELPERS[f]}([{items}], {kw.get('key', 'null')})"
         listed = self._arg(args[0], "key" not in kw)
-        return f"py{f.title()}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
+        return f"{_HELPERS[f]}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
 
     def _container(self, e: ast.Call, f: str) -> str | None:
         """tuple(), list(), set(), frozenset() and dict() of nothing or of one iterable."""

@@ -49,8 +49,7 @@ function ownState(state) {
 function resolveAnswer(state, calamity, role, options) {
   options = options || {};
   role = role === undefined || role === null ? "primary" : role;
-  if (role !== "primary" && role !== "secondary") throw new UserError("role must be primary or secondary, not " + pyRepr(role));
-  const name = sc_canonical_names(engineModule(), "calamity", [calamity], "calamity")[0];
+  const name = sa_calamity_asked(engineModule(), calamity, role);
   const st = makePlayerState(ownState(state), options);
   const assigned = get(options, "assigned", null);
   if (assigned !== null) st.assigned = sc_assigned_amount(role, pyFromState(assigned));
@@ -62,14 +61,9 @@ function resolveAnswer(state, calamity, role, options) {
 function epochAnswer(state, options) {
   options = options || {};
   const track = get(options, "ast", null);
-  if (track === "") {  // `--ast` with no name: the rulebook's tracks
-    return {tracks: Object.keys(MODEL.AST).map(function (t) { return {id: t, name: MODEL.AST[t].name}; })};
-  }
+  if (track === "") return {tracks: pyPlain(sa_track_list(engineModule()))};  // `--ast` with no name
   sc_check_track(engineModule(), track);
-  // without --ast, the track the state says the game uses (runtime: api.epochs)
-  const inPlay = get(state || {}, "ast_track", null);
-  const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
-    : Object.keys(MODEL.AST);
+  const tracks = sa_tracks_asked(engineModule(), track, get(state || {}, "ast_track", null));
   return {tracks: tracks.map(function (t) {
     return pyPlain(st_epochs(engineModule(), t, makePlayerState(ownState(state), options)));
   })};
@@ -79,18 +73,14 @@ function scoreAnswer(state, options) {
   return pyPlain(st_score(engineModule(), makePlayerState(ownState(state), options || {})));
 }
 
-// The player state of a question (api.Rulebook.state): the state file's mapping, with the command
-// line's choices (options.holds as --holds, options.option as --option NAME=on|off), checked and
-// given its start credits by the generated engines
+// The player state of a question: the state's mapping with the command line's choices
+// (options.holds as --holds, options.option as --option NAME=on|off), made by the generated
+// stateanswers.player_for as api.Rulebook.state makes it
 function makePlayerState(state, options) {
   const facts = Object.assign({}, state || {});
   options = options || {};
   if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
-  const module = engineModule();
-  const checked = sc_question_state(module, engineFacts(), namesOf(options.holds), pyFromState(facts));
-  const st = new pt_PlayerState(module, checked[0], checked[1], checked[2]);
-  cr_apply_start_credits(module, st);
-  return st;
+  return sa_player_for(engineModule(), engineFacts(), namesOf(options.holds), pyFromState(facts));
 }
 
 // The compiled module as the generated engines read it (the names and shapes of the Python module
@@ -129,25 +119,7 @@ function engineFacts() {
   return engineFactsMade || (engineFactsMade = pyDict(Object.entries(RULES.facts)));
 }
 
-// --- `civdsl cost --json` (cli/questions.cost, api.Rulebook.cost and trade_cards) ---------------
-
-// "9x2, 3" -> [9, 9, 3]
-function costStacks(text) {
-  if (Array.isArray(text)) return text.map((x) => Math.trunc(x));
-  const out = [];
-  for (const part of namesOf(text)) {
-    const bare = part.replace(/ /g, "");
-    const at = bare.indexOf("x");
-    const stack = at < 0 ? bare : bare.slice(0, at);
-    const n = at < 0 ? "" : bare.slice(at + 1);
-    if (!/^[0-9]+$/.test(stack) || (n && !/^[0-9]+$/.test(n)) || stack.length > 3 || n.length > 3) {
-      throw new UserError("--trade-cards: `" + part + "` is not a stack number (optionally xN)");
-    }
-    const count = n ? parseInt(n, 10) : 1;
-    for (let i = 0; i < count; i++) out.push(parseInt(stack, 10));
-  }
-  return out;
-}
+// --- `civdsl cost --json` (cli/questions.cost: stateanswers.cost_for and trade_cards_for) -------
 
 // options: {buy, holds, tradeCards, option} as the flags of `civdsl cost` (--buy, --holds,
 // --trade-cards, --option NAME=on|off: {name: true}); --set and --state are the state itself.
@@ -162,20 +134,10 @@ function costAnswer(state, options) {
   if (!buyGiven && !tradeGiven) throw new UserError("give --buy ADVANCES or --trade-cards STACKS");
   const view = {holds: options.holds, option: options.option};
   if (tradeGiven && !buyGiven) {
-    const stacks = costStacks(trade);
-    const st = makePlayerState(state, view);
-    return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, st.given("treasury")));
+    const stacks = Array.isArray(trade) ? trade.map((x) => Math.trunc(x)) : sa_trade_card_stacks(trade);
+    return pyPlain(sa_trade_cards_for(engineModule(), makePlayerState(state, view), stacks));
   }
-  const st = makePlayerState(state, view);
-  const buy = sc_canonical_names(engineModule(), "advance", namesOf(buyText), "--buy");
-  const already = buy.filter((b) => st.holds(b));
-  if (already.length) throw new UserError("--buy: already held: " + already.join(", "));
-  const module = engineModule();
-  const result = pyPlain(pr_prices(module, st.held, buy, st.given("credits")));
-  result.illegal = pyPlain(pr_purchase_problems(module, st.held, buy));
-  result.start_credits = pyPlain(st.start_credits);
-  result.notes = pr_cost_notes(module, st.start_credits);
-  return result;
+  return pyPlain(sa_cost_for(engineModule(), makePlayerState(state, view), namesOf(buyText)));
 }
 
 const civdslApi = {
