@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import unicodedata
 
-from .closematch import did_you_mean
-
 
 def hint_text(name, candidates) -> str:
     """" (did you mean `X`?)" for the closest of CANDIDATES to a name; nothing for a key that is
     not a name, or one too long to compare."""
     if not isinstance(name, str) or len(name) > 200:
         return ""
+    from .closematch import did_you_mean  # only for a mistake: answering never loads it
+
     best = did_you_mean(name, candidates)
     return f" (did you mean `{best}`?)" if best else ""
 

@@ -375,7 +375,8 @@ def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
 QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
                  "civdsl.cli.terminal", "civdsl.errors", "civdsl.gcpause", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
                  "civdsl.unknown", "civdsl.pricing", "civdsl.placement", "civdsl.startcredits", "civdsl.handvalue", "civdsl.standing", "civdsl.losses", "civdsl.calamity_answer", "civdsl.sourcemap",
-                 "civdsl.records", "civdsl.state", "civdsl.statecheck", "civdsl.factchecks", "civdsl.effectlist", "civdsl.playerfacts", "civdsl.playerstate", "civdsl.stateanswers", "civdsl.vocabulary"}
+                 "civdsl.records", "civdsl.state", "civdsl.statecheck", "civdsl.factchecks", "civdsl.effectlist", "civdsl.playerfacts", "civdsl.playerstate", "civdsl.stateanswers", "civdsl.vocabulary",
+                 "civdsl.texts"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),

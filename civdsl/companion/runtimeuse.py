@@ -91,9 +91,11 @@ def engine_uses() -> dict[str, list[str]]:
     from . import py2es
 
     uses: dict[str, list[str]] = {}
-    for module, prefix in py2es.ENGINE_MODULES.items():
-        origin, text = py2es._module_text(module)
-        for name in names_in(py2es.translate_source(text, origin.rsplit("/", 1)[-1], prefix, qualified=module)):
+    source = py2es.engine_source()
+    # engine_source writes each module's translation after a line `// civdsl.module`
+    for module, js in zip(re.findall(r"^// (civdsl\.[\w.]+)$", source, re.M),
+                          re.split(r"^// civdsl\.[\w.]+$", source, flags=re.M)[1:]):
+        for name in names_in(js):
             uses.setdefault(name, []).append(module)
     return dict(sorted(uses.items()))
 

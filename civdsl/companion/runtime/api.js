@@ -83,34 +83,31 @@ function makePlayerState(state, options) {
   return sa_player_for(engineModule(), engineFacts(), namesOf(options.holds), pyFromState(facts));
 }
 
-// The compiled module as the generated engines read it (the names and shapes of the Python module
-// codegen writes), made once from MODEL and RULES.
+// The compiled module as the generated engines read it: each constant of MODEL as Python's values
+// (mappings as PyDicts), and the rule functions codegen writes into its data put back from RULES
+// (the rules' JavaScript): a track's epochs, the score's lines, a set's value, the start credits'
+// amount, the off-block value. Made once, at the page's first question.
 let engineModuleMade = null;
 function engineModule() {
   if (engineModuleMade !== null) return engineModuleMade;
-  const tracks = new PyDict();
-  for (const track of Object.keys(MODEL.AST)) {
-    const t = pyFromPlain(MODEL.AST[track]);
+  const m = {};
+  for (const key of Object.keys(MODEL)) m[key] = pyFromPlain(MODEL[key]);
+  for (const [track, t] of m.AST.items()) {
     t.setItem("epochs", RULES.ast.get(track).epochs);
     t.setItem("backward", RULES.ast.get(track).backward);
-    tracks.setItem(track, t);
   }
-  engineModuleMade = {AST: tracks, CIVILIZATIONS: pyFromPlain(MODEL.CIVILIZATIONS || {}),
-    AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
-    SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
-    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
-    ADVANCES: pyFromPlain(MODEL.ADVANCES), GROUPS: pyFromPlain(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS),
-    CREDIT_POLICY: MODEL.CREDIT_POLICY, CREDIT_VARIANTS: MODEL.CREDIT_VARIANTS, ABILITIES: pyFromPlain(MODEL.ABILITIES),
-    CALAMITIES: pyDict(Object.entries(MODEL.CALAMITIES)), OPTIONS: pyFromPlain(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}),
-    EDITION: pyFromPlain(MODEL.EDITION), TABLES: pyFromPlain(MODEL.TABLES || {}), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS), BOUNDS: pyFromPlain(MODEL.BOUNDS),
-    FACT_DEFAULTS: pyFromPlain(MODEL.FACT_DEFAULTS || {}), LAST_EPOCH_FACTS: MODEL.LAST_EPOCH_FACTS || [],
-    CIVILIZATION_FACTS: pyFromPlain(MODEL.CIVILIZATION_FACTS || {}),
-    START_CREDITS: MODEL.START_CREDITS === undefined || MODEL.START_CREDITS === null ? null
-      : pyDictWith(pyFromPlain(MODEL.START_CREDITS), [["amount", RULES.startCredits.amount],
-                                                      ["unless", RULES.startCredits.unless]]),
-    OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
-      : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
-  return engineModuleMade;
+  m.SCORE_POINTS = RULES.score.points;
+  m.SCORE_TIEBREAKS = RULES.score.tiebreaks;
+  m.set_value = RULES.setValue;
+  if (m.START_CREDITS !== null) {
+    m.START_CREDITS.setItem("amount", RULES.startCredits.amount);
+    m.START_CREDITS.setItem("unless", RULES.startCredits.unless);
+  }
+  if (m.OFF_BLOCK !== null) {
+    m.OFF_BLOCK.setItem("value", RULES.offBlock.value);
+    m.OFF_BLOCK.setItem("when", RULES.offBlock.when);
+  }
+  return (engineModuleMade = m);
 }
 
 // the vocabulary's facts (vocabulary.FACTS) as statecheck reads them: name -> {type, minimum}
