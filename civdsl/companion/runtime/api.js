@@ -163,36 +163,4 @@ if (typeof planAnswer === "function") {
     return answer("plan", function () { return planAnswer(MODEL, ownState(state), options || {}); });
   };
 }
-// Every text a question is asked with (a name, a state's lists and mappings) in NFC, as the
-// command line reads it (state.nfc) and as the rulebook's names are: one name however its accents
-// were typed. Mappings keep their prototype and an own `__proto__` key stays an own key.
-const NFC_DEPTH = 8;  // a state is a few levels deep; deeper (or cyclic) values are passed as they are
-
-function nfcValue(value, depth) {
-  if (typeof value === "string") return value.normalize("NFC");
-  if (depth >= NFC_DEPTH || value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(function (v) { return nfcValue(v, depth + 1); });
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out = Object.create(proto);
-  for (const k of Object.keys(value)) {
-    Object.defineProperty(out, k.normalize("NFC"), {value: nfcValue(value[k], depth + 1), enumerable: true,
-                                                   writable: true, configurable: true});
-  }
-  return out;
-}
-
-for (const command of ["resolve", "epoch", "score", "cost", "plan"]) {
-  const ask = civdslApi[command];
-  if (typeof ask !== "function") continue;
-  civdslApi[command] = function () {
-    let args = Array.from(arguments);
-    try {
-      args = args.map(function (a) { return nfcValue(a, 0); });
-    } catch (exc) {
-      // a value whose reading throws (a getter): the question answers from the value as given
-    }
-    return ask.apply(null, args);
-  };
-}
 globalThis.civdsl = Object.freeze(civdslApi);
