@@ -163,8 +163,8 @@ function arith(op, a, b) {
 }
 
 // add, sub, mul: ints first (the common case, and the generated engines' every step); then Python's
-// meaning for the other operands an engine may give (tuples and lists joined or repeated, texts
-// joined, a set less another)
+// meaning for the other operands an engine may give (tuples, lists and texts joined or repeated,
+// a set less another)
 function add(a, b) {
   if (typeof a === "number" && typeof b === "number") return exact(a + b);
   if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
@@ -182,6 +182,8 @@ function mul(a, b) {
   if (typeof a === "number" && typeof b === "number") return exact(a * b);
   if (Array.isArray(a) && typeof b === "number") return pyRepeat(a, b);
   if (Array.isArray(b) && typeof a === "number") return pyRepeat(b, a);
+  if (typeof a === "string" && typeof b === "number") return a.repeat(Math.max(0, b));
+  if (typeof b === "string" && typeof a === "number") return b.repeat(Math.max(0, a));
   return arith("*", a, b);
 }
 

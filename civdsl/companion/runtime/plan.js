@@ -2,8 +2,8 @@
 // purchase problem, its branch and bound, --explain and the two-turn look-ahead are
 // civdsl/plan/purchase.py, answer.py and horizon.py translated by the build (pu_, pa_, ph_ names:
 // civdsl/companion/py2es.py), as its objectives, search, payment table and prices are (ob_, ps_,
-// pp_, pr_). What is written here is the glue between the page's options and the translated answer,
-// and the host names the translation calls (py2es.HOST_NAMES).
+// pp_, pr_), and its hand's report is plan/hand.py's (hd_). What is written here is the glue
+// between the page's options and the translated answer.
 
 // --- `civdsl plan --json`: plan/answer.py's answer, translated (pa_answer) --------------------------
 
