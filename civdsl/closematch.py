@@ -72,14 +72,35 @@ def ratio(name: str, word: str) -> float:
 
 
 def close_match(word: str, names: list, cutoff: float = 0.6) -> str | None:
-    """difflib.get_close_matches(word, names, n=1, cutoff)'s one name, or None."""
+    """difflib.get_close_matches(word, names, n=1, cutoff)'s one name, or None. As difflib, a name
+    whose quick upper bounds of the ratio (the lengths; the characters in common) fall below the
+    cutoff is not compared block by block."""
+    counts: dict = {}
+    for ch in word:
+        counts[ch] = counts.get(ch, 0) + 1
     best = None
     best_score = 0.0
     for name in names:
+        total = len(name) + len(word)
+        if total and (2.0 * min(len(name), len(word)) / total < cutoff or 2.0 * _common(name, counts) / total < cutoff):
+            continue
         score = ratio(name, word)
         if score >= cutoff and (best is None or score > best_score or (score == best_score and name > best)):
             best, best_score = name, score
     return best
+
+
+def _common(name: str, counts: dict) -> int:
+    """How many characters NAME has in common with the word whose character COUNTS are given
+    (difflib's quick_ratio: each character of the word matched once)."""
+    left: dict = {}
+    common = 0
+    for ch in name:
+        n = left[ch] if ch in left else counts.get(ch, 0)
+        left[ch] = n - 1
+        if n > 0:
+            common = common + 1
+    return common
 
 
 def did_you_mean(name: str, candidates) -> str | None:

@@ -86,6 +86,12 @@ def tracks_asked(module, track, in_play) -> list:
     return tracks
 
 
+def cost_asked(buy, trade_cards) -> None:
+    """`cost` prices a purchase (`--buy`) or trade cards (`--trade-cards`): one at least is asked."""
+    if not buy and not trade_cards:
+        raise StateError("give --buy ADVANCES or --trade-cards STACKS")
+
+
 def trade_card_stacks(text: str) -> list:
     """`--trade-cards "9x2, 3"` -> [9, 9, 3]: each a stack number (up to three digits 0-9),
     optionally times a count (`x` and up to three digits)."""

@@ -269,10 +269,10 @@ def _set_options(facts: list[str]) -> str:
 def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
     --trade-cards, the treasury price of trade cards bought from the stacks."""
-    from ..state import StateError, split_names
+    from ..state import split_names
+    from ..stateanswers import cost_asked
 
-    if not buy and not trade_cards:
-        raise StateError("give --buy ADVANCES or --trade-cards STACKS")
+    cost_asked(buy, trade_cards)
     rb = _open(rulebook)
     if trade_cards:
         _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)

@@ -128,7 +128,7 @@ function costAnswer(state, options) {
   const trade = options.tradeCards === undefined ? options.trade_cards : options.tradeCards;
   const buyGiven = Array.isArray(buyText) ? buyText.length > 0 : Boolean(buyText);
   const tradeGiven = Array.isArray(trade) ? trade.length > 0 : Boolean(trade);
-  if (!buyGiven && !tradeGiven) throw new UserError("give --buy ADVANCES or --trade-cards STACKS");
+  sa_cost_asked(buyGiven, tradeGiven);
   const view = {holds: options.holds, option: options.option};
   if (tradeGiven && !buyGiven) {
     const stacks = Array.isArray(trade) ? trade.map((x) => Math.trunc(x)) : sa_trade_card_stacks(trade);
