@@ -336,6 +336,12 @@ _ALL = [
          "does not give a count's stacks, the rulebook declares none, and the note lists the counts it has.",
          "game new uigame.civ --players a,b,c,d",
          "game new uigame.civ --players a,b,c"),
+    Code("CIV185", "game file not in the form civdsl game writes", "`civdsl game fmt --check` found a game file "
+         "that is not laid out as `civdsl game` writes it (a comment line, the set-up one key a line, `events:` and "
+         "one event a line as JSON with `, ` and `: ` between items): the game page imports only that form. The "
+         "message names the first place the file departs from it and what was expected there; `civdsl game fmt "
+         "GAME` rewrites the file in it (the same game).",
+         "  - {\"turn\": 1, \"step\": 2, \"do\":\"next\"}", "  - {\"turn\": 1, \"step\": 2, \"do\": \"next\"}"),
     Code("CIV170", "law broken", "`civdsl check --laws` found a situation that breaks a law of the rulebook (`law NAME "
          "\"what it says\" { property(...) cite(...) }`), or of a base the house rule extends. The notes give the two "
          "answers that break it, the rule lines involved and the commands that show it; the situation is written as "

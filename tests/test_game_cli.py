@@ -134,3 +134,49 @@ def test_game_new_refuses_a_player_count_the_edition_gives_no_deck_for(tmp_path)
     made = run_cli("game", "new", "expansion", "--players", twelve, "-o", game)
     assert made.returncode == 0, made.stderr
     assert "trade stacks dealt: West, 12-15 players, East, 12-15 players" in made.stdout
+
+
+def test_game_fmt_rewrites_a_hand_edited_file_in_the_form_game_writes(tmp_path):
+    import yaml
+
+    source = GAMES[0].read_text(encoding="utf-8")
+    data = yaml.safe_load(source)
+    game = tmp_path / "g.yaml"
+    edition = data["edition"]
+    game.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=False), encoding="utf-8")
+    checked = run_cli("game", "fmt", "--check", game)
+    assert checked.returncode == 1 and "error[CIV185]" in checked.stderr
+    assert "g.yaml:1:1:" in checked.stderr and "expected the comment line" in checked.stderr
+    before = run_cli("game", "show", game, "--json").stdout
+    formatted = run_cli("game", "fmt", game)
+    assert formatted.returncode == 0, formatted.stderr
+    assert game.read_text(encoding="utf-8") == source
+    assert run_cli("game", "show", game, "--json").stdout == before
+    assert run_cli("game", "fmt", "--check", game).returncode == 0
+    assert "already" in run_cli("game", "fmt", game).stdout
+
+
+def test_game_fmt_leaves_a_file_it_cannot_read_unchanged(tmp_path):
+    game = tmp_path / "g.yaml"
+    broken = GAMES[0].read_text(encoding="utf-8").replace('"turn": 1,', '"turn":"one",', 1).replace("edition:",
+                                                                                                  "edition:  ", 1)
+    game.write_text(broken, encoding="utf-8")
+    proc = run_cli("game", "fmt", game)
+    assert proc.returncode == 1 and "error[CIV144]" in proc.stderr and "`turn` is a whole number" in proc.stderr
+    assert game.read_text(encoding="utf-8") == broken
+
+
+def test_game_new_writes_any_name_in_the_form_and_reads_it_back(tmp_path):
+    import yaml
+
+    game = tmp_path / "g.yaml"
+    names = ["Zoë", "7", "yes", '#1 "q"']
+    made = run_cli("game", "new", "civ1980", "--players",
+                   ",".join(f"{n}:{c}" for n, c in zip(names, ["Asia", "Assyria", "Babylon", "Crete"])), "-o", game)
+    assert made.returncode == 0, made.stderr
+    assert run_cli("game", "add", game, "census", "Zoë", "cities=1", "tokens=3").returncode == 0
+    assert run_cli("game", "fmt", "--check", game).returncode == 0
+    assert [p["name"] for p in yaml.safe_load(game.read_text(encoding="utf-8"))["players"]] == names
+    from civdsl.api import load
+
+    assert [p.name for p in gamefile.replay(load("civ1980"), gamefile.read(game)).players.values()] == names

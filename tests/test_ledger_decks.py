@@ -135,6 +135,29 @@ def test_a_player_count_no_deck_covers_deals_nothing_and_drawing_for_him_says_so
     game.apply({"do": "draw", "player": "p0", "cards": ["Clay", "Iron"]})  # entered by hand still
 
 
+def test_the_hands_never_hold_more_cards_of_a_commodity_than_the_game_has():
+    # with no stacks dealt the players enter their cards, and the supply (`count`) bounds them:
+    # the expansion has 7 Ochre; a card leaving the hands is counted out
+    seats = [(f"p{i}", None) for i in range(16)]
+    game = new_game("expansion", seats, None)
+    step_named(game, "Census")
+    census(game, **{f"p{i}": 1 for i in range(9)})
+    step_named(game, "Trade card acquisition")
+    for i in range(7):
+        game.apply({"do": "draw", "player": f"p{i}", "cards": ["Ochre"]})
+    with pytest.raises(Refused) as refused:
+        game.apply({"do": "draw", "player": "p7", "cards": ["Ochre"]})
+    assert refused.value.message == "the game has 7 Ochre cards and the hands would hold 8"
+    assert game.players["p7"].cards == {}  # refused: nothing changed, and the count with it
+    game.apply({"do": "leave", "player": "p2"})  # his Ochre goes back: one is left to draw
+    game.apply({"do": "draw", "player": "p7", "cards": ["Ochre"]})
+    with pytest.raises(Refused) as refused:
+        game.apply({"do": "draw", "player": "p8", "cards": ["Ochre"]})
+    assert refused.value.message == "the game has 7 Ochre cards and the hands would hold 8"
+    held = sum(p.cards.get("Ochre", 0) for p in game.players.values())
+    assert held == 7 and all(p.tally["Ochre"] == 7 for p in game.players.values())
+
+
 # --- drawing ---------------------------------------------------------------------------------------
 
 def test_a_seeded_draw_takes_one_card_from_each_stack_and_replays_alike():

@@ -180,7 +180,7 @@ def test_the_translated_generator_draws_as_python():
     want = []
     for s in seeds:
         r = draws.Draws(s)
-        want.append([r.randrange(n) for n in sizes] + [r.weighted(["a", "b", "c"], [1, 0, 5]),
+        want.append([r.randrange(n) for n in sizes] + [r.weighted({"c": 5, "a": 1, "b": 0}),
                                                         r.sample(list(range(20)), 7)])
     script = _ledger_js() + r"""
 const fs = require("fs");
@@ -188,7 +188,7 @@ const seeds = JSON.parse(fs.readFileSync(0, "utf8"));
 const sizes = %s;
 process.stdout.write(JSON.stringify(seeds.map((s) => {
   const r = new dr_Draws(s);
-  return sizes.map((n) => r.randrange(n)).concat([r.weighted(["a", "b", "c"], [1, 0, 5]),
+  return sizes.map((n) => r.randrange(n)).concat([r.weighted(pyDict([["c", 5], ["a", 1], ["b", 0]])),
     r.sample(pyList(pyRange(20)), 7)]);
 })));
 """ % json.dumps(sizes)
@@ -211,7 +211,7 @@ def test_a_draw_is_uniform_and_refuses_nothing_to_draw_from():
     with pytest.raises(draws.NoDraw):
         r.randrange(2 ** 31 - 1)  # past the span: no uniform draw (never a loop without end)
     with pytest.raises(draws.NoDraw):
-        r.weighted(["a"], [0])
+        r.weighted({"a": 0})
     assert sorted(r.sample(list(range(10)), 10)) == list(range(10))
     assert draws.Draws("7:anna").randrange(1000) == draws.Draws("7:anna").randrange(1000)
     assert draws.Draws("7:anna").randrange(10 ** 6) != draws.Draws("7:bruno").randrange(10 ** 6)

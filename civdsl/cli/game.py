@@ -2,7 +2,8 @@
 
 `game new` writes a game file from the edition's set-up; `game add` checks events against the
 rules and the state and appends them (a refused event leaves the file byte-identical); `game
-show` replays the file to any point; `game undo` drops the last event."""
+show` replays the file to any point; `game undo` drops the last event; `game fmt` rewrites a file
+edited by hand in the form `game` writes."""
 
 from __future__ import annotations
 
@@ -290,6 +291,38 @@ def undo(path, as_json):
     _expects(game)
 
 
+@command("fmt")
+@click.argument("path", metavar="GAME", type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Change nothing: exit 1 at the first place GAME departs from the form.")
+def fmt(path, check, as_json):
+    """Rewrite GAME, a game file edited by hand, in the form `civdsl game` writes (which the game page
+    reads); a file that cannot be read as a game file is left unchanged."""
+    from ..ledger import gamefile
+    from .common import write_output
+
+    try:
+        gf = gamefile.read(Path(path))
+    except gamefile.GameFileError as exc:
+        _fail(exc.code, str(exc), path, exc.line, 1)
+    departs = gamefile.canonical_error(Path(path))
+    if departs is not None and check:
+        from ..ledger.gametext import FMT_HINT
+
+        _fail("CIV185", f"not in the form `civdsl game` writes: {str(departs).removesuffix('; ' + FMT_HINT)}", path,
+              departs.line, departs.column, help=f"`civdsl game fmt {path}` rewrites it in that form (the same game)")
+    if departs is not None:
+        try:
+            written = gamefile.text(gf)
+        except gamefile.gametext.TextError as exc:  # a value the YAML reader gives and no game file holds
+            _fail("CIV144", str(exc), path, None, 1)
+        write_output(Path(path), written)
+    if as_json:
+        emit_json({"rewritten": departs is not None}, gf.setup["edition"])
+        return
+    click.echo(f"{path}: rewritten in the form `civdsl game` writes" if departs is not None
+               else f"{path}: in the form `civdsl game` writes already")
+
+
 @command("show")
 @click.argument("path", metavar="GAME", type=click.Path(dir_okay=False))
 @click.option("--turn", type=click.IntRange(1, None), help="The state at the end of this turn.")
@@ -388,5 +421,5 @@ def _state_data(game, player: str | None = None) -> dict:
             "expects": game.expects(), "scores": game.scores}
 
 
-for _cmd in (new, add, draw, undo, show):
+for _cmd in (new, add, draw, undo, show, fmt):
     game.add_command(_cmd)

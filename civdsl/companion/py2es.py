@@ -39,7 +39,8 @@ ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.
                   "civdsl.stateanswers": "sa",
                   "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
                   "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
-                  "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc"}
+                  "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc",
+                  "civdsl.ledger.gametext": "gx"}
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
@@ -47,7 +48,7 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
                             "civdsl.ledger.events", "civdsl.ledger.turn",
-                            "civdsl.ledger.gamecheck"})
+                            "civdsl.ledger.gamecheck", "civdsl.ledger.gametext"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to

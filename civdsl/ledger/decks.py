@@ -56,8 +56,7 @@ class Stacks:
         """The top card of the stack (None: the stack is empty)."""
         for layer in self.layers.get(block, {}).get(number, ()):
             if layer:
-                names = sorted(layer)
-                card = rng.weighted(names, [layer[n] for n in names])
+                card = rng.weighted(layer)
                 self._take_from(block, number, layer, card)
                 return card
         return None

@@ -51,13 +51,14 @@ class Draws:
             x = self.step() - 1
         return x % n
 
-    def weighted(self, names: list, weights: list):
-        """One of NAMES, each as likely as its weight (whole numbers, at least one above zero)."""
-        r = self.randrange(sum(weights))
-        for i, name in enumerate(names):
-            if r < weights[i]:
+    def weighted(self, counts: dict):
+        """One of the names COUNTS counts (whole numbers, at least one above zero), each as likely
+        as its count, the names taken in their sorted order."""
+        r = self.randrange(sum(counts.values()))
+        for name in sorted(counts):
+            if r < counts[name]:
                 return name
-            r = r - weights[i]
+            r = r - counts[name]
         raise NoDraw("weights that sum to nothing")
 
     def sample(self, population: list, k: int) -> list:

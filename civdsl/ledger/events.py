@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ..diagnostics import did_you_mean
 from ..errors import StateError
-from ..handvalue import player_block
-from ..pricing import trade_card_prices
-from ..stateanswers import cost_for, hand_for
+from ..handvalue import hand_value, player_block
+from ..pricing import abilities_of, trade_card_prices
+from ..stateanswers import cost_for
 from ..statecheck import item_names
 from ..table.tablefile import RELATIONS
 from ..vocabulary import DERIVED_NAMES, FACTS
@@ -57,14 +57,6 @@ EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", 
                 ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN))
 
 
-def field_kind(key: str) -> str | None:
-    """What an event's key holds, in words (None: no such key)."""
-    for k, kind in EVENT_FIELDS:
-        if k == key:
-            return kind
-    return None
-
-
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -95,15 +87,32 @@ def _holds_type(value, kind: str) -> bool:
     return _is_secondary(value)
 
 
-def check_fields(event: dict) -> None:
-    """Every key of the event known and holding what it should: a refusal, never a crash."""
+def field_kinds() -> dict:
+    """Each key an event may have -> what it holds (EVENT_FIELDS), for check_fields."""
+    return {k: kind for k, kind in EVENT_FIELDS}
+
+
+def check_fields(event: dict, kinds: dict | None = None) -> None:
+    """Every key of the event known and holding what it should: a refusal, never a crash. KINDS:
+    field_kinds(), which a caller checking many events builds once."""
     if not isinstance(event, dict):
         raise Refused(ILLEGAL, "an event is a mapping of its keys")
+    if kinds is None:
+        kinds = field_kinds()
     for key, value in event.items():
-        kind = field_kind(key)
+        kind = kinds.get(key)
         if kind is None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
-        if value is not None and not _holds_type(value, kind):
+        if value is None:
+            continue
+        # the kinds nearly every event has (turn, step, player, counts) checked here, the others by _holds_type
+        if kind == _TEXT:
+            fits = isinstance(value, str)
+        elif kind == _COUNT:
+            fits = _is_count(value)
+        else:
+            fits = _holds_type(value, kind)
+        if not fits:
             raise Refused(ILLEGAL, f"`{key}` must be {kind}", field=key)
 
 
@@ -175,31 +184,36 @@ def _hand_words(player) -> str:
 
 
 def _receive(game: Game, player, cards: list[str], traded_by: str | None = None) -> None:
+    commodities = []
     for c in cards:
         if c in game.module.CALAMITIES:
             player.calamities.append((c, traded_by))
         else:
-            player.give_cards([c])
+            commodities.append(c)
+    player.give_cards(commodities)
 
 
 def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | None]]:
     """Take the cards from the player's hand; the calamities among them, with who traded each."""
     gone = []
+    commodities = []
     for c in cards:
         if c in game.module.CALAMITIES:
             i = [n for n, _ in player.calamities].index(c)
             gone.append(player.calamities.pop(i))
         else:
-            player.take_cards([c])
+            commodities.append(c)
+    player.take_cards(commodities)
     return gone
 
 
-def _supply(game: Game, cards: list[str]) -> None:
-    """No more cards of a commodity in hands than the game has (its `count`, where declared)."""
+def _supply(game: Game, p, cards: list[str]) -> None:
+    """No more cards of a commodity in hands than the game has (its `count`, where declared), as
+    the tally of every hand P shares with the other players counts them."""
     for c in sorted(set(cards)):  # the first over its count named the same in every run
         count = game.module.COMMODITIES.get(c, {}).get("count")
         if count:
-            held = sum(p.cards.get(c, 0) for p in game.players.values())
+            held = p.tally.get(c, 0)
             if held > count:
                 raise Refused(ILLEGAL, f"the game has {count} {c} cards and the hands would hold {held}", field="cards")
 
@@ -248,7 +262,7 @@ def draw(game: Game, event: dict) -> None:
         cards = _card_names(game, event.get("cards"))
         _drawn_by_hand(game, p, cards, reach)
     _receive(game, p, cards)
-    _supply(game, cards)
+    _supply(game, p, cards)
     how = f" (drawn for {p.name} from the stacks with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}{how}", args["line"])
 
@@ -365,7 +379,7 @@ def buy_cards(game: Game, event: dict) -> None:
         _from_stacks(game, p, cards, "cards")
     p.treasury = p.treasury - answer["total"]
     _receive(game, p, cards)
-    _supply(game, cards)
+    _supply(game, p, cards)
     how = f" (drawn from stack {', '.join(str(n) for n in numbers)} with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} buys {', '.join(cards) or 'nothing'} for {answer['total']} treasury (treasury {p.treasury})"
               f"{how}", _line(game, "buy_trade_cards"))
@@ -421,8 +435,7 @@ def hand_limit(game: Game, player, args: dict) -> int | None:
     limit = game.quantity(args["limit"])
     if limit is None:
         return None
-    return limit + sum(ab[1].get("delta", 0) for adv in player.advances
-                       for ab in game.module.ADVANCES[adv]["abilities"] if ab[0] == "hand_limit")
+    return limit + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, player.advances, "hand_limit"))
 
 
 def check_hand_limits(game: Game, args: dict) -> None:
@@ -486,7 +499,9 @@ def _paid(game: Game, p, pay: list[str], treasury: int, cost: dict) -> int:
     _holds(p, pay, "pay")
     if treasury > p.treasury:
         raise Refused(ILLEGAL, f"{p.name} pays {treasury} treasury but holds {p.treasury}", field="treasury")
-    cards_value = hand_for(game.module, _counted(pay), game.state(p))["total"] if pay else 0
+    # the cards are the rulebook's own names (_card_names) and in his hand (_holds), which the supply
+    # check keeps within each commodity's count: hand_for's checks of a hand typed by a user are met
+    cards_value = hand_value(game.module, _counted(pay), game.state(p))["total"] if pay else 0
     worth, total = cost["treasury_value"], cost["total"]
     paid = cards_value + treasury * worth
     if paid < total:
@@ -540,7 +555,12 @@ def _calamity_choice(game: Game, p, event: dict) -> str:
     """The victim's choices for one calamity held this turn (CHOICE_KEYS), kept by (calamity,
     victim, occurrence); the calamity's own name."""
     name = _card_names(game, [event["calamity"]], "calamity")[0]
-    if not any(n == name for q in game.seated() for n, _ in q.calamities):
+    held = 0  # the cards of this calamity in every hand at the table
+    for q in game.seated():
+        for n, _ in q.calamities:
+            if n == name:
+                held += 1
+    if not held:
         raise Refused(ILLEGAL, f"nobody holds {name} this turn", field="calamity")
     for who in _secondary_names(event.get("secondary")):
         game.player(who)
@@ -549,7 +569,6 @@ def _calamity_choice(game: Game, p, event: dict) -> str:
     for key in ("cities", "tokens", "occurrence"):
         _whole(event, key)
     occurrence = 1 if event.get("occurrence") is None else event["occurrence"]
-    held = sum(n == name for q in game.seated() for n, _ in q.calamities)
     if not 1 <= occurrence <= held:
         raise Refused(ILLEGAL, f"{name} occurrence {occurrence}: {held} {name} held this turn, so a player "
                       f"suffers it from once to {held} times", field="occurrence")
@@ -620,7 +639,7 @@ def leave(game: Game, event: dict) -> None:
     hand = [c for c, n in p.cards.items() for _ in range(n)]
     hand.extend(c for c, _ in p.calamities)
     game.discarded(p, hand)  # his cards go back to their stacks
-    p.cards = {}
+    p.take_cards([c for c, n in p.cards.items() for _ in range(n)])
     p.calamities = []
     game.note(f"{p.name} leaves the game" + (f" (his {len(hand)} trade cards go back to their stacks)"
                                                 if hand and game.stacks is not None else ""))
@@ -637,9 +656,8 @@ def collect_tax(game: Game, args: dict) -> None:
     for p in game.seated():
         if not p.cities:
             continue
-        rate = game.quantity(args["rate"]) + sum(ab[1].get("delta", 0) for adv in p.advances
-                                                 for ab in game.module.ADVANCES[adv]["abilities"]
-                                                 if ab[0] == "tax_rate")
+        rate = game.quantity(args["rate"]) + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, p.advances,
+                                                                                              "tax_rate"))
         due = rate * p.cities
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)

@@ -58,8 +58,9 @@ def checked(data, lines: list | None = None) -> tuple:
     if not isinstance(events, list) or len(events) > MAX_EVENTS:
         raise GameFileError(f"`events` is a list of at most {thousands(MAX_EVENTS)} events")
     lines = list(lines or []) + [None] * (len(events) - len(lines or []))
+    keys = set(event_keys())
     for i, e in enumerate(events):
-        _check_event(i, e, lines[i])
+        _check_event(i, e, lines[i], keys)
     setup = {k: data.get(k) for k in top_keys() if k != "events"}
     return setup, events, lines
 
@@ -124,13 +125,14 @@ def _check_setup_values(data: dict) -> None:
             raise GameFileError(f"`{key}` must be a whole number")
 
 
-def _check_event(i: int, e, line: int | None) -> None:
-    """An event's shape (what each key holds is the ledger's check, when it is applied)."""
+def _check_event(i: int, e, line: int | None, keys: set) -> None:
+    """An event's shape (what each key holds is the ledger's check, when it is applied); KEYS:
+    every key an event may have (event_keys)."""
     if not isinstance(e, dict) or not isinstance(e.get("do"), str):
         raise GameFileError(f"events[{i}]: a mapping with `do` (what happened)", line)
-    bad = [k for k in e if k not in event_keys()]
-    if bad:
-        raise GameFileError(f"events[{i}]: unknown key `{bad[0]}`", line)
+    for k in e:
+        if k not in keys:
+            raise GameFileError(f"events[{i}]: unknown key `{k}`", line)
     for k in ("turn", "step"):
         if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
             raise GameFileError(f"events[{i}]: `{k}` is a whole number", line)

@@ -1,18 +1,19 @@
-"""The game file: the edition, the players and the events, in YAML (schemas/game.schema.json),
-read by the one YAML reader (safeyaml, through state.parse_yaml's limits), checked by hand so that
+"""The game file: the edition, the players and the events (schemas/game.schema.json), written in
+the one form gametext.py writes (the game page's too, translated) and read by it, a file edited by
+hand by the one YAML reader (safeyaml, through state.parse_yaml's limits); checked by hand so that
 every problem names its place, and written atomically, one event a line, so that a file written
 twice from the same game is the same bytes and a refused event leaves it untouched."""
 
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import StateError
 from ..sourcemap import rules_of
 from ..startcredits import start_credits
+from . import eventjson, gametext
 from .play import Refused
 from .reads import Memo
 from .turn import Ledger
@@ -29,55 +30,33 @@ class GameFile:
 
 
 def read(path: Path) -> GameFile:
+    """The game file at PATH: its text as `write` writes it read by gametext (the page's reader
+    too), any other form (a file edited by hand) by the YAML reader, to the same data."""
     from ..state import _decode, _parse_text, _read_limited
 
     try:
         text = _decode(_read_limited(Path(path)), Path(path))
-        written = _as_written(text, path)
-        data = _parse_text(text, Path(path)) if written is None else None
+        try:
+            setup, events, lines = gametext.parse(text, eventjson.event_values)
+        except gametext.TextError:
+            data = _parse_text(text, Path(path))
+        else:
+            return checked({**setup, "events": events}, lines)
     except StateError as exc:  # the reader's limits are a state file's: the words are this file's
         message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
         raise GameFileError(message.replace("mapping of facts (key: value)", "mapping of its keys")) from None
-    if written is not None:
-        return checked(*written)
     return checked(data if data is not None else {}, _event_lines(text))
 
 
-_EVENTS_HEAD = "\nevents:\n"
+def canonical_error(path: Path) -> gametext.TextError | None:
+    """Where the file at PATH departs from the form `write` writes, or None where it has that form."""
+    from ..state import _decode, _read_limited
 
-
-def _as_written(text: str, path) -> tuple[dict, list[int]] | None:
-    """A file as `write` lays it out, read fast: the set-up by the YAML reader, each event line
-    (`  - {...}`, JSON, which YAML reads alike) by the JSON reader; None when the file has any
-    other form (then the YAML reader reads all of it). A number JSON and YAML could read apart
-    (a float, NaN) sends the file to the YAML reader too."""
-    head, sep, tail = text.partition(_EVENTS_HEAD)
-    if not sep:
-        return None
-    events = []
-    decode = _EVENT_READER.decode
-    for line in tail.splitlines():
-        if not (line.startswith("  - {") and line.endswith("}")):
-            return None
-        try:
-            events.append(decode(line[4:]))
-        except (ValueError, RecursionError):
-            return None
-    from ..state import _parse_text
-
-    data = _parse_text(head, Path(path))
-    if not isinstance(data, dict) or "events" in data:
-        return None
-    first = head.count("\n") + 3  # the line after `events:`
-    return {**data, "events": events}, list(range(first, first + len(events)))
-
-
-def _not_here(text):
-    raise ValueError(text)
-
-
-# one reader for every event line (json.loads with these hooks would build a new one per line)
-_EVENT_READER = json.JSONDecoder(parse_float=_not_here, parse_constant=_not_here)
+    try:
+        gametext.parse(_decode(_read_limited(Path(path)), Path(path)), eventjson.event_values)
+    except gametext.TextError as exc:
+        return exc
+    return None
 
 
 def _event_lines(text: str) -> list[int]:
@@ -160,13 +139,9 @@ def stamped(game: Ledger, event: dict) -> dict:
 
 
 def text(gf: GameFile) -> str:
-    """The file's text: the set-up as YAML, then one event a line (JSON, which YAML reads)."""
-    import yaml
-
-    setup = {"civdsl_game": FORMAT, **{k: v for k, v in gf.setup.items() if v is not None and k != "civdsl_game"}}
-    head = yaml.safe_dump(setup, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100)
-    events = "".join(f"  - {json.dumps(e, ensure_ascii=False)}\n" for e in gf.events)
-    return "# a civdsl game file: `civdsl game show` replays it\n" + head + ("events:\n" + events if events else "events: []\n")
+    """The file's text (gametext.text: the set-up, then one event a line), the format first."""
+    setup = {"civdsl_game": FORMAT, **{k: v for k, v in gf.setup.items() if k != "civdsl_game"}}
+    return gametext.text(setup, gf.events)
 
 
 def write(path: Path, gf: GameFile) -> None:

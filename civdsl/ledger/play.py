@@ -12,7 +12,7 @@ from ..standing import _goes_back, ast_counted, marker
 from ..startcredits import apply_start_credits, start_credits
 from .quantities import pieces, quantity
 from .steps import actions, steps
-from .players import Player
+from .players import Player, share_tally
 from .refusals import CHOICE, ILLEGAL, Refused  # noqa: F401 (the verdicts, read through this module too)
 
 _STATES_KEPT = 4096  # the states a game keeps (Game.state) at most, then its store starts again
@@ -58,6 +58,7 @@ class Game:
         self.rulebook = rulebook
         self.module = rulebook.module  # the rulebook's compiled module, read by every rule
         self.players = players
+        share_tally(players)
         self.options = options if options is not None else {}
         self.ast_track = ast_track
         self.last_turn = last_turn  # an agreed last turn, where the edition's end_game allows one
@@ -231,6 +232,7 @@ class Game:
         g = self.made_like()
         g.restore(self)
         g.players = {n: p.copy() for n, p in self.players.items()}
+        share_tally(g.players)
         g.stacks = self.stacks.copy() if self.stacks is not None else None
         return g
 

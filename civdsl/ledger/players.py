@@ -7,7 +7,9 @@ from __future__ import annotations
 class Player:
     """`cards`: the commodity cards in hand, by name; `calamities`: the calamity cards in hand,
     each (name, the player who traded it to him, or None when he drew it); `left`: the player has
-    left the game."""
+    left the game; `tally`: the commodity cards of each name in the hands of every player sharing
+    it (share_tally: the players of one game), kept by give_cards and take_cards, so the supply
+    check reads it instead of walking every hand."""
 
     def __init__(self, name: str, civilization: str | None = None, cities: int = 0, tokens: int = 0, ships: int = 0,
                  treasury: int = 0, ast_position: int = 0, advances: list | None = None, cards: dict | None = None,
@@ -23,6 +25,7 @@ class Player:
         self.cards = cards if cards is not None else {}
         self.calamities = calamities if calamities is not None else []
         self.left = left
+        self.tally = dict(self.cards)
 
     def copy(self) -> "Player":
         return Player(self.name, self.civilization, self.cities, self.tokens, self.ships, self.treasury,
@@ -52,10 +55,12 @@ class Player:
             self.cards[c] -= 1
             if not self.cards[c]:
                 del self.cards[c]
+            self.tally[c] = self.tally.get(c, 0) - 1
 
     def give_cards(self, cards: list[str]) -> None:
         for c in cards:
             self.cards[c] = self.cards.get(c, 0) + 1
+            self.tally[c] = self.tally.get(c, 0) + 1
 
     def facts(self, pieces: dict, game: dict) -> dict:
         """The player's facts for a rule (a state as `Rulebook.state` reads it): what is on the
@@ -82,3 +87,13 @@ class Player:
                 "ships": self.ships, "treasury": self.treasury, "ast_position": self.ast_position,
                 "advances": list(self.advances), "cards": dict(sorted(self.cards.items())),
                 "calamities": [{"calamity": n, "traded_by": t} for n, t in self.calamities], "left": self.left}
+
+
+def share_tally(players: dict) -> None:
+    """The players' hands counted together, in one tally each of them keeps up to date."""
+    tally: dict[str, int] = {}
+    for p in players.values():
+        for c, n in p.cards.items():
+            tally[c] = tally.get(c, 0) + n
+    for p in players.values():
+        p.tally = tally

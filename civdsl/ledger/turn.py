@@ -11,7 +11,7 @@ from .calamities import resolve_step
 from .decks import deal
 from .ending import check_end
 from .events import AUTOMATIC_ACTIONS, EVENT_KINDS, alter_ast, check_fields, check_hand_limits, event_words, handle
-from .events import run_automatic
+from .events import field_kinds, run_automatic
 from .play import Game
 from .refusals import ILLEGAL, Refused
 from .steps import action_of, events_of, takes_events
@@ -45,9 +45,12 @@ class Ledger(Game):
                       self.start_credits_of)
 
     def _apply(self, event: dict) -> None:
-        check_fields(event)
+        fields = self.kept.get(("event fields",))
+        if fields is None:
+            fields = self.kept[("event fields",)] = field_kinds()
+        check_fields(event, fields)
         kind = event.get("do")
-        if kind not in kinds():
+        if kind != "next" and kind not in EVENT_KINDS:
             raise Refused(ILLEGAL, f"no event `{kind}` (events: {', '.join(kinds())})", field="do")
         if self.ended:
             raise Refused(ILLEGAL, "the game is over: no event can follow the final scoring")
