@@ -27,7 +27,7 @@ from .expressions import PlainLogicCompiler, PythonCompiler, walk
 from .model import Calamity, Edition, Effect, EffectBranch
 from .pysource import CodegenError, Writer, comment_text, doc_text, slug  # noqa: F401 (CodegenError: API)
 from .rulewalk import (AmountRules, EffectVar, RequirementWords, RoleWalk, SetValueScope, calamity_variants, call_mapping,
-                       conjuncts, constant_literals, constant_value, requirement, score_lines, variant_index,
+                       city_points, conjuncts, constant_literals, constant_value, requirement, score_lines, variant_index,
                        variant_options)
 from .sublanguages import used_by
 from .syntax import CancelOp, ChangeOp, Name, Num, Str
@@ -134,10 +134,8 @@ def _item_tables(w: Writer, ed: Edition, consts: dict, options: dict) -> None:
     for g in ed.groups.values():
         w.line(f"    {g.id!r}: {{'name': {g.name!r}, 'color': {g.color!r}, 'symbol': {g.symbol!r}}},")
     w.line("}")
-    _records(w, "ADVANCES", [(a.name, _advance_record(a)) for a in ed.advances.values()])
-    _records(w, "COMMODITIES", [(c.name, {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
-                                                "block_when": tuple((o.dotted, b) for o, b in c.block_when)})
-                                for c in ed.commodities.values()])
+    _item_records(w, "ADVANCES", list(ed.advances.values()), _advance_record, _advance_text)
+    _item_records(w, "COMMODITIES", list(ed.commodities.values()), _commodity_record, _commodity_text)
     w.line("TABLES = {")
     for t in ed.tables.values():
         bands = tuple((b.low, b.high, constant_value(consts, options, b.value, t.id)) for b in t.bands)
@@ -153,6 +151,12 @@ def _advance_record(a) -> dict:
             "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
             "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
             "line": a.span.line}
+
+
+def _commodity_record(c) -> dict:
+    """A commodity's data as the runtime reads it (COMMODITIES)."""
+    return {"value": c.value, "count": c.count, "stack": c.stack, "block": c.block,
+            "block_when": tuple((o.dotted, b) for o, b in c.block_when)}
 
 
 def _set_value_functions(w: Writer, ed: Edition, consts: dict, compiler: PythonCompiler) -> None:
@@ -286,7 +290,7 @@ _WRITTEN = _WrittenFunctions()
 def forget_written() -> None:
     """Forget the rule functions and trade decks generated so far (a benchmark's fresh run, a test's)."""
     _WRITTEN.forget()
-    _DECK_TEXTS.clear()
+    _JSON_TEXTS.clear()
 
 
 class _Recorder:
@@ -322,7 +326,7 @@ def _calamity_record(ed: Edition, cal: Calamity, summary: str, per_calamity: lis
             "line": cal.span.line, "summary": summary,
             "exclude": tuple(x.role for x in cal.exclusions if x.role),
             # a city's unit points in this calamity (`amounts { city_points }`)
-            "city_points": AmountRules(ed, cal).city_points,
+            "city_points": city_points(ed, cal),
             "resolution": {n: ed.resolution_setting(n, cal) for n in per_calamity}}
 
 
@@ -449,7 +453,7 @@ def _trade_decks(w: Writer, ed: Edition) -> None:
     """The trade-card decks by player count: each stack's layers from the top, each layer's cards
     (name, how many) and its `clear` quantity (a number, or the name it reads)."""
     w.line("")
-    texts = [_deck_text(d) for d in ed.trade_decks.values()]
+    texts = [_kept_json(d, _deck_text) for d in ed.trade_decks.values()]
     if None not in texts:
         # as JSON text, as the item tables (_records): a display of every deck's cards cost
         # compile() more than the rest of the module's data; the stacks travel as [number,
@@ -475,23 +479,29 @@ def _deck_record(d) -> dict:
             "line": d.span.line}
 
 
-# The JSON text of each trade deck written in this process, by the deck object (kept with it, so
-# its id names nothing else): the resolver never edits a deck once made (a house rule removing a
-# card makes new ones), and a house rule's edition shares its base's decks
-_DECK_TEXTS: dict[int, tuple[object, str | None]] = {}
-
-
 def _deck_text(d) -> str | None:
     """The deck's JSON text, None where JSON cannot carry its data exactly (_json_exact)."""
-    known = _DECK_TEXTS.get(id(d))
-    if known is not None and known[0] is d:
-        return known[1]
     deck = _deck_record(d)
-    text = _json_text(deck) if _json_exact(deck) else None
-    if len(_DECK_TEXTS) >= _WrittenFunctions.NAMES:
-        _DECK_TEXTS.clear()
-    _DECK_TEXTS[id(d)] = (d, text)
-    return text
+    return _json_text(deck) if _json_exact(deck) else None
+
+
+# The JSON texts written in this process, by the function that wrote one and the model object it
+# was written from (kept with it, so its id names nothing else): no pass after resolving edits a
+# model object (a house rule that changes an item or removes a deck's card makes a new one), and a
+# house rule's edition shares its base's items and decks, whose texts are then written once
+_JSON_TEXTS: dict[tuple[Callable, int], tuple[object, str | None]] = {}
+
+
+def _kept_json(source, text: Callable[[object], str | None]) -> str | None:
+    """`text(source)`: the JSON text of the model object `source`, or None where JSON cannot carry it exactly."""
+    known = _JSON_TEXTS.get((text, id(source)))
+    if known is not None and known[0] is source:
+        return known[1]
+    made = text(source)
+    if len(_JSON_TEXTS) >= _WrittenFunctions.NAMES:
+        _JSON_TEXTS.clear()
+    _JSON_TEXTS[text, id(source)] = (source, made)
+    return made
 
 
 def _action_arguments(call) -> dict:
@@ -823,13 +833,44 @@ def _records(w: Writer, name: str, records: list[tuple[str, dict]]) -> None:
     per record made compile() spend a fifth of its time on these tables, a string costs it
     nothing. When JSON cannot carry the data exactly (a value that is not a string, number,
     bool or None), the dict displays are written instead."""
-    if not all(type(key) is str and _json_exact(data) for key, data in records):
+    texts = [_record_text(key, data) for key, data in records]
+    if None in texts:
         _record_displays(w, name, records)
         return
+    _json_records(w, name, texts)
+
+
+def _item_records(w: Writer, name: str, items: list, record: Callable[[object], dict],
+                  text: Callable[[object], str | None]) -> None:
+    """_records of each item's `record` by its name, each record's JSON text (`text`, the same
+    record's) written once for the item object (_kept_json): a house rule's module restates its
+    base's records."""
+    texts = [_kept_json(item, text) for item in items]
+    if None in texts:
+        _record_displays(w, name, [(item.name, record(item)) for item in items])
+        return
+    _json_records(w, name, texts)
+
+
+def _json_records(w: Writer, name: str, texts: list[str]) -> None:
+    """`NAME = _rt.records((...))`, one record's JSON text a line."""
     w.line(f"{name} = _rt.records((")
-    for key, data in records:
-        w.line(f"    {_json_text([key, data])!r},")
+    for text in texts:
+        w.line(f"    {text!r},")
     w.line("))")
+
+
+def _record_text(key, data: dict) -> str | None:
+    """A record's line of JSON text in _records, None where JSON cannot carry it exactly."""
+    return _json_text([key, data]) if type(key) is str and _json_exact(data) else None
+
+
+def _advance_text(a) -> str | None:
+    return _record_text(a.name, _advance_record(a))
+
+
+def _commodity_text(c) -> str | None:
+    return _record_text(c.name, _commodity_record(c))
 
 
 # json.dumps(value, ensure_ascii=False), with one encoder made once rather than one per record

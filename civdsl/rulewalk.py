@@ -151,9 +151,7 @@ class AmountRules:
         self.order = _effective_order(ed.amount_setting("order", cal, on), cal, self.floor)
         self.least_over = ed.amount_setting("losses", cal, on) == ("least_over",)
         self.unselect = ed.amount_setting("prevention", cal, on) == ("unselect",)
-        # a city's unit points for this calamity where its text declares another value (None: the edition's)
-        named = ed.amount_setting("city_points", cal, on)
-        self.city_points = ed.consts[named[0]].value if named and named[0] in ed.consts else None
+        self.city_points = city_points(ed, cal, on)
         # where a floor step of the trace cites its rule: the calamity (the settings may be the edition's)
         self.floor_at = (cal.span.line, cal.span.path)
         # where rule options switch the order: ((the switches on, in `switches` order), order) for each
@@ -167,6 +165,12 @@ class AmountRules:
 
     def city_arg(self) -> str:
         return f", city={self.city_points!r}" if self.city_points is not None else ""
+
+
+def city_points(ed: Edition, cal: Calamity, on: frozenset[str] = frozenset()):
+    """A city's unit points for this calamity where its text declares another value (None: the edition's)."""
+    named = ed.amount_setting("city_points", cal, on)
+    return ed.consts[named[0]].value if named and named[0] in ed.consts else None
 
 
 def _effective_order(order: tuple[str, ...], cal: Calamity, floor_at_end: bool) -> tuple[str, ...]:

@@ -110,19 +110,21 @@ class _ToSyntax(Transformer):
         # written first in its block (which cite the node itself), found in one loop. Lark's
         # version collects each node's children through a generator (two frames and a generator
         # object per node); this loop does the same for this transformer, which visits no tokens
-        # (they are passed through as they are)
-        children = []
+        # (they are passed through as they are). It runs once per node of every file, so what
+        # most nodes do not need (the list of `cites`, the children's depths) is made only when
+        # needed, and the rule's callback is called here rather than through a method of its own
+        rule = tree.data
+        children: list = []
         first = last = None
-        own: list[Cites] = []
+        own: list[Cites] | None = None
         previous: tuple[Token, Token] | None = None  # the statement just before, in this node's block
-        chain = tree.data in CHAINS
-        kids: list[int] = []  # in a chain of operators, each child's depth (0: a token)
+        kids: list[int] | None = [] if rule in CHAINS else None  # in a chain of operators, each child's depth
         depth = 0
         for c in tree.children:
             if not isinstance(c, Tree):
                 previous = None
-                if chain:
-                    kids.append(0)
+                if kids is not None:
+                    kids.append(0)  # a token
                 if c is not None:  # a token (None: an optional part left out)
                     last = c
                     if first is None:
@@ -130,10 +132,14 @@ class _ToSyntax(Transformer):
                 children.append(c)
                 continue
             c, start, end, d = self._transform_node(c, level + 1)
-            if type(c) is Cites and tree.data != "start":
+            if type(c) is Cites and rule != "start":
+                if own is None:
+                    own = []
                 self._cite(c, previous, own)
                 continue
             if self._carried:  # a bare block's first `cites`: they cite this node
+                if own is None:
+                    own = []
                 own.extend(self._carried)
                 self._carried = []
             if start is not None:
@@ -143,43 +149,40 @@ class _ToSyntax(Transformer):
                     first = start
             else:
                 previous = None
-            if chain:
+            if kids is not None:
                 kids.append(d)
             if d > depth:
                 depth = d
             if c is not Discard:
                 children.append(c)
-        depth = node_depth(tree, kids) if chain else depth + 1
+        depth = node_depth(tree, kids) if kids is not None else depth + 1
         if depth > MAX_DEPTH:
             raise TooDeep
         if own:
-            if tree.data in _BARE_BLOCKS:
+            if rule in _BARE_BLOCKS:
                 self._carried = own
             else:
                 self._citations.extend(Citation(c.clauses, c.span, span_of(self.file, first)) for c in own)
-        return self._call_rule(tree, children, first, last), first, last, depth
-
-    def _call_rule(self, tree, children: list, first: Token | None, last: Token | None) -> Any:
-        """What the rule's callback makes of the node's children."""
-        # Lark's dispatch (_call_userfunc) makes a fresh `v_args` wrapper (functools.update_wrapper) for every
-        # node, a fifth of this pass: each rule's function is looked up once (_rule_functions) and called here
-        # the way Lark would call it, errors wrapped the same way; other rules go through Lark's own dispatch
-        entry = self._rule_functions.get(tree.data)
+        # what the rule's callback makes of the node's children. Lark's dispatch (_call_userfunc)
+        # makes a fresh `v_args` wrapper (functools.update_wrapper) for every node, a fifth of this
+        # pass: each rule's function is looked up once (_rule_functions) and called the way Lark
+        # would call it, errors wrapped the same way; other rules go through Lark's own dispatch
+        entry = self._rule_functions.get(rule)
         if entry is None:
             _place(tree.meta, first, last)
-            return super()._call_userfunc(tree, children)
+            return super()._call_userfunc(tree, children), first, last, depth
         func, with_meta = entry
         try:
             if with_meta:
                 # the rule's `meta` is the node's span: from its first token to its last
                 span = (_NOWHERE if first is None
                         else span_from(self.file, first.line, first.column, last.end_line, last.end_column))
-                return func(self, span, children)
-            return func(self, children)
+                return func(self, span, children), first, last, depth
+            return func(self, children), first, last, depth
         except GrammarError:
             raise
         except Exception as exc:
-            raise VisitError(tree.data, tree, exc) from exc
+            raise VisitError(rule, tree, exc) from exc
 
     # --- helpers
     def _span(self, meta) -> Span:

@@ -376,6 +376,32 @@ def test_a_house_rule_module_is_the_same_whether_or_not_its_base_was_generated_f
     assert len(generated) == expected_fresh, generated
 
 
+def test_a_house_rule_writes_afresh_only_the_records_of_the_items_it_changes(tmp_path, monkeypatch):
+    from civdsl import bytecode, codegen
+
+    path = tmp_path / "pottery.civ"
+    path.write_text('language 1\nedition pottery "Test" extends megaciv\n'
+                    'change advance "Pottery" { summary "Changed." }\n', encoding="utf-8")
+    base, house = check_file(shipped_rulebooks()["megaciv"]), check_file(path)
+    assert base.ok and house.ok, house.diagnostics.render()
+
+    def source(checked):
+        return generate(checked.edition, {f.display: f.text for f in checked.chain})
+
+    codegen.forget_written()
+    bytecode.forget()
+    alone = source(house)
+    codegen.forget_written()
+    source(base)
+    written: list[str] = []
+    for name in ("_advance_record", "_commodity_record"):
+        real = getattr(codegen, name)
+        monkeypatch.setattr(codegen, name, lambda item, real=real: written.append(item.name) or real(item))
+    assert source(house) == alone
+    # the base's advances and commodities are the house rule's very objects, but for the one it changes
+    assert written == ["Pottery"]
+
+
 def test_a_constant_equal_only_in_python_gets_its_own_function(tmp_path):
     """`const k = true` (a warning where a whole number is expected) folds in `True` where its
     base's `const k = 1` folds in `1`: equal in Python (True == 1), so the house rule's calamity
