@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import civdsl  # noqa: E402
 from civdsl import sourcemap  # noqa: E402
 from civdsl.table import load_table  # noqa: E402
-from civdsl.table.tablefile import Seat  # noqa: E402
+from civdsl.table.seating import Seat  # noqa: E402
 from civdsl.table import resolve_phase  # noqa: E402
 
 TARGET_MS = 50.0

@@ -1,7 +1,7 @@
 """The translated game ledger on an edition's page engine, in Node, beside Python's replay: what
 tests/test_ledger_translated.py compares event by event and benchmarks/bench_ledger_page.py times.
 
-`python_game(path, monkeypatch)` replays a recorded game in Python and answers after its start
+`python_game(path)` replays a recorded game in Python and answers after its start
 and each event (a snapshot, or the refusal); `js_game(edition, setup, events)` does the same with
 the page's translated modules and returns the answers and each applied event's time in Node.
 Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from civdsl.api import load
-from civdsl.ledger import gamefile, turn
+from civdsl.ledger import gamefile
 from companion_harness import NODE
 
 
@@ -67,20 +67,16 @@ function enc(v) {
 # The recorded games replay in Node with the ledger's translated modules (turn, events, play, ...)
 # on the edition's page engine, and after every event the game is Python's: each player's data,
 # the log in words, the turn and step, what the step expects; a refused event is refused with the
-# same code, message and choices. The calamity step is not translated yet: the driver's host for
-# it refuses (`NotInPage`), Python says at which event its replay first ends a calamity step, and
-# the comparison runs up to there.
-
-_NOT_IN_PAGE = "the calamity step"
+# same code, message and choices, every calamity step included (its table and the edition's calamity
+# functions as the page runs them), to the game's end.
 
 GAME_DRIVER = r"""
 const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
 """ + CODEC + r"""
-class NotInPage extends Error {}
-function ledgerCalamityStep(game, args) { throw new NotInPage("the calamity step"); }
 function ledgerModule() {
   const m = Object.assign({}, engineModule());
   m.TRADE_DECKS = LEDGER_TRADE_DECKS;
+  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
   for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
     m[name] = MODEL[name] === undefined ? pyFromPlain(name === "TABLES" || name === "TABLE_RULES" ? {} : [])
       : pyFromPlain(MODEL[name]);
@@ -109,10 +105,6 @@ const ledgerOut = (() => {
       ledgerTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
       out.push(gameSnapshot(g));
     } catch (exc) {
-      if (exc instanceof NotInPage) {
-        out.push({not_in_page: exc.message});
-        break;
-      }
       if (exc instanceof rf_Refused) {
         out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
         continue;
@@ -145,7 +137,7 @@ def game_events(path: Path, mixed: int = 0) -> list:
     module = load(gf.setup["edition"]).module
     rng = random.Random(f"{path.stem}:{mixed}")
     out = list(recorded)
-    for i in range(mixed):  # among the first turn's events, which the page replays (up to its calamity step)
+    for i in range(mixed):  # among the first turn's events
         out.insert(rng.randint(0, min(len(out), 30 + i)), random_event(rng, [p["name"] for p in gf.setup["players"]],
                                                                         module))
     return REFUSED + out
@@ -176,32 +168,83 @@ def random_event(rng, players: list, module) -> dict:
     return {"do": kind, "player": who, "cards": hand}
 
 
-def python_game(path: Path, monkeypatch, mixed: int = 0) -> tuple[dict, list]:
+def calamity_choice_events(path: Path, per_step: int = 8) -> list:
+    """The recorded game's events with random choices for its calamities (`random_choice`) entered
+    at each calamity step: PER_STEP before the step's recorded choices (which may override them;
+    the others stay and change the resolution: a fact of the map, a beneficiary named, cards given)
+    and, at the game's last calamity step, PER_STEP after them, just before the step's end resolves
+    them (accepted or refused there)."""
+    import random
+
+    from civdsl.ledger.steps import actions, steps
+
+    gf = gamefile.read(path)
+    module = load(gf.setup["edition"]).module
+    step = 1 + [i for i, s in enumerate(steps(module)) if "resolve_calamities" in actions(s)][0]
+    players = [p["name"] for p in gf.setup["players"]]
+    named = sorted({e["calamity"] for e in gf.events if e.get("do") == "choose" and e.get("calamity")})
+    rng = random.Random(f"{path.stem}:choices")
+    at_step = [i for i, e in enumerate(gf.events) if e.get("step") == step]
+    ends = [i for i in at_step if gf.events[i].get("do") == "next"]
+    firsts = {min(i for i in at_step if gf.events[i].get("turn") == gf.events[j].get("turn")) for j in ends}
+    out = []
+    for i, event in enumerate(gf.events):
+        if i in firsts or (ends and i == ends[-1]):
+            out.extend(random_choice(rng, players, module, named) for _ in range(per_step))
+        out.append(event)
+    return REFUSED + out
+
+
+def random_choice(rng, players: list, module, named: list) -> dict:
+    """A `choose` event as a careless victim might enter it: a calamity of the game's (or any the
+    edition names), secondary victims with or without amounts (himself among them at times), a
+    beneficiary, cities and tokens, cards to discard or give, an occurrence, facts of the map and
+    borders."""
+    cards = list(module.COMMODITIES)[:6] + ["Unobtainium"]
+    who = rng.choice(players + ["nobody"] * (rng.random() < 0.05))
+    event: dict = {"do": "choose", "player": who}
+    if rng.random() < 0.8:
+        event["calamity"] = rng.choice(named + list(module.CALAMITIES)[:4] if named else list(module.CALAMITIES))
+    for key in rng.sample(["secondary", "beneficiary", "cities", "tokens", "cards", "given", "occurrence", "facts",
+                           "borders"], rng.randint(1, 3)):
+        if key == "secondary":
+            chosen = rng.sample(players, rng.randint(1, min(3, len(players))))
+            event[key] = chosen if rng.random() < 0.5 else {n: rng.randint(0, 12) for n in chosen}
+        elif key == "beneficiary":
+            event[key] = rng.choice(players)
+        elif key in ("cities", "tokens"):
+            event[key] = rng.randint(0, 8)
+        elif key == "occurrence":
+            event[key] = rng.randint(1, 3)
+        elif key == "cards":
+            event[key] = [rng.choice(cards) for _ in range(rng.randint(0, 3))]
+        elif key == "given":
+            event[key] = {rng.choice(players): [rng.choice(cards) for _ in range(rng.randint(1, 2))]}
+        elif key == "facts":
+            event[key] = {rng.choice(["reduced_city_tokens", "volcano_cities", "coastal_cities", "flood_plain_units",
+                                      "cities_adjacent_open_sea", "no_such_fact"]): rng.randint(0, 3)}
+        else:
+            event[key] = {rng.choice(["land", "water", "sea"]): rng.sample(players, rng.randint(0, 2))}
+    return event
+
+
+def python_game(path: Path, mixed: int = 0, events: list | None = None) -> tuple[dict, list]:
     """The game's set-up as the driver reads it, and Python's answer after its start and after
-    each event, up to the first that needs what the page does not run (`not_in_page`)."""
+    each event (EVENTS, else `game_events(path, mixed)`) to the end."""
     from civdsl.ledger import refusals
 
     gf = gamefile.read(path)
     rb = load(gf.setup["edition"])
     game = gamefile.start(rb, gf.setup)
     setup = {"setup": gf.setup, "name": rb.name}
-    needs = []
-    with monkeypatch.context() as m:
-        m.setattr(turn, "resolve_step", lambda *a: needs.append(_NOT_IN_PAGE))
-        answers = [_game_snapshot(game)]
-        for event in game_events(path, mixed):
-            try:
-                game.apply(event)
-            except refusals.Refused as r:
-                if needs:
-                    answers.append({"not_in_page": needs[0]})
-                    break
-                answers.append({"refused": [r.code, str(r), r.field, r.choices]})
-                continue
-            if needs:
-                answers.append({"not_in_page": needs[0]})
-                break
-            answers.append(_game_snapshot(game))
+    answers = [_game_snapshot(game)]
+    for event in events if events is not None else game_events(path, mixed):
+        try:
+            game.apply(event)
+        except refusals.Refused as r:
+            answers.append({"refused": [r.code, str(r), r.field, r.choices]})
+            continue
+        answers.append(_game_snapshot(game))
     return setup, answers
 
 

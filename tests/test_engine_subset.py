@@ -101,6 +101,8 @@ REFUSED = [
     ("def f(xs):\n    n = 0\n    for n in xs:\n        pass\n    n += xs\n    return n\n", 5, "`n +=`"),
     ("class A:\n    def m(self, more):\n        self.a += more\n", 3, "`self.a +=`"),
     ("def f(d, k, ys):\n    d[k] += ys\n    return d\n", 2, "`d[k] +=`"),
+    # JavaScript's `replace` replaces the first occurrence only: never left to run as JavaScript's
+    ("def f(s):\n    return s.replace('_', ' ')\n", 2, "replace() (JavaScript's text method"),
 ]
 
 
@@ -310,6 +312,10 @@ def generators(xs):
             yield k
         yield from walk(n - 2)
     return list(walk(len(xs))), list(chain.from_iterable(combinations(xs[:4], r) for r in range(3)))
+
+
+def counted(xs, start):
+    return [(i, x) for i, x in enumerate(xs, start)], [i * 2 for i, _ in enumerate(xs, 1)], list(enumerate(xs))
 
 
 def heaps(xs):
@@ -548,6 +554,7 @@ def _arguments(name: str, rng: random.Random) -> list:
         "logic": [rng.choice([0, 1, 2, None]), rng.choice([0, 3, "", "x"]), rng.randint(-2, 2)],
         "items": [small, rng.randint(-5, 5), rng.randint(-5, 9)], "classes": [a % 100, b % 100],
         "comprehensions": [small], "generators": [small], "heaps": [_ints(rng, rng.randint(0, 9))],
+        "counted": [small, rng.randint(-3, 5)],
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
         "floats": [a % 50, b % 50], "aliases": [small, a], "objects": [small, a % 1000], "exceptions": [small],
         "builtin_exceptions": [small, rng.randint(0, 2)], "properties": [a % 100, small], "texts": [small],

@@ -387,7 +387,8 @@ QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.c
                "civdsl.plan.payment", "civdsl.plan.purchase", "civdsl.plan.text", "civdsl.plan.search"}),
              # asked again of the same table file: its YAML value is kept, the YAML reader not loaded
              (["table", "megaciv", "examples/table.yaml"], {"civdsl.cli.table", "civdsl.cli.questions", "civdsl.table",
-                                                        "civdsl.table.tablefile", "civdsl.table.calamity_phase"})]
+                                                        "civdsl.table.tablefile", "civdsl.table.calamity_phase",
+                                                        "civdsl.table.seating", "civdsl.table.resolving"})]
 
 
 @pytest.mark.parametrize("args, own", QUESTIONS, ids=lambda a: a[0] if isinstance(a, list) else "")

@@ -20,7 +20,7 @@ from civdsl.api import load
 from civdsl.companion import py2es
 from civdsl.ledger import decks, draws, gamefile, turn
 from companion_harness import NODE, node_available
-from ledger_harness import CODEC, REFUSED, encode, game_events, js_game, python_game
+from ledger_harness import CODEC, REFUSED, calamity_choice_events, encode, game_events, js_game, python_game
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
@@ -369,7 +369,7 @@ def test_the_translated_words_read_typed_events_as_python():
 @needs_node
 @pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
 def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkeypatch):
-    setup, want = python_game(path, monkeypatch)
+    setup, want = python_game(path)
     gf = gamefile.read(path)
     have, _ = js_game(gf.setup["edition"], setup, game_events(path))
     assert "crash" not in have[-1], have[-1]["crash"]
@@ -386,7 +386,7 @@ def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkey
 def test_the_translated_ledger_answers_random_events_as_python(path, monkeypatch):
     """Random events (any player, any cards, counts past the pieces) mixed into a recorded game:
     applied or refused, the page's game stays Python's."""
-    setup, want = python_game(path, monkeypatch, mixed=120)
+    setup, want = python_game(path, mixed=120)
     have, _ = js_game(gamefile.read(path).setup["edition"], setup, game_events(path, mixed=120))
     assert "crash" not in have[-1], have[-1]["crash"]
     for i, (a, b) in enumerate(zip(want, have)):
@@ -394,6 +394,26 @@ def test_the_translated_ledger_answers_random_events_as_python(path, monkeypatch
     assert len(have) == len(want)
     kinds = {a["refused"][1].split(" ")[0] for a in want if isinstance(a, dict) and "refused" in a}
     assert len(kinds) >= 5, kinds  # refusals of several kinds, not one repeated
+
+
+@needs_node
+@pytest.mark.parametrize("path", [p for p in GAMES if p.stem != "megaciv-18"],
+                         ids=[p.stem for p in GAMES if p.stem != "megaciv-18"])
+def test_the_translated_calamity_step_takes_random_choices_as_python(path):
+    """Random choices for the calamities (secondary victims, beneficiaries, cities and tokens, cards
+    discarded or given, facts of the map, borders) at every calamity step of a recorded game: each
+    accepted or refused alike, and each step resolved with them (or refused, naming what it needs)
+    alike, so the states after it are Python's."""
+    events = calamity_choice_events(path)
+    setup, want = python_game(path, events=events)
+    have, _ = js_game(gamefile.read(path).setup["edition"], setup, events)
+    assert "crash" not in have[-1], have[-1]["crash"]
+    for i, (a, b) in enumerate(zip(want, have)):
+        assert b == a, f"{path.name}: after event {i} (0: the start) the page's game differs"
+    assert len(have) == len(want)
+    chosen = [a for e, a in zip(events, want[1:]) if e.get("do") == "choose" and e.get("turn") is None]
+    refused = [a for a in chosen if isinstance(a, dict)]
+    assert len(refused) >= 10 and len(chosen) - len(refused) >= 10, (len(chosen), len(refused))
 
 
 _CHECK_DRIVER = r"""

@@ -96,8 +96,8 @@ def test_players_load_through_the_state_loader_so_start_credits_count():
     data = {"players": [_player(f"p{i}") for i in range(5)]}
     table = load_table(civdsl.load("megaciv"), data=data)
     # five players: Mega Civilization's start credits of 10 per group (a one-player `cost` gives the same)
-    assert table.players["p0"].facts["players"] == 5
-    assert table.players["p0"].start_credits["per_group"] == 10
+    assert table.states["p0"].facts["players"] == 5
+    assert table.states["p0"].start_credits["per_group"] == 10
 
 
 def test_aka_names_and_any_case_name_a_calamity():
@@ -678,7 +678,7 @@ def test_the_victims_missing_facts_are_named_as_every_other_players():
 def _discards_by_list(module, rules, held, rng):
     """The discards as taking one card at a time from a list would make them (the reference the
     O(n log n) discards must equal): max() or a random index, then list.remove."""
-    from civdsl.table.calamity_phase import _is_major
+    from civdsl.table.resolving import _is_major
 
     out, left = [], list(held)
     for limit, chosen in ((rules["major_limit"], lambda c: _is_major(module, c["calamity"])),
@@ -702,7 +702,7 @@ def test_large_hands_are_discarded_as_one_card_at_a_time_would(edition):
     same order, as max()/randrange and list.remove one card at a time (with the same seed)."""
     import random
 
-    from civdsl.table.calamity_phase import _over_limits
+    from civdsl.table.resolving import _over_limits
 
     module = civdsl.load(edition).module
     names = list(module.CALAMITIES)
@@ -721,7 +721,7 @@ def test_discarding_from_a_huge_hand_reads_each_card_a_bounded_number_of_times()
     each card's stack a few times, not once per card discarded (quadratic: 40 s before)."""
     import types
 
-    from civdsl.table.calamity_phase import _over_limits
+    from civdsl.table.resolving import _over_limits
 
     module = civdsl.load("civ1980").module
     reads = [0]
@@ -741,12 +741,19 @@ def test_discarding_from_a_huge_hand_reads_each_card_a_bounded_number_of_times()
 
 
 def test_a_player_s_fact_is_read_again_from_a_new_state_of_his():
-    from civdsl.table.tablefile import Table
+    from civdsl.table.seating import NotSeated, Table
 
     rb = civdsl.load("megaciv")
     players = {"anna": rb.state([], {"cities": 3}), "bruno": rb.state([], {"cities": 5})}
-    table = Table(rb, players, {"anna": 1, "bruno": 2}, {}, [], {})
-    assert table.value("anna", "cities") == 3
+    built = []
+    table = Table(rb, {}, {"anna": 1, "bruno": 2}, {}, [], {}, names=["anna", "bruno"],
+                  build=lambda name: built.append(name) or players[name])
+    assert table.value("anna", "cities") == 3 and table.players == ["anna", "bruno"] and built == ["anna"]
     players["anna"] = rb.state([], {"cities": 1})  # her state after a calamity took two cities
+    assert table.value("anna", "cities") == 3  # read as built until the table is told
+    table.changed(["anna"])
     assert table.value("anna", "cities") == 1
     assert table.value("bruno", "cities") == 5
+    assert built == ["anna", "anna", "bruno"]
+    with pytest.raises(NotSeated):
+        table.state("chloe")  # not seated: never built

@@ -39,6 +39,7 @@ ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.
                   "civdsl.stateanswers": "sa",
                   "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
                   "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
+                  "civdsl.table.seating": "tb", "civdsl.table.resolving": "rv", "civdsl.ledger.calamities": "lc",
                   "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc",
                   "civdsl.ledger.gametext": "gx"}
 # The game ledger's modules among them: translated and tested against Python
@@ -48,7 +49,8 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
                             "civdsl.ledger.events", "civdsl.ledger.turn",
-                            "civdsl.ledger.gamecheck", "civdsl.ledger.gametext"})
+                            "civdsl.ledger.gamecheck", "civdsl.ledger.gametext", "civdsl.table.seating",
+                            "civdsl.table.resolving", "civdsl.ledger.calamities"})
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -56,19 +58,24 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
 HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
                                  "sum_if_known": "sumIfKnown"},
               "civdsl.errors": {"StateError": "UserError"},
-              "civdsl.runtime": {"lookup": "lookup"}}
+              "civdsl.runtime": {"lookup": "lookup"},
+              # a calamity resolved for one role of a player state by the edition's compiled
+              # calamity function (the page's: the rules' JavaScript, resolve.js's `resolution`
+              # read with runtime.Resolution's names)
+              "civdsl.sourcemap": {"resolve": "calamityResolution"}}
 # Names of the language's vocabulary an engine module may import as data: the names each declares
 # (a mapping's keys, a tuple's items), written into the engines' part of the script as constants
 # by `engine_source`, with each text an escaped literal. The game ledger reads them (which facts a
 # player may give, which are derived, which relations a border has).
-HOST_DATA = {"civdsl.vocabulary": {"FACTS": "VOCABULARY_FACTS", "DERIVED_NAMES": "VOCABULARY_DERIVED_NAMES"},
+HOST_DATA = {"civdsl.vocabulary": {"FACTS": "VOCABULARY_FACTS", "DERIVED_NAMES": "VOCABULARY_DERIVED_NAMES",
+                                   "TRANSFER_KINDS": "VOCABULARY_TRANSFER_KINDS"},
              "civdsl.table.tablefile": {"RELATIONS": "TABLE_RELATIONS"}}
-for _module, _names in HOST_DATA.items():
-    HOST_NAMES.setdefault(_module, {}).update(_names)
-# The ledger's calamity step (ledger/calamities.py, which builds table/calamity_phase.py's table)
-# is not translated yet: the turn's flow calls the host's, which the page's game runtime
-# (runtime/ledger.js) gives and which refuses to end a calamity step in the page.
-HOST_NAMES["civdsl.ledger.calamities"] = {"resolve_step": "ledgerCalamityStep"}
+# Mappings of names to names the vocabulary declares, written whole (a dict of escaped texts): the
+# fact each fact relation compares (`same_block` -> `block`).
+HOST_MAPPINGS = {"civdsl.vocabulary": {"FACT_RELATIONS": "VOCABULARY_FACT_RELATIONS"}}
+for _table in (HOST_DATA, HOST_MAPPINGS):
+    for _module, _names in _table.items():
+        HOST_NAMES.setdefault(_module, {}).update(_names)
 # the hand-written runtime's classes among HOST_NAMES (constructed with `new`; `raise`d and caught)
 _HOST_CLASSES = {"Unknown", "UserError"}
 # Python's exceptions an engine may catch: the runtime raises each as a RuleError of that kind (a
@@ -934,7 +941,8 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
 
 def host_data_source() -> str:
     """The constants of HOST_DATA: each a tuple (an array) of the names the vocabulary declares,
-    in its order, or a set of them where it declares a mapping (the engines test membership)."""
+    in its order, or a set of them where it declares a mapping (the engines test membership); and
+    of HOST_MAPPINGS, each a dict of the names it maps to names."""
     out = []
     for module, names in HOST_DATA.items():
         values = importlib.import_module(module)
@@ -942,4 +950,9 @@ def host_data_source() -> str:
             value = getattr(values, name)
             items = ", ".join(js_string(str(v)) for v in value)
             out.append(f"const {js} = pySetOf([{items}]);" if isinstance(value, dict) else f"const {js} = [{items}];")
+    for module, names in HOST_MAPPINGS.items():
+        values = importlib.import_module(module)
+        for name, js in names.items():
+            pairs = ", ".join(f"[{js_string(str(k))}, {js_string(str(v))}]" for k, v in getattr(values, name).items())
+            out.append(f"const {js} = pyDict([{pairs}]);")
     return "\n".join(out)

@@ -49,6 +49,10 @@ NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 _ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower", 0),
                 "casefold": ("pyCasefold", 0), "strip": ("pyStrip", 0), "isascii": ("pyIsAscii", 0),
                 "isspace": ("pyIsSpace", 0)}
+# a method of Python's text that JavaScript's text has under the same name with another meaning
+# (`replace` there replaces the first occurrence only): refused where no class of the module
+# defines one, never left to run as JavaScript's
+_JS_NAMESAKES = {"replace"}
 _STR_METHODS = {"partition": "pyPartition", "rpartition": "pyRpartition", "startswith": "pyStartsWith",
                 "endswith": "pyEndsWith", "split": "pySplit"}
 
@@ -253,6 +257,8 @@ class CallTranslation:
             return f"{target}.{m}({', '.join(self._arg(a, any_order) for a in e.args)})"
         if m.startswith("__") or m in NO_ATTRIBUTES:
             self.refuse(e, f"the method {m}")
+        if m in _JS_NAMESAKES and not self._defines_method(m):
+            self.refuse(e, f"{m}() (JavaScript's text method of that name means another thing)")
         if e.keywords:
             return f"{target}.{m}({self._ordered(e, _Signature.of(self._only_method(e, m), True))})"
         return f"{target}.{m}({', '.join(self._arg(a) for a in e.args)})"

@@ -8,19 +8,20 @@ from the fact that bounds its effect kind (vocabulary.BOUNDS): treasury, ships, 
 A.S.T. marker and destroyed cities at once; a loss whose pieces the rules leave to the player
 (unit points without the edition's `losses least_over`, cards to discard, the tokens a reduced
 city leaves) is asked for (CIV143) and given with `choose`; what a transfer takes (annexations,
-factions, cards given: vocabulary.TRANSFER_KINDS) goes to the calamity's beneficiary."""
+factions, cards given: vocabulary.TRANSFER_KINDS) goes to the calamity's beneficiary.
+
+An engine module (py2es): the game page ends its calamity steps with this code. A rule's error is
+located at its rulebook line around the ledger (gamefile.apply), not here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from .. import sourcemap
 from ..calamity_answer import effect_dict
-from ..table.tablefile import Table
-from ..table.calamity_phase import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, order
+from ..table.seating import Table
+from ..table.resolving import _resolve_one, _primary_victims_by_name, _took_part, apply_limits, in_words, order
 from ..vocabulary import TRANSFER_KINDS
 from .draws import Draws
-from .play import CHOICE, ILLEGAL, Game, Refused
+from .play import Game
+from .refusals import CHOICE, ILLEGAL, Refused
 
 CITY_FACTS = ("cities", "coastal_cities", "volcano_cities", "cities_adjacent_open_sea")
 SIMPLE_FACTS = ("treasury", "ships", "tokens", "ast_position")
@@ -35,8 +36,9 @@ def striking(game: Game, args: dict) -> list[dict]:
             if args["drawn_tradable"] == "keep" and trader is None and cal["class"] == "major tradable":
                 continue
             held[name] = held.get(name, 0) + 1
-            out.append({"index": len(out), "calamity": name, "victim": p.name, "traded_by": trader,
-                        **_chosen(game, name, p.name, held[name])})
+            c = {"index": len(out), "calamity": name, "victim": p.name, "traded_by": trader}
+            c.update(_chosen(game, name, p.name, held[name]))
+            out.append(c)
     return out
 
 
@@ -55,47 +57,19 @@ def _state(game: Game, name: str):
     return game.base_state(game.players[name], game.turn_facts.get(name))
 
 
-class _States(Mapping):
-    """The seated players' states for the calamity phase, each built when the phase first reads
-    it (a step whose calamities read only their victims and beneficiaries builds no other) and
-    built again at the next read after a calamity changed him."""
-
-    def __init__(self, game: Game):
-        self.game = game
-        self.names = [p.name for p in game.seated()]
-        self.built: dict = {}
-
-    def __getitem__(self, name: str):
-        if name not in self.built:
-            if name not in self.names:
-                raise KeyError(name)
-            self.built[name] = _state(self.game, name)
-        return self.built[name]
-
-    def __iter__(self):
-        return iter(self.names)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def __contains__(self, name) -> bool:
-        return name in self.names
-
-    def changed(self, names) -> None:
-        """The players whose state a calamity changed: read again, they are built again."""
-        for name in names:
-            self.built.pop(name, None)
-
-
 def _table(game: Game, calamities: list[dict]) -> Table:
-    states = _States(game)
+    """The seated players' table, each player's state built when the phase first reads it (a step
+    whose calamities read only their victims and beneficiaries builds no other) and built again
+    at the next read after a calamity changed him (`Table.changed`)."""
+    names = [p.name for p in game.seated()]
     ranks = {}
     for p in game.seated():
         civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
         ranks[p.name] = civ["rank"] if civ else None
-    borders = {relation: {p: {q for pair in pairs if p in pair for q in pair if q != p} for p in states}
+    borders = {relation: {p: {q for pair in pairs if p in pair for q in pair if q != p} for p in names}
                for relation, pairs in game.borders.items()}
-    return Table(game.rulebook, states, ranks, borders, calamities, dict(game.options))
+    return Table(game.rulebook, {}, ranks, borders, calamities, dict(game.options), names,
+                 lambda name: _state(game, name))
 
 
 def resolve_step(game: Game, args: dict) -> None:
@@ -104,28 +78,27 @@ def resolve_step(game: Game, args: dict) -> None:
     kept, discarded = apply_limits(table, Draws(f"{game.seed}:{game.turn}"))
     for d in discarded:
         _discard_calamity(game, d.victim, d.calamity)
-        why = "a second of the same name" if d.why == "duplicate" else d.why.replace("_", " ")
+        why = "a second of the same name" if d.why == "duplicate" else in_words(d.why)
         game.note(f"{d.victim} discards {d.calamity} ({why} beyond the calamity limits)",
                   game.module.TABLE_RULES.get("lines", {}).get("discard"))
     taken = _primary_victims_by_name(game.module, kept)
     # how many calamities of each name each player has suffered this step: a second one of a name
     # (where the edition lets it strike) has its own choices, `choose ... occurrence=2`
     suffered: dict[tuple[str, str], int] = {}
-    with sourcemap.rules_of(game.module):
-        for c in order(table, kept, []):
-            c["occurrence"] = suffered.get((c["calamity"], c["victim"]), 0) + 1
-            c.update(_chosen(game, c["calamity"], c["victim"], c["occurrence"]))
-            r = _resolve_one(table, c, taken)
-            _took_part(taken, r)
-            if r.missing:
-                needs = [_need(c, m) for m in r.missing]
-                raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
-                              "players or the map: give it with `choose`", [_need_words(n) for n in needs],
-                              needs=needs)
-            changed = _apply(game, r, suffered, c.get("traded_by"))
-            _discard_calamity(game, c["victim"], c["calamity"])
-            # the next calamity sees the losses of this one: only its victims' and gainer's states change
-            table.players.changed(changed)
+    for c in order(table, kept, []):
+        c["occurrence"] = suffered.get((c["calamity"], c["victim"]), 0) + 1
+        c.update(_chosen(game, c["calamity"], c["victim"], c["occurrence"]))
+        r = _resolve_one(table, c, taken)
+        _took_part(taken, r)
+        if r.missing:
+            needs = [_need(c, m) for m in r.missing]
+            raise Refused(CHOICE, f"{c['calamity']} against {c['victim']} needs what the rules leave to the "
+                          "players or the map: give it with `choose`", [_need_words(n) for n in needs],
+                          needs=needs)
+        changed = _apply(game, r, suffered, c.get("traded_by"))
+        _discard_calamity(game, c["victim"], c["calamity"])
+        # the next calamity sees the losses of this one: only its victims' and gainer's states change
+        table.changed(sorted(changed))
     if args["drawn_tradable"] == "keep":
         return
     for p in game.seated():  # a calamity never stays in hand past its step where every one strikes
@@ -167,10 +140,11 @@ def which(calamity: str, occurrence: int) -> str:
 
 def _discard_calamity(game: Game, victim: str, name: str) -> None:
     p = game.players[victim]
-    i = next((i for i, (n, _) in enumerate(p.calamities) if n == name), None)
-    if i is not None:
-        p.calamities.pop(i)
-        game.discarded(p, [name])
+    for i, (n, _) in enumerate(p.calamities):
+        if n == name:
+            p.calamities.pop(i)
+            game.discarded(p, [name])
+            return
 
 
 def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]:
@@ -190,9 +164,12 @@ def _apply(game: Game, r, suffered: dict, trader: str | None = None) -> set[str]
         for e in [effect_dict(x.kind, x.args) for x in res.effects]:  # the answer's effects, without its trace
             recipient = _recipient(e, trader, gains)
             lost.append(_take(game, game.players[name], e, r.calamity, occurrence, recipient))
-            changed.update(n for n in (name, recipient) if n is not None)
+            changed.add(name)
+            if recipient is not None:
+                changed.add(recipient)
             if e.get("to") == "others":
-                changed.update(game.choices.get((r.calamity, name, occurrence), {}).get("given", {}))
+                for given_to in game.choices.get((r.calamity, name, occurrence), {}).get("given", {}):
+                    changed.add(given_to)
         lost = [x for x in lost if x]
         game.note(f"{r.calamity}: {name} ({role} victim{ben}) {'; '.join(lost) or 'loses nothing'}", line)
     return changed
@@ -221,8 +198,8 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
     if effect.get("loss"):
         return _pieces(p, effect["loss"]["cities"], effect["loss"]["tokens"])
     if bound in SIMPLE_FACTS:
-        setattr(p, bound, max(getattr(p, bound) - amount, 0))
-        return f"{amount} {bound.replace('_', ' ')} lost"
+        _set_simple_fact(p, bound, max(_simple_fact(p, bound) - amount, 0))
+        return f"{amount} {in_words(bound)} lost"
     if bound in CITY_FACTS and kind == "destroy_cities":
         return _pieces(p, amount, 0)
     if bound in CITY_FACTS and kind == "reduce_cities":
@@ -234,13 +211,32 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
         stock = p.tokens_in_stock(game.pieces)
         placed = amount * left if stock is None else min(amount * left, stock)  # tokens come from stock
         p.cities = max(p.cities - amount, 0)
-        p.tokens += placed
+        p.tokens = p.tokens + placed
         return f"{_n(amount, 'city', 'cities')} reduced ({placed} tokens from stock replace them)"
     if bound == "unit_points" or (bound or "").endswith("_units"):  # anywhere, or in an area: his pieces
         return _chosen_pieces(game, p, amount, choice, calamity, occurrence)
     if bound in ("commodity_cards", "commodity_face_value"):
         return _chosen_cards(game, p, amount, effect, choice, calamity, occurrence)
-    return f"{kind.replace('_', ' ')} {amount} (not kept by the ledger: enter what changes on the map as a census)"
+    return f"{in_words(kind)} {amount} (not kept by the ledger: enter what changes on the map as a census)"
+
+
+def _simple_fact(p, bound: str) -> int:
+    """The player's count of a fact a loss is taken from at once (SIMPLE_FACTS)."""
+    if bound == "treasury":
+        return p.treasury
+    if bound == "ast_position":
+        return p.ast_position
+    return p.piece_count(bound)
+
+
+def _set_simple_fact(p, bound: str, value: int) -> None:
+    if bound == "treasury":
+        p.treasury = value
+    elif bound == "ast_position":
+        p.ast_position = value
+    else:
+        p.set_piece_count(bound, value)
+
 
 
 def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: str, occurrence: int) -> str:
@@ -269,19 +265,20 @@ def _transfer(game: Game, victim, gainer, effect: dict, amount: int, calamity: s
     room_cities = cities if pieces.get("cities") is None else min(cities, max(pieces["cities"] - gainer.cities, 0))
     stock = gainer.tokens_in_stock(pieces)
     room_tokens = tokens if stock is None else min(tokens, stock)
-    gainer.cities += room_cities
-    gainer.tokens += room_tokens
+    gainer.cities = gainer.cities + room_cities
+    gainer.tokens = gainer.tokens + room_tokens
     gainer.give_cards(cards)
     if cards:
         return f"{', '.join(cards)} given to {gainer.name}"
-    lost = [_n(cities, "city", "cities")] * bool(cities) + [_n(tokens, "token", "tokens")] * bool(tokens)
+    lost = [_n(n, one, many) for n, one, many in ((cities, "city", "cities"), (tokens, "token", "tokens")) if n]
     short = (cities - room_cities) + (tokens - room_tokens)
     return (f"{' and '.join(lost) or 'nothing'} annexed by {gainer.name}"
             + (f" ({short} beyond the pieces in his stock leave the board)" if short else ""))
 
 
 def _pieces(p, cities: int, tokens: int) -> str:
-    p.cities, p.tokens = max(p.cities - cities, 0), max(p.tokens - tokens, 0)
+    p.cities = max(p.cities - cities, 0)
+    p.tokens = max(p.tokens - tokens, 0)
     return f"{_n(cities, 'city', 'cities')} and {_n(tokens, 'token', 'tokens')} lost"
 
 
@@ -317,13 +314,13 @@ def _chosen_cards(game: Game, p, amount: int, effect: dict, choice: dict, calami
         cards = [c for c, n in p.cards.items() for _ in range(n)]
     if cards is None:
         raise Refused(CHOICE, f"{calamity}: {p.name} {'gives' if not to_pile else 'discards'} commodity cards "
-                      f"({effect['kind'].replace('_', ' ')} "
+                      f"({in_words(effect['kind'])} "
                       f"{amount}) of his choice", [f"choose {p.name} {which(calamity, occurrence)} cards=CARD,CARD,..."],
                       needs=[{"player": p.name, "calamity": calamity, "key": effect["kind"], "amount": amount,
                               "occurrence": occurrence}])
     if isinstance(cards, dict):
         cards = [c for c, n in cards.items() for _ in range(n)]
-    if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):
+    if any(p.cards.get(c, 0) < _count(cards, c) for c in set(cards)):
         raise Refused(ILLEGAL, f"{calamity}: {p.name} does not hold all of {', '.join(cards)}")
     p.take_cards(list(cards))
     if to_pile:
@@ -340,7 +337,7 @@ def _given_to_others(game: Game, p, amount: int, choice: dict, calamity: str, oc
         return "gives nothing (no commodity cards in hand)"
     given = choice.get("given")
     if given is None:
-        others = [q.name for q in game.seated() if q is not p]
+        others = [q.name for q in game.seated() if q.name != p.name]
         raise Refused(CHOICE, f"{calamity}: {p.name} gives {_n(owed, 'commodity card', 'commodity cards')} of his "
                       "choice to other players, and says who receives which",
                       [f"choose {p.name} {which(calamity, occurrence)} given=PLAYER:CARD,... ({owed} cards in all, to "
@@ -350,9 +347,13 @@ def _given_to_others(game: Game, p, amount: int, choice: dict, calamity: str, oc
     cards = [c for named in given.values() for c in named]
     if len(cards) != owed:
         raise Refused(ILLEGAL, f"{calamity}: {p.name} gives {owed} cards in all, not {len(cards)}")
-    if any(p.cards.get(c, 0) < cards.count(c) for c in set(cards)):
+    if any(p.cards.get(c, 0) < _count(cards, c) for c in set(cards)):
         raise Refused(ILLEGAL, f"{calamity}: {p.name} does not hold all of {', '.join(cards)}")
     p.take_cards(cards)
     for name, named in given.items():
         game.players[name].give_cards(named)
     return "; ".join(f"{', '.join(named)} given to {name}" for name, named in given.items() if named)
+
+
+def _count(cards: list, card: str) -> int:
+    return sum(1 for c in cards if c == card)

@@ -199,9 +199,9 @@ function pyRange(start, stop, step) {
   return out;
 }
 
-function pyEnumerate(xs) {
+function pyEnumerate(xs, start) {
   const out = [];
-  let i = 0;
+  let i = start === undefined ? 0 : start;
   for (const x of pyIter(xs)) out.push([i++, x]);
   return out;
 }

@@ -32,3 +32,13 @@ function change(trace, op, kind, param, value, old, by, line, path) {
 function stageOrder(s, orders) {
   return orders[1][orders[0].filter((n) => truthy(s.option(n))).join("|")];
 }
+
+// sourcemap.resolve as the translated engines call it (table/resolving.py, the game ledger's
+// calamity step): the rules' function of the calamity for one role of a player state, read with
+// runtime.Resolution's names (effects as kind, args and line; the assignment's parameters as dicts)
+function calamityResolution(module, calamity, role, state) {
+  const r = RULES.calamities.get(calamity)(state, role);
+  return {calamity: r.calamity, role: r.role, state: r.state, assignment: pyFromPlain(r.assignment),
+    excluded: r.excluded, is_cancelled: r.cancelReason !== null,
+    effects: r.effects.map((e) => ({kind: e[0], args: e[1], line: e[2]}))};
+}
