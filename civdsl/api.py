@@ -16,13 +16,13 @@ import sys
 import types
 from pathlib import Path
 
-from . import cache, handvalue, pricing, runtime, sourcemap, standing, startcredits
-from .stateanswers import checked_hand, cost_for, hand_for
+from . import cache, handvalue, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .bytecode import CompiledModule
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
-from .state import StateError, nfc
-from .statecheck import assigned_amount, canonical_names, check_names, check_options, question_state
+from .state import StateError  # re-exported: `civdsl.api.StateError`
+from .stateanswers import calamity_asked, checked_hand, cost_for, hand_for, player_for, tracks_asked, trade_cards_for
+from .statecheck import assigned_amount, canonical_names, check_options
 
 
 def cache_dir() -> Path:
@@ -211,11 +211,7 @@ class Rulebook:
         return list(self.module.AST)
 
     def state(self, holds=(), facts: dict | None = None, source: str = "state") -> runtime.PlayerState:
-        held, clean, options = question_state(self.module, vocab.FACTS, nfc(list(holds)), nfc(dict(facts or {})),
-                                              source)
-        st = runtime.PlayerState(self.module, held, clean, options)
-        startcredits.apply_start_credits(self.module, st)
-        return st
+        return player_for(self.module, vocab.FACTS, holds, facts or {}, source)
 
     def options(self, given: dict, source: str = "state") -> dict:
         """Rule switches set for one question: names the rulebook declares (`option NAME ...`),
@@ -234,9 +230,7 @@ class Rulebook:
                 assigned: int | None = None) -> runtime.Resolution:
         """What a calamity does to one victim; `assigned` is the amount the primary victim assigned
         to this secondary victim (by default the per-player maximum)."""
-        if role not in ("primary", "secondary"):
-            raise StateError(f"role must be primary or secondary, not {role!r}")
-        name = self.calamity_name(calamity)
+        name = calamity_asked(self.module, calamity, role)
         st = self.state(holds, state)
         if assigned is not None:
             st.assigned = assigned_amount(role, assigned)
@@ -254,17 +248,13 @@ class Rulebook:
         """The treasury price of trade cards bought from the stacks named (one entry per card)."""
         st = self.state(holds, state)
         with sourcemap.rules_of(self.module):
-            return pricing.trade_card_prices(self.module, st.held, [int(s) for s in stacks], st.facts.get("treasury"))
+            return trade_cards_for(self.module, st, [int(s) for s in stacks])
 
     def epochs(self, track: str | None = None, holds=(), state: dict | None = None) -> list[dict]:
         """Each track's epochs, or the one `--ast` names, else the one the state's `ast_track`
         says the game uses."""
-        in_play = (state or {}).get("ast_track")
-        if not track and isinstance(in_play, str) and in_play in self.module.AST:  # else the state check refuses it
-            track = in_play
-        tracks = [track] if track else list(self.module.AST)
-        check_names(tracks, self.module.AST, "A.S.T. track", "--ast")
         out = []
+        tracks = tracks_asked(self.module, track, (state or {}).get("ast_track"))
         for t in tracks:
             st = self.state(holds, state)
             with sourcemap.rules_of(self.module):

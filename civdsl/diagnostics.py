@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .closematch import did_you_mean, did_you_mean_words  # re-exported: the hints' one source
+
 
 @dataclass(frozen=True)
 class Span:
@@ -193,37 +195,6 @@ def _read_source(path: str) -> str | None:
         except (OSError, UnicodeDecodeError):
             continue
     return None
-
-
-def did_you_mean(name: str, candidates) -> str | None:
-    """The closest candidate to `name`, for a `help:` line, or None."""
-    cands = list(candidates)
-    if not cands:
-        return None
-    lowered = {c.lower(): c for c in cands}
-    if name.lower() in lowered:
-        return lowered[name.lower()]
-    import difflib  # imported on first use: a question that goes well never needs it
-
-    match = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-    return lowered[match[0]] if match else None
-
-
-def did_you_mean_words(name: str, candidates) -> str | None:
-    """The closest candidate, comparing `name` with whole names first and then with each word of
-    a name ("Volcano" finds "Volcanic Eruption or Earthquake"), or None."""
-    best = did_you_mean(name, candidates)
-    if best is not None:
-        return best
-    import difflib
-
-    words: dict[str, str] = {}
-    for c in candidates:
-        for word in c.lower().split():
-            if len(word) > 2:  # "or", "of" match everything
-                words.setdefault(word, c)
-    match = difflib.get_close_matches(name.lower(), list(words), n=1, cutoff=0.6)
-    return words[match[0]] if match else None
 
 
 def suggestion(name: str, candidates) -> str | None:

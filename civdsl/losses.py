@@ -11,6 +11,7 @@ over, discard by value) and the page's run the same code: the page runs it trans
 
 from __future__ import annotations
 
+from .errors import StateError
 from .unknown import Unknown, unknown_of
 
 
@@ -21,6 +22,15 @@ def floor_step(trace: list, kind: str, param: str, old, line: int, path: str):
         return old
     trace.append(("floor", kind, param, 0, old, 0, (), line, path))
     return 0
+
+
+def assigned(s, most, kind: str):
+    """The amount assigned to a secondary victim (`--assigned`): at most the per-player amount
+    MOST the rule allows."""
+    if not isinstance(most, Unknown) and s.assigned > most:
+        raise StateError(f"--assigned {s.assigned}: a secondary victim of this calamity suffers at most {most} "
+                         f"({' '.join(kind.split('_'))})")
+    return s.assigned
 
 
 def unless_immune(immune, value):

@@ -19,7 +19,7 @@ from operator import itemgetter
 from .calamity_answer import option_dicts, resolution_dict, trace_dicts
 from .effectlist import bound_effects, discard_by_value, floor_effects, least_over  # noqa: F401 (ABI)
 from .effectlist import reduce_until_supported, unselect  # noqa: F401 (ABI: generated calamities call them)
-from .losses import floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
+from .losses import assigned, floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
 from .playerstate import PlayerState
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
 from .unknown import Unknown, unknown_of
@@ -228,16 +228,6 @@ class Resolution(tuple):
     def to_dict(self) -> dict:
         return resolution_dict(self.calamity, self.role, self.state, self._effects, self.assignment, self._trace,
                                self._options, self.immune, self.cancel_reason, self.excluded)
-
-
-def assigned(s: PlayerState, most, kind: str):
-    """The amount assigned to a secondary victim: at most the per-player amount the rule allows."""
-    if type(most) is not Unknown and s.assigned > most:
-        from .errors import StateError
-
-        raise StateError(f"--assigned {s.assigned}: a secondary victim of this calamity suffers at most {most} "
-                         f"({kind.replace('_', ' ')})")
-    return s.assigned
 
 
 def cancelled(module, calamity: str, role: str, state: PlayerState, line: int, why: str, path: str) -> Resolution:

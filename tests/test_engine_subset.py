@@ -200,6 +200,7 @@ import copy
 import functools
 import heapq
 import math
+import unicodedata
 from fractions import Fraction
 from itertools import chain, combinations
 
@@ -465,6 +466,15 @@ def text_methods(ws):
     return out, [(a, _) for a, _, _ in [w.partition("=") for w in ws]], any(_ == "=" for _, _, x in [("", "=", 1)])
 
 
+def text_builtins(ws):
+    # Python's white space (U+001C and U+0085 are space, U+FEFF is not), case folding, NFC, repr
+    out = []
+    for w in ws + ["\\x1c a\\u3000b \\x85", "\\ufeffx ", "Stra\\u00dfe \\ufb01", "Cafe\\u0301", "\\U0001d400" * 3]:
+        out.append([w.strip(), w.split(), w.casefold(), w.isspace(), w.isascii(),
+                    unicodedata.normalize("NFC", w), repr(w), w[1:], w[:-1]])
+    return out, repr([1, "a", None, True, 2.5, {"k": [1]}]), repr({})
+
+
 def texts_only(xs):
     return "-".join(xs)
 
@@ -548,7 +558,8 @@ def _arguments(name: str, rng: random.Random) -> list:
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
         "floats": [a % 50, b % 50], "aliases": [small, a], "objects": [small, a % 1000], "exceptions": [small],
         "builtin_exceptions": [small, rng.randint(0, 2)], "properties": [a % 100, small], "texts": [small],
-        "texts_only": [small],
+        "texts_only": [small], "text_builtins": [["".join(rng.choice(" \tab'\"\n\u00e9\x1c") for _ in range(rng.randint(0, 6)))
+                                                  for _ in range(4)]],
         "text_methods": [["".join(rng.choice("ab=*:,12") for _ in range(rng.randint(0, 7))) for _ in range(6)]],
     }[name]
 

@@ -65,7 +65,8 @@ def test_engines_never_import_the_command_line(path):
 # rules' passes stand above the main passes: those find them through civdsl/sublanguages.py only.
 LAYERS = {
     "foundations": ("errors", "records", "escape", "codes", "bounds", "fields", "resources", "gcpause", "pysource",
-                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages"),
+                    "bytecode", "safeyaml", "cache", "diagnostics", "unknown", "atomicfile", "sublanguages",
+                    "closematch", "texts"),
     "runtime": ("pricing", "placement", "startcredits", "handvalue", "standing", "losses", "calamity_answer", "runtime", "sourcemap", "vocabulary", "state", "factchecks", "statecheck", "effectlist", "playerfacts", "playerstate", "stateanswers",
                 "phrases", "rounds.runtime", "rounds.state", "rounds.simulate"),
     "passes": ("parser", "syntax_nodes", "syntax_dispatch", "syntax_fields", "syntax", "loader", "references",
@@ -374,7 +375,8 @@ def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
 QUESTION_PATH = {"civdsl", "civdsl.api", "civdsl.bytecode", "civdsl.cache", "civdsl.cli", "civdsl.cli.common", "civdsl.cli.main",
                  "civdsl.cli.terminal", "civdsl.errors", "civdsl.gcpause", "civdsl.phrases", "civdsl.resources", "civdsl.runtime",
                  "civdsl.unknown", "civdsl.pricing", "civdsl.placement", "civdsl.startcredits", "civdsl.handvalue", "civdsl.standing", "civdsl.losses", "civdsl.calamity_answer", "civdsl.sourcemap",
-                 "civdsl.records", "civdsl.state", "civdsl.statecheck", "civdsl.factchecks", "civdsl.effectlist", "civdsl.playerfacts", "civdsl.playerstate", "civdsl.stateanswers", "civdsl.vocabulary"}
+                 "civdsl.records", "civdsl.state", "civdsl.statecheck", "civdsl.factchecks", "civdsl.effectlist", "civdsl.playerfacts", "civdsl.playerstate", "civdsl.stateanswers", "civdsl.vocabulary",
+                 "civdsl.texts"}
 QUESTIONS = [(["resolve", "megaciv", "Famine", "--holds", "Pottery"], {"civdsl.cli.questions"}),
              (["cost", "megaciv", "--holds", "Pottery", "--buy", "Agriculture,Medicine"], {"civdsl.cli.questions"}),
              (["epoch", "megaciv", "--holds", "Pottery"], {"civdsl.cli.questions"}),

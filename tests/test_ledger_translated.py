@@ -25,7 +25,6 @@ from ledger_harness import CODEC, REFUSED, calamity_choice_events, encode, game_
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "civdsl" / "companion" / "runtime"
 GAMES = sorted((ROOT / "tests" / "games").glob("*.yaml"))
-LEDGER_MODULES = tuple(m for m in py2es.ENGINE_MODULES if m in py2es.LEDGER_MODULES)
 needs_node = pytest.mark.skipif(not node_available(), reason="node is not installed")
 
 
@@ -74,11 +73,8 @@ process.stdout.write(JSON.stringify(out));
 
 def _ledger_js() -> str:
     runtime = "\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in ("core.js", "pylib.js"))
-    parts = []
-    for module in LEDGER_MODULES:
-        origin, text = py2es._module_text(module)
-        parts.append(py2es.translate_source(text, Path(origin).name, py2es.ENGINE_MODULES[module], qualified=module))
-    return runtime + "\n" + "\n".join(parts)
+    # every engine module: the ledger's call the others' (the hints of closematch.py, the texts of texts.py)
+    return runtime + "\n" + py2es.engine_source(ledger=True)
 
 
 def _run_node(payload, driver: str = _DRIVER) -> list:

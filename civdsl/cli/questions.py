@@ -4,7 +4,6 @@ the engine's answer as text or JSON."""
 
 from __future__ import annotations
 
-import re
 import sys
 
 import click
@@ -270,10 +269,10 @@ def _set_options(facts: list[str]) -> str:
 def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
     --trade-cards, the treasury price of trade cards bought from the stacks."""
-    from ..state import StateError, split_names
+    from ..state import split_names
+    from ..stateanswers import cost_asked
 
-    if not buy and not trade_cards:
-        raise StateError("give --buy ADVANCES or --trade-cards STACKS")
+    cost_asked(buy, trade_cards)
     rb = _open(rulebook)
     if trade_cards:
         _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)
@@ -332,21 +331,11 @@ def _price_lines(row: dict) -> None:
         click.echo(f"    -{c['amount']} {c['from']}")
 
 
-# a stack number, optionally times a count: "9x2", "3"
-_STACK = re.compile(r"(\d{1,3})(?:x(\d{0,3}))?")
-
-
 def _stacks(text: str) -> list[int]:
     """ "9x2, 3" -> [9, 9, 3]"""
-    from ..state import StateError, split_names
+    from ..stateanswers import trade_card_stacks
 
-    out = []
-    for part in split_names(text):
-        m = _STACK.fullmatch(part.replace(" ", ""))
-        if m is None:
-            raise StateError(f"--trade-cards: `{part}` is not a stack number (optionally xN)")
-        out += [int(m[1])] * int(m[2] or 1)
-    return out
+    return trade_card_stacks(text)
 
 
 def _trade_cards(rb, holds, text: str, facts: dict, as_json: bool) -> None:
@@ -439,7 +428,9 @@ def _epochs_reached(t: dict, m: dict | None) -> None:
 
 
 def _list_tracks(rb, as_json: bool) -> None:
-    tracks = [{"id": k, "name": v["name"]} for k, v in rb.module.AST.items()]
+    from ..stateanswers import track_list
+
+    tracks = track_list(rb.module)
     if as_json:
         _emit_json({"tracks": tracks}, rb.id)
         return

@@ -551,7 +551,7 @@ class _JSRoleBody(RoleWalk):
         first = next((v for v in self.variables if v.kind.main == "amount" and not v.conditional), None)
         if first is not None:
             self.line("if (s.assigned !== null) {")
-            self.line(f"  {first.var('amount')} = assignedAmount(s, {first.var('amount')}, "
+            self.line(f"  {first.var('amount')} = {_ASSIGNED}(s, {first.var('amount')}, "
                       f"{js_string(first.effect.kind)});")
             self.line("}")
 
@@ -749,6 +749,7 @@ class _JSRoleBody(RoleWalk):
 
 
 # the passes over a calamity's effect list: civdsl/effectlist.py translated (their page names)
+_ASSIGNED = engine_name("civdsl.losses", "assigned")
 _PASSES = {name: engine_name("civdsl.effectlist", name) for name in
            ("floor_effects", "bound_effects", "unselect", "discard_by_value", "reduce_until_supported", "least_over")}
 

@@ -437,7 +437,7 @@ def compact_css(text: str) -> str:
 # function that refuses the question, which keeps every page within its weight goal. In Node and
 # in the tests' engine (`engine_script`) they are all there.
 PAGE_LEAVES_OUT = {"ph_two_turns": "--horizon 2 (the look-ahead)", "pa__explain": "--explain",
-                   "costStacks": "--trade-cards", "pr_trade_card_prices": "--trade-cards"}
+                   "sa_trade_card_stacks": "--trade-cards", "pr_trade_card_prices": "--trade-cards"}
 
 
 def page_engine(parts: list[str]) -> list[str]:

@@ -29,11 +29,11 @@ from .pystatements import BINARY as _BINARY, StatementTranslation, is_super_init
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
+ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
-                  "civdsl.plan.purchase": "pu", "civdsl.plan.horizon": "ph", "civdsl.plan.answer": "pa",
+                  "civdsl.plan.purchase": "pu", "civdsl.plan.horizon": "ph", "civdsl.plan.hand": "hd", "civdsl.plan.answer": "pa",
                   "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
                   "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr",
                   "civdsl.stateanswers": "sa",
@@ -48,7 +48,7 @@ ENGINE_MODULES = {"civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civd
 LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
-                            "civdsl.ledger.events", "civdsl.ledger.turn", "civdsl.stateanswers",
+                            "civdsl.ledger.events", "civdsl.ledger.turn",
                             "civdsl.ledger.gamecheck", "civdsl.table.seating", "civdsl.table.resolving",
                             "civdsl.ledger.calamities", "civdsl.ledger.gametext", "civdsl.ledger.gameview"})
 
@@ -58,15 +58,11 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
 HOST_NAMES = {"civdsl.unknown": {"Unknown": "Unknown", "number": "number", "unknown_of": "unknownOf",
                                  "sum_if_known": "sumIfKnown"},
               "civdsl.errors": {"StateError": "UserError"},
-              "civdsl.state": {"hint_text": "hintText", "short_text": "shortText", "value_text": "valueText",
-                               "casefolded": "casefolded", "nfc": "nfcValue", "split_names": "splitNames"},
-              "civdsl.diagnostics": {"did_you_mean": "didYouMean", "did_you_mean_words": "didYouMeanWords"},
               "civdsl.runtime": {"lookup": "lookup"},
               # a calamity resolved for one role of a player state by the edition's compiled
               # calamity function (the page's: the rules' JavaScript, resolve.js's `resolution`
               # read with runtime.Resolution's names)
-              "civdsl.sourcemap": {"resolve": "calamityResolution"},
-              "civdsl.plan.hand": {"hand_report": "planHandReport"}}
+              "civdsl.sourcemap": {"resolve": "calamityResolution"}}
 # Names of the language's vocabulary an engine module may import as data: the names each declares
 # (a mapping's keys, a tuple's items), written into the engines' part of the script as constants
 # by `engine_source`, with each text an escaped literal. The game ledger reads them (which facts a
@@ -90,7 +86,7 @@ BUILTIN_EXCEPTIONS = frozenset({"ValueError"})
 GENERATED_MARK = "// ---- the engines, translated from Python by civdsl/companion/py2es.py"
 
 # What an engine module may import, by module: the names it may take from it (None: the module itself).
-_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None, "copy": None,
+_IMPORTS = {"__future__": {"annotations"}, "functools": None, "heapq": None, "math": None, "copy": None, "unicodedata": None,
             "itertools": {"chain", "combinations"}, "typing": {"Any", "Callable", "Iterable"},
             "fractions": {"Fraction"}}
 

@@ -22,7 +22,10 @@ _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "
           "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
           "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
           "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
-          "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"]}
+          "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"],
+          "repr": "pyRepr", "unicodedata.normalize": "pyNormalize"}
+# built-ins of a form of their own (below) written through one helper each
+_HELPERS = {"any": "pyAny", "all": "pyAll", "min": "pyMin", "max": "pyMax"}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
 _ANY_ORDER = {"sum", "any", "all", "frozenset", "set", "len"}
 # built-ins with a form of their own (a method of CallTranslation: the call's text, or None where it does not fit)
@@ -43,7 +46,9 @@ NO_ATTRIBUTES = {"constructor", "prototype", "__proto__"}
 # methods a list, dict, set or text has under one name (where no class of the module defines one of
 # that name): one helper each, which does what Python does for the receiver's type: its helper
 # and the most arguments it takes
-_ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower", 0)}
+_ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower", 0),
+                "casefold": ("pyCasefold", 0), "strip": ("pyStrip", 0), "isascii": ("pyIsAscii", 0),
+                "isspace": ("pyIsSpace", 0)}
 # a method of Python's text that JavaScript's text has under the same name with another meaning
 # (`replace` there replaces the first occurrence only): refused where no class of the module
 # defines one, never left to run as JavaScript's
@@ -176,7 +181,7 @@ class CallTranslation:
             return None
         if isinstance(e.args[0], ast.GeneratorExp):
             return self._early(e.args[0], f == "any")
-        return f"py{f.title()}({self._arg(e.args[0], True)})"
+        return f"{_HELPERS[f]}({self._arg(e.args[0], True)})"
 
     def _sum_call(self, e: ast.Call, f: str) -> str | None:
         args = e.args
@@ -204,9 +209,9 @@ class CallTranslation:
             self.refuse(e, f"{f}() of several values with a default")
         if len(args) > 1:
             items = ", ".join(self._arg(a) for a in args)
-            return f"py{f.title()}([{items}], {kw.get('key', 'null')})"
+            return f"{_HELPERS[f]}([{items}], {kw.get('key', 'null')})"
         listed = self._arg(args[0], "key" not in kw)
-        return f"py{f.title()}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
+        return f"{_HELPERS[f]}([{listed}], {kw.get('key', 'null')}, {kw.get('default', 'undefined')})"
 
     def _container(self, e: ast.Call, f: str) -> str | None:
         """tuple(), list(), set(), frozenset() and dict() of nothing or of one iterable."""
@@ -277,6 +282,8 @@ class CallTranslation:
             return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
             return f"pyIndexOf({self.expr(e.func.value)}, {self._arg(e.args[0])})"
+        if m == "split" and not e.args and not e.keywords and not self._defines_method(m):
+            return f"pySplitSpace({self.expr(e.func.value)})"
         if m in _STR_METHODS and len(e.args) == 1 and not e.keywords and not self._defines_method(m):
             return f"{_STR_METHODS[m]}({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m in _ANY_METHODS and not e.keywords and len(e.args) <= _ANY_METHODS[m][1] \

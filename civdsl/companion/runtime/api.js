@@ -34,6 +34,11 @@ function engineFailure(exc) {
 
 // A state whose own key `__proto__` a copy would turn into its prototype (Object.assign does)
 // is refused as the command line refuses any unknown key, before the engine copies it.
+// names as an option gives them: a list as it is, or a text of comma-separated names (state.split_names)
+function namesOf(names) {
+  return Array.isArray(names) ? names.slice() : tx_split_names(names === undefined ? null : names);
+}
+
 function ownState(state) {
   if (state !== null && typeof state === "object" && Object.prototype.hasOwnProperty.call(state, "__proto__")) {
     throw new UserError("state: unknown key `__proto__`");
@@ -44,8 +49,7 @@ function ownState(state) {
 function resolveAnswer(state, calamity, role, options) {
   options = options || {};
   role = role === undefined || role === null ? "primary" : role;
-  if (role !== "primary" && role !== "secondary") throw new UserError("role must be primary or secondary, not " + pyRepr(role));
-  const name = sc_canonical_names(engineModule(), "calamity", [calamity], "calamity")[0];
+  const name = sa_calamity_asked(engineModule(), calamity, role);
   const st = makePlayerState(ownState(state), options);
   const assigned = get(options, "assigned", null);
   if (assigned !== null) st.assigned = sc_assigned_amount(role, pyFromState(assigned));
@@ -57,14 +61,9 @@ function resolveAnswer(state, calamity, role, options) {
 function epochAnswer(state, options) {
   options = options || {};
   const track = get(options, "ast", null);
-  if (track === "") {  // `--ast` with no name: the rulebook's tracks
-    return {tracks: Object.keys(MODEL.AST).map(function (t) { return {id: t, name: MODEL.AST[t].name}; })};
-  }
+  if (track === "") return {tracks: pyPlain(sa_track_list(engineModule()))};  // `--ast` with no name
   sc_check_track(engineModule(), track);
-  // without --ast, the track the state says the game uses (runtime: api.epochs)
-  const inPlay = get(state || {}, "ast_track", null);
-  const tracks = track !== null ? [track] : typeof inPlay === "string" && own(MODEL.AST, inPlay) ? [inPlay]
-    : Object.keys(MODEL.AST);
+  const tracks = sa_tracks_asked(engineModule(), track, get(state || {}, "ast_track", null));
   return {tracks: tracks.map(function (t) {
     return pyPlain(st_epochs(engineModule(), t, makePlayerState(ownState(state), options)));
   })};
@@ -74,48 +73,41 @@ function scoreAnswer(state, options) {
   return pyPlain(st_score(engineModule(), makePlayerState(ownState(state), options || {})));
 }
 
-// The player state of a question (api.Rulebook.state): the state file's mapping, with the command
-// line's choices (options.holds as --holds, options.option as --option NAME=on|off), checked and
-// given its start credits by the generated engines
+// The player state of a question: the state's mapping with the command line's choices
+// (options.holds as --holds, options.option as --option NAME=on|off), made by the generated
+// stateanswers.player_for as api.Rulebook.state makes it
 function makePlayerState(state, options) {
   const facts = Object.assign({}, state || {});
   options = options || {};
   if (options.option) facts.options = Object.assign({}, isMap(facts.options) ? facts.options : {}, options.option);
-  const module = engineModule();
-  const checked = sc_question_state(module, engineFacts(), splitNames(options.holds), pyFromState(facts));
-  const st = new pt_PlayerState(module, checked[0], checked[1], checked[2]);
-  cr_apply_start_credits(module, st);
-  return st;
+  return sa_player_for(engineModule(), engineFacts(), namesOf(options.holds), pyFromState(facts));
 }
 
-// The compiled module as the generated engines read it (the names and shapes of the Python module
-// codegen writes), made once from MODEL and RULES.
+// The compiled module as the generated engines read it: each constant of MODEL as Python's values
+// (mappings as PyDicts), and the rule functions codegen writes into its data put back from RULES
+// (the rules' JavaScript): a track's epochs, the score's lines, a set's value, the start credits'
+// amount, the off-block value. Made once, at the page's first question.
 let engineModuleMade = null;
 function engineModule() {
   if (engineModuleMade !== null) return engineModuleMade;
-  const tracks = new PyDict();
-  for (const track of Object.keys(MODEL.AST)) {
-    const t = pyFromPlain(MODEL.AST[track]);
+  const m = {};
+  for (const key of Object.keys(MODEL)) m[key] = pyFromPlain(MODEL[key]);
+  for (const [track, t] of m.AST.items()) {
     t.setItem("epochs", RULES.ast.get(track).epochs);
     t.setItem("backward", RULES.ast.get(track).backward);
-    tracks.setItem(track, t);
   }
-  engineModuleMade = {AST: tracks, CIVILIZATIONS: pyFromPlain(MODEL.CIVILIZATIONS || {}),
-    AST_COUNTED_FACTS: pyFromPlain(MODEL.AST_COUNTED_FACTS || {}), SCORE_AST: MODEL.SCORE_AST || [],
-    SCORE_POINTS: RULES.score.points, SCORE_TIEBREAKS: RULES.score.tiebreaks,
-    COMMODITIES: pyFromPlain(MODEL.COMMODITIES), set_value: RULES.setValue, SCENARIOS: MODEL.SCENARIOS || [],
-    ADVANCES: pyFromPlain(MODEL.ADVANCES), GROUPS: pyFromPlain(MODEL.GROUPS), CONSTS: pyFromPlain(MODEL.CONSTS),
-    CREDIT_POLICY: MODEL.CREDIT_POLICY, CREDIT_VARIANTS: MODEL.CREDIT_VARIANTS, ABILITIES: pyFromPlain(MODEL.ABILITIES),
-    CALAMITIES: pyDict(Object.entries(MODEL.CALAMITIES)), OPTIONS: pyFromPlain(MODEL.OPTIONS), ALIASES: pyFromPlain(MODEL.ALIASES || {}),
-    EDITION: pyFromPlain(MODEL.EDITION), TABLES: pyFromPlain(MODEL.TABLES || {}), UNIT_POINTS: pyFromPlain(MODEL.UNIT_POINTS), BOUNDS: pyFromPlain(MODEL.BOUNDS),
-    FACT_DEFAULTS: pyFromPlain(MODEL.FACT_DEFAULTS || {}), LAST_EPOCH_FACTS: MODEL.LAST_EPOCH_FACTS || [],
-    CIVILIZATION_FACTS: pyFromPlain(MODEL.CIVILIZATION_FACTS || {}),
-    START_CREDITS: MODEL.START_CREDITS === undefined || MODEL.START_CREDITS === null ? null
-      : pyDictWith(pyFromPlain(MODEL.START_CREDITS), [["amount", RULES.startCredits.amount],
-                                                      ["unless", RULES.startCredits.unless]]),
-    OFF_BLOCK: MODEL.OFF_BLOCK === undefined || MODEL.OFF_BLOCK === null ? null
-      : pyDict([["value", RULES.offBlock.value], ["when", RULES.offBlock.when]])};
-  return engineModuleMade;
+  m.SCORE_POINTS = RULES.score.points;
+  m.SCORE_TIEBREAKS = RULES.score.tiebreaks;
+  m.set_value = RULES.setValue;
+  if (m.START_CREDITS !== null) {
+    m.START_CREDITS.setItem("amount", RULES.startCredits.amount);
+    m.START_CREDITS.setItem("unless", RULES.startCredits.unless);
+  }
+  if (m.OFF_BLOCK !== null) {
+    m.OFF_BLOCK.setItem("value", RULES.offBlock.value);
+    m.OFF_BLOCK.setItem("when", RULES.offBlock.when);
+  }
+  return (engineModuleMade = m);
 }
 
 // the vocabulary's facts (vocabulary.FACTS) as statecheck reads them: name -> {type, minimum}
@@ -124,25 +116,7 @@ function engineFacts() {
   return engineFactsMade || (engineFactsMade = pyDict(Object.entries(RULES.facts)));
 }
 
-// --- `civdsl cost --json` (cli/questions.cost, api.Rulebook.cost and trade_cards) ---------------
-
-// "9x2, 3" -> [9, 9, 3]
-function costStacks(text) {
-  if (Array.isArray(text)) return text.map((x) => Math.trunc(x));
-  const out = [];
-  for (const part of splitNames(text)) {
-    const bare = part.replace(/ /g, "");
-    const at = bare.indexOf("x");
-    const stack = at < 0 ? bare : bare.slice(0, at);
-    const n = at < 0 ? "" : bare.slice(at + 1);
-    if (!/^[0-9]+$/.test(stack) || (n && !/^[0-9]+$/.test(n)) || stack.length > 3 || n.length > 3) {
-      throw new UserError("--trade-cards: `" + part + "` is not a stack number (optionally xN)");
-    }
-    const count = n ? parseInt(n, 10) : 1;
-    for (let i = 0; i < count; i++) out.push(parseInt(stack, 10));
-  }
-  return out;
-}
+// --- `civdsl cost --json` (cli/questions.cost: stateanswers.cost_for and trade_cards_for) -------
 
 // options: {buy, holds, tradeCards, option} as the flags of `civdsl cost` (--buy, --holds,
 // --trade-cards, --option NAME=on|off: {name: true}); --set and --state are the state itself.
@@ -154,23 +128,13 @@ function costAnswer(state, options) {
   const trade = options.tradeCards === undefined ? options.trade_cards : options.tradeCards;
   const buyGiven = Array.isArray(buyText) ? buyText.length > 0 : Boolean(buyText);
   const tradeGiven = Array.isArray(trade) ? trade.length > 0 : Boolean(trade);
-  if (!buyGiven && !tradeGiven) throw new UserError("give --buy ADVANCES or --trade-cards STACKS");
+  sa_cost_asked(buyGiven, tradeGiven);
   const view = {holds: options.holds, option: options.option};
   if (tradeGiven && !buyGiven) {
-    const stacks = costStacks(trade);
-    const st = makePlayerState(state, view);
-    return pyPlain(pr_trade_card_prices(engineModule(), st.held, stacks, st.given("treasury")));
+    const stacks = Array.isArray(trade) ? trade.map((x) => Math.trunc(x)) : sa_trade_card_stacks(trade);
+    return pyPlain(sa_trade_cards_for(engineModule(), makePlayerState(state, view), stacks));
   }
-  const st = makePlayerState(state, view);
-  const buy = sc_canonical_names(engineModule(), "advance", splitNames(buyText), "--buy");
-  const already = buy.filter((b) => st.holds(b));
-  if (already.length) throw new UserError("--buy: already held: " + already.join(", "));
-  const module = engineModule();
-  const result = pyPlain(pr_prices(module, st.held, buy, st.given("credits")));
-  result.illegal = pyPlain(pr_purchase_problems(module, st.held, buy));
-  result.start_credits = pyPlain(st.start_credits);
-  result.notes = pr_cost_notes(module, st.start_credits);
-  return result;
+  return pyPlain(sa_cost_for(engineModule(), makePlayerState(state, view), namesOf(buyText)));
 }
 
 const civdslApi = {
@@ -197,38 +161,6 @@ const civdslApi = {
 if (typeof planAnswer === "function") {
   civdslApi.plan = function (state, options) {
     return answer("plan", function () { return planAnswer(MODEL, ownState(state), options || {}); });
-  };
-}
-// Every text a question is asked with (a name, a state's lists and mappings) in NFC, as the
-// command line reads it (state.nfc) and as the rulebook's names are: one name however its accents
-// were typed. Mappings keep their prototype and an own `__proto__` key stays an own key.
-const NFC_DEPTH = 8;  // a state is a few levels deep; deeper (or cyclic) values are passed as they are
-
-function nfcValue(value, depth) {
-  if (typeof value === "string") return value.normalize("NFC");
-  if (depth >= NFC_DEPTH || value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(function (v) { return nfcValue(v, depth + 1); });
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out = Object.create(proto);
-  for (const k of Object.keys(value)) {
-    Object.defineProperty(out, k.normalize("NFC"), {value: nfcValue(value[k], depth + 1), enumerable: true,
-                                                   writable: true, configurable: true});
-  }
-  return out;
-}
-
-for (const command of ["resolve", "epoch", "score", "cost", "plan"]) {
-  const ask = civdslApi[command];
-  if (typeof ask !== "function") continue;
-  civdslApi[command] = function () {
-    let args = Array.from(arguments);
-    try {
-      args = args.map(function (a) { return nfcValue(a, 0); });
-    } catch (exc) {
-      // a value whose reading throws (a getter): the question answers from the value as given
-    }
-    return ask.apply(null, args);
   };
 }
 globalThis.civdsl = Object.freeze(civdslApi);

@@ -163,8 +163,8 @@ function arith(op, a, b) {
 }
 
 // add, sub, mul: ints first (the common case, and the generated engines' every step); then Python's
-// meaning for the other operands an engine may give (tuples and lists joined or repeated, texts
-// joined, a set less another)
+// meaning for the other operands an engine may give (tuples, lists and texts joined or repeated,
+// a set less another)
 function add(a, b) {
   if (typeof a === "number" && typeof b === "number") return exact(a + b);
   if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
@@ -182,6 +182,8 @@ function mul(a, b) {
   if (typeof a === "number" && typeof b === "number") return exact(a * b);
   if (Array.isArray(a) && typeof b === "number") return pyRepeat(a, b);
   if (Array.isArray(b) && typeof a === "number") return pyRepeat(b, a);
+  if (typeof a === "string" && typeof b === "number") return a.repeat(Math.max(0, b));
+  if (typeof b === "string" && typeof a === "number") return b.repeat(Math.max(0, a));
   return arith("*", a, b);
 }
 
@@ -448,14 +450,17 @@ function pyStr(v) {
   return String(v);
 }
 
-// repr() of a value of a state file (text, number, list, mapping) as Python writes it
+// repr() of a value as Python writes it (a tuple, an array here, as a list; a set's members in
+// their insertion order, where Python's is its hash order)
 function pyRepr(v) {
   if (typeof v === "string") return strRepr(v);
   if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
-  if (isMap(v) && !(v instanceof Frac) && !(v instanceof PyFloat) && !(v instanceof Unknown)) {
+  if (v instanceof PyDict) return "{" + v.items().map((kv) => pyRepr(kv[0]) + ": " + pyRepr(kv[1])).join(", ") + "}";
+  if (v instanceof PySet) return v.size ? "{" + v.members().map(pyRepr).join(", ") + "}" : "set()";
+  if (v instanceof Frac) return "Fraction(" + v.n + ", " + v.d + ")";
+  if (isMap(v) && !(v instanceof PyFloat) && !(v instanceof Unknown)) {
     return "{" + Object.keys(v).map(function (k) { return strRepr(k) + ": " + pyRepr(v[k]); }).join(", ") + "}";
   }
-  if (v instanceof Frac) return "Fraction(" + v.n + ", " + v.d + ")";
   return pyStr(v);
 }
 
@@ -485,118 +490,6 @@ function unprintable(code) {
     (code >= 0x2028 && code <= 0x202f) || (code >= 0x205f && code <= 0x206f) || code === 0x3000 ||
     code === 0xfeff || (code >= 0xd800 && code <= 0xdfff) || code === 0x1680 || code === 0x180e ||
     (code >= 0xfff9 && code <= 0xfffb);
-}
-
-// state.short_text: a name as is, any other value its repr, cut to 80 characters
-function shortText(value) {
-  const text = typeof value === "string" ? value : pyRepr(value);
-  const chars = Array.from(text);
-  return chars.length <= 80 ? text : chars.slice(0, 77).join("") + "...";
-}
-
-// state._value: a value for a message as Python writes it (text quoted), cut short
-function valueText(value) {
-  return shortText(typeof value === "string" ? strRepr(Array.from(value).slice(0, 200).join("")) : value);
-}
-
-// --- the closest name (diagnostics.did_you_mean: difflib.get_close_matches, n=1, cutoff 0.6) ------
-
-// difflib.SequenceMatcher(None, a, b).ratio() for names shorter than 200 characters (no autojunk)
-function matchRatio(a, b) {
-  const A = Array.from(a), B = Array.from(b);
-  const b2j = new Map();
-  B.forEach(function (ch, j) {
-    if (!b2j.has(ch)) b2j.set(ch, []);
-    b2j.get(ch).push(j);
-  });
-  function longest(alo, ahi, blo, bhi) {
-    let besti = alo, bestj = blo, bestsize = 0;
-    let j2len = new Map();
-    for (let i = alo; i < ahi; i++) {
-      const next = new Map();
-      for (const j of b2j.get(A[i]) || []) {
-        if (j < blo) continue;
-        if (j >= bhi) break;
-        const k = (j2len.get(j - 1) || 0) + 1;
-        next.set(j, k);
-        if (k > bestsize) {
-          besti = i - k + 1;
-          bestj = j - k + 1;
-          bestsize = k;
-        }
-      }
-      j2len = next;
-    }
-    while (besti > alo && bestj > blo && A[besti - 1] === B[bestj - 1]) {
-      besti--;
-      bestj--;
-      bestsize++;
-    }
-    while (besti + bestsize < ahi && bestj + bestsize < bhi && A[besti + bestsize] === B[bestj + bestsize]) bestsize++;
-    return [besti, bestj, bestsize];
-  }
-  let matched = 0;
-  const queue = [[0, A.length, 0, B.length]];
-  while (queue.length) {
-    const [alo, ahi, blo, bhi] = queue.pop();
-    const [i, j, k] = longest(alo, ahi, blo, bhi);
-    if (k) {
-      matched += k;
-      if (alo < i && blo < j) queue.push([alo, i, blo, j]);
-      if (i + k < ahi && j + k < bhi) queue.push([i + k, ahi, j + k, bhi]);
-    }
-  }
-  const total = A.length + B.length;
-  return total ? 2 * matched / total : 1;
-}
-
-// difflib.get_close_matches(word, possibilities, n=1, cutoff=0.6)[0], or null
-function closeMatch(word, possibilities) {
-  let best = null, bestScore = -1;
-  for (const x of possibilities) {
-    const score = matchRatio(x, word);
-    if (score >= 0.6 && (score > bestScore || (score === bestScore && x > best))) {
-      best = x;
-      bestScore = score;
-    }
-  }
-  return best;
-}
-
-function didYouMean(name, candidates) {
-  const cands = Array.from(candidates);
-  if (!cands.length) return null;
-  const lowered = new Map();
-  for (const c of cands) lowered.set(c.toLowerCase(), c);
-  if (lowered.has(name.toLowerCase())) return lowered.get(name.toLowerCase());
-  const match = closeMatch(name.toLowerCase(), Array.from(lowered.keys()));
-  return match === null ? null : lowered.get(match);
-}
-
-function didYouMeanWords(name, candidates) {
-  const best = didYouMean(name, candidates);
-  if (best !== null) return best;
-  const words = new Map();
-  for (const c of candidates) {
-    for (const word of c.toLowerCase().split(/\s+/)) {
-      if (Array.from(word).length > 2 && !words.has(word)) words.set(word, c);
-    }
-  }
-  const match = closeMatch(name.toLowerCase(), Array.from(words.keys()));
-  return match === null ? null : words.get(match);
-}
-
-// state.casefolded: names compared without case (upper then lower case: Python's full folding
-// of the sharp s and ligatures, which toLowerCase alone leaves)
-function casefolded(text) {
-  return text.toUpperCase().toLowerCase();
-}
-
-// state.hint_text: " (did you mean `X`?)" or ""
-function hintText(name, candidates) {
-  if (typeof name !== "string" || Array.from(name).length > 200) return "";
-  const best = didYouMean(name, candidates);
-  return best ? " (did you mean `" + best + "`?)" : "";
 }
 
 // json.dumps(value, indent=2, ensure_ascii=False, default=str): the text the command line
@@ -641,14 +534,6 @@ function pyDumps(value, indent) {
     return "{" + pad + keys.map(function (k) { return str(k) + ": " + walk(v[k], depth + 1); }).join("," + pad) + end + "}";
   }
   return walk(value, 0);
-}
-
-// --- a question's names and mappings (state.split_names; a value read as a mapping) -------------
-
-function splitNames(text) {
-  if (Array.isArray(text)) return text.slice();
-  if (!text) return [];
-  return String(text).split(",").map(function (n) { return n.trim(); }).filter(function (n) { return n; });
 }
 
 function isMap(v) {

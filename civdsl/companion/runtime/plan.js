@@ -2,21 +2,8 @@
 // purchase problem, its branch and bound, --explain and the two-turn look-ahead are
 // civdsl/plan/purchase.py, answer.py and horizon.py translated by the build (pu_, pa_, ph_ names:
 // civdsl/companion/py2es.py), as its objectives, search, payment table and prices are (ob_, ps_,
-// pp_, pr_). What is written here is the glue between the page's options and the translated answer,
-// and the host names the translation calls (py2es.HOST_NAMES).
-
-// --- the host the translated planner calls (py2es.HOST_NAMES) ---------------------------------------
-
-// plan/hand.py's hand_report(module, cards, state): each set's value, zero-value cards, the total
-function planHandReport(module, cards, state) {
-  const hand = {};
-  for (const [n, k] of pyIter(cards.items())) if (k) hand[n] = k;
-  const value = pyPlain(hv_hand_value(module, pyFromPlain(hand), state));
-  for (const s of value.sets) s.zero_value = s.face === 0;
-  value.cards = Object.values(pyPlain(cards)).reduce((a, b) => a + b, 0);
-  value.zero_value_cards = value.sets.filter((s) => s.zero_value).reduce((a, s) => a + s.cards, 0);
-  return pyFromPlain(value);
-}
+// pp_, pr_), and its hand's report is plan/hand.py's (hd_). What is written here is the glue
+// between the page's options and the translated answer.
 
 // --- `civdsl plan --json`: plan/answer.py's answer, translated (pa_answer) --------------------------
 
@@ -35,7 +22,7 @@ function planAnswer(M, state, options) {
   const obj = ob_objective(engineModule(), planOption(options, ["objective", "objectiveSpec", "objective_spec"], null), st);
   const among = planOption(options, ["among"], null);
   return pyPlain(pa_answer(engineModule(), M.EDITION.id, M.EDITION.name, st.held, st.facts, obj,
-    splitNames(planOption(options, ["want"], [])), splitNames(planOption(options, ["avoid"], [])),
-    among === null ? null : splitNames(among), planOption(options, ["handLimit", "hand_limit"], null),
+    namesOf(planOption(options, ["want"], [])), namesOf(planOption(options, ["avoid"], [])),
+    among === null ? null : namesOf(among), planOption(options, ["handLimit", "hand_limit"], null),
     planOption(options, ["top"], 1), Boolean(planOption(options, ["explain"], false)), planOption(options, ["horizon"], 1)));
 }

@@ -275,6 +275,8 @@ function pyDelItem(x, k) {
 }
 
 function pySlice(xs, lo, hi) {
+  // a text by code points, as Python counts them (a UTF-16 slice would cut a character in two)
+  if (typeof xs === "string" && /[\ud800-\udfff]/.test(xs)) return pySlice(Array.from(xs), lo, hi).join("");
   const n = xs.length;
   const at = (i, fallback) => (i === null || i === undefined ? fallback : i < 0 ? Math.max(0, i + n) : Math.min(i, n));
   return xs.slice(at(lo, 0), at(hi, n));
@@ -706,6 +708,41 @@ function pyClear(x) {
 // str.lower(): Unicode's full lower-case mapping, as Python's (a final sigma too)
 function pyLower(s) {
   return pyText(s, "lower").toLowerCase();
+}
+
+// str.casefold(): upper then lower case (Python's full folding of the sharp s and ligatures,
+// which toLowerCase alone leaves)
+function pyCasefold(s) {
+  return pyText(s, "casefold").toUpperCase().toLowerCase();
+}
+
+// the characters str.isspace() is true of (JavaScript's \s differs: it takes U+FEFF, not U+001C-U+001F, U+0085)
+const PY_SPACE = "\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+const PY_SPACES = new RegExp("[" + PY_SPACE + "]+");
+const PY_ONLY_SPACES = new RegExp("^[" + PY_SPACE + "]+$");
+const PY_STRIP = new RegExp("^[" + PY_SPACE + "]+|[" + PY_SPACE + "]+$", "g");
+
+// str.strip() and str.split() (no argument): Python's whitespace
+function pyStrip(s) {
+  return pyText(s, "strip").replace(PY_STRIP, "");
+}
+function pySplitSpace(s) {
+  return pyText(s, "split").split(PY_SPACES).filter((w) => w !== "");
+}
+
+// str.isspace()
+function pyIsSpace(s) {
+  return PY_ONLY_SPACES.test(pyText(s, "isspace"));
+}
+
+// str.isascii()
+function pyIsAscii(s) {
+  return /^[\x00-\x7f]*$/.test(pyText(s, "isascii"));
+}
+
+// unicodedata.normalize(form, text)
+function pyNormalize(form, s) {
+  return pyText(s, "normalize").normalize(form);
 }
 
 // str.join: of texts only, as Python requires

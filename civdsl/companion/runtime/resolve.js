@@ -1,6 +1,6 @@
 // resolve.js: the host's part of what a calamity does to one victim: the record the rules' functions
-// return (runtime.Resolution's parts), a cancellation, a modifier's change, the order of the
-// stages and the amount assigned to a secondary victim. The passes over the effect list (floor,
+// return (runtime.Resolution's parts), a cancellation, a modifier's change and the order of the
+// stages. The amount assigned to a secondary victim is losses.py's (ls_assigned). The passes over the effect list (floor,
 // bound, unselect, reduce until supported, least over, discard by value) are civdsl/effectlist.py
 // translated (ef_*); what a victim loses and the answer as data are losses.py and
 // calamity_answer.py (ls_*, ca_*). Effects are [kind, args (a PyDict), line], trace entries [op,
@@ -31,14 +31,6 @@ function change(trace, op, kind, param, value, old, by, line, path) {
 // switch the order, {the switched-on ones joined by "|": the order}]
 function stageOrder(s, orders) {
   return orders[1][orders[0].filter((n) => truthy(s.option(n))).join("|")];
-}
-
-function assignedAmount(s, most, kind) {
-  if (!(most instanceof Unknown) && truthy(gt(s.assigned, most))) {
-    throw new UserError("--assigned " + s.assigned + ": a secondary victim of this calamity suffers at most " +
-      pyStr(most) + " (" + kind.split("_").join(" ") + ")");
-  }
-  return s.assigned;
 }
 
 // sourcemap.resolve as the translated engines call it (table/resolving.py, the game ledger's
