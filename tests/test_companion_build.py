@@ -74,8 +74,12 @@ def test_every_shipped_house_rule_renders_a_page(rendered):
 # 19 KB back on every page (the Expansion 265,551): the goal was 270,000 again. The planner, its
 # objectives' reader and the player state then became translations of the Python (plan.js's 1,700
 # hand-written lines gone; the exact objective reader weighs 5 KB more than the twin it replaced):
-# the Expansion is 271,740, and the goal is 275,000, well inside the issue's +30%.
-PAGE_WEIGHT_GOAL = 275_000
+# the Expansion is 271,740, and the goal was 275,000. The did-you-mean, the question's texts, the
+# hand's reader and the answers' assembly were then translated too, replacing their hand-written
+# twins (the engines 9.8 KB more before minifying, api.js, core.js, plan.js and resolve.js 5.2 KB
+# less), and the planner gained the whole-advance bound: the Expansion is 277,014 (+4.1% against
+# the last hand-written engines' 266,049), and the goal is 280,000, inside the issue's +30%.
+PAGE_WEIGHT_GOAL = 280_000
 
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()

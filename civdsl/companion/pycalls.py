@@ -282,12 +282,18 @@ class CallTranslation:
             return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "index" and len(e.args) == 1 and not e.keywords and not self._defines_method("index"):
             return f"pyIndexOf({self.expr(e.func.value)}, {self._arg(e.args[0])})"
-        if m == "split" and not e.args and not e.keywords and not self._defines_method(m):
+        return self._text_method(e, m)
+
+    def _text_method(self, e: ast.Call, m: str) -> str | None:
+        """A text's split() at white space, one of its methods of one argument (_STR_METHODS), or a
+        method any value has (_ANY_METHODS), where no class of the module defines a method so named."""
+        if e.keywords or self._defines_method(m):
+            return None
+        if m == "split" and not e.args:
             return f"pySplitSpace({self.expr(e.func.value)})"
-        if m in _STR_METHODS and len(e.args) == 1 and not e.keywords and not self._defines_method(m):
+        if m in _STR_METHODS and len(e.args) == 1:
             return f"{_STR_METHODS[m]}({self.expr(e.func.value)}, {self._arg(e.args[0])})"
-        if m in _ANY_METHODS and not e.keywords and len(e.args) <= _ANY_METHODS[m][1] \
-                and not self._defines_method(m):
+        if m in _ANY_METHODS and len(e.args) <= _ANY_METHODS[m][1]:
             args = "".join(f", {self._arg(a)}" for a in e.args)
             return f"{_ANY_METHODS[m][0]}({self.expr(e.func.value)}{args})"
         return None
