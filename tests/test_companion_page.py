@@ -81,8 +81,9 @@ def _browser() -> tuple[str, str]:
     return chromium, driver
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
+def start_chrome(logs: dict):
+    """A headless Chromium at the desktop size, quiet (no background requests), keeping the LOGS
+    asked for (`goog:loggingPrefs`); a page load given a minute."""
     chromium, chromedriver = _browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -93,9 +94,15 @@ def driver(tmp_path_factory):
                 "--disable-component-update", "--disable-default-apps", "--disable-sync", "--no-first-run",
                 f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
         options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    options.set_capability("goog:loggingPrefs", logs)
     drv = webdriver.Chrome(service=Service(chromedriver), options=options)
     drv.set_page_load_timeout(60)
+    return drv
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    drv = start_chrome({"browser": "ALL", "performance": "ALL"})
     yield drv
     drv.quit()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from test_companion_page import PHONE, _browser, _console_errors, _resize, _shot
+from test_companion_page import PHONE, _console_errors, _resize, _shot, start_chrome
 from test_game_page import pages
 
 pytestmark = pytest.mark.browser
@@ -24,19 +24,7 @@ SEATS = [("anna", "Asia"), ("bruno", "Assyria"), ("chloe", "Babylon"), ("dario",
 
 @pytest.fixture(scope="module")
 def driver():
-    chromium, chromedriver = _browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-default-apps", "--disable-sync", "--no-first-run",
-                "--window-size=1400,1000"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(chromedriver), options=options)
-    drv.set_page_load_timeout(60)
+    drv = start_chrome({"browser": "ALL"})
     _resize(drv, PHONE, True)
     yield drv
     drv.quit()
