@@ -258,7 +258,9 @@ def _static_check(html: str) -> _Elements:
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp and "default-src 'none'" in csp
     for tag, attrs in parsed.tags:
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
-        assert "src" not in attrs and "href" not in attrs, (tag, attrs)
+        assert "src" not in attrs, (tag, attrs)
+        if "href" in attrs:  # a link to a sibling page of the build (the game page), never a resource
+            assert tag == "a" and re.fullmatch(r"[a-z_]+\.html", attrs["href"]), (tag, attrs)
     return parsed
 
 
