@@ -63,6 +63,23 @@ def test_build_writes_a_game_page_beside_the_companion_page(tmp_path):
     assert run_cli("build", rulebook, "-o", str(out), "--check", cwd=ROOT).returncode == 0
 
 
+# Bytes: the game page is the companion's engine with the ledger's translated modules, their host
+# and the game interface; it is a separate file, so the companion page keeps its own goal. The
+# largest (Mega Civilization, whose ledger carries its 18 players' set-ups and trade decks) was
+# 352,308 when the page was first built: the goal leaves room for the page's growth, not for a
+# second copy of the engine.
+GAME_PAGE_WEIGHT_GOAL = 370_000
+
+
+@pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion", "megaciv"])
+def test_every_game_page_weighs_under_its_goal(edition):
+    game, companion = pages(edition)
+    weight = len(game.encode("utf-8"))
+    assert weight < GAME_PAGE_WEIGHT_GOAL, f"{edition}: {weight} bytes"
+    # the game page adds the ledger to the companion's engine: it never carries the engine twice
+    assert weight < 2 * len(companion.encode("utf-8"))
+
+
 def test_only_an_edition_with_a_turn_gets_a_game_page():
     """The card-and-dice game declares no turn for the ledger: no game page, and its companion
     links none."""
