@@ -29,7 +29,7 @@ from civdsl.ledger import gamefile  # noqa: E402
 from companion_harness import node_available  # noqa: E402
 from ledger_harness import game_events, js_game, python_game  # noqa: E402
 
-BUDGET_MS = 100 / 4  # 100 ms on a phone taken as four times slower than this machine
+BUDGET_MS = 100 / 4  # the docstring's target on a phone taken as four times slower than this machine
 
 
 def main() -> int:

@@ -774,7 +774,7 @@ def test_resolve_answers_in_plain_words():
                     assert prose_problems(line) == [], (path.name, name, role, line)
 
 
-# --- escaping per format (issue 17): one function per format, in civdsl/escape.py ---------------
+# --- escaping per format: one function per format, in civdsl/escape.py ---------------------------
 
 HOSTILE_NAME = "# Boom <img src=x onerror=alert(1)> A&nbsp;B &bogus; \\r"
 
@@ -922,7 +922,7 @@ def test_turn_sequence_is_rulebook_data(tmp_path):
     assert not check_file(twice).ok
 
 
-# --- the credits matrix of a large edition (issue 15: build linear in the rulebook's size) -----
+# --- the credits matrix of a large edition (the build is linear in the rulebook's size) ---------
 
 
 def _many_advances(tmp_path, count: int, policy: str):

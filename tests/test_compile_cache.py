@@ -63,7 +63,7 @@ def _pottery_cost_in_new_process(path: Path, env: dict) -> int:
 def test_an_edit_that_keeps_size_and_mtime_is_seen_with_python_bytecode_caching_on(tmp_path, fresh_cache,
                                                                                   monkeypatch):
     # Python's own .pyc trusts a source file's size and modification time (in seconds); edits
-    # within one second that kept both got answers from the old module (issue 17)
+    # within one second that kept both got answers from the old module
     monkeypatch.setattr(sys, "dont_write_bytecode", False)  # most users' setting
     book = tmp_path / "book.civ"
     for cost in (45, 46, 47, 46, 45, 47, 46, 45):

@@ -368,7 +368,7 @@ def test_a_state_file_asked_again_loads_no_yaml_reader(tmp_path):
     assert code == 0 and "yaml" in modules
 
 
-# What a question answered from a current cache may load (issue 15, start-up): the command line,
+# What a question answered from a current cache may load (its start-up time): the command line,
 # the cache, the runtime and what states and answers are checked and said with. Anything more is
 # import work every question pays for; a module needed only on a rare path (a mistake to name, a
 # division) is imported where that path starts.
