@@ -115,6 +115,12 @@ def keywords() -> list[str]:
                   if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value))
 
 
+def named_alternatives() -> frozenset[str]:
+    """The names the grammar gives its alternatives (`-> adv_cost`): each is a callback the syntax
+    pass must have."""
+    return frozenset(str(rule.alias) for rule in _parser().rules if rule.alias)
+
+
 def statement_edges() -> tuple[frozenset[str], frozenset[str]]:
     """The terminals that can begin and end a top-level statement (the grammar's `item` rule):
     where the editor's incremental parse may cut a text into statements."""

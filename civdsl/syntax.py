@@ -22,7 +22,7 @@ from lark.exceptions import GrammarError, VisitError
 
 from .bounds import Bound
 from .diagnostics import Diagnostics, Span, span_from, span_of
-from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, node_depth
+from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, named_alternatives, node_depth
 from .sublanguages import registered
 from .syntax_dispatch import _NOWHERE, _place, _rule_functions
 from .syntax_fields import _bound, _register_field_callbacks
@@ -905,8 +905,20 @@ _register_field_callbacks(_ToSyntax)
 @functools.lru_cache(maxsize=4)
 def _composed(subs: tuple) -> type:
     cls = type("_ToSyntax", (*(s.transformer for s in subs), _ToSyntax), {}) if subs else _ToSyntax
+    unhandled = unhandled_alternatives(cls, named_alternatives())
+    if unhandled:
+        # without a callback Lark keeps the alternative as a bare tree, which no item reads: the
+        # value written would be dropped without a word
+        raise TypeError(f"the grammar's {', '.join(f'`-> {name}`' for name in unhandled)} has no callback: an "
+                        "item field's alternative needs its row in fields.ITEM_FIELDS (with a value shape), any "
+                        "other its callback in syntax.py or in its sub-language's transformer")
     cls._rule_functions = _rule_functions(cls)
     return cls
+
+
+def unhandled_alternatives(cls: type, alternatives: frozenset[str]) -> list[str]:
+    """The grammar's named alternatives that the transformer class CLS has no callback for."""
+    return sorted(name for name in alternatives if not callable(getattr(cls, name, None)))
 
 
 def transformer_class() -> type:

@@ -352,3 +352,24 @@ def test_a_new_round_statement_is_done_where_the_document_says(tmp_path):
                      encoding="utf-8")
     refused = _run(copy, "check", "cardgame")
     assert refused.returncode == 1 and "rebellion_active" in refused.stderr
+
+
+# --- a place forgotten: a clear error, never a value dropped or a KeyError -------------------------
+
+def test_a_grammar_alternative_without_its_row_or_callback_is_refused(monkeypatch):
+    # a field's grammar line without its row in fields.py would parse and be dropped in silence:
+    # the transformer refuses to be composed, naming the alternative and the two places
+    from civdsl import syntax
+
+    assert syntax.unhandled_alternatives(syntax.transformer_class(), syntax.named_alternatives()) == []
+    assert len(syntax.named_alternatives()) > 50 and "adv_cost" in syntax.named_alternatives()
+    monkeypatch.setattr(syntax, "named_alternatives", lambda: frozenset({"adv_cost", "adv_upkeep"}))
+    syntax._composed.cache_clear()
+    try:
+        with pytest.raises(TypeError, match=r"`-> adv_upkeep` has no callback: an item field's alternative needs "
+                                            r"its row in fields.ITEM_FIELDS"):
+            syntax.transformer_class()
+    finally:
+        monkeypatch.undo()
+        syntax._composed.cache_clear()
+    assert syntax.transformer_class()._rule_functions
