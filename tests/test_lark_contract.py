@@ -218,3 +218,9 @@ def test_the_private_use_scanner_finds_imports_overrides_and_reads(tmp_path):
 def test_every_pinned_private_name_is_still_used():
     # a pin nothing uses any more is a range kept narrow for nothing
     assert _pinned_names() <= set(private_lark_uses()), _pinned_names() - set(private_lark_uses())
+
+
+def test_the_options_a_cached_grammar_loads_with_are_lark_s_own():
+    # parser._LOAD_OPTIONS restates Lark's private list of the options `Lark._load` takes (the rest
+    # shape the analysed grammar and so key its cache): a Lark that takes another must fail here
+    assert parser._LOAD_OPTIONS == lark.lark._LOAD_ALLOWED_OPTIONS
