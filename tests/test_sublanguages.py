@@ -118,17 +118,46 @@ def test_a_name_is_registered_once(tally, tmp_path):
         sublanguages.register(other)
 
 
+# The modules outside civdsl/rounds/ that may import it: the commands and charts that present the
+# card game (its reference chart, its commands, `explain` of a round name). No pass, no foundation.
+ROUND_PRESENTERS = {"civdsl.charts", "civdsl.cli.cardgame", "civdsl.cli.charts", "civdsl.roundexplain"}
+
+
 def test_the_round_rules_are_a_builtin_sublanguage_and_no_main_pass_imports_them():
-    import ast as python_ast
+    from test_layering import _imports, _module_name
 
     assert "rounds" in {s.name for s in sublanguages.registered()}
     package = Path(sublanguages.__file__).resolve().parent
-    for module in ("parser", "syntax", "loader", "references", "model", "resolver", "validator", "codegen",
-                   "serialize", "diff", "resources"):
-        tree = python_ast.parse((package / f"{module}.py").read_text(encoding="utf-8"))
-        imported = {n.module or "" for n in python_ast.walk(tree) if isinstance(n, python_ast.ImportFrom)}
-        imported |= {a.name for n in python_ast.walk(tree) if isinstance(n, python_ast.Import) for a in n.names}
-        assert not [m for m in imported if m.startswith("rounds") or ".rounds" in m], module
+    importers = set()
+    for path in sorted(package.rglob("*.py")):
+        if "rounds" in path.relative_to(package).parts:
+            continue
+        # `from . import rounds` reads as civdsl.rounds, `from .rounds.x import y` as civdsl.rounds.x
+        if any(m == "civdsl.rounds" or m.startswith("civdsl.rounds.") for m in _imports(path)):
+            importers.add(_module_name(path))
+    assert importers <= ROUND_PRESENTERS, sorted(importers - ROUND_PRESENTERS)
+    assert "civdsl.cli.cardgame" in importers  # the scan sees the commands that do import it
+
+
+def test_an_edition_carries_no_round_field():
+    # the round rules live in Edition.extensions["rounds"], a RoundRules; the core model names none
+    import dataclasses
+
+    from civdsl.model import Edition
+    from civdsl.rounds.model import RoundRules
+
+    edition_fields = {f.name for f in dataclasses.fields(Edition)}
+    assert "extensions" in edition_fields
+    assert not edition_fields & {f.name for f in dataclasses.fields(RoundRules)}
+    assert not {name for name in edition_fields if name.startswith(("round", "stat", "pool", "phase"))}
+
+
+def test_the_event_plot_imports_neither_the_build_nor_the_front_end():
+    from test_layering import PACKAGE, _imports, _unit
+
+    used = {_unit(m) for m in _imports(PACKAGE / "rounds" / "event_plot.py")}
+    assert not used & {"build", "api", "frontend", "loader", "codegen"}, used
+    assert "rounds.simulate" in used
 
 
 def test_a_sublanguage_registered_from_outside_changes_the_compiler_fingerprint(tally):
