@@ -815,10 +815,10 @@ def test_markdown_escape_makes_block_markers_literal():
 
 
 def test_csv_bare_carriage_return_stays_in_its_cell():
-    from civdsl.charts.cells import Column, Row, Table, cell
+    from civdsl.charts.cells import Column, Row, CellTable, cell
     from civdsl.charts.markdown import csv_table
 
-    t = Table("t", "T", [Column("Name"), Column("Cost")],
+    t = CellTable("t", "T", [Column("Name"), Column("Cost")],
               [Row([cell("Grain\r=HYPERLINK(\"x\")"), cell(3)]), Row([cell("\r=cmd()"), cell(4)])])
     text = csv_table(t)
     parsed = list(csv.reader(io.StringIO(text, newline="")))

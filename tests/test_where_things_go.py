@@ -204,7 +204,7 @@ def test_a_new_command_is_its_function_and_its_row(tmp_path):
 TSV_RENDERER = '''
 
 
-def tsv_table(t: Table) -> str:
+def tsv_table(t: CellTable) -> str:
     """A table of cells as tab-separated text: each cell's plain words on one line."""
     rows = [[c.name for c in t.columns]] + [[cell.plain(" / ") for cell in r.cells] for r in t.rows]
     return "".join("\\t".join(value.replace("\\t", " ") for value in row) + "\\n" for row in rows)

@@ -18,7 +18,7 @@ from ..model import Edition
 from ..phrases import sentence
 from ..cardchecks import set_value
 from . import derive
-from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Chip, Column, Link, Quote, Row, Sign, Strong, Table, cell,
+from .cells import (MARK_GLYPH, MARK_TEXT, Cell, Chart, Chip, Column, Link, Quote, Row, Sign, Strong, CellTable, cell,
                     chips_for, joined, lines, number)
 from .diff import CATEGORY_TITLES, Diff
 
@@ -96,10 +96,10 @@ def _shown(fields: list[_Field], items) -> list[_Field]:
 
 
 def _item_table(slug: str, title: str, intro: list[str], fields: list[_Field], items: dict, order: list[str],
-                marks) -> Table:
+                marks) -> CellTable:
     """A row per item in ORDER: the "vs base" column, then each field shown."""
     shown = _shown(fields, items.values())
-    return Table(slug, title, _mark_column(marks) + [f.column for f in shown],
+    return CellTable(slug, title, _mark_column(marks) + [f.column for f in shown],
                  [_row(marks, key, [f.fill(items[key]) for f in shown]) for key in order], intro=intro)
 
 
@@ -131,13 +131,13 @@ def _keys_used(known: list, used: set) -> list:
 # --- calamities -----------------------------------------------------------------------------
 
 
-def stack_grid(ed: Edition, marks=None) -> Table:
+def stack_grid(ed: Edition, marks=None) -> CellTable:
     """Which calamity sits in each trade-card stack, by class."""
     classes = _keys_used(list(CLASS_ORDER), {c.klass for c in ed.calamities.values()})
     stacks = {c.stack for c in ed.calamities.values()}
     stacks = _keys_used(sorted(stacks - {None}), stacks)
     slots = _calamities_by_slot(ed)
-    grid = Table(
+    grid = CellTable(
         "calamity-stacks", "Calamities by stack and class",
         [Column("Stack", 0.4, numeric=True)] + [Column(CLASS_TEXT[k].capitalize(), 2) for k in classes],
         [], intro=["Which calamity sits in each trade-card stack; tradable calamities can be passed on in trade."])
@@ -165,7 +165,7 @@ def _calamities_by_slot(ed: Edition) -> dict[tuple, list[str]]:
 def calamities_chart(ed: Edition, marks=None) -> Chart:
     order = calamity_order(ed)
     grid = stack_grid(ed, marks)
-    detail = Table(
+    detail = CellTable(
         "calamities", "Calamities",
         _mark_column(marks) + [Column("Stack", 0.55, numeric=True), Column("Calamity", 1.9), Column("Class", 0.9),
                                Column("Beneficiary", 1.2), Column("Effect", 3.4), Column("Modifiers", 3.6)]
@@ -180,7 +180,7 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
             cell(describe.beneficiary(c, ed)), cell(describe.calamity(c)), _modifiers_cell(c)]
             + ([_clauses_cell(ed, "calamity", c)] if ed.citations else [])))
 
-    flat = Table("calamity-modifiers", "Calamity modifiers, one per line",
+    flat = CellTable("calamity-modifiers", "Calamity modifiers, one per line",
                  [Column("Calamity"), Column("Stack", numeric=True), Column("Role"), Column("Condition"),
                   Column("Advances"), Column("Direction"), Column("Change"), Column("Priority", numeric=True)], [])
     flat.listed = False
@@ -189,9 +189,9 @@ def calamities_chart(ed: Edition, marks=None) -> Chart:
                  + _rulings_table(ed, "calamity-rulings", order))
 
 
-def options_table(ed: Edition) -> Table:
+def options_table(ed: Edition) -> CellTable:
     """The rule options: each reading the rulebook records, its default and how a question switches it."""
-    table = Table("options", "Rule options",
+    table = CellTable("options", "Rule options",
                   [Column("Switch", 2.2), Column("Default", 0.7), Column("What it switches", 5.0),
                    Column("Settings", 2.4)], [],
                   intro=["Where the printed rules can be read two ways, the rulebook follows one reading and "
@@ -209,7 +209,7 @@ def options_table(ed: Edition) -> Table:
     return table
 
 
-def _rulings_table(ed: Edition, slug: str, order: list[str]) -> list[Table]:
+def _rulings_table(ed: Edition, slug: str, order: list[str]) -> list[CellTable]:
     """The rulings about each item of the chart, under its name: the question, the answer the
     rulebook's rulings expect and where it comes from (`civdsl check` runs each one)."""
     from .. import rulings
@@ -218,7 +218,7 @@ def _rulings_table(ed: Edition, slug: str, order: list[str]) -> list[Table]:
             for n in order for s in map(rulings.summary, rulings.rulings_of(ed, n))]
     if not rows:
         return []
-    return [Table(slug, "Rulings", [Column("About", 1.2), Column("Question", 3.4), Column("Answer", 2.4),
+    return [CellTable(slug, "Rulings", [Column("About", 1.2), Column("Question", 3.4), Column("Answer", 2.4),
                                     Column("Cited", 2.2)], rows,
                   intro=["Worked examples and answers the rulebook records; checking the rulebook runs each one "
                          "against these rules."])]
@@ -258,7 +258,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
                                                          has=lambda a: bool(ed.cited_clauses("advance", a.name)))],
         ed.advances, order, marks)
 
-    flat = Table("advance-calamities", "Calamities each advance changes, one per line",
+    flat = CellTable("advance-calamities", "Calamities each advance changes, one per line",
                  [Column("Advance"), Column("Calamity"), Column("Direction"), Column("Change")], [])
     flat.listed = False
     flat.rows = [Row([cell(n), cell(i.calamity.name), cell(Sign(i.direction)), cell(i.text)])
@@ -370,17 +370,17 @@ class _CreditsMatrix:
     groups: list[Chip]
     rows: list[tuple[list[Cell], object]]
 
-    def table(self, slug: str, title: str, start: int, stop: int, with_groups: bool) -> Table:
+    def table(self, slug: str, title: str, start: int, stop: int, with_groups: bool) -> CellTable:
         """The columns of advances order[start:stop] (and the group columns if asked)."""
         cols = [Column("Held \u2193, buying \u2192", 2.6)]
         width = len(self.groups) if with_groups else 0
         cols += [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in self.groups[:width]]
         cols += [Column(tname, 0.7, numeric=True, vertical=True) for tname in self.order[start:stop]]
         first = 1 + len(self.groups)
-        return Table(slug, title, cols, [Row(row[:1 + width] + row[first + start:first + stop], mark=mark, head=True)
-                                         for row, mark in self.rows], matrix=True)
+        rows = [Row(row[:1 + width] + row[first + start:first + stop], mark=mark, head=True) for row, mark in self.rows]
+        return CellTable(slug, title, cols, rows, matrix=True)
 
-    def tables(self, intro: list[str]) -> list[Table]:
+    def tables(self, intro: list[str]) -> list[CellTable]:
         """The whole matrix (CSV only), then its printed parts of MATRIX_CHUNK advances each."""
         whole = self.table("credits", "Credits matrix", 0, len(self.order), True)
         whole.listed = False
@@ -389,7 +389,7 @@ class _CreditsMatrix:
         parts[0].intro = intro
         return [whole] + parts
 
-    def _part(self, i: int, start: int, count: int) -> Table:
+    def _part(self, i: int, start: int, count: int) -> CellTable:
         title = "Credits matrix" if count == 1 else f"Credits matrix, part {i + 1} of {count}"
         t = self.table(f"credits-{i + 1}", title, start, start + MATRIX_CHUNK, i == 0)
         t.csv = False
@@ -404,14 +404,14 @@ def _credit_cell(cc: derive.CardCredit, policy: str) -> Cell:
     return number(cc.amount)
 
 
-def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declared: str, marks) -> list[Table]:
+def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declared: str, marks) -> list[CellTable]:
     """The credits matrix of a large edition as the two tables its cells are made of: each held
     advance's group credits (with its own groups, to look up a target's), and each specific
     credit with the cell it makes. Every cell of the matrix follows from these."""
     groups = list(chips.values())
     rule = ("plus its specific credit to that advance" if policy != "per_card"
             else "or its specific credit to that advance when that is larger")
-    by_group = Table("credits", "Credits by group",
+    by_group = CellTable("credits", "Credits by group",
                      [Column("Held \u2193, buying an advance of \u2192", 2.6), Column("Its groups", 1.2)]
                      + [Column(g.name, 0.7, numeric=True, vertical=True, chip=g) for g in groups], [], matrix=True,
                      intro=[f"{declared}. This edition has {len(order)} advances: the advance-by-advance matrix "
@@ -420,7 +420,7 @@ def _credits_factored(ed: Edition, order: list[str], chips, policy: str, declare
                             f"advance's groups (a column here; the advance's own row names its groups), {rule} "
                             "(the next table, where the two are added up)."])
     by_group.rows = [_group_credits_row(ed.advances[hn], chips, marks) for hn in order]
-    specific = Table("credits-specific", "Specific credits",
+    specific = CellTable("credits-specific", "Specific credits",
                      [Column("Held", 2.6), Column("Buying", 2.6), Column("Specific credit", 0.9, numeric=True),
                       Column("The held card credits", 1.1, numeric=True)], [],
                      intro=["Each specific credit, by the held advance's cost, and what that one card credits "
@@ -448,8 +448,8 @@ def _specific_row(ed: Edition, hn: str, target: str, policy: str, marks) -> Row:
                mark=_status(marks, hn), head=True)
 
 
-def _chain_table(ed: Edition) -> Table:
-    chain_table = Table("credit-chains", "Specific-credit chains",
+def _chain_table(ed: Edition) -> CellTable:
+    chain_table = CellTable("credit-chains", "Specific-credit chains",
                         [Column("Chain", 6), Column("Credits along it", 1.2)], [],
                         intro=["Each chain follows specific credits from an advance that none credits, "
                                "to one that credits no other; figures are costs and credits."])
@@ -482,7 +482,7 @@ def _chain_total(amounts: list[int]) -> str:
 
 def explorer_chart(ed: Edition, marks=None) -> Chart:
     chips = chips_for(ed)
-    t = Table("explorer-bands", "Cost bands of the strategy explorer",
+    t = CellTable("explorer-bands", "Cost bands of the strategy explorer",
               [Column("Band", 1.2), Column("Advances", 6)], [],
               intro=["The explorer draws every advance in its cost band, left to right, with an arrow for "
                      "each specific credit; a node shows the colour and symbol of each of its groups."])
@@ -497,9 +497,9 @@ def explorer_chart(ed: Edition, marks=None) -> Chart:
                  intro=[f"Groups: {', '.join(f'{c.symbol} {c.name}' for c in chips.values())}."] if chips else [])
 
 
-def _explorer_edges(ed: Edition, bands: list) -> Table:
+def _explorer_edges(ed: Edition, bands: list) -> CellTable:
     """The explorer's arrows, one per specific credit, with the bands they join (CSV only)."""
-    edges = Table("explorer-edges", "Specific credits",
+    edges = CellTable("explorer-edges", "Specific credits",
                   [Column("From"), Column("To"), Column("Credit", numeric=True), Column("From band"),
                    Column("To band")], [])
     edges.listed = False
@@ -515,7 +515,7 @@ def _explorer_edges(ed: Edition, bands: list) -> Table:
 def epochs_chart(ed: Edition, marks=None) -> Chart:
     tracks = list(ed.asts.values())
     depth = max((len(t.epochs) for t in tracks), default=0)
-    table = Table("epochs", "Epochs side by side",
+    table = CellTable("epochs", "Epochs side by side",
                   _mark_column(marks) + [Column("Step", 0.4, numeric=True)] + [Column(t.name, 4) for t in tracks],
                   [], intro=["Each column is one A.S.T. track; a marker enters an epoch when every requirement "
                              "listed for it holds."] + _counted_by_advances(ed))
@@ -569,12 +569,12 @@ def _backward_cell(t) -> Cell:
     return lines(*[("moves back a step with ", describe.condition(b)) for b, _ in t.backward])
 
 
-def _civilization_rows(ed: Edition, tracks: list) -> Table:
+def _civilization_rows(ed: Edition, tracks: list) -> CellTable:
     """Each civilization's own row: the space on which each epoch after the first begins."""
     cols = [Column("Rank", 0.4, numeric=True), Column("Civilization", 1.4), Column("Block", 0.6)]
     cols += [Column(f"{t.name}: {e.name}", 0.6, numeric=True) for t in tracks for e in t.epochs[1:]]
     cols += [Column(f"{t.name}: finish", 0.6, numeric=True) for t in tracks]
-    table = Table("epoch-rows", "Rows by civilization", cols, [],
+    table = CellTable("epoch-rows", "Rows by civilization", cols, [],
                   intro=["The first space of each epoch on each civilization's own row (the start arrow is "
                          "space 0; the first epoch runs from space 1); the finish is the last space. A blank "
                          "means the rulebook gives no row for that civilization."],
@@ -620,11 +620,11 @@ def commodities_chart(ed: Edition, marks=None) -> Chart:
     return Chart("commodities", "Commodities", [table] + _decks_tables(ed))
 
 
-def _decks_tables(ed: Edition) -> list[Table]:
+def _decks_tables(ed: Edition) -> list[CellTable]:
     """The size of each trade-card stack, where the rulebook declares them."""
     if not ed.decks:
         return []
-    return [Table("decks", "Trade-card stacks", [Column("Stack", numeric=True), Column("Cards", numeric=True)],
+    return [CellTable("decks", "Trade-card stacks", [Column("Stack", numeric=True), Column("Cards", numeric=True)],
                   [Row([number(d.stack), number(d.size)], head=True)
                    for d in sorted(ed.decks.values(), key=lambda d: d.stack)])]
 
@@ -668,7 +668,7 @@ def _worth_cell(c, n: int, v) -> Cell:
 
 
 def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
-    table = Table("house-summary", f"What {ed.name} changes", [
+    table = CellTable("house-summary", f"What {ed.name} changes", [
         Column("Change", 0.85), Column("Kind", 0.9), Column("Item", 1.6), Column("Field", 1.0),
         Column("In the base", 3.0), Column("In the house rule", 3.0)], [],
         empty="nothing: this house rule plays exactly as its base")
@@ -689,7 +689,7 @@ def house_chart(ed: Edition, base: Edition, diff: Diff) -> Chart:
 
 def turns_chart(ed: Edition, marks=None) -> Chart:
     """The sequence of play on one page, as the rulebook declares it (`turn { step ... }`)."""
-    t = Table("turns", ed.turn_title or "Sequence of play",
+    t = CellTable("turns", ed.turn_title or "Sequence of play",
               [Column("#", 0.3, numeric=True), Column("Step", 3), Column("When, and in which order", 4)], [],
               intro=["Each turn, in this order; a step with nothing to do is skipped."])
     for i, step in enumerate(ed.turn, 1):
@@ -700,7 +700,7 @@ def turns_chart(ed: Edition, marks=None) -> Chart:
 def glance_chart(ed: Edition, marks=None) -> Chart:
     """Calamities at a glance, for a cheat sheet: by stack and class, what each calamity does to
     its victims in a line (the modifiers are on the full calamities chart)."""
-    brief = Table("calamities-brief", "What each calamity does",
+    brief = CellTable("calamities-brief", "What each calamity does",
                   [Column("Stack", 0.45, numeric=True), Column("Calamity", 1.6), Column("Class", 0.9),
                    Column("Effect", 6)], [],
                   intro=["By stack, before any advance changes it; the calamities chart lists the modifiers."])
@@ -756,7 +756,7 @@ def impact_chart(imp, title_a: str) -> Chart:
                  cell(change_text(i)), cell(worst_text(i)), cell(", ".join(i.lines_a)), cell(", ".join(i.lines_b))])
             for i in imp.changed()]
     same = sum(1 for i in imp.items if i.same_rules)
-    table = Table("impact", "What the house rule changes for players",
+    table = CellTable("impact", "What the house rule changes for players",
                   [Column("Item", 1.4), Column("Compared", 1.1), Column("Situations", 0.6, numeric=True),
                    Column("Changed", 0.6, numeric=True), Column("Incomplete", 0.6, numeric=True),
                    Column("By how much (over the situations that change)", 2.2), Column("Most changed", 2.6),

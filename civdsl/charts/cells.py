@@ -147,7 +147,7 @@ class Row:
 
 
 @dataclass
-class Table:
+class CellTable:
     slug: str  # file stem of its CSV
     title: str
     columns: list[Column]
@@ -165,7 +165,7 @@ class Table:
 class Chart:
     id: str  # calamities, advances, ...
     title: str
-    tables: list[Table]
+    tables: list[CellTable]
     intro: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (what it is about, rulebook note)
     links: list[Link] = field(default_factory=list)

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .. import describe
 from . import derive
-from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, Table, cell, chips_for, joined, lines, number
+from .cells import Cell, Chart, Column, Link, Row, Sign, Strong, CellTable, cell, chips_for, joined, lines, number
 from .html import chart_html, chip_html, esc, page, table_html
 from .markdown import md_chart, md_escape
 from .builders import CLASS_TEXT, advance_order, calamity_order
@@ -154,11 +154,11 @@ def comparison(editions: list) -> list[Chart]:
     return out
 
 
-def _card_table(editions: list, kind: str, group: list[tuple[int, str]], attrs) -> Table:
+def _card_table(editions: list, kind: str, group: list[tuple[int, str]], attrs) -> CellTable:
     """One card across the editions that have it: a column each, a row per attribute."""
     names = list(dict.fromkeys(n for _, n in group))
     cols = [Column("", 1.1)] + [Column(editions[i].name, 3) for i in sorted({i for i, _ in group})]
-    return Table(f"{kind}-{names[0]}", ", also called ".join(names), cols, _attr_rows(editions, group, attrs))
+    return CellTable(f"{kind}-{names[0]}", ", also called ".join(names), cols, _attr_rows(editions, group, attrs))
 
 
 def compare_files(editions: list) -> dict[str, str]:
@@ -228,7 +228,7 @@ _SITE_LINKS = (("companion.html", "companion (for the table)"), ("game.html", "w
 
 
 def index_html(results) -> str:
-    table = Table("editions", "Editions", [Column("Edition", 2.2), Column("Id", 1), Column("Extends", 1),
+    table = CellTable("editions", "Editions", [Column("Edition", 2.2), Column("Id", 1), Column("Extends", 1),
                                            Column("Advances", 0.9, numeric=True),
                                            Column("Calamities", 0.95, numeric=True),
                                            Column("Commodities", 1.1, numeric=True), Column("Charts", 4)], [])

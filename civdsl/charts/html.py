@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import escape
 from .cells import (MARK_GLYPH, MARK_TEXT, SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign,
-                    Strong, Table, ink, part_writer)
+                    Strong, CellTable, ink, part_writer)
 from .markdown import href
 
 PRINT_WIDTH_MM = 259  # Letter landscape (279.4 mm) less 2 x 10 mm margins; A4 landscape is wider
@@ -136,7 +136,7 @@ def cell_html(c: Cell) -> str:
     return "<br>".join("".join(part_html(p) for p in line) for line in c.lines)
 
 
-def table_html(t: Table, with_title: bool = True) -> str:
+def table_html(t: CellTable, with_title: bool = True) -> str:
     out = []
     if with_title:
         out.append(f"<h3{_classes('new-page' if t.new_page else '')}>{esc(t.title)}</h3>")
@@ -145,7 +145,7 @@ def table_html(t: Table, with_title: bool = True) -> str:
     return "\n".join(out)
 
 
-def _grid_html(t: Table) -> list[str]:
+def _grid_html(t: CellTable) -> list[str]:
     """The <table> itself: its columns' widths and heads, then a line per row."""
     total = sum(c.width for c in t.columns) or 1
     return [f'<table{_classes("matrix" if t.matrix else "")} data-slug="{esc(t.slug)}">',
@@ -155,7 +155,7 @@ def _grid_html(t: Table) -> list[str]:
             "<tbody>", *[_row_html(t, r) for r in t.rows], "</tbody></table>"]
 
 
-def _row_html(t: Table, r) -> str:
+def _row_html(t: CellTable, r) -> str:
     head = _head_index(t) if r.head else None
     return (f"<tr{_classes(f'm-{r.mark}' if r.mark else '')}>"
             + "".join(_cell(t, i == head, col, c) for i, (col, c) in enumerate(zip(t.columns, r.cells))) + "</tr>")
@@ -173,7 +173,7 @@ def _column_head(c) -> str:
     return f'<th scope="col"{attr}>' + (f"<span>{inner}</span>" if c.vertical else inner) + "</th>"
 
 
-def _cell(t: Table, head: bool, col, c: Cell) -> str:
+def _cell(t: CellTable, head: bool, col, c: Cell) -> str:
     """One cell of a row; the row's head cell is a <th>."""
     tag, scope = ("th", ' scope="row"') if head else ("td", "")
     # right-aligned numbers; the matrix's own cell (an advance against itself) greyed
@@ -183,7 +183,7 @@ def _cell(t: Table, head: bool, col, c: Cell) -> str:
     return f"<{tag}{scope}{cattr}{label}>{cell_html(c)}</{tag}>"
 
 
-def _head_index(t: Table) -> int:
+def _head_index(t: CellTable) -> int:
     return 1 if t.columns and t.columns[0].name == "vs base" else 0
 
 

@@ -12,7 +12,7 @@ import io
 from urllib.parse import quote
 
 from .. import escape
-from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign, Strong, Table, part_writer
+from .cells import SIGN_GLYPH, SIGN_WORD, Cell, Chart, Chip, Gap, Link, Quote, Sign, Strong, CellTable, part_writer
 
 # the one Markdown escaping of the project (civdsl/escape.py)
 md_escape = escape.markdown
@@ -63,7 +63,7 @@ def _spaced(line):
             yield md_part(p)
 
 
-def md_table(t: Table) -> str:
+def md_table(t: CellTable) -> str:
     if not t.rows:
         return f"*{md_escape(t.empty)}*\n"
     head = "| " + " | ".join(md_escape(c.name) if c.chip is None else md_part(c.chip) for c in t.columns) + " |"
@@ -112,7 +112,7 @@ def _csv_value(c: Cell):
     return escape.csv_text(c.plain("\n") if c.value is None else c.value)
 
 
-def csv_table(t: Table) -> str:
+def csv_table(t: CellTable) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([_csv_header(c) for c in t.columns])
