@@ -444,7 +444,7 @@ def _parsed(text: str, path: str) -> tuple[lark.Tree, list[lark.Token]]:
     diagnostics when it is beyond them or does not parse."""
     diags = Diagnostics()
     diags.add_source(path, text)
-    if not parser._check_limits(text, path, diags):
+    if not parser.check_limits(text, path, diags):
         raise FormatError(f"{path} is beyond the input limits", diags)
     try:
         return _parse(text)

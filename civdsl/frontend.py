@@ -147,7 +147,7 @@ def forget() -> None:
     benchmark's fresh run."""
     from . import applied_bases, clauses, loader, validator
 
-    loader._PARSED.clear()
+    loader.forget_parsed()
     applied_bases.forget_applied()
     _INDEX_MEMO.clear()
     _VALIDATION_MEMO.clear()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from . import pricing, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .model import Calamity, Edition
-from .serialize import _advance, _ast, _calamity, to_data
+from .serialize import advance_data, ast_data, calamity_data, to_data
 from .syntax import Call, Name, Str
 
 # The values an int fact takes in the grid: none, few, the amounts calamities print, more than any.
@@ -131,7 +131,7 @@ def _edition_rules(ed: Edition) -> dict:
     return _stripped(to_data(ed))
 
 
-def _walk(root):
+def model_nodes(root):
     """Every syntax node reachable from a model object."""
     stack, seen = [root], set()
     while stack:
@@ -151,7 +151,7 @@ def _walk(root):
 def facts_read(*roots) -> tuple[list[str], list[str]]:
     """(player facts, commodities by `cards("X")`) that the rules under `roots` read."""
     facts, cards = set(), set()
-    for node in (n for root in roots for n in _walk(root)):
+    for node in (n for root in roots for n in model_nodes(root)):
         if isinstance(node, Name) and (node.parts[0] in vocab.FACTS or node.parts[0] in vocab.DERIVED_FACTS):
             facts.add(node.parts[0])
         elif isinstance(node, Call) and node.name == "cards" and node.args and isinstance(node.args[0], Str):
@@ -159,7 +159,7 @@ def facts_read(*roots) -> tuple[list[str], list[str]]:
     return sorted(facts), sorted(cards)
 
 
-def _bound_facts(module, calamity: str) -> set[str]:
+def bound_facts(module, calamity: str) -> set[str]:
     """The holdings that bound the calamity's effects (`amounts { bound holdings }`), as an answer
     given no facts names them."""
     out = set()
@@ -173,7 +173,7 @@ def _bound_facts(module, calamity: str) -> set[str]:
 def _reads_derived(root) -> bool:
     """Whether rules read names derived from the advances held (`advance_vp`, `groups_held`, ...):
     their answers then depend on the advances' own data too."""
-    return any(isinstance(n, Name) and n.parts[0] in vocab.DERIVED_NAMES for n in _walk(root))
+    return any(isinstance(n, Name) and n.parts[0] in vocab.DERIVED_NAMES for n in model_nodes(root))
 
 
 # --- situations ---------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def _situation_words(axes: list[tuple[str, tuple]], values: tuple) -> dict:
     return state
 
 
-def _possible(modules, state: dict, known: dict) -> bool:
+def possible_situation(modules, state: dict, known: dict) -> bool:
     """Whether both rulebooks accept the situation's facts as a state file (an A.S.T. position
     past the finish, say, is no situation a player can be in); each set of facts checked once."""
     from .factchecks import check_ast_facts, check_purchase_facts
@@ -246,7 +246,7 @@ def _calamity_answer(module, name: str, role: str, state: dict) -> tuple[bool, d
 
 def _role_parts(c: Calamity, role: str) -> dict:
     """The serialized parts of a calamity that decide a role's answer, by a key naming each."""
-    data = _calamity(c)
+    data = calamity_data(c)
     parts = {f"{role} effects": _stripped(data.get("primary" if role == "primary" else "secondary"))}
     for i, m in enumerate(c.modifiers):
         if m.role in (role, "any"):
@@ -285,13 +285,13 @@ def _calamity_item(a, b, eda: Edition, edb: Edition, name: str, role: str, rng: 
     ca, cb = eda.calamities[name], edb.calamities[name]
     item = ItemImpact("calamity", name, role, "what the victim loses")
     axes = _calamity_axes(item, a, b, eda, edb, role)
-    if same_rules and _stripped(_calamity(ca)) == _stripped(_calamity(cb)) and (
+    if same_rules and _stripped(calamity_data(ca)) == _stripped(calamity_data(cb)) and (
             advances_same or not (_reads_derived(ca) or _reads_derived(cb))):
         item.same_rules = True
         return item
     item.space, item.exhaustive, situations = _space(axes, rng)
     known: dict = {}
-    situations = [s for s in situations if _possible((a, b), _situation_words(axes, s), known)]
+    situations = [s for s in situations if possible_situation((a, b), _situation_words(axes, s), known)]
     item.lines_a, item.lines_b = _changed_lines(ca, cb, role)
     answers = []
     for module in (a, b):
@@ -310,7 +310,7 @@ def _calamity_axes(item: ItemImpact, a, b, eda: Edition, edb: Edition, role: str
     advances = sorted({x for c in (ca, cb) for m in c.modifiers if m.role in (role, "any") for x in m.advances
                        if x in eda.advances and x in edb.advances})
     facts, cards = facts_read(ca, cb)
-    facts = sorted(set(facts) | _bound_facts(a, name) | _bound_facts(b, name))
+    facts = sorted(set(facts) | bound_facts(a, name) | bound_facts(b, name))
     grid = [f for f in facts if vocab.FACTS.get(f) is not None and vocab.FACTS[f].type in FACT_GRID
             or f in vocab.DERIVED_FACTS]
     item.not_varied = [f for f in facts if f not in grid]
@@ -347,7 +347,7 @@ def _compare(item: ItemImpact, situations, answers_a, answers_b, words) -> None:
 
 # --- prices ---------------------------------------------------------------------------------------
 
-def _creditors(ed: Edition, target: str) -> list[str]:
+def creditors_of(ed: Edition, target: str) -> list[str]:
     """The advances whose credits count towards TARGET (by group or by name)."""
     adv = ed.advances[target]
     groups = set(adv.groups)
@@ -362,8 +362,8 @@ def _price(module, held: list[str], buy: list[str]) -> int | None:
 
 def _price_item(a, b, eda: Edition, edb: Edition, name: str, rng: random.Random) -> ItemImpact:
     item = ItemImpact("price", name, None, "the price after credits")
-    creditors = sorted(set(_creditors(eda, name)) & set(_creditors(edb, name)) |
-                       (set(_creditors(eda, name)) ^ set(_creditors(edb, name))) & set(eda.advances) & set(edb.advances))
+    in_a, in_b = set(creditors_of(eda, name)), set(creditors_of(edb, name))
+    creditors = sorted(in_a & in_b | (in_a ^ in_b) & set(eda.advances) & set(edb.advances))
     peers = sorted(n for n in eda.advances if n != name and n in edb.advances
                    and set(eda.advances[n].groups) & set(eda.advances[name].groups))
     item.varied = creditors
@@ -428,7 +428,7 @@ def _advance_lines(eda: Edition, edb: Edition, names: list[str]) -> tuple[list[s
         x, y = eda.advances.get(n), edb.advances.get(n)
         if x is None or y is None:
             continue
-        dx, dy = _stripped(_advance(x)), _stripped(_advance(y))
+        dx, dy = _stripped(advance_data(x)), _stripped(advance_data(y))
         for key in sorted(k for k in set(dx) | set(dy) if dx.get(k) != dy.get(k)):
             for adv, out in ((x, out_a), (y, out_b)):
                 span = adv.field_spans.get(_ADVANCE_FIELD_SPANS.get(key, key), adv.span)
@@ -485,13 +485,13 @@ def _epoch_item(a, b, eda: Edition, edb: Edition, track: str, rng: random.Random
         return {"holds": list(held), **dict(zip(grid, values))}
 
     known: dict = {}
-    situations = [s for s in situations if _possible((a, b), state(s), known)]
+    situations = [s for s in situations if possible_situation((a, b), state(s), known)]
 
     answers = []
     for module in (a, b):
         with sourcemap.rules_of(module):
             answers.append([_epoch_answer(module, track, state(s)) for s in situations])
-    if _stripped(_ast(ta)) != _stripped(_ast(tb)):
+    if _stripped(ast_data(ta)) != _stripped(ast_data(tb)):
         item.lines_a, item.lines_b = [f"{ta.span.path}:{ta.span.line}"], [f"{tb.span.path}:{tb.span.line}"]
     _compare(item, situations, *answers, state)
     return item
@@ -509,7 +509,7 @@ def impact(a, b, eda: Edition, edb: Edition, seed: int = 0) -> Impact:
     # what a calamity's rules may read of the edition-wide rules
     same_for_calamities = all(ra.get(k) == rb.get(k) for k in CALAMITY_READS)
     advances_same = same_edition and set(eda.advances) == set(edb.advances) and all(
-        _stripped(_advance(x)) == _stripped(_advance(edb.advances[n])) for n, x in eda.advances.items())
+        _stripped(advance_data(x)) == _stripped(advance_data(edb.advances[n])) for n, x in eda.advances.items())
     items: list[ItemImpact] = []
     for name in (n for n in eda.calamities if n in edb.calamities):
         for role in ROLES:
@@ -520,7 +520,7 @@ def impact(a, b, eda: Edition, edb: Edition, seed: int = 0) -> Impact:
         else:
             items.append(_price_item(a, b, eda, edb, name, rng))
     for track in (t for t in eda.asts if t in edb.asts):
-        if advances_same and _stripped(_ast(eda.asts[track])) == _stripped(_ast(edb.asts[track])):
+        if advances_same and _stripped(ast_data(eda.asts[track])) == _stripped(ast_data(edb.asts[track])):
             items.append(ItemImpact("epoch", track, None, "the epoch reached (0 = the first)", same_rules=True))
         else:
             items.append(_epoch_item(a, b, eda, edb, track, rng))

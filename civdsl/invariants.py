@@ -116,8 +116,8 @@ class _HeldAsserts:
         ed = self.ed
         try:
             key = (tuple(self._collection(h, heads) for h in heads if h in vocab.MODEL_COLLECTIONS),
-                   tuple((h in ed.consts, _typed(ed.consts[h].value) if h in ed.consts else None,
-                          h in ed.options, _typed(ed.options[h].on) if h in ed.options else None, h in ed.groups)
+                   tuple((h in ed.consts, typed_value(ed.consts[h].value) if h in ed.consts else None,
+                          h in ed.options, typed_value(ed.options[h].on) if h in ed.options else None, h in ed.groups)
                          for h in heads),
                    tuple(c in ed.tables for c in calls))
             hash(key)
@@ -172,10 +172,11 @@ class _HeldAsserts:
         """Each item's `fields` as ModelEvaluator's views of `name` show them; every field where
         that is None (specific credits, whose items hold whole advances, read from the advances)."""
         if fields is None:
-            return ((a.name, _typed(a.cost), _typed(a.vp), tuple(a.groups), _typed(a.supply),
-                     tuple((k, _typed(v)) for k, v in a.credits.items()),
-                     tuple((sc.target, _typed(sc.amount)) for sc in a.specific)) for a in self.ed.advances.values())
-        return (tuple(_typed(tuple(v) if type(v) is list else v) for v in map(view.get, fields))
+            return ((a.name, typed_value(a.cost), typed_value(a.vp), tuple(a.groups), typed_value(a.supply),
+                     tuple((k, typed_value(v)) for k, v in a.credits.items()),
+                     tuple((sc.target, typed_value(sc.amount)) for sc in a.specific))
+                    for a in self.ed.advances.values())
+        return (tuple(typed_value(tuple(v) if type(v) is list else v) for v in map(view.get, fields))
                 for view in self.evaluator.collection(name, None))
 
 
@@ -187,7 +188,7 @@ def _fields_read(name: str, read: tuple[str, ...]) -> tuple[str, ...] | None:
     return ("name", *(f for f in read if f != "name" and f in vocab.ITEM_ATTRIBUTES[name]))
 
 
-def _typed(value) -> tuple:
+def typed_value(value) -> tuple:
     """A value with its type: 1, 1.0 and True are equal keys but not the same value to an assert."""
     return (type(value), value)
 

@@ -31,7 +31,7 @@ from . import pricing, runtime, sourcemap, standing
 from . import vocabulary as vocab
 from .charts.derive import held_advances, modifier_direction, more_is_better
 from .diagnostics import Diagnostics, Span, suggestion
-from .impact import CARD_GRID, FACT_GRID, _bound_facts, _creditors, _possible, facts_read
+from .impact import CARD_GRID, FACT_GRID, bound_facts, creditors_of, possible_situation, facts_read
 from .model import Edition, Law
 from .syntax import Call, Name, Str
 
@@ -108,7 +108,7 @@ def _calamity_items(ctx: Context, with_extra: bool) -> list[Item]:
     out = []
     for name, c in ctx.ed.calamities.items():
         facts, cards = facts_read(c)
-        facts = sorted(set(facts) | _bound_facts(ctx.module, name) | _holdings(c))
+        facts = sorted(set(facts) | bound_facts(ctx.module, name) | _holdings(c))
         for role in ("primary", "secondary"):
             relevant = sorted({a for m in c.modifiers if m.role in (role, "any") for a in m.advances
                                if a in ctx.ed.advances})
@@ -122,10 +122,10 @@ def _calamity_items(ctx: Context, with_extra: bool) -> list[Item]:
 def _holdings(c) -> set[str]:
     """The player facts that hold what the calamity's effects take (vocabulary.BOUNDS), whatever the
     edition's `amounts` setting: the law is about what the player has, not about the setting."""
-    from .impact import _walk
+    from .impact import model_nodes
     from .model import Effect
 
-    kinds = {e.kind for e in _walk(c) if isinstance(e, Effect)}
+    kinds = {e.kind for e in model_nodes(c) if isinstance(e, Effect)}
     return {f for k in kinds for f in vocab.BOUNDS.get(k, {}).values() if f in vocab.FACTS}
 
 
@@ -154,7 +154,7 @@ def _trace_lines(ctx: Context, r) -> list[str]:
 def _bounded_broken(ctx: Context, item: Item, values: tuple) -> Breach | None:
     calamity, role = item.what
     state, _ = _state(item, values)
-    if not _possible((ctx.module,), state, ctx.known):
+    if not possible_situation((ctx.module,), state, ctx.known):
         return None
     r = sourcemap.resolve(ctx.module, calamity, role, _player(ctx.module, state))
     for kind, args, _line in r._effects:
@@ -200,7 +200,8 @@ def _advances_in_effects(c) -> set[str]:
 def _advances_broken(ctx: Context, item: Item, values: tuple) -> Breach | None:
     calamity, role = item.what
     state, extra = _state(item, values)
-    if extra in state["holds"] or not _possible((ctx.module,), state, ctx.known) or _exempt(ctx, calamity, role, extra):
+    if (extra in state["holds"] or not possible_situation((ctx.module,), state, ctx.known)
+            or _exempt(ctx, calamity, role, extra)):
         return None
     more = {**state, "holds": state["holds"] + [extra]}
     r0, without = _harm(ctx.module, calamity, role, state)
@@ -234,7 +235,7 @@ def _q(name: str) -> str:
 def _price_items(ctx: Context) -> list[Item]:
     out = []
     for name in ctx.ed.advances:
-        creditors = _creditors(ctx.ed, name)
+        creditors = creditors_of(ctx.ed, name)
         if creditors:
             out.append(Item((name,), [(f"holds:{a}", (False, True)) for a in creditors] + [("extra", tuple(creditors))]))
     return out
@@ -289,7 +290,7 @@ def _reached(module, track: str, state: dict) -> int | None:
 
 
 def _epoch_breach(ctx: Context, track: str, state: dict, more: dict, change: str, flag: str) -> Breach | None:
-    if not (_possible((ctx.module,), state, ctx.known) and _possible((ctx.module,), more, ctx.known)):
+    if not (possible_situation((ctx.module,), state, ctx.known) and possible_situation((ctx.module,), more, ctx.known)):
         return None
     x, y = _reached(ctx.module, track, state), _reached(ctx.module, track, more)
     if x is None or y is None or y >= x:

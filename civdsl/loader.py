@@ -155,6 +155,11 @@ _PARSED: dict[tuple[str, str], syntax.RulebookAst] = {}
 _PARSED_LIMIT = 64
 
 
+def forget_parsed() -> None:
+    """Forget the syntax trees kept for the next parse of the same text in this process."""
+    _PARSED.clear()
+
+
 def parse_file(path: Path, diags: Diagnostics, display: str | None = None,
                within: Within | None = None) -> LoadedFile | None:
     display = display or display_path(path)

@@ -198,7 +198,7 @@ def normalise(text: str) -> str:
 _BRACKET_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[(){}]')
 
 
-def _check_limits(text: str, path: str, diags: Diagnostics, tokens: int | None = None,
+def check_limits(text: str, path: str, diags: Diagnostics, tokens: int | None = None,
                   brackets: str | None = None, lines: list[str] | None = None) -> bool:
     """Whether the text is within the limits (else one CIV005 says which); `tokens` is
     `count_tokens(text)`, `brackets` is `bracket_skeleton(text)` and `lines` its lines when the
@@ -325,7 +325,7 @@ def parse(text: str, path: str, diags: Diagnostics, depth: bool = True,
     is not checked against MAX_DEPTH here: the caller's syntax pass measures it on its way
     (syntax.to_syntax raises TooDeep) and reports it with `report_too_deep`. `within_limits`:
     the caller found the text within the limits (its length still counts)."""
-    if not (within_limits and len(text) <= MAX_BYTES) and not _check_limits(text, path, diags):
+    if not (within_limits and len(text) <= MAX_BYTES) and not check_limits(text, path, diags):
         return None
     # Only the first syntax error is reported: LALR error recovery mostly produces cascades
     # that point away from the real mistake. Every later pass reports all of its findings.

@@ -69,7 +69,7 @@ _CALAMITY = {
 }
 
 
-def _calamity(c: Calamity) -> dict:
+def calamity_data(c: Calamity) -> dict:
     return {**_item("calamity", c, _CALAMITY), "text": describe.calamity(c), **_where(c.span)}
 
 
@@ -87,11 +87,11 @@ _ADVANCE = {
 }
 
 
-def _advance(a) -> dict:
+def advance_data(a) -> dict:
     return {**_item("advance", a, _ADVANCE), **_where(a.span)}
 
 
-def _ast(t) -> dict:
+def ast_data(t) -> dict:
     return {"id": t.id, "name": t.name, "epochs": [{
         "name": e.name, "requirements": [{"expr": unparse(r.expr), "why": r.why, "line": r.span.line,
                                           "each_step": r.each_step} for r in e.requirements]} for e in t.epochs],
@@ -158,9 +158,9 @@ def _declarations(ed: Edition) -> dict:
         "consts": [{"id": c.id, "value": c.value, "expr": unparse(c.expr), "doc": c.doc} for c in ed.consts.values()],
         "tables": [_table(t) for t in ed.tables.values()],
         "options": _plain(ed.options.values(), "id", "doc", "on"),
-        "advances": [_advance(a) for a in ed.advances.values()],
-        "calamities": [_calamity(c) for c in ed.calamities.values()],
-        "asts": [_ast(t) for t in ed.asts.values()],
+        "advances": [advance_data(a) for a in ed.advances.values()],
+        "calamities": [calamity_data(c) for c in ed.calamities.values()],
+        "asts": [ast_data(t) for t in ed.asts.values()],
         "civilizations": [_civilization(c, ed) for c in ed.civilizations.values()],
         "score": _score(ed.score),
     }

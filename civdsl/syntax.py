@@ -31,10 +31,10 @@ from .syntax_nodes import (OP_TYPES, Acknowledgement, BinOp, Bool, Branch, Call,
                            EffectCall, Expr, Field, ImmuneOp, Item, ModifierAst, Name, Neg, NodeVisitor, Not, Num, Op,
                            OptionOp, RulebookAst, StopOp, Str, Unknown, Where)
 
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 # A high surrogate escape followed by a low one is one character written JSON-style
 # (`\ud83d\ude00` is U+1F600); matched first so that the pair combines.
-_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|.)", re.S)
+ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|.)", re.S)
 _COLOR_RE = re.compile(r"#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?")
 
 
@@ -200,8 +200,8 @@ class _ToSyntax(Transformer):
 
         def unescape(m: re.Match) -> str:
             esc = m.group(1)
-            if esc in _ESCAPES:
-                return _ESCAPES[esc]
+            if esc in ESCAPES:
+                return ESCAPES[esc]
             if esc.startswith("u") and len(esc) == 11:  # a surrogate pair
                 high, low = int(esc[1:5], 16), int(esc[7:], 16)
                 return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
@@ -221,7 +221,7 @@ class _ToSyntax(Transformer):
                              help='write `\\\\` for a backslash; known escapes are \\" \\\\ \\n \\t \\r \\0 \\uXXXX')
             return esc
 
-        return _nfc(_ESCAPE_RE.sub(unescape, raw))
+        return _nfc(ESCAPE_RE.sub(unescape, raw))
 
     def _int(self, tok: Token, field: str | Bound | None = None) -> int:
         """A number token; with `field`, held to that field's bound (reported at the number, and

@@ -16,7 +16,7 @@ from .bounds import FIELDS
 from .cardchecks import CardChecks
 from .diagnostics import Diagnostics, Span, suggestion
 from .expressions import EvalError, Scope, check, evaluate, unparse, walk
-from .invariants import InvariantChecks, _typed
+from .invariants import InvariantChecks, typed_value
 from .model import Advance, Calamity, Edition, EffectBranch
 from .parser import unknown_field_help
 from .references import Index
@@ -81,7 +81,7 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         read, the constants' values (set values read them), the misspelt fields, the tier rule
         and the set-value rule. None where a value cannot be hashed (nothing is kept)."""
         ed = self.ed
-        context = (tuple((name, _typed(c.value)) for name, c in ed.consts.items()), tuple(ed.tables),
+        context = (tuple((name, typed_value(c.value)) for name, c in ed.consts.items()), tuple(ed.tables),
                    tuple(ed.options), tuple(ed.groups), frozenset(self.misspelt), tuple(ed.vp_tiers),
                    unparse(ed.set_value) if ed.set_value is not None else None)
         try:
@@ -97,7 +97,7 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
             check(obj)
             return
         specific = getattr(obj, "specific", None)
-        costs = tuple((sc.target, _typed(getattr(self.ed.advances.get(sc.target), "cost", None)))
+        costs = tuple((sc.target, typed_value(getattr(self.ed.advances.get(sc.target), "cost", None)))
                       for sc in specific) if specific else ()
         known = self.before.get(id(obj))
         # an item that moved (lsp.incremental.AnchoredSpan) is checked again only if it reported

@@ -35,7 +35,7 @@ def grammar_read(text: str):
     """(syntax tree, None) or (None, (message, column)): the rulebook parser's and syntax pass's
     reading of TEXT as the grammar's `expr`."""
     diags = Diagnostics()
-    if not parser._check_limits(text, "-", diags):
+    if not parser.check_limits(text, "-", diags):
         return None, _first(diags)
     try:
         tree = _expr_parser().parse(text, start="expr")

@@ -244,7 +244,7 @@ class Engine:
         if (previous is None or previous.doc.ast is None or not doc.state.layout_only
                 or previous.doc.lines is not doc.state.previous):
             return False
-        if not parser._check_limits(text, display, Diagnostics(), doc.state.token_count(), doc.state.brackets(),
+        if not parser.check_limits(text, display, Diagnostics(), doc.state.token_count(), doc.state.brackets(),
                                     doc.state.lines):
             return False
         here = doc.path if doc.path is not None else Path.cwd() / (Path(display).name or "untitled.civ")

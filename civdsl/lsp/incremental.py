@@ -151,7 +151,7 @@ class IncrementalParser:
     def parse(self, text: str, display: str, state: TextState, diags: Diagnostics) -> syntax.RulebookAst | None:
         """As `parser.parse` then `syntax.to_syntax` (see `loader.parse_file`), with the same
         diagnostics; `state` is the text's `TextState`."""
-        if not parser._check_limits(text, display, diags, state.token_count(), state.brackets(), state.lines):
+        if not parser.check_limits(text, display, diags, state.token_count(), state.brackets(), state.lines):
             return None
         try:
             return self._incremental(text, display, state, diags)

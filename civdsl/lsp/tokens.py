@@ -93,13 +93,13 @@ def unquote_string(text: str) -> str:
 
     def unescape(m: re.Match) -> str:
         esc = m.group(1)
-        if esc in syntax._ESCAPES:
-            return syntax._ESCAPES[esc]
+        if esc in syntax.ESCAPES:
+            return syntax.ESCAPES[esc]
         if esc.startswith("u") and len(esc) == 5:
             return chr(int(esc[1:], 16))
         return esc
 
-    return syntax._ESCAPE_RE.sub(unescape, body)
+    return syntax.ESCAPE_RE.sub(unescape, body)
 
 
 def quote_string(value: str) -> str:

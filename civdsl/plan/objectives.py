@@ -126,7 +126,7 @@ WHITESPACE = " \t\x0c\r\n\xa0\ufeff"
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _DIGITS = "0123456789"
 _HEX = "0123456789abcdef0123456789ABCDEF"
-# a string's escapes (syntax._ESCAPES): the letter after the backslash, and what it writes
+# a string's escapes (syntax.ESCAPES): the letter after the backslash, and what it writes
 _ESCAPED = '"\\ntr0'
 _ESCAPES = '"\\\n\t\r\0'
 # The parser's limits (civdsl/parser.py: MAX_NESTING, MAX_DEPTH, MAX_DIGITS; tests check they agree)
