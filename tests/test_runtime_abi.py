@@ -23,8 +23,8 @@ from civdsl.frontend import check_file
 ROOT = Path(__file__).resolve().parents[1]
 RULEBOOKS = (sorted((ROOT / "rulebooks").rglob("*.civ")) + sorted((ROOT / "tests" / "fixtures").rglob("*.civ"))
              + sorted((ROOT / "tests" / "ui").rglob("*.civ")))
-# the generators of Python code: every `_rt.NAME` they can write
-PYTHON_GENERATORS = ("civdsl/codegen.py", "civdsl/expressions.py")
+# the package's modules: any that writes `_rt.NAME` in a string is a generator of Python code
+PACKAGE_FILES = sorted((ROOT / "civdsl").rglob("*.py"))
 # names in __all__ that no generator writes literally, with the reason they are ABI anyway
 DOCUMENTED: dict[str, str] = {}
 JS_BUILTINS = {"Map", "Set", "Array", "Object", "Number", "String", "Math", "JSON", "Error", "BigInt", "Boolean"}
@@ -77,14 +77,23 @@ def emitted_python(generated_python) -> set[str]:
     return set().union(*(_runtime_names(source) for source in generated_python))
 
 
-def _generator_python_names() -> set[str]:
-    """The runtime names the Python generators can write, read from their templates."""
+def _template_strings(source: str) -> list[str]:
+    """The string literals of a module, f-strings' literal parts included, docstrings and comments
+    not: what the module can write."""
+    tree = ast.parse(source)
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def _generator_python_names(files=PACKAGE_FILES) -> set[str]:
+    """The runtime names the Python generators can write, read from their templates in any module."""
     names = set()
-    for rel in PYTHON_GENERATORS:
-        text = (ROOT / rel).read_text(encoding="utf-8")
-        names |= set(re.findall(r"_rt\.([A-Za-z_]\w*)", text))
-        for imported in re.findall(r"from civdsl\.runtime import ([\w, ]+)", text):
-            names |= {n.strip() for n in imported.split(",")}
+    for path in files:
+        for text in _template_strings(path.read_text(encoding="utf-8")):
+            names |= set(re.findall(r"_rt\.([A-Za-z_]\w*)", text))
+            for imported in re.findall(r"from civdsl\.runtime import ([\w, ]+)", text):
+                names |= {n.strip() for n in imported.split(",")}
     names |= {call.removeprefix("_rt.") for call in PythonCompiler.MATH_CALLS.values()}
     names |= {PythonCompiler.LOGIC.format(op=op, operands="").split("(")[0].removeprefix("_rt.")
               for op in ("and", "or")}
@@ -94,6 +103,14 @@ def _generator_python_names() -> set[str]:
 def test_alias_scan_reads_any_alias():
     source = "import civdsl.runtime as q\nfrom civdsl import runtime as r\nfrom civdsl.runtime import A\nq.x(); r.y"
     assert _runtime_names(source) == {"A", "x", "y"}
+
+
+def test_the_template_scan_reads_strings_not_comments_or_docstrings(tmp_path):
+    module = tmp_path / "gen.py"
+    module.write_text('"""Writes `_rt.old`."""\n# _rt.gone\n'
+                      'def f(w, n):\n    w.line(f"x = _rt.div({n}, 2)")\n    return "from civdsl.runtime import A, B"\n',
+                      encoding="utf-8")
+    assert _generator_python_names([module]) - _generator_python_names([]) == {"div", "A", "B"}
 
 
 def test_every_runtime_name_generated_python_uses_is_in_all(emitted_python):
