@@ -551,3 +551,22 @@ def test_no_module_takes_another_modules_underscore_name_but_those_named():
     assert {path: sorted(names) for path, names in taken.items() if names != NAMED_PRIVATE_USES.get(path)} == {}, \
         "make what a module needs from another a public, documented name (or name the exception here, with why)"
     assert sorted(set(NAMED_PRIVATE_USES) - set(taken)) == []
+
+
+# The language server's modules in the order docs/architecture.md gives them ("each importing only
+# those before it").
+LSP_ORDER = ("tokens", "files", "incremental", "splice", "engine", "navigation", "hover", "completion", "outline",
+             "protocol", "server")
+
+
+def test_the_language_servers_modules_import_only_those_before_them():
+    import re
+
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = doc[doc.index("`lsp/` (the language server:"):doc.index("each importing only those before it")]
+    listed = re.sub(r"\([^()]*\)", "", listed[len("`lsp/` (the language server:"):])  # asides name no module
+    assert tuple(re.findall(r"`(\w+)`", listed)) == LSP_ORDER
+    assert {p.stem for p in (PACKAGE / "lsp").glob("*.py")} - {"__init__"} == set(LSP_ORDER)
+    for i, name in enumerate(LSP_ORDER):
+        used = {m.split(".")[2] for m in _imports(PACKAGE / "lsp" / f"{name}.py") if m.startswith("civdsl.lsp.")}
+        assert used <= set(LSP_ORDER[:i]), f"lsp/{name}.py imports {sorted(used - set(LSP_ORDER[:i]))}, listed after it"
