@@ -37,7 +37,7 @@ def main() -> None:
         tmp = Path(tmp)
         seed = tmp / "seed"
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(ROOT)}
-        subprocess.run([sys.executable, "-c", "from civdsl import parser; parser._parser()"], check=True,
+        subprocess.run([sys.executable, "-c", "from civdsl import parser; parser.lark_parser()"], check=True,
                        env={**env, "CIVDSL_CACHE": str(seed)})
         for label, command in COMMANDS.items():
             args = [a.replace("{out}", str(tmp / "out")) for a in command]

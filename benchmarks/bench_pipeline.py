@@ -6,7 +6,7 @@ against Lark's LALR parse alone of the same files with the same grammar. Prints 
 the ratios (goal: at most 2x) against three bare parses, the first reported first:
 - a plain LALR parse with Lark's default options (`lark.Lark(grammar, parser="lalr")`): the
   honest yardstick of issue 30, as a plain Lark user would parse these files;
-- with the options the pipeline's own parser uses (civdsl.parser._parser(): no position
+- with the options the pipeline's own parser uses (civdsl.parser.lark_parser(): no position
   propagation, since the syntax pass derives positions from the tokens): the strict yardstick;
 - with parser.LARK_OPTIONS, Lark's parse tree with positions, the yardstick the issue was filed
   with (the pipeline used those options then).
@@ -55,7 +55,7 @@ def bare_parser(options: dict) -> lark.Lark:
 
 def pipeline_options() -> dict:
     """The options of the parser the pipeline itself uses."""
-    own = parser._parser().options
+    own = parser.lark_parser().options
     return {name: getattr(own, name) for name in parser.LARK_OPTIONS}
 
 
@@ -75,9 +75,9 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
                   "the pipeline's own options": bare_parser(pipeline_options()),
                   "LARK_OPTIONS (positions propagated)": bare_parser(parser.LARK_OPTIONS)}
 
-    def bare(lark_parser):
+    def bare(_parser):
         for text in texts:
-            lark_parser.parse(text)
+            _parser.parse(text)
 
     def pipeline():
         frontend.forget()  # no syntax trees, invariants held or clause lists from an earlier run
@@ -92,8 +92,8 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
     bares: dict[str, list[float]] = {name: [] for name in yardsticks}
     pipes = []
     for _ in range(rounds):
-        for name, lark_parser in yardsticks.items():
-            bares[name].append(best_of(lambda: bare(lark_parser), repeat))
+        for name, _parser in yardsticks.items():
+            bares[name].append(best_of(lambda: bare(_parser), repeat))
         pipes.append(best_of(pipeline, repeat))
     size = sum(len(t) for t in texts)
     print(f"{len(paths)} shipped rulebooks, {size:,} characters ({rounds} rounds, best of {repeat} each, CPU time)")
@@ -125,7 +125,7 @@ def tree_share(rounds: int = 9, repeat: int = 3) -> None:
 
     paths = rulebooks()
     texts = [(str(p), parser.normalise(p.read_text(encoding="utf-8"))) for p in paths]
-    own = parser._parser()
+    own = parser.lark_parser()
     callbacks = own.parser.parser.parser.callbacks
     kept = dict(callbacks)
     trees = {path: own.parse(text) for path, text in texts}

@@ -48,13 +48,15 @@ _TERMINAL_WORDS = {
 
 
 # The grammar's Lark options: the formatter's parser uses them with its own additions; civdsl's
-# parser (_parser: the pipeline, the language server) turns position propagation off.
+# parser (lark_parser: the pipeline, the language server) turns position propagation off.
 # benchmarks/bench_pipeline.py measures against a bare parse with each.
 LARK_OPTIONS = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True)
 
 
-def _parser() -> lark.Lark:
-    """The parser of the whole grammar: the main language's and each registered sub-language's."""
+def lark_parser() -> lark.Lark:
+    """The Lark parser of the whole grammar, the main language's and each registered sub-language's
+    (LARK_OPTIONS without positions): the pipeline's, and the language server's lexer, statement
+    parse and completion."""
     return _parser_of(grammar_text())
 
 
@@ -111,20 +113,20 @@ def build_lark(**extra) -> lark.Lark:
 
 def keywords() -> list[str]:
     """Every keyword of the language, from the grammar itself."""
-    return sorted(t.pattern.value for t in _parser().terminals
+    return sorted(t.pattern.value for t in lark_parser().terminals
                   if t.pattern.type == "str" and re.fullmatch(r"[a-z_]+", t.pattern.value))
 
 
 def named_alternatives() -> frozenset[str]:
     """The names the grammar gives its alternatives (`-> adv_cost`): each is a callback the syntax
     pass must have."""
-    return frozenset(str(rule.alias) for rule in _parser().rules if rule.alias)
+    return frozenset(str(rule.alias) for rule in lark_parser().rules if rule.alias)
 
 
 def statement_edges() -> tuple[frozenset[str], frozenset[str]]:
     """The terminals that can begin and end a top-level statement (the grammar's `item` rule):
     where the editor's incremental parse may cut a text into statements."""
-    return _statement_edges(_parser())
+    return _statement_edges(lark_parser())
 
 
 @functools.lru_cache(maxsize=2)
@@ -180,7 +182,7 @@ def item_starters() -> frozenset[str]:
 def describe_terminal(name: str) -> str:
     if name in _TERMINAL_WORDS:
         return _TERMINAL_WORDS[name]
-    for t in _parser().terminals:
+    for t in lark_parser().terminals:
         if t.name == name and t.pattern.type == "str":
             return f"`{t.pattern.value}`"
     return name.lower()
@@ -360,7 +362,7 @@ def _parse_past_unknown_fields(text: str, path: str, diags: Diagnostics) -> lark
     repairs = max(1, min(MAX_UNKNOWN_FIELDS, REPAIR_BUDGET // max(len(text), 1)))
     while True:
         try:
-            return _parser().parse(text)
+            return lark_parser().parse(text)
         except UnexpectedToken as exc:
             found = _unknown_field(exc, text) if repairs > 0 else None
             if found is None:
@@ -454,7 +456,7 @@ REPAIR_BUDGET = 4_000_000  # characters re-parsed, at most, to recover from unkn
 
 def _terminal_words() -> tuple[dict[str, str], frozenset[str]]:
     """({keyword: terminal name}, the terminals that can start an item), from the grammar."""
-    return _terminal_words_of(_parser())
+    return _terminal_words_of(lark_parser())
 
 
 @functools.lru_cache(maxsize=2)
@@ -512,7 +514,7 @@ def _glued_field_word(text: str, start: int, end: int) -> tuple | None:
     as `supply` `y`, since where only keywords may stand it tries only them): the word from
     `start` to `end` is the field, and the parser state is the one before it."""
     try:
-        interactive = _parser().parse_interactive(text[:start])
+        interactive = lark_parser().parse_interactive(text[:start])
         interactive.exhaust_lexer()
     except UnexpectedInput:
         return None

@@ -105,7 +105,7 @@ class _ToSyntax(Transformer):
         levels below the root.
 
         Lark's tree builder can record every node's position (propagate_positions), but that costs
-        more than a third of the parse; civdsl's parser does without it (parser._parser), and the
+        more than a third of the parse; civdsl's parser does without it (parser.lark_parser), and the
         position is derived here, in the walk that happens anyway: a node starts where its first
         token starts and ends where its last token ends, which is what Lark records for this
         grammar (every terminal is named and kept, and a rule inlined with `?` has one child;

@@ -48,15 +48,15 @@ def _edges(tree: lark.Tree) -> dict[int, tuple]:
     return edges
 
 
-def _parsed(lark_parser: lark.Lark, path: Path) -> lark.Tree | None:
+def _parsed(_parser: lark.Lark, path: Path) -> lark.Tree | None:
     try:
-        return lark_parser.parse(parser.normalise(path.read_bytes().decode("utf-8")))
+        return _parser.parse(parser.normalise(path.read_bytes().decode("utf-8")))
     except (UnicodeDecodeError, lark.exceptions.LarkError, RecursionError):
         return None
 
 
 def test_the_civdsl_parser_records_no_positions_itself():
-    assert parser._parser().options.propagate_positions is False
+    assert parser.lark_parser().options.propagate_positions is False
     assert parser.LARK_OPTIONS["propagate_positions"] is True  # the grammar's defining options keep them
 
 
@@ -91,7 +91,7 @@ def _syntax(tree: lark.Tree, display: str) -> tuple:
 def test_the_syntax_tree_of_a_tree_without_positions_equals_the_one_lark_placed(positioned):
     """The spans of every syntax node, and the diagnostics, whether Lark placed the nodes or not."""
     for path in list(shipped_rulebooks().values()) + shipped_house_rules() + sorted((TESTS / "ui").glob("*.civ")):
-        bare, placed = _parsed(parser._parser(), path), _parsed(positioned, path)
+        bare, placed = _parsed(parser.lark_parser(), path), _parsed(positioned, path)
         if placed is None:
             continue
         assert _syntax(bare, str(path)) == _syntax(placed, str(path)), path
@@ -101,9 +101,9 @@ def test_rules_lark_dispatches_itself_get_the_same_positions(monkeypatch):
     """A rule without a function of its own in `_rule_functions` goes through Lark's dispatch, which
     reads the node's meta: the derived position is written there first."""
     path = shipped_rulebooks()["megaciv"]
-    expected = _syntax(_parsed(parser._parser(), path), "m")
+    expected = _syntax(_parsed(parser.lark_parser(), path), "m")
     monkeypatch.setattr(syntax.transformer_class(), "_rule_functions", {})
-    assert _syntax(_parsed(parser._parser(), path), "m") == expected
+    assert _syntax(_parsed(parser.lark_parser(), path), "m") == expected
 
 
 def test_spans_run_from_the_first_token_to_the_last():

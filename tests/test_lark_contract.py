@@ -158,7 +158,7 @@ def test_syntax_fast_path_recognises_every_v_args_callback():
 
 
 def test_parser_attributes_the_editor_and_item_recovery_read():
-    built = parser._parser()
+    built = parser.lark_parser()
     # lsp.tokens.lexer: the parser's lexer configuration
     assert isinstance(built.lexer_conf, lark.common.LexerConf)
     tokens = list(lark.lexer.LexerThread.from_text(lark.lexer.BasicLexer(built.lexer_conf), "edition x").lex(None))
@@ -187,7 +187,7 @@ def test_the_cached_grammar_loads_through_lark_load():
 
 def test_grammar_tables_the_keyword_and_statement_edge_readers_use():
     # parser.keywords, keyword_terminals, statement_edges read the analysed grammar's tables
-    built = parser._parser()
+    built = parser.lark_parser()
     terminal = next(t for t in built.terminals if t.pattern.type == "str")
     assert isinstance(terminal, lark.lexer.TerminalDef) and isinstance(terminal.pattern.value, str)
     rule = next(r for r in built.rules if str(r.origin.name) == "item")

@@ -528,10 +528,6 @@ NAMED_PRIVATE_USES = {
                          "syntax_fields._bound", "syntax_fields._register_field_callbacks"},
     # Lark's own internals, pinned by tests/test_lark_contract.py
     "civdsl/syntax_dispatch.py": {"lark.visitors._vargs_meta", "lark.visitors._VArgsWrapper"},
-    # the analysed grammar's Lark parser: the editor's line lexer, completion and item recovery
-    "civdsl/lsp/completion.py": {"parser._parser"},
-    "civdsl/lsp/incremental.py": {"parser._parser"},
-    "civdsl/lsp/tokens.py": {"parser._parser"},
     # Python's own: the caller's frame, where a rule's error is located
     "civdsl/rounds/runtime.py": {"sys._getframe"},
     # within one package: a module's helpers shared with its sibling

@@ -298,7 +298,7 @@ def _acceptable(doc: FileInfo, prev_i: int, cut: int) -> set[str] | None:
     head = doc.tokens[start].start if start > 0 else 0
     text = (PREFIX + "\n" if start > 0 else "") + doc.text[head:cut]
     try:
-        interactive = parser._parser().parse_interactive(text)
+        interactive = parser.lark_parser().parse_interactive(text)
         interactive.exhaust_lexer()
         return set(interactive.accepts())
     except LarkError:

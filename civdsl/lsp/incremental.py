@@ -305,7 +305,7 @@ def _lark_tree(text: str):
     """Lark's tree of a piece of a buffer; _Failed when it does not parse, or when `parser.parse`
     would refuse it as nested too deeply (that is reported from the whole file's tree)."""
     try:
-        tree = parser._parser().parse(text)
+        tree = parser.lark_parser().parse(text)
     except Exception:
         raise _Failed
     if _too_deep(tree):

@@ -30,7 +30,7 @@ _KINDS = {"NAME": "name", "STRING": "string", "INT": "int", "CODE": "code"}
 
 def lexer():
     """The lexer of the grammar as composed now, with every registered sub-language's terminals."""
-    return _lexer_of(parser._parser())
+    return _lexer_of(parser.lark_parser())
 
 
 # keyed by the parser, which is the composed grammar's: a sub-language registered later in the
