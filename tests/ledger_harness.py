@@ -2,7 +2,7 @@
 tests/test_ledger_translated.py compares event by event and benchmarks/bench_ledger_page.py times.
 
 `python_game(path)` replays a recorded game in Python and answers after its start
-and each event (a snapshot, or the refusal); `js_game(edition, setup, events)` does the same with
+and each event (a snapshot, or the refusal), then gives the whole log; `js_game(edition, setup, events)` does the same with
 the page's translated modules and returns the answers and each applied event's time in Node.
 Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
 """
@@ -84,9 +84,9 @@ function ledgerModule() {
   return m;
 }
 const ledgerRulebook = {module: ledgerModule(), name: ledgerInput.name};
-function gameSnapshot(g) {
+function gameSnapshot(g, seen) {
   return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
-              g.log.map((e) => e.to_data()), g.expects()]);
+              g.log.length, g.log.slice(Math.min(seen, g.log.length)).map((e) => e.to_data()), g.expects()]);
 }
 const ledgerTimes = [];  // each applied event's time in ms (its snapshot apart)
 const ledgerOut = (() => {
@@ -97,13 +97,15 @@ const ledgerOut = (() => {
   } catch (exc) {
     return [{crash: String(exc && exc.stack || exc)}];
   }
-  out.push(gameSnapshot(g));
+  out.push(gameSnapshot(g, 0));
+  let seen = g.log.length;
   for (const event of dec(ledgerInput.events)) {
     try {
       const started = process.hrtime.bigint();
       g.apply(event);
       ledgerTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
-      out.push(gameSnapshot(g));
+      out.push(gameSnapshot(g, seen));
+      seen = g.log.length;
     } catch (exc) {
       if (exc instanceof rf_Refused) {
         out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
@@ -113,15 +115,19 @@ const ledgerOut = (() => {
       break;
     }
   }
+  if (!("crash" in out[out.length - 1])) out.push({log: enc(g.log.map((e) => e.to_data()))});
   return out;
 })();
 process.stdout.write(JSON.stringify({answers: ledgerOut, ms: ledgerTimes}));
 """
 
 
-def _game_snapshot(game) -> list:
+def _game_snapshot(game, seen: int) -> list:
+    """The game after an event: its turn, step, players and what the step expects, and of its log
+    the length and the entries added since SEEN entries (the whole log after every event made the
+    comparison quadratic in the game's length; the whole log is compared once, at the end)."""
     return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()],
-                    [e.to_data() for e in game.log], game.expects()])
+                   len(game.log), [e.to_data() for e in game.log[min(seen, len(game.log)):]], game.expects()])
 
 
 def game_events(path: Path, mixed: int = 0) -> list:
@@ -237,14 +243,17 @@ def python_game(path: Path, mixed: int = 0, events: list | None = None) -> tuple
     rb = load(gf.setup["edition"])
     game = gamefile.start(rb, gf.setup)
     setup = {"setup": gf.setup, "name": rb.name}
-    answers = [_game_snapshot(game)]
+    answers = [_game_snapshot(game, 0)]
+    seen = len(game.log)
     for event in events if events is not None else game_events(path, mixed):
         try:
             game.apply(event)
         except refusals.Refused as r:
             answers.append({"refused": [r.code, str(r), r.field, r.choices]})
             continue
-        answers.append(_game_snapshot(game))
+        answers.append(_game_snapshot(game, seen))
+        seen = len(game.log)
+    answers.append({"log": encode([e.to_data() for e in game.log])})
     return setup, answers
 
 
