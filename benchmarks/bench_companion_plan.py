@@ -152,13 +152,19 @@ def random_horizon(count: int) -> list[dict]:
 
 
 def verdict(rows: list[dict]) -> list[str]:
-    """bench_planner.py --bound's verdict, on the page's engine: the first call's CPU of each."""
-    worst = max(rows, key=lambda r: r["node_cold"])
-    over_200 = sum(r["node_cold"] > 200 for r in rows)
-    over_1 = sum(r["node_cold"] > 1000 for r in rows)
-    return [f"page: worst {worst['node_cold']:.0f} ms ({worst['case']}); over 200 ms: {over_200} of {len(rows)}; "
-            f"over 1 s: {over_1} of {len(rows)}",
-            f"goal: every answer of the page within 1 s of CPU: {'met' if over_1 == 0 else 'NOT met'}"]
+    """bench_planner.py --bound's verdict, on the page's engine: the first call's CPU of each (the
+    functions it reaches compiled then), and the least of the later ones (where there are any)."""
+    lines = []
+    for key, label in (("node_cold", "first call"), ("node", "later calls")):
+        timed = [r for r in rows if key in r]
+        worst = max(timed, key=lambda r: r[key])
+        over_200 = sum(r[key] > 200 for r in timed)
+        over_1 = sum(r[key] > 1000 for r in timed)
+        lines.append(f"page, {label}: worst {worst[key]:.0f} ms ({worst['case']}); over 200 ms: {over_200} of "
+                     f"{len(timed)}; over 1 s: {over_1} of {len(timed)}")
+    first_over = sum(r["node_cold"] > 1000 for r in rows)
+    lines.append(f"goal: every answer of the page within 1 s of CPU: {'met' if first_over == 0 else 'NOT met'}")
+    return lines
 
 
 def random_states(states: int, seed: int, repeat: int) -> dict:

@@ -186,7 +186,7 @@ class PurchaseProblem:
     explain_programmes = 4
     # ... and the cells (state and price, every layer's) those programmes may hold in all: a
     # programme that passes it stops, and its advance and those after it are not worked out
-    explain_cells = 100_000
+    explain_cells = 70_000
     # ... and the cells (advances x price units of the budget) of the one whole-advance knapsack
     # table its bounds read (`bound_with`); past it they read the fractional bound alone
     explain_knapsack = 200_000
