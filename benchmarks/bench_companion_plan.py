@@ -2,16 +2,19 @@
 in Node against the Python planner, on the planner benchmark's stress states and random mid-game
 Mega Civilization states.
 
-    python benchmarks/bench_companion_plan.py [--states 200] [--seed 12] [--repeat 5]
+    python benchmarks/bench_companion_plan.py [--states 200] [--seed 12] [--repeat 5] [--random-horizon 200]
 
 Times are CPU times (Node's process.cpuUsage, Python's process_time: the machine may be busy).
-For each stress state of benchmarks/bench_planner.py (`--stress` there, the strict credits' too) it prints the time of one
-`civdsl.plan(state, options)` call of the generated engine in Node (the least of `--repeat` runs
-after one warm-up run; the first, cold run too) and of one `civdsl.plan.plan` call in Python, with
-their ratio; then the median, 90th percentile and worst times of both engines over `--states`
-random states (bench_planner.random_state), and of `civdsl.cost` on a random purchase. Every
-answer is checked equal to Python's as the equality tests check it (a difference is reported and
-the exit code is 1). Needs `node` (Debian's nodejs).
+For every named state of `benchmarks/bench_planner.py --bound` (the stress states, the strict
+credits', the bound's, the look-ahead's and the strict `cost` questions) it prints the CPU of the
+first `civdsl.plan(state, options)` (or `civdsl.cost`) call of the generated engine in a fresh Node
+process (what a player waits for), the least of `--repeat` more, and the least of up to 3 calls in
+Python, with their ratio; then `--horizon 2` on the bound's random mid-game states (seed 7) in one
+Node process, and the bound's verdict on the page's engine: the worst first call, how many pass
+200 ms and 1 s (the goal: none past 1 s). Then the median, 90th percentile and worst times of
+both engines over `--states` random states (bench_planner.random_state), and of `civdsl.cost` on
+a random purchase. Every answer is checked equal to Python's as the equality tests check it (a
+difference is reported and the exit code is 1). Needs `node` (Debian's nodejs).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ process.stdin.on("end", () => {
       api[q.command](q.state, q.options);
       best = Math.min(best, cpu() - t);
     }
-    return {answer: answer, cold: cold, best: best};
+    return {answer: answer, cold: cold, best: repeat ? best : cold};
   });
   process.stdout.write(api.dumps(out));
 });
@@ -91,32 +94,81 @@ def _same(rulebook: str, query: dict, got: dict) -> str | None:
     return first_difference(cli_answer(rulebook, query), got)
 
 
-def stress(repeat: int) -> list[dict]:
+def _bench_planner():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def _query(bench, rb, state: dict, options: dict) -> tuple[dict, dict, dict]:
+    """The page's query for a named state of bench_planner.bound_cases (a `cost` question where its
+    options say so), the state, and the Python planner's options."""
+    st = bench.stress_state(rb.module, state)
+    options = {k: v for k, v in options.items() if k != "stops"}  # the bench's mark, no option
+    if "cost" in options:
+        return {"command": "cost", "state": st, "options": {"buy": options["cost"]}}, st, options
     flags = {"objective_spec": "objective", "explain": "explain"}
+    return {"command": "plan", "state": st, "options": {flags.get(k, k): v for k, v in options.items()}}, st, options
+
+
+def stress(repeat: int) -> list[dict]:
+    """Every named state of bench_planner.py --bound (its stress states, the strict variant's, the
+    bound's, the look-ahead's and the strict `cost` questions), each in a fresh Node process: the
+    first call's CPU (what the page's user waits for), the least of `repeat` more, Python's."""
+    bench = _bench_planner()
     rows = []
-    for name, rid, state, options in bench.STRESS + bench.SINGLE_USE_STRESS:
+    for name, rid, state, options in bench.bound_cases():
         rb = civdsl.load(rid)
-        st = bench.stress_state(rb.module, state)
-        options = {k: v for k, v in options.items() if k != "stops"}  # the bench's mark, no option
-        query = {"command": "plan", "state": st, "options": {flags.get(k, k): v for k, v in options.items()}}
+        query, st, options = _query(bench, rb, state, options)
         [js] = node_times(rid, [query], repeat)
-        py = python_time(lambda: plan(rb, dict(st), **options), min(repeat, 3))
+        if query["command"] == "cost":
+            holds = st["holds"]
+            rest = {k: v for k, v in st.items() if k != "holds"}
+            py = python_time(lambda: rb.cost(holds, options["cost"], dict(rest)), min(repeat, 3))
+        else:
+            py = python_time(lambda: plan(rb, dict(st), **options), min(repeat, 3))
         rows.append({"case": name, "node": js["best"], "node_cold": js["cold"], "python": py,
-                     "search": js["answer"].get("search"), "difference": _same(rid, query, js["answer"])})
+                     "search": js["answer"].get("search", query["command"]),
+                     "difference": _same(rid, query, js["answer"])})
     return rows
 
 
-def random_states(states: int, seed: int, repeat: int) -> dict:
-    import importlib.util
+def random_horizon(count: int) -> list[dict]:
+    """`--horizon 2` on bench_planner.py --bound's random mid-game states (random_state, seed 7), in
+    one Node process as Python times them in one process: the first call of each."""
+    if not count:
+        return []
+    bench = _bench_planner()
+    rb = civdsl.load("megaciv")
+    rng = random.Random(7)
+    queries = [{"command": "plan", "state": bench.random_state(rb.module, rng), "options": {"horizon": 2}}
+               for _ in range(count)]
+    got = node_times("megaciv", queries, 0)
+    return [{"case": f"--horizon 2, random mid-game state {i} (seed 7)", "node_cold": g["cold"],
+             "difference": _same("megaciv", q, g["answer"])} for i, (q, g) in enumerate(zip(queries, got))]
 
-    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "bench_planner.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+
+def verdict(rows: list[dict]) -> list[str]:
+    """bench_planner.py --bound's verdict, on the page's engine: the first call's CPU of each (the
+    functions it reaches compiled then), and the least of the later ones (where there are any)."""
+    lines = []
+    for key, label in (("node_cold", "first call"), ("node", "later calls")):
+        timed = [r for r in rows if key in r]
+        worst = max(timed, key=lambda r: r[key])
+        over_200 = sum(r[key] > 200 for r in timed)
+        over_1 = sum(r[key] > 1000 for r in timed)
+        lines.append(f"page, {label}: worst {worst[key]:.0f} ms ({worst['case']}); over 200 ms: {over_200} of "
+                     f"{len(timed)}; over 1 s: {over_1} of {len(timed)}")
+    first_over = sum(r["node_cold"] > 1000 for r in rows)
+    lines.append(f"goal: every answer of the page within 1 s of CPU: {'met' if first_over == 0 else 'NOT met'}")
+    return lines
+
+
+def random_states(states: int, seed: int, repeat: int) -> dict:
+    bench = _bench_planner()
     rb = civdsl.load("megaciv")
     rng = random.Random(seed)
     samples = []
@@ -150,15 +202,31 @@ def main(argv=None) -> int:
     ap.add_argument("--states", type=int, default=200)
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--random-horizon", type=int, default=200,
+                    help="random mid-game states timed with --horizon 2, as bench_planner.py --bound (default 200)")
     args = ap.parse_args(argv)
     bad = 0
-    print("stress states: CPU time of one plan call, Node (best of runs; first run) against Python")
-    for r in stress(args.repeat):
+    print("every named state of bench_planner.py --bound: CPU time of one call, Node (first call in a fresh "
+          "process; best of the next runs) against Python")
+    rows = stress(args.repeat)
+    for r in rows:
         ratio = r["python"] / r["node"] if r["node"] else float("inf")
         same = "same answer" if r["difference"] is None else f"DIFFERS: {r['difference']}"
         bad += r["difference"] is not None
         print(f"  {r['case']:<38} node {r['node']:8.1f} ms (first {r['node_cold']:8.1f})  python {r['python']:8.1f} ms"
-              f"  x{ratio:5.1f} faster  ({r['search']}; {same})")
+              f"  x{ratio:5.1f} faster  ({r['search']}; {same})", flush=True)
+    horizon = random_horizon(args.random_horizon)
+    if horizon:
+        times = sorted(r["node_cold"] for r in horizon)
+        print(f"  --horizon 2 on {len(horizon)} random mid-game states (seed 7), one Node process: median "
+              f"{statistics.median(times):.0f} ms, worst {times[-1]:.0f} ms, over 200 ms "
+              f"{sum(t > 200 for t in times)}, over 1 s {sum(t > 1000 for t in times)}")
+        for r in horizon:
+            if r["difference"] is not None:
+                print(f"  {r['case']} DIFFERS: {r['difference']}")
+                bad += 1
+    for line in verdict(rows + horizon):
+        print(line)
     got = random_states(args.states, args.seed, args.repeat)
     print(f"{args.states} random Mega Civilization states (bench_planner.random_state, seed {args.seed}):")
     for key, label in (("plan_node", "plan, Node"), ("plan_node_cold", "plan, Node, first run"),

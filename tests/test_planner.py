@@ -1264,6 +1264,7 @@ def test_a_payment_chosen_past_its_limit_hands_over_the_least_and_says_so():
 def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(monkeypatch):
     """--explain's searches share a declared number of sets: past it an advance left out is
     proven out by the bound of every purchase with it, or said not to be worked out."""
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_points", 0)  # the searches alone (see best_with_each)
     rb = _book("megaciv")
     state = {"holds": ["Music"], "commodities": {"Grain": 3, "Papyri": 2, "Hides": 1}, "treasury": 10, "players": 6}
     full = question.plan(rb, state, explain=True)["explain"]
@@ -1282,11 +1283,13 @@ def test_explain_stops_at_its_declared_limit_and_says_which_advances_it_left(mon
     assert len([e for e in limited if e["why_not"].startswith("not worked out")]) == ex["not_worked_out"]
 
 
-def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is_too_small():
+def test_explain_answers_with_the_plans_own_programme_where_its_share_of_sets_is_too_small(monkeypatch):
     """On a dense state (treasury 1,000: every advance affordable) a branch and bound per advance
     stops within its share of explain_cap; the plan's own dynamic programme then answers the
     first advances exactly (the best purchase a search wanting the advance finds), and each
-    advance past explain_programmes says which limits stopped it."""
+    advance past explain_programmes says which limits stopped it (the forward and backward
+    programmes, which answer them all, set aside by their limit)."""
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_points", 0)
     rb = _book("megaciv")
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
     ex = question.plan(rb, state, explain=True)["explain"]
@@ -1312,6 +1315,7 @@ def test_explain_proves_out_by_the_whole_advance_knapsack_what_the_fractional_bo
     state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
     monkeypatch.setattr(purchase.PurchaseProblem, "explain_cap", 0)
     monkeypatch.setattr(purchase.PurchaseProblem, "explain_programmes", 0)
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_points", 0)
 
     def why(name):
         ex = question.plan(rb, state, explain=True)["explain"]
@@ -1361,5 +1365,140 @@ def test_the_planners_work_limits_are_documented():
     for number in (payment.WORK, payment.CHOICE_WORK, payment.CHOICE_STOP,
                    purchase.PurchaseProblem.explain_cap, purchase.PurchaseProblem.horizon_work,
                    purchase.PurchaseProblem.explain_programmes, purchase.PurchaseProblem.explain_cells,
-                   purchase.PurchaseProblem.explain_knapsack):
+                   purchase.PurchaseProblem.explain_knapsack, purchase.PurchaseProblem.explain_points):
         assert f"{number:,}" in text
+
+
+# --- --explain's forward and backward programmes against brute force ------------------------
+
+@pytest.mark.parametrize("rid", SHIPPED)
+@PROPERTY
+@given(data=st.data())
+def test_the_best_purchase_with_each_advance_matches_brute_force(rid, data):
+    """answer.best_with_each: for every candidate at once, the most objective of a purchase with it
+    and the least handed over for that, as exhaustive search over every purchase with it finds."""
+    from civdsl.plan import answer as plan_answer
+
+    rb = _book(rid)
+    module = rb.module
+    state, among = random_instance(data, module)
+    has_vp = all(a["vp"] is not None for a in module.ADVANCES.values())
+    spec = data.draw(st.sampled_from([o for o in OBJECTIVES if has_vp or "vp" not in (o or "")]), label="objective")
+    cands = [n for n in among if module.ADVANCES[n]["cost"] is not None
+             and all(r in state["holds"] for r in module.ADVANCES[n]["requires"])]
+    want = data.draw(st.lists(st.sampled_from(cands), unique=True, max_size=1), label="want") if cands else []
+    ps = rb.state((), dict(state))
+    try:
+        problem = purchase.PurchaseProblem(module, ps.held, ps.facts, objectives.objective(module, spec, ps),
+                                           want=want, among=among)
+    except StateError:
+        return
+    if problem.single_use:
+        assert plan_answer.best_with_each(problem, list(problem.candidates)) is None
+        return
+    values = objective_values(module, spec)
+    got = plan_answer.best_with_each(problem, list(problem.candidates))
+    for name in problem.candidates:
+        expected = brute_force(rb, state, among, values, want=list(want) + [name])
+        assert got[name] == (expected[0][0][:2] if expected else None), name
+
+
+def test_explain_answers_every_advance_of_the_dense_state_by_objective_or_what_it_hands_over():
+    """Mega Civilization at treasury 1,000 (every advance affordable): the forward and backward
+    programmes answer every advance left out that no listed plan holds, exactly, without a search;
+    the text names the criterion."""
+    rb = _book("megaciv")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    report = question.plan(rb, state, explain=True)
+    ex, best = report["explain"], report["plans"][0]
+    assert ex["not_worked_out"] == 0 and ex["complete"] is True and 0 < ex["points"] <= ex["point_limit"]
+    settled = [e for e in ex["advances_not_bought"] if "least_spent" in e]
+    assert len(settled) >= 30
+    ps = rb.state((), state)
+    problem = purchase.PurchaseProblem(rb.module, ps.held, ps.facts, objectives.objective(rb.module))
+    for e in settled[:6] + settled[-3:]:
+        [found] = purchase.with_want(problem, [e["advance"]]).search(1)
+        assert (found.objective, found.spent) == (e["best_objective"], e["least_spent"])
+        assert (found.objective, -found.spent) < (best["objective"], -best["spent"])
+    rhetoric = next(e for e in settled if e["advance"] == "Rhetoric")
+    assert rhetoric["why_not"] == (f"the best purchases with it give the same {best['objective']} VP, but hand "
+                                   f"over {rhetoric['least_spent']} against {best['spent']}")
+    assert any(e["why_not"].endswith(f"VP against {best['objective']}") for e in settled)
+
+
+def test_the_programmes_over_every_advance_stop_at_their_declared_limit_of_points(monkeypatch):
+    """Past `explain_points` the forward and backward programmes answer no advance: the searches
+    answer what they can, and an advance left not worked out names that limit too."""
+    rb = _book("megaciv")
+    state = {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 1000, "players": 9}
+    monkeypatch.setattr(purchase.PurchaseProblem, "explain_points", 1000)
+    ex = question.plan(rb, state, explain=True)["explain"]
+    assert ex["point_limit"] == 1000 and ex["points"] > 1000
+    assert not any("least_spent" in e for e in ex["advances_not_bought"])
+    unworked = [e for e in ex["advances_not_bought"] if e["why_not"].startswith("not worked out")]
+    assert unworked and len(unworked) == ex["not_worked_out"] and ex["complete"] is False
+    assert all("the programmes over every advance at once stopped at 1,000 points" in e["why_not"] for e in unworked)
+
+
+# --- no loop grows with a number the state gives ----------------------------------------------
+
+def _lines_run(fn) -> int:
+    """The lines of the planner, the payment table, pricing and the credits' placement that
+    `fn()` executes: a count of work that no timer's noise moves."""
+    import os
+    import sys
+
+    here = Path(civdsl.__file__).resolve().parent
+    roots = (str(here / "plan") + os.sep, str(here / "pricing.py"), str(here / "placement.py"))
+    count = [0]
+
+    def local(frame, event, arg):
+        if event == "line":
+            count[0] += 1
+        return local
+
+    def enter(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(roots) else None
+
+    sys.settrace(enter)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return count[0]
+
+
+STRICT_BOOK = str(Path(__file__).resolve().parents[1] / "rulebooks" / "house" / "strict_credits.civ")
+
+
+@pytest.mark.parametrize("rid, state, options, grown", [
+    ("megaciv", {"holds": [], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 10_000, "players": 9},
+     {"explain": True, "top": 5}, {"treasury": 999_999_999}),
+    ("megaciv", {"holds": ["Pottery"], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 300, "players": 9},
+     {"explain": True, "horizon": 2, "hand_limit": 1_000}, {"hand_limit": 1_000_000}),
+    ("megaciv", {"holds": ["Pottery"], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 300, "players": 9,
+                 "credits": {"crafts": 1_000, "arts": 1_000}},
+     {"explain": True}, {"credits": {"crafts": 10 ** 9 - 1, "arts": 10 ** 9 - 1}}),
+    ("megaciv", {"holds": ["Pottery"], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 300, "players": 9},
+     {"explain": True, "objective_spec": "vp * 1000"}, {"objective_spec": "vp * 999999999 * 999999"}),
+    ("expansion", {"holds": ["Pottery"], "commodities": {"Grain": 4, "Salt": 3}, "treasury": 10_000, "players": 9},
+     {"explain": True}, {"treasury": 999_999_999}),
+    (STRICT_BOOK, {"holds": ["Pottery", "Music", "Mysticism"], "commodities": {"Grain": 4}, "treasury": 10_000,
+                   "players": 9, "credits": {"arts": 1_000}},
+     {"explain": True}, {"treasury": 999_999_999, "credits": {"arts": 10 ** 9 - 1}}),
+])
+def test_no_loop_of_an_answer_grows_with_a_number_of_the_state(rid, state, options, grown):
+    """Every loop of the planner, pricing and the placement is bounded by the rulebook's sizes or
+    counted against a declared limit, never by the value of a number the state or the options give
+    (the treasury, a credit, the hand limit, an objective's scale): past the rulebook's own sums,
+    a number a million times larger makes the answer do the same work (up to the digits written)."""
+    rb = _book(rid) if rid in SHIPPED else civdsl.load(rid)
+
+    def lines(changes: dict) -> int:
+        st = {**state, **{k: v for k, v in changes.items() if k in state}}
+        opts = {**options, **{k: v for k, v in changes.items() if k not in state}}
+        return _lines_run(lambda: question.plan(rb, st, **opts))
+
+    lines({})  # the rulebook's caches (advance facts, machines) filled first
+    small, large = lines({}), lines(grown)
+    assert small > 1000 and large <= small * 1.02 + 500, (small, large)

@@ -11,7 +11,7 @@ from ..unknown import number
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
 from .purchase import Choice, PurchaseProblem, with_want
-from .search import ProgrammeStopped
+from .search import ProgrammeStopped, _by_price, _priced, _same_turn_sets
 
 
 # --- the planner's answer -------------------------------------------------------------------
@@ -173,13 +173,15 @@ def _explain(problem: PurchaseProblem, choices: list[Choice]) -> dict:
     # the searches to make: for advances in no listed plan, where the card limit leaves room
     room = problem.max_new is None or len(problem.want) < problem.max_new
     to_search = [n for n in left_out if room and not any(n in c.buys for c in choices)]
+    entries = _settle_all(problem, best, to_search)
+    to_search = [n for n in to_search if n not in entries]
     # the bound of every purchase with each; those it cannot prove out are searched first, so that
     # where the work limit stops the searches it falls on advances the bound still answers
     bounds = {n: problem.bound_with(n) for n in to_search}
     order = ([n for n in to_search if not bounds[n] < best.objective]
              + [n for n in to_search if bounds[n] < best.objective])
     problem.explain_pending = len(order)
-    entries = {n: _not_bought(problem, choices, n, bounds[n]) for n in order}
+    entries.update({n: _not_bought(problem, choices, n, bounds[n]) for n in order})
     others = [entries[n] if n in entries else _not_bought(problem, choices, n, None) for n in left_out]
     answer = {"runners_up": runners, "advances_not_bought": _near_then_far(problem, others)}
     answer.update(_explain_work(problem))
@@ -197,6 +199,8 @@ def _explain_work(problem: PurchaseProblem) -> dict:
             "programmes_run": problem.explain_runs,
             "programme_cell_limit": None if problem.single_use else problem.explain_cells,
             "programme_cells": problem.explain_cells_held,
+            "point_limit": None if problem.single_use else problem.explain_points,
+            "points": problem.explain_points_held,
             "not_worked_out": problem.explain_unsearched}
 
 
@@ -225,7 +229,9 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str, boun
     if not searched:
         limit = (f"the explanation's searches reached their work limit ({_grouped(problem.explain_cap)} sets of advances"
                  + ("" if problem.single_use else f" and {problem.explain_programmes} programmes over price"
-                                                    f" of {_grouped(problem.explain_cells)} cells in all") + ")")
+                                                    f" of {_grouped(problem.explain_cells)} cells in all")
+                 + (f"; the programmes over every advance at once stopped at {_grouped(problem.explain_points)} points"
+                    if problem.explain_points_held > problem.explain_points else "") + ")")
         best = choices[0].objective
         if bound is not None and bound < best:  # the knapsack bound of every purchase with it proves it out
             entry["why_not"] = (f"no purchase with it gives more than {number(bound)} "
@@ -241,6 +247,34 @@ def _not_bought(problem: PurchaseProblem, choices: list[Choice], name: str, boun
     entry["rank_key"] = got.key
     entry["why_not"] = (f"the best purchase with it ({', '.join(got.buys)}) gives "
                         + _compare(choices[0], got, problem.objective.label))
+    return entry
+
+
+def _settle_all(problem: PurchaseProblem, best: Choice, names: list) -> dict:
+    """The entries of the advances of `names` that lose to the plan on the objective or on what is
+    handed over, by the most objective and least handed over of a purchase with each, exact and
+    found for all at once (best_with_each); the others tie with the plan there and are searched."""
+    exact = best_with_each(problem, names) or {}
+    plan_key = (best.objective, -best.spent)
+    return {n: _settled(problem, best, n, exact[n]) for n in names
+            if n in exact and (exact[n] is None or exact[n] < plan_key)}
+
+
+def _settled(problem: PurchaseProblem, best: Choice, name: str, key) -> dict:
+    """An advance left out that loses to the plan on the objective or on what is handed over:
+    the most objective of a purchase with it and the least handed over for that, exact (`key`,
+    as best_with_each gives it; None: no purchase with it fits)."""
+    entry = {"advance": name, "objective": number(problem.objective.values[name]), "price": problem.base[name]}
+    if key is None:
+        entry["why_not"] = _unaffordable(problem, name)
+        return entry
+    n, label = number, problem.objective.label
+    entry["best_objective"], entry["least_spent"], entry["rank_key"] = n(key[0]), n(-key[1]), key
+    if key[0] != best.objective:
+        entry["why_not"] = f"the best purchases with it give {n(key[0])} {label} against {n(best.objective)}"
+    else:
+        entry["why_not"] = (f"the best purchases with it give the same {n(key[0])} {label}, but hand over "
+                            f"{n(-key[1])} against {n(best.spent)}")
     return entry
 
 
@@ -300,3 +334,164 @@ def _grouped(n: int) -> str:
         out = text[-3:] + "," + out
         text = text[:-3]
     return out
+
+
+# --- the best purchase with each advance, on the first two criteria ---------------------------
+# One forward and one backward programme over the candidates in the machine's order (dearest
+# first) per set T of same-turn advances bought: a cell is (machine state, hand-limit change,
+# advances bought) and holds the points (price, objective) no other point of it beats (the least
+# price of each objective reached). A purchase with advance i is a forward point before i, i
+# itself, and a backward point after i from the machine state i leaves: prices add up along the
+# machine's steps, so the best such purchase is found by joining the two lists, for every i at
+# once. Only the objective and the least handed over are exact here (credit does not add up).
+
+class _FrontStopped(Exception):
+    """The forward and backward programmes passed `explain_points`."""
+
+
+def _pareto(points: list) -> list:
+    """The points no other beats, by price: each of more objective than every cheaper one."""
+    out: list = []
+    for p, o in sorted(points):
+        if out and o <= out[-1][1]:
+            continue
+        if out and out[-1][0] == p:
+            out[-1] = (p, o)
+        else:
+            out.append((p, o))
+    return out
+
+
+def _gather(cells: dict, key, points: list, work: list, limit: int) -> None:
+    """`points` into `cells[key]`, counted against `limit`."""
+    if points:
+        work[0] = work[0] + len(points)
+        if work[0] > limit:
+            raise _FrontStopped("the explanation's limit of points")
+        got = cells.get(key)
+        if got is None:
+            cells[key] = list(points)
+        else:
+            got.extend(points)
+
+
+class _Fronts:
+    """The forward layers and the backward cells (memoised by position and machine state) of
+    one set T of same-turn advances bought."""
+
+    def __init__(self, problem: PurchaseProblem, items: list, must, machine, work: list):
+        self.items, self.must, self.machine, self.work = items, must, machine, work
+        self.budget, self.limit = problem.budget_max, problem.explain_points
+        self.step = 0 if problem.max_new is None else 1
+        self.room = len(items) if problem.max_new is None else problem.max_new
+        self.memo: dict = {}
+        layer: dict = {(machine.start, 0, 0): [(0, 0)]}
+        self.layers = [layer]
+        for c in items:
+            cells: dict = {}
+            for (ms, hd, cnt), points in layer.items():
+                if c.name not in must:
+                    _gather(cells, (ms, hd, cnt), points, work, self.limit)
+                if cnt + self.step <= self.room:
+                    ms2, delta = machine.step(ms, c.name)
+                    cut = self.budget + machine.most_off(ms2) - delta  # what the open abilities may still take off
+                    _gather(cells, (ms2, hd + c.hand, cnt + self.step),
+                            [(p + delta, o + c.objective) for p, o in points if p <= cut], work, self.limit)
+            layer = {k: _pareto(v) for k, v in cells.items()}
+            self.layers.append(layer)
+
+    def after(self, i: int, ms) -> dict:
+        """(hand-limit change, advances bought) -> the points of the advances from position i on,
+        starting from machine state `ms`, the abilities still waiting landed at the end."""
+        got = self.memo.get((i, ms))
+        if got is not None:
+            return got
+        if i == len(self.items):
+            got = {(0, 0): [(self.machine.finish(ms), 0)]}
+        else:
+            c, cells = self.items[i], {}
+            if c.name not in self.must:
+                for key, points in self.after(i + 1, ms).items():
+                    _gather(cells, key, points, self.work, self.limit)
+            ms2, delta = self.machine.step(ms, c.name)
+            for (hd, cnt), points in self.after(i + 1, ms2).items():
+                if cnt + self.step <= self.room:
+                    _gather(cells, (hd + c.hand, cnt + self.step),
+                            [(p + delta, o + c.objective) for p, o in points if p + delta <= self.budget],
+                            self.work, self.limit)
+            got = {k: _pareto(v) for k, v in cells.items()}
+        self.memo[(i, ms)] = got
+        return got
+
+    def best_with(self, i: int, problem: PurchaseProblem):
+        """The best (objective, -handed over) of the purchases with the advance at position i."""
+        c, best = self.items[i], None
+        for (ms, hd, cnt), points in self.layers[i].items():
+            if cnt + self.step > self.room:
+                continue
+            ms2, delta = self.machine.step(ms, c.name)
+            first = [(p + delta, o + c.objective) for p, o in points]
+            for (hd2, cnt2), rest in self.after(i + 1, ms2).items():
+                limit = problem.limit0 + hd + c.hand + hd2
+                if cnt + self.step + cnt2 > self.room:
+                    continue
+                got = _join(first, rest, problem.payments.budget(limit))
+                if got is not None:
+                    paid = problem.payments.spent(got[1], limit)
+                    if paid is not None and (best is None or (got[0], -paid) > best):
+                        best = (got[0], -paid)
+        return best
+
+
+def _join(first: list, rest: list, cap):
+    """The most objective of a point of each list within price `cap`, and the least price that
+    reaches it (None: no pair fits). Both lists rise in price and objective together."""
+    most, j = None, len(rest) - 1
+    for p, o in first:
+        while j >= 0 and p + rest[j][0] > cap:
+            j = j - 1
+        if j < 0:
+            break
+        if most is None or o + rest[j][1] > most:
+            most = o + rest[j][1]
+    if most is None:
+        return None
+    least, j = None, 0
+    for k in range(len(first) - 1, -1, -1):
+        p, o = first[k]
+        while j < len(rest) and o + rest[j][1] < most:
+            j = j + 1
+        if j == len(rest):
+            break
+        if least is None or p + rest[j][0] < least:
+            least = p + rest[j][0]
+    return most, least
+
+
+def best_with_each(problem: PurchaseProblem, names: list):
+    """For each advance of `names`, the best (objective, -handed over) of the purchases that
+    include it and every --want (None: none fits); None for all where prices do not add up or the
+    programmes passed `explain_points` (the count `explain_points_held` says how far they went)."""
+    if problem.single_use or not names:
+        return None
+    cands = problem.search_candidates()
+    by_name = {c.name: c for c in cands}
+    same = sorted(problem.same_turn, key=lambda n: problem.order[n])
+    plain = [c for c in cands if c.name not in problem.same_turn]
+    best: dict = {n: None for n in names}
+    work = [0]
+    try:
+        for T in _same_turn_sets(by_name, frozenset(problem.want), same, problem.max_new):
+            machine = problem.machine_for(tuple(T))
+            items = _by_price([_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]])
+            fronts = _Fronts(problem, items, frozenset(problem.want) | frozenset(T), machine, work)
+            for i, c in enumerate(items):
+                if c.name in best:
+                    got = fronts.best_with(i, problem)
+                    if got is not None and (best[c.name] is None or got > best[c.name]):
+                        best[c.name] = got
+    except _FrontStopped:
+        problem.explain_points_held = work[0]
+        return None
+    problem.explain_points_held = work[0]
+    return best

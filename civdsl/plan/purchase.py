@@ -186,10 +186,14 @@ class PurchaseProblem:
     explain_programmes = 4
     # ... and the cells (state and price, every layer's) those programmes may hold in all: a
     # programme that passes it stops, and its advance and those after it are not worked out
-    explain_cells = 100_000
+    explain_cells = 70_000
     # ... and the cells (advances x price units of the budget) of the one whole-advance knapsack
     # table its bounds read (`bound_with`); past it they read the fractional bound alone
     explain_knapsack = 200_000
+    # ... and the points (price, objective) the forward and backward programmes that find, for every
+    # advance left out at once, the most objective and least handed over of a purchase with it may
+    # gather in all (answer.best_with_each); past it they answer none and the searches above do
+    explain_points = 300_000
 
     def __init__(self, module, holds, facts: dict, obj, *, want=None, avoid=None, among=None,
                  hand_limit: int | None = None, payments: dict | None = None, work: list | None = None,
@@ -224,6 +228,7 @@ class PurchaseProblem:
         self.explain_pending = 0  # searches --explain has still to make
         self.explain_runs = 0  # dynamic programmes --explain ran, against explain_programmes
         self.explain_cells_held = 0  # cells those programmes held, against explain_cells
+        self.explain_points_held = 0  # points best_with_each gathered, against explain_points
         self._choose_candidates(want, avoid, among)
         self._price_candidates()
         self.limit0, self.limit_source = base_hand_limit(module, facts, hand_limit)
