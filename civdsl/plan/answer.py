@@ -11,7 +11,7 @@ from ..unknown import number
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
 from .purchase import Choice, PurchaseProblem, with_want
-from .search import ProgrammeStopped, _by_price, _priced, _same_turn_sets
+from .search import ProgrammeStopped, by_price, priced, same_turn_sets
 
 
 # --- the planner's answer -------------------------------------------------------------------
@@ -481,9 +481,9 @@ def best_with_each(problem: PurchaseProblem, names: list):
     best: dict = {n: None for n in names}
     work = [0]
     try:
-        for T in _same_turn_sets(by_name, frozenset(problem.want), same, problem.max_new):
+        for T in same_turn_sets(by_name, frozenset(problem.want), same, problem.max_new):
             machine = problem.machine_for(tuple(T))
-            items = _by_price([_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]])
+            items = by_price([priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]])
             fronts = _Fronts(problem, items, frozenset(problem.want) | frozenset(T), machine, work)
             for i, c in enumerate(items):
                 if c.name in best:

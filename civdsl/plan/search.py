@@ -272,7 +272,7 @@ def _floor_without_links(cands: list[Candidate], *, forced: frozenset, machine_f
     return first[-1][0][0] if len(first) == top else None
 
 
-def _same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iterable[list[str]]:
+def same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iterable[list[str]]:
     """Every set T of the same-turn candidates a purchase may include (the forced ones always),
     in rulebook order, within the card limit: 2^s of them for s candidates not forced."""
     special = [n for n in same_turn if n in by_name]
@@ -297,11 +297,11 @@ def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked)
     cannot reach the budget, the card limit or the floor."""
     by_name = {c.name: c for c in cands}
     plain = [c for c in cands if c.name not in same_turn]
-    for T in _same_turn_sets(by_name, forced, same_turn, max_new):
+    for T in same_turn_sets(by_name, forced, same_turn, max_new):
         machine = machine_for(tuple(T))
         # the prices in this purchase before the abilities that pick one advance (an advance
         # acquired automatically with one of T costs nothing)
-        items = [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
+        items = [priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
         if machine.abilities and linked:
             yield from _assignment_runs(machine, items, forced | set(T), budget, max_new, floor)
         else:
@@ -313,7 +313,7 @@ def _assignment_runs(machine: SameTurnMachine, items: list[Candidate], forced, b
     the card limit and the floor, most promising first."""
     runs = []
     for must, out, prices in targets(machine, {c.name for c in items}, forced):
-        run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
+        run = [priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
         reach = _reach(run, must, budget, max_new)
         if reach is not None and not _below(reach[0], floor):
             runs.append((reach, run, must))
@@ -327,7 +327,7 @@ def _positions(mask: int, size: int) -> list[int]:
     return [r for r in range(size) if mask >> (size - 1 - r) & 1]
 
 
-def _priced(c: Candidate, base) -> Candidate:
+def priced(c: Candidate, base) -> Candidate:
     """`c` at another base price (the same object when it is unchanged)."""
     return c if base == c.base else Candidate(c.name, c.rank, base, c.objective, c.credit, c.hand, c.links)
 
@@ -416,7 +416,7 @@ class _Ahead(dict):
         return got
 
 
-def _by_price(items: list[Candidate]) -> list[Candidate]:
+def by_price(items: list[Candidate]) -> list[Candidate]:
     """Dearest first, by base price then name: the runtime's order of preference."""
     return sorted(items, key=lambda c: (c.base, c.name), reverse=True)
 
@@ -436,7 +436,7 @@ def _visiting_order(items: list[Candidate], machine: SameTurnMachine) -> tuple[l
     machine has abilities; otherwise in an order that keeps few advances with links to later
     ones open (the signature): the specific-credit links of the shipped rulebooks form paths
     and stars, which this greedy order visits with at most one or a few open at a time."""
-    items = _by_price(items)
+    items = by_price(items)
     if not machine.abilities:
         items = _few_open_links(items)
     return items, _last_links(items)
@@ -739,7 +739,7 @@ def _few_open_links(items: list[Candidate]) -> list[Candidate]:
 def link_width(cands: list[Candidate]) -> int:
     """The most advances with a link to a later one that the visiting order of the machine-free
     runs keeps open at once: every signature is a subset of them, so at most 2^w signatures."""
-    order = _few_open_links(_by_price(cands))
+    order = _few_open_links(by_price(cands))
     last = list(_last_links(order).values())
     return max([sum(1 for a in range(i + 1) if last[a] > i) for i in range(len(order))], default=0)
 
