@@ -381,6 +381,21 @@ def test_a_function_compiled_on_its_first_call_becomes_the_function_the_whole_mo
         assert function.__annotations__ == whole[function.__name__].__annotations__
 
 
+@pytest.mark.parametrize("path", list(shipped_rulebooks().values()) + shipped_house_rules(), ids=lambda p: p.stem)
+def test_every_function_of_a_shipped_module_waits_for_its_first_call_and_compiles(path):
+    import ast
+
+    from civdsl import bytecode
+
+    checked = check_file(path)
+    source, module = generate_module(checked.edition, {f.display: f.text for f in checked.chain}, "m.py")
+    functions = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    assert functions and [p[0] for p in module.parts if not isinstance(p, types.CodeType)] == functions
+    every = module.compile_all()  # what a call of each would compile, here all at once
+    assert all(isinstance(p, types.CodeType) and p.co_filename == "m.py" for p in every.parts)
+    assert len(every.parts) == len(module.parts) == len(bytecode.compile_module(source, "m.py", deferred=False).parts)
+
+
 def test_a_syntax_error_in_a_function_compiled_on_its_first_call_is_located_in_the_whole_module():
     from civdsl import bytecode
 
