@@ -191,15 +191,12 @@ def _deferred_function(part: tuple, namespace: dict) -> FunctionType:
 
 
 def _define(function: FunctionType, code: CodeType, namespace: dict) -> None:
-    """Make `function` what running `code` (one `def` of its name) in `namespace` makes; whatever
-    the namespace's name stood for is left as it was."""
-    name = function.__name__
-    held = namespace.get(name, function)
-    try:
-        exec(code, namespace)
-        made = namespace[name]
-    finally:
-        namespace[name] = held
+    """Make `function` what running `code` (one `def` of its name) in `namespace` makes. The `def`
+    binds its name in a dictionary of its own (the module's stays as it is), and the function it
+    makes reads its globals from `namespace`, as the module's own would."""
+    made_here: dict = {}
+    exec(code, namespace, made_here)
+    made = made_here[function.__name__]
     function.__code__ = made.__code__
     function.__defaults__ = made.__defaults__
     function.__kwdefaults__ = made.__kwdefaults__

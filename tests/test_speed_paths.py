@@ -372,6 +372,7 @@ def test_a_function_compiled_on_its_first_call_becomes_the_function_the_whole_mo
         assert [text.split("(")[0] for text in compiled[before:]] == [f"def {function.__name__}"]  # this one only
         assert _answer(function(state, "secondary")) == _answer(whole["CALAMITY_FUNCTIONS"][calamity](state, "secondary"))
         assert len(compiled) == before + 1  # compiled once
+        assert function is deferred[function.__name__]  # still the module's, now with its own code
         expected, got = functions[function.__name__], function.__code__
         # the same code as the whole module's, at the same lines of the same file
         assert got.co_filename == "m.py" and got.co_firstlineno == expected.co_firstlineno, calamity
