@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import cache, handvalue, runtime, sourcemap, standing
 from . import vocabulary as vocab
-from .bytecode import CompiledModule
+from .bytecode import CompiledModule, is_part
 from .errors import RulebookError  # re-exported: `civdsl.api.RulebookError`
 from .state import StateError  # re-exported: `civdsl.api.StateError`
 from .stateanswers import calamity_asked, checked_hand, cost_for, hand_for, player_for, tracks_asked, trade_cards_for
@@ -134,7 +134,7 @@ def _cached_bytecode(key: str):
         parts = marshal.loads(data[len(head):])
     except (EOFError, ValueError, TypeError):
         return None
-    if not isinstance(parts, tuple) or not all(isinstance(p, types.CodeType) for p in parts):
+    if not isinstance(parts, tuple) or not all(is_part(p) for p in parts):
         return None  # kept by an earlier civdsl, as one code object
     return CompiledModule(parts)
 

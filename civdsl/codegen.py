@@ -2,8 +2,10 @@
 
 Safety by construction: every value that comes from a rulebook is emitted with `repr()` (or as
 an int), every identifier in the output is made here from a fixed prefix, a counter and an
-ASCII slug, and comments carry only sanitised text. The result is compiled with `compile()`
-before it is written (a generator bug fails here, and the bytecode is kept for the cache). Each
+ASCII slug, and comments carry only sanitised text. The result's statements are compiled with
+`compile()` before it is written (a generator bug there fails here, and the bytecode is kept
+for the cache); its functions are compiled when first called (`bytecode.py`: a check or a build
+runs few of them), and the tests compile every generated module whole. Each
 rule's function records which rulebook line it came from (`LINES`), so that `sourcemap.located`
 can report an error at the rulebook line. How the rules are read (constants folded, requirements
 split, a calamity's variants, a role's walk) is `rulewalk.py`, shared with the page's JavaScript
@@ -48,8 +50,8 @@ def generate_module(ed: Edition, files: dict[str, str], filename: str = "effects
     """The module's source and its bytecode, compiled as the file `filename`."""
     with paused():
         source = _module_source(ed, files)
-        # compiling checks the module (a generator bug must never write an unparsable module)
-        # and yields the bytecode in one step; a house rule reuses its base's compiled functions
+        # compiling yields the bytecode of the module's statements, its functions' on their first
+        # call (bytecode.py); a house rule reuses its base's compiled functions
         code = compile_module(source, filename)
     return source, code
 

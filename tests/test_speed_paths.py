@@ -80,7 +80,11 @@ def test_generated_module_comes_with_its_bytecode_and_the_same_source():
     checked = check_file(shipped_rulebooks()["civ1980"])
     files = {f.display: f.text for f in checked.chain}
     source, code = generate_module(checked.edition, files, "where.py")
-    assert code.parts and all(isinstance(p, types.CodeType) and p.co_filename == "where.py" for p in code.parts)
+    # the functions are compiled on their first call: kept as their text until then, as this file's
+    deferred = [p for p in code.parts if not isinstance(p, types.CodeType)]
+    assert deferred and all(p[3] == "where.py" for p in deferred)
+    compiled = code.compile_all().parts
+    assert compiled and all(isinstance(p, types.CodeType) and p.co_filename == "where.py" for p in compiled)
     assert source == generate(checked.edition, files)
     module = types.ModuleType("civdsl_test_module")
     sys.modules[module.__name__] = module
@@ -263,7 +267,7 @@ def test_a_module_compiled_by_definitions_runs_as_the_whole_module_would(edition
     whole: dict = {}
     parts: dict = {}
     for namespace, run in ((whole, lambda ns: exec(compile(source, "m.py", "exec"), ns)),
-                           (parts, lambda ns: bytecode.compile_module(source, "m.py").run(ns))):
+                           (parts, lambda ns: bytecode.compile_module(source, "m.py").compile_all().run(ns))):
         sys.modules["civdsl_test_parts"] = types.ModuleType("civdsl_test_parts")
         namespace["__name__"] = "civdsl_test_parts"
         try:
@@ -291,7 +295,7 @@ def test_a_house_rule_compiles_only_what_differs_from_its_base(monkeypatch):
     base_source = generate(base.edition, {f.display: f.text for f in base.chain})
     house_source = generate(house.edition, {f.display: f.text for f in house.chain})
     bytecode.forget()  # generate() compiled both
-    bytecode.compile_module(base_source, "base.py")
+    bytecode.compile_module(base_source, "base.py").compile_all()  # every function, as if each were called
     compiled: list[str] = []
 
     def counting(text, *args, **kwargs):
@@ -299,7 +303,7 @@ def test_a_house_rule_compiles_only_what_differs_from_its_base(monkeypatch):
         return compile(text, *args, **kwargs)
 
     monkeypatch.setattr(bytecode, "compile", counting, raising=False)
-    module = bytecode.compile_module(house_source, "house.py")
+    module = bytecode.compile_module(house_source, "house.py").compile_all()
     definitions = house_source.count("\ndef ")
     # only its own statements: the edition, its files and their hashes, the credit variant, the
     # lines map; every function and every data table is its base's
@@ -318,6 +322,116 @@ def test_a_syntax_error_in_generated_code_is_located_in_the_whole_module():
     with pytest.raises(SyntaxError) as caught:
         bytecode.compile_module(source, "bad.py")
     assert caught.value.filename == "bad.py" and caught.value.lineno >= 9
+
+
+def _run_as_module(run, name: str) -> dict:
+    namespace: dict = {"__name__": name}
+    sys.modules[name] = types.ModuleType(name)
+    try:
+        run(namespace)
+    finally:
+        del sys.modules[name]
+    return namespace
+
+
+def _answer(resolution) -> str:
+    """A calamity's answer but for the module it names (each namespace is a module of its own), as
+    text (an unknown fact's value refuses to be compared)."""
+    return repr(resolution[1:])
+
+
+def test_a_function_compiled_on_its_first_call_becomes_the_function_the_whole_module_makes(monkeypatch):
+    from civdsl import api, bytecode
+
+    checked = check_file(shipped_rulebooks()["megaciv"])
+    source = generate(checked.edition, {f.display: f.text for f in checked.chain})
+    whole = _run_as_module(lambda ns: exec(compile(source, "m.py", "exec"), ns), "civdsl_test_whole")
+    bytecode.forget()
+    compiled: list[str] = []
+
+    def counting(text, *args, **kwargs):
+        compiled.append(text)
+        return compile(text, *args, **kwargs)
+
+    monkeypatch.setattr(bytecode, "compile", counting, raising=False)
+    module = bytecode.compile_module(source, "m.py")
+    deferred = _run_as_module(module.run, "civdsl_test_deferred")
+    assert compiled and not [text for text in compiled if text.startswith("def ")]  # no function yet
+    functions = _functions_by_name(whole)
+    assert functions.keys() == _functions_by_name(deferred).keys() and len(functions) > 30
+    from civdsl import vocabulary as vocab
+
+    # every number and switch known, so that the answers compare without deciding on an unknown
+    facts = {f.name: max(f.minimum or 0, 3) if f.type == "int" else False
+             for f in vocab.FACTS.values() if f.type in ("int", "bool")}
+    state = api.load("megaciv").state(holds=("Pottery", "Agriculture"), facts=facts)
+    for calamity, function in deferred["CALAMITY_FUNCTIONS"].items():
+        assert function is deferred[function.__name__]  # the table made before any call holds the same function
+        before = len(compiled)
+        assert _answer(function(state, "primary")) == _answer(whole["CALAMITY_FUNCTIONS"][calamity](state, "primary"))
+        assert [text.split("(")[0] for text in compiled[before:]] == [f"def {function.__name__}"]  # this one only
+        assert _answer(function(state, "secondary")) == _answer(whole["CALAMITY_FUNCTIONS"][calamity](state, "secondary"))
+        assert len(compiled) == before + 1  # compiled once
+        assert function is deferred[function.__name__]  # still the module's, now with its own code
+        expected, got = functions[function.__name__], function.__code__
+        # the same code as the whole module's, at the same lines of the same file
+        assert got.co_filename == "m.py" and got.co_firstlineno == expected.co_firstlineno, calamity
+        assert {line for *_, line in got.co_lines()} == {line for *_, line in expected.co_lines()}, calamity
+        assert got.co_varnames == expected.co_varnames and got.co_flags == expected.co_flags, calamity
+        assert function.__module__ == "civdsl_test_deferred" and function.__qualname__ == function.__name__
+        assert function.__annotations__ == whole[function.__name__].__annotations__
+
+
+@pytest.mark.parametrize("path", list(shipped_rulebooks().values()) + shipped_house_rules(), ids=lambda p: p.stem)
+def test_every_function_of_a_shipped_module_waits_for_its_first_call_and_compiles(path):
+    import ast
+
+    from civdsl import bytecode
+
+    checked = check_file(path)
+    source, module = generate_module(checked.edition, {f.display: f.text for f in checked.chain}, "m.py")
+    functions = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    assert functions and [p[0] for p in module.parts if not isinstance(p, types.CodeType)] == functions
+    every = module.compile_all()  # what a call of each would compile, here all at once
+    assert all(isinstance(p, types.CodeType) and p.co_filename == "m.py" for p in every.parts)
+    assert len(every.parts) == len(module.parts) == len(bytecode.compile_module(source, "m.py", deferred=False).parts)
+
+
+def test_a_syntax_error_in_a_function_compiled_on_its_first_call_is_located_in_the_whole_module():
+    from civdsl import bytecode
+
+    source = ("from __future__ import annotations\n\n\ndef f() -> int:\n    return 1\n\n\n"
+              "def g() -> int:\n    return (\n")
+    module = bytecode.compile_module(source, "bad.py")
+    assert sum(not isinstance(p, types.CodeType) for p in module.parts) == 2  # f and g: deferred
+    namespace: dict = {}
+    module.run(namespace)
+    assert namespace["f"]() == 1
+    with pytest.raises(SyntaxError) as caught:
+        namespace["g"]()
+    assert caught.value.filename == "bad.py" and caught.value.lineno >= 9
+    with pytest.raises(SyntaxError) as caught:
+        module.compile_all()
+    assert caught.value.filename == "bad.py" and caught.value.lineno >= 9
+    with pytest.raises(SyntaxError) as caught:  # compiled now, as compile() would
+        bytecode.compile_module(source, "bad.py", deferred=False)
+    assert caught.value.filename == "bad.py" and caught.value.lineno >= 9
+
+
+@pytest.mark.parametrize("text", ["def f(x=1) -> int:\n    return x\n", "def f() -> int:\n    return 1\nf = 2\n",
+                                  "def f(\n    x=1,\n) -> int:\n    return x\n", "def f() -> int: return 1\n"])
+def test_a_definition_whose_running_does_more_than_bind_a_function_is_compiled_with_the_module(text):
+    from civdsl import bytecode
+
+    source = f"from __future__ import annotations\n\n\n{text}"
+    module = bytecode.compile_module(source, "m.py")
+    assert all(isinstance(p, types.CodeType) for p in module.parts)
+    namespace: dict = {}
+    module.run(namespace)
+    whole: dict = {}
+    exec(compile(source, "m.py", "exec"), whole)
+    assert (namespace["f"] if isinstance(namespace["f"], int) else namespace["f"]()) == (
+        whole["f"] if isinstance(whole["f"], int) else whole["f"]())
 
 
 # house rules that change what a calamity function's text depends on, each in its own way: a
