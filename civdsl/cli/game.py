@@ -31,9 +31,19 @@ def _load(path: str):
     try:
         gf = gamefile.read(Path(path))
     except gamefile.GameFileError as exc:
-        _fail(exc.code, str(exc), path, exc.line, 1)
+        _fail_reading(exc, path)
     rb = open_rulebook(_edition(gf.setup["edition"], path))
     return gf, rb
+
+
+def _fail_reading(exc, path: str):
+    """A game file that cannot be read, located at its line (and column, for a byte that is not UTF-8)."""
+    from ..ledger import gamefile
+
+    if isinstance(exc, gamefile.NotUtf8):
+        shown = Path(path).read_bytes().decode("utf-8", errors="replace")  # the line, its wrong byte as U+FFFD
+        _fail(exc.code, str(exc), path, exc.line, exc.column, source=shown, help="save the file as UTF-8")
+    _fail(exc.code, str(exc), path, exc.line, 1)
 
 
 def _edition(edition: str, game_path: str) -> str:
@@ -292,7 +302,7 @@ def fmt(path, check, as_json):
     try:
         gf = gamefile.read(Path(path))
     except gamefile.GameFileError as exc:
-        _fail(exc.code, str(exc), path, exc.line, 1)
+        _fail_reading(exc, path)
     departs = gamefile.canonical_error(Path(path))
     if departs is not None and check:
         from ..ledger.gametext import FMT_HINT
