@@ -3,16 +3,11 @@
 // prints); this file only builds the rulebook they read from MODEL, and turns their Python values
 // into the plain values the page's interface (page/game.js) reads, through globalThis.civdslGame.
 
-// The compiled module as the ledger reads it: the engines' module and the tables of the turn.
+// The compiled module as the ledger reads it: the engines' module (every MODEL constant as Python's
+// values) with the trade decks, which MODEL's JSON cannot hold (their stacks are keyed by number).
 function gameLedgerModule() {
   const m = Object.assign({}, engineModule());
   m.TRADE_DECKS = LEDGER_TRADE_DECKS;
-  m.SOURCE_PATH = MODEL.SOURCE_PATH;
-  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
-  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
-    const mapping = name === "TABLES" || name === "TABLE_RULES" || name === "SETUP_PLAYERS";
-    m[name] = MODEL[name] === undefined || MODEL[name] === null ? pyFromPlain(mapping ? {} : []) : pyFromPlain(MODEL[name]);
-  }
   return m;
 }
 
@@ -93,6 +88,19 @@ function gameAdd(game, line) {
   }
 }
 
+// a draw for everyone, as `civdsl game draw` makes it: every player who has not drawn in this step
+// draws from the stacks with SEED (null: the seed the command derives from the game's), each draw an
+// event added to GAME; {added, seed} or {refused, applied} as gameAdd answers
+function gameDrawForEveryone(game, seed) {
+  const before = game.events;
+  const used = seed === null ? gv_drawn_seed(game) : seed;
+  try {
+    return {added: pyPlain(gv_draw_for_everyone(game, used)), seed: used};
+  } catch (exc) {
+    return {refused: gameRefusal(exc), applied: game.events - before};
+  }
+}
+
 // what `civdsl game show` prints, as lines: where the game stands, each player, the stacks, the log
 // (each line with its rulebook line and the event behind it), the final scores, what comes next
 // (PLAYER: the log's lines about him only, as `game show --player`)
@@ -140,6 +148,9 @@ globalThis.civdslGame = Object.freeze({
   edition: MODEL.EDITION,
   replay: gameReplay,
   add: gameAdd,
+  drawForEveryone: gameDrawForEveryone,
+  // the number of events `civdsl game show --turn N` replays
+  eventsUpToTurn: function (events, turn) { return gv_events_up_to_turn(pyFromPlain(events), turn); },
   copy: function (game) { return game.copy(); },
   shown: gameShown,
   eventText: function (event) { return gv_event_text(pyFromPlain(event)); },
