@@ -15,29 +15,8 @@
   const STORE_KEY = "civdsl-games:" + (EDITION.id || "");
   const MAX_FILE_BYTES = 1000000;  // the command line's limit on a game file
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "text") node.textContent = String(v);
-      else if (k === "on") for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
-      else if (k === "cls") node.className = v;
-      else if (k === "value" || k === "checked" || k === "selected") node[k] = v;
-      else node.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children.flat()) {
-      if (c === null || c === undefined || c === false) continue;
-      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    }
-    return node;
-  }
-  function clear(node) {
-    while (node.firstChild) node.removeChild(node.firstChild);
-    return node;
-  }
-  function byId(id) {
-    return document.getElementById(id);
-  }
+  /*DOM*/
+
   function field(id, label, input) {
     input.id = id;
     return el("div", {cls: "field"}, el("label", {for: id, text: label}), input);
