@@ -22,7 +22,7 @@ from civdsl.codegen import generate_module
 from civdsl.companion.gamepage import game_html
 from civdsl.companion.page import GAME_PAGE, companion_html, keeps_games, module_from_code
 from civdsl.frontend import check_file
-from civdsl.ledger import gamefile, gameview
+from civdsl.ledger import gamefile, gametext, gameview
 from civdsl.ledger.refusals import Refused
 from civdsl.resources import shipped_rulebooks
 from companion_harness import NODE, node_available
@@ -322,7 +322,7 @@ _PAST_DRIVER = r"""
 const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const G = globalThis.civdslGame;
 process.stdout.write(JSON.stringify(input.points.map((point) => {
-  const upto = point.turn === null ? point.event : G.eventsUpToTurn(input.events, point.turn);
+  const upto = point.turn === null ? point.event : G.turnEnds(input.events)[point.turn - 1];
   return G.shown(G.replay(input.setup, input.events.slice(0, upto)).game, point.player);
 })));
 """
@@ -357,3 +357,29 @@ def test_the_page_shows_an_earlier_point_as_game_show_event_and_turn(path):
         assert run.returncode == 0, run.stderr
         assert _printed(shown, point["player"]) == run.stdout, point
     assert len({json.dumps(s["players"]) for s in page}) == len(page)  # every point a state of its own
+
+
+_APPEND_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+process.stdout.write(JSON.stringify(input.cuts.map(([count, added]) => G.fileAppended(
+  input.setup, G.fileText(input.setup, input.events.slice(0, count)), count, input.events.slice(count, count + added)))));
+"""
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES[:2] + GAMES[-1:], ids=[p.stem for p in GAMES[:2] + GAMES[-1:]])
+def test_the_page_keeps_a_growing_game_as_the_bytes_game_add_writes(path):
+    """The page keeps a game as it grows by appending the added events' lines to its file: the bytes
+    are those `civdsl game` writes for the whole game, from no event, one, mid-game, to the end."""
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    n = len(gf.events)
+    cuts = [[0, 0], [0, 1], [0, 5], [1, 1], [n // 2, 3], [n - 1, 1], [n, 0]]
+    page = _run_driver(rb.module.EDITION["id"], _APPEND_DRIVER, {"setup": gf.setup, "events": gf.events, "cuts": cuts})
+    head = {"civdsl_game": gamefile.FORMAT, **{k: v for k, v in gf.setup.items() if k != "civdsl_game"}}
+    for (count, added), text in zip(cuts, page):
+        whole = gamefile.text(gamefile.GameFile(gf.setup, gf.events[:count + added]))
+        assert text == whole, (count, added)
+        before = gamefile.text(gamefile.GameFile(gf.setup, gf.events[:count]))
+        assert gametext.appended(head, before, count, gf.events[count:count + added]) == whole

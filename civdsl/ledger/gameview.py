@@ -116,6 +116,13 @@ def events_up_to_turn(events: list, turn: int) -> int:
     return len([e for e in events if e["turn"] <= turn])
 
 
+def turn_ends(events: list) -> list[int]:
+    """For each turn from the first to the one before the last the events reach, how many of them
+    `game show --turn N` replays (a look back at the end of each turn over)."""
+    last = events[-1]["turn"] if events else 0
+    return [events_up_to_turn(events, turn) for turn in range(1, last)]
+
+
 def drawn_seed(game) -> int:
     """The seed a draw for everyone draws with when none is given: derived from the game's seed and
     the turn, so that the same game always draws the same cards (below 2^31, as a typed seed)."""

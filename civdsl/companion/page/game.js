@@ -99,6 +99,7 @@
     current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
     past = null;
     showWholeLog = false;
+    g.file = fileText(read.setup, read.events);  // the writer's bytes, which events added are appended to
     logPlayer = "";
     store.open = name;
     saveStore();
@@ -110,9 +111,12 @@
     render();
   }
 
-  function keep() {
+  // the open game's file kept in the store: written whole, or (ADDED, after the events it held) with
+  // only the added events' lines appended, as the translated writer gives them
+  function keep(added) {
     const g = stored(current.name);
-    g.file = fileText(current.setup, current.events);
+    g.file = added === undefined ? fileText(current.setup, current.events)
+      : api.fileAppended(current.setup, g.file, current.events.length - added.length, added);
     saveStore();
   }
 
@@ -317,17 +321,12 @@
 
   // the turns to look back at: the end of each turn the game's events reach
   function turnPicker() {
-    const last = current.events.length ? current.events[current.events.length - 1].turn : 0;
-    const turns = [];
-    for (let t = 1; t < last; t++) turns.push(t);
+    if (current.turnEnds === undefined) current.turnEnds = api.turnEnds(current.events);  // again once events change
     const at = past === null ? "" : String(past.upto);
     const pick = el("select", {on: {change: () => lookAt(pick.value === "" ? current.events.length : Number(pick.value))}},
-      el("option", {value: "", text: "now (turn " + (last || 1) + ")"}),
-      turns.map((t) => {
-        const upto = api.eventsUpToTurn(current.events, t);
-        return el("option", {value: String(upto), text: "the end of turn " + t + " (event " + upto + ")",
-                             selected: String(upto) === at});
-      }));
+      el("option", {value: "", text: "now"}),
+      current.turnEnds.map((upto, i) => el("option", {value: String(upto),
+        text: "the end of turn " + (i + 1) + " (event " + upto + ")", selected: String(upto) === at})));
     return el("div", {cls: "row"}, field("look-back", "Look at the game at", pick));
   }
 
@@ -491,7 +490,8 @@
       current.saved.push({events: before, game: saved});
       if (current.saved.length > UNDO_KEPT) current.saved.shift();
       current.events = current.events.concat(answer.added);
-      keep();
+      current.turnEnds = undefined;
+      keep(answer.added);
     }
     // as `game add` prints: the log's lines the events added
     const lines = api.shown(current.game).log.filter((e) => e.event !== null && e.event >= before).map((e) => e.text);
@@ -528,6 +528,7 @@
     current.saved = current.saved.filter((s) => s.events < events.length);
     current.game = kept !== null && kept.events === events.length ? kept.game : api.replay(current.setup, events).game;
     current.events = events;
+    current.turnEnds = undefined;
     keep();
     say("dropped event " + (events.length + 1) + ": " + api.eventText(dropped));
     render();

@@ -122,11 +122,18 @@ function gameShown(game, player) {
 
 // The game file as text and back, as `civdsl game` writes and reads it (ledger/gametext, its set-up
 // checked by gamecheck as gamefile.py checks it): the set-up's keys in the checked order, the format first.
-function gameFileText(setup, events) {
+function gameFileHead(setup) {
   const [checked] = gc_checked(pyFromPlain(Object.assign({}, setup, {events: []})));
   const head = pyDict([["civdsl_game", gc_FORMAT]]);
   for (const [k, v] of checked.items()) if (k !== "civdsl_game") head.setItem(k, v);
-  return gx_text(head, pyFromPlain(events));
+  return head;
+}
+function gameFileText(setup, events) {
+  return gx_text(gameFileHead(setup), pyFromPlain(events));
+}
+// the text of the game's COUNT events and ADDED, from TEXT, its file of the COUNT events
+function gameFileAppended(setup, text, count, added) {
+  return gx_appended(gameFileHead(setup), text, count, pyFromPlain(added));
 }
 function gameFileRead(text) {
   try {
@@ -144,13 +151,14 @@ function gameFileRead(text) {
 
 globalThis.civdslGame = Object.freeze({
   fileText: gameFileText,
+  fileAppended: gameFileAppended,
   readFile: gameFileRead,
   edition: MODEL.EDITION,
   replay: gameReplay,
   add: gameAdd,
   drawForEveryone: gameDrawForEveryone,
-  // the number of events `civdsl game show --turn N` replays
-  eventsUpToTurn: function (events, turn) { return gv_events_up_to_turn(pyFromPlain(events), turn); },
+  // the number of events `civdsl game show --turn N` replays, for each turn before the last
+  turnEnds: function (events) { return pyPlain(gv_turn_ends(pyFromPlain(events))); },
   copy: function (game) { return game.copy(); },
   shown: gameShown,
   eventText: function (event) { return gv_event_text(pyFromPlain(event)); },
