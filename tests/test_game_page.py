@@ -383,3 +383,33 @@ def test_the_page_keeps_a_growing_game_as_the_bytes_game_add_writes(path):
         assert text == whole, (count, added)
         before = gamefile.text(gamefile.GameFile(gf.setup, gf.events[:count]))
         assert gametext.appended(head, before, count, gf.events[count:count + added]) == whole
+
+
+_ONTO_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+let game = G.replay(input.setup, []).game;
+let at = 0;
+process.stdout.write(JSON.stringify(input.points.map((upto) => {
+  const before = game;
+  game = G.replayOnto(G.copy(before), input.events.slice(at, upto)).game;
+  at = upto;
+  return [G.shown(game, ""), G.shown(before, "")];
+})));
+"""
+
+
+@needs_node
+def test_a_look_further_on_is_taken_on_from_the_point_looked_at():
+    """The page reaches a later point from the one it shows (a copy taken on through the events
+    between): at every point the state `game show --event N` prints, the game looked at before unchanged."""
+    path = GAMES[0]
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    points = [3, 40, 41, 200, len(gf.events)]
+    page = _run_driver(rb.module.EDITION["id"], _ONTO_DRIVER, {"setup": gf.setup, "events": gf.events, "points": points})
+    before = python_shown(rb, gamefile.replay(rb, gf, 0))
+    for upto, (shown, looked_at) in zip(points, page):
+        assert looked_at == before  # the point looked at before is as it was
+        before = python_shown(rb, gamefile.replay(rb, gf, upto))
+        assert shown == before, upto

@@ -363,7 +363,9 @@ def test_a_draw_for_everyone_and_a_look_at_the_past(driver, page, tmp_path):
     assert not driver.find_elements("id", "past")
     assert _page_show(driver) == after and driver.find_element("id", "add-event").is_displayed()
 
-    # a turn picked: the game at its end, as `game show --turn N`
+    # a turn picked: the game at its end, as `game show --turn N` (the second reached from the first)
+    _select(driver, "look-back", str(sum(1 for e in gf.events[:at] if e["turn"] <= 1)))
+    assert _page_show(driver) == _cli_show(path, "--turn", "1")
     _select(driver, "look-back", str(sum(1 for e in gf.events[:at] if e["turn"] <= 2)))
     assert _page_show(driver) == _cli_show(path, "--turn", "2")
     assert "Back to the present" in _visible_text(driver, "past")

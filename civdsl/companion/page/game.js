@@ -345,7 +345,10 @@
       past = null;
       say("back to the present: after event " + current.events.length);
     } else {
-      past = {upto: upto, game: api.replay(current.setup, current.events.slice(0, upto)).game};
+      // a later point than the one looked at is reached from it, an earlier one replayed from the start
+      const from = past !== null && past.upto <= upto ? past : null;
+      past = {upto: upto, game: from === null ? api.replay(current.setup, current.events.slice(0, upto)).game
+        : api.replayOnto(api.copy(from.game), current.events.slice(from.upto, upto)).game};
       say("looking at the game after event " + upto + " of " + current.events.length);
     }
     renderTable();

@@ -47,6 +47,17 @@ function gameReplay(setup, events) {
   return {game: game};
 }
 
+// GAME (a replay's, at its first events) taken on through EVENTS, the ones recorded after those:
+// the game a replay of them all gives, without replaying the first again; {game} or {game, refused}
+function gameReplayOnto(game, events) {
+  try {
+    gv_replay_events(game, pyFromPlain(events));
+  } catch (exc) {
+    return {game: game, refused: gameRefusal(exc)};
+  }
+  return {game: game};
+}
+
 // A typed line's words as a shell gives them to `civdsl game add`: split at spaces, a quoted
 // name (`"Civil War"`, `'Drama and Poetry'`) one word without its quotes.
 function typedWords(line) {
@@ -155,6 +166,7 @@ globalThis.civdslGame = Object.freeze({
   readFile: gameFileRead,
   edition: MODEL.EDITION,
   replay: gameReplay,
+  replayOnto: gameReplayOnto,
   add: gameAdd,
   drawForEveryone: gameDrawForEveryone,
   // the number of events `civdsl game show --turn N` replays, for each turn before the last
