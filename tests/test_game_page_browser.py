@@ -342,6 +342,9 @@ def test_a_draw_for_everyone_and_a_look_at_the_past(driver, page, tmp_path):
     assert f"seed {status.split('seed ')[1].split()[0]}" in run.stdout
     after = _page_show(driver)
     assert after == _cli_show(path) and after[1:] != before[1:]  # every hand drawn, as the command drew them
+    kept = driver.execute_script("""const store = JSON.parse(localStorage.getItem('civdsl-games:civ1980'));
+      return store.games.find((g) => g.name === store.open).file;""")
+    assert kept == path.read_text(encoding="utf-8")  # the draws' lines appended: the command's bytes
     drawn = [line for line in _visible_text(driver, "log").splitlines() if " draws " in line]
     assert len(drawn) >= 4 and all(line in _visible_text(driver, "game-status") for line in drawn[-4:])
     _click(driver, "draw-all")  # again: nobody is left to draw, nothing is added

@@ -99,7 +99,6 @@
     current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
     past = null;
     showWholeLog = false;
-    g.file = fileText(read.setup, read.events);  // the writer's bytes, which events added are appended to
     logPlayer = "";
     store.open = name;
     saveStore();
@@ -112,7 +111,8 @@
   }
 
   // the open game's file kept in the store: written whole, or (ADDED, after the events it held) with
-  // only the added events' lines appended, as the translated writer gives them
+  // only the added events' lines appended, as the translated writer gives them (the page stores only
+  // what the writer wrote; a file edited in the storage keeps its set-up's layout, export writes whole)
   function keep(added) {
     const g = stored(current.name);
     g.file = added === undefined ? fileText(current.setup, current.events)
