@@ -13,6 +13,7 @@ import json
 import subprocess
 import tempfile
 from fractions import Fraction
+from importlib import resources
 from pathlib import Path
 
 from civdsl.api import load
@@ -70,20 +71,13 @@ function enc(v) {
 # same code, message and choices, every calamity step included (its table and the edition's calamity
 # functions as the page runs them), to the game's end.
 
+# the game page's host, as the page joins it to the engine (companion/gamepage.py)
+GAME_HOST = resources.files("civdsl.companion").joinpath("runtime", "gamehost.js").read_text(encoding="utf-8")
+
 GAME_DRIVER = r"""
 const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
 """ + CODEC + r"""
-function ledgerModule() {
-  const m = Object.assign({}, engineModule());
-  m.TRADE_DECKS = LEDGER_TRADE_DECKS;
-  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
-  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
-    m[name] = MODEL[name] === undefined ? pyFromPlain(name === "TABLES" || name === "TABLE_RULES" ? {} : [])
-      : pyFromPlain(MODEL[name]);
-  }
-  return m;
-}
-const ledgerRulebook = {module: ledgerModule(), name: ledgerInput.name};
+const ledgerRulebook = gameRulebook();  // the page's host's (runtime/gamehost.js): the rulebook the ledger reads
 function gameSnapshot(g, seen) {
   return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
               g.log.length, g.log.slice(Math.min(seen, g.log.length)).map((e) => e.to_data()), g.expects()]);
@@ -263,12 +257,12 @@ def js_game(edition: str, setup, events: list) -> tuple[list, list]:
 
     module = load(edition).module
     parts = engine_parts(checked_edition(edition), module, ledger=True)
-    script = "\n".join(parts[:-1] + [GAME_DRIVER, parts[-1]])
+    script = "\n".join(parts[:-1] + [GAME_HOST, GAME_DRIVER, parts[-1]])
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "game.js"
         path.write_text(script, encoding="utf-8")
         done = subprocess.run([NODE, str(path)], input=json.dumps({"setup": encode(setup["setup"]),
-                                                                   "name": setup["name"], "events": encode(events)}),
+                                                                   "events": encode(events)}),
                               capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)

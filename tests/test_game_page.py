@@ -22,7 +22,7 @@ from civdsl.codegen import generate_module
 from civdsl.companion.gamepage import game_html
 from civdsl.companion.page import GAME_PAGE, companion_html, keeps_games, module_from_code
 from civdsl.frontend import check_file
-from civdsl.ledger import gamefile, gameview
+from civdsl.ledger import gamefile, gametext, gameview
 from civdsl.ledger.refusals import Refused
 from civdsl.resources import shipped_rulebooks
 from companion_harness import NODE, node_available
@@ -254,3 +254,162 @@ def test_the_site_index_links_a_game_page_where_the_build_wrote_one():
     index = index_html([EditionOutputs("civ1980", eds["civ1980"], {"companion.html": "", GAME_PAGE: ""}),
                         EditionOutputs("cardgame", eds["cardgame"], {"companion.html": ""})])
     assert re.findall(r'href="([^"]*game\.html)"', index) == ["civ1980/game.html"]
+
+
+# --- a draw for everyone and time travel: the page's answers are the command line's -----------------
+
+_DRAW_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+process.stdout.write(JSON.stringify(input.points.map((point) => {
+  const events = input.events.slice(0, point.upto);
+  const game = G.replay(input.setup, events).game;
+  const answer = G.drawForEveryone(game, point.seed);
+  if (answer.refused) return {refused: answer.refused};
+  return {text: G.fileText(input.setup, events.concat(answer.added)), seed: answer.seed, shown: G.shown(game)};
+})));
+"""
+
+
+def _draw_points(gf) -> list[int]:
+    """Where a draw step begins in the recorded game (the first draw after the step's start): the
+    events before it replayed, the players still to draw."""
+    return [i for i, e in enumerate(gf.events) if e["do"] == "draw" and gf.events[i - 1]["do"] != "draw"]
+
+
+def _run_driver(edition: str, driver: str, data: dict) -> list:
+    html, _ = pages(edition)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "driver.js"
+        path.write_text(engine_script(html) + driver, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps(data), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_a_draw_for_everyone_adds_the_events_game_draw_adds(path, tmp_path):
+    """At draw steps of a recorded game (the game's own seed, a typed one) and at a step that draws
+    nothing, the page's draw for everyone writes the bytes `civdsl game draw` writes, shows the
+    state `game show` shows after it, and refuses as the command does."""
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    starts = _draw_points(gf)
+    points = [{"upto": starts[1], "seed": None}, {"upto": starts[len(starts) // 2], "seed": 4},
+              {"upto": starts[-1], "seed": None}, {"upto": starts[1] - 1, "seed": None}]  # the last: the step before
+    page = _run_driver(rb.module.EDITION["id"], _DRAW_DRIVER, {"setup": gf.setup, "events": gf.events, "points": points})
+    for point, answer in zip(points, page):
+        cut = tmp_path / f"at-{point['upto']}.yaml"
+        cut.write_text(gamefile.text(gamefile.GameFile(gf.setup, gf.events[:point["upto"]])), encoding="utf-8")
+        run = run_cli("game", "draw", str(cut), *(["--seed", str(point["seed"])] if point["seed"] is not None else []),
+                      env={"NO_COLOR": "1"})
+        if point is points[-1]:  # the step before the draw draws nothing: refused by both, nothing written
+            assert run.returncode == 1 and "draws no trade cards" in run.stderr, run.stderr
+            assert answer["refused"]["code"] == "CIV142" and answer["refused"]["message"] in run.stderr
+            continue
+        assert run.returncode == 0, run.stderr
+        written = cut.read_text(encoding="utf-8")
+        assert answer["text"] == written  # byte for byte the events the command added
+        added = gamefile.read(cut).events[point["upto"]:]
+        assert len(added) >= 2 and all(e["do"] == "draw" and e["seed"] == answer["seed"] for e in added)
+        if point["seed"] is not None:
+            assert answer["seed"] == point["seed"]
+        assert answer["shown"] == python_shown(rb, gamefile.replay(rb, gamefile.read(cut)))
+
+
+_PAST_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+process.stdout.write(JSON.stringify(input.points.map((point) => {
+  const upto = point.turn === null ? point.event : G.turnEnds(input.events)[point.turn - 1];
+  return G.shown(G.replay(input.setup, input.events.slice(0, upto)).game, point.player);
+})));
+"""
+
+
+def _printed(shown: dict, player: str | None) -> str:
+    """The page's shown state as `civdsl game show` lays it out."""
+    lines = [shown["heading"]] + [p["line"] for p in shown["players"] if player in (None, p["name"])]
+    lines += shown["stacks"] if player is None else []
+    lines += ["log:"] + ["  " + line["text"] for line in shown["log"]]
+    lines += ["final scores:"] + shown["scores"] if shown["scores"] else []
+    return "\n".join(lines + [shown["expects"]]) + "\n"
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_the_page_shows_an_earlier_point_as_game_show_event_and_turn(path):
+    """The page's look at the past (the game's first N events replayed) is what `civdsl game show
+    --event N` prints, at the start, mid-turn, at a calamity step, just before the end; and at the
+    end of a turn what `--turn N` prints, one player's log as `--player`."""
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    calamity = next(i for i, e in enumerate(gf.events) if e["do"] == "choose")
+    first = gf.setup["players"][0]["name"]
+    points = [{"event": n, "turn": None, "player": None} for n in (0, 1, 17, calamity, len(gf.events) - 1)]
+    points += [{"event": None, "turn": 3, "player": None}, {"event": None, "turn": 5, "player": first}]
+    page = _run_driver(rb.module.EDITION["id"], _PAST_DRIVER, {"setup": gf.setup, "events": gf.events, "points": points})
+    for point, shown in zip(points, page):
+        args = ["--event", str(point["event"])] if point["turn"] is None else ["--turn", str(point["turn"])]
+        run = run_cli("game", "show", str(path), *args, *(["--player", point["player"]] if point["player"] else []),
+                      env={"NO_COLOR": "1"})
+        assert run.returncode == 0, run.stderr
+        assert _printed(shown, point["player"]) == run.stdout, point
+    assert len({json.dumps(s["players"]) for s in page}) == len(page)  # every point a state of its own
+
+
+_APPEND_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+process.stdout.write(JSON.stringify(input.cuts.map(([count, added]) => G.fileAppended(
+  input.setup, G.fileText(input.setup, input.events.slice(0, count)), count, input.events.slice(count, count + added)))));
+"""
+
+
+@needs_node
+@pytest.mark.parametrize("path", GAMES[:2] + GAMES[-1:], ids=[p.stem for p in GAMES[:2] + GAMES[-1:]])
+def test_the_page_keeps_a_growing_game_as_the_bytes_game_add_writes(path):
+    """The page keeps a game as it grows by appending the added events' lines to its file: the bytes
+    are those `civdsl game` writes for the whole game, from no event, one, mid-game, to the end."""
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    n = len(gf.events)
+    cuts = [[0, 0], [0, 1], [0, 5], [1, 1], [n // 2, 3], [n - 1, 1], [n, 0]]
+    page = _run_driver(rb.module.EDITION["id"], _APPEND_DRIVER, {"setup": gf.setup, "events": gf.events, "cuts": cuts})
+    head = {"civdsl_game": gamefile.FORMAT, **{k: v for k, v in gf.setup.items() if k != "civdsl_game"}}
+    for (count, added), text in zip(cuts, page):
+        whole = gamefile.text(gamefile.GameFile(gf.setup, gf.events[:count + added]))
+        assert text == whole, (count, added)
+        before = gamefile.text(gamefile.GameFile(gf.setup, gf.events[:count]))
+        assert gametext.appended(head, before, count, gf.events[count:count + added]) == whole
+
+
+_ONTO_DRIVER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const G = globalThis.civdslGame;
+let game = G.replay(input.setup, []).game;
+let at = 0;
+process.stdout.write(JSON.stringify(input.points.map((upto) => {
+  const before = game;
+  game = G.replayOnto(G.copy(before), input.events.slice(at, upto)).game;
+  at = upto;
+  return [G.shown(game, ""), G.shown(before, "")];
+})));
+"""
+
+
+@needs_node
+def test_a_look_further_on_is_taken_on_from_the_point_looked_at():
+    """The page reaches a later point from the one it shows (a copy taken on through the events
+    between): at every point the state `game show --event N` prints, the game looked at before unchanged."""
+    path = GAMES[0]
+    gf = gamefile.read(path)
+    rb = civdsl.load(gf.setup["edition"])
+    points = [3, 40, 41, 200, len(gf.events)]
+    page = _run_driver(rb.module.EDITION["id"], _ONTO_DRIVER, {"setup": gf.setup, "events": gf.events, "points": points})
+    before = python_shown(rb, gamefile.replay(rb, gf, 0))
+    for upto, (shown, looked_at) in zip(points, page):
+        assert looked_at == before  # the point looked at before is as it was
+        before = python_shown(rb, gamefile.replay(rb, gf, upto))
+        assert shown == before, upto

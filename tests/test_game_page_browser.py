@@ -293,3 +293,87 @@ def test_a_calamity_waits_for_its_victims_choice(driver, page, tmp_path):
     _click(driver, "add")
     assert "bruno chooses for Civil War: beneficiary anna" in _visible_text(driver, "log")
     assert _console_errors(driver) == []
+
+
+def _import(driver, path: Path) -> None:
+    driver.find_element("id", "import-file").send_keys(str(path))
+    for _ in range(400):
+        if "imported" in driver.find_element("id", "game-status").text:
+            return
+        time.sleep(0.05)
+    raise AssertionError(driver.find_element("id", "game-status").text)
+
+
+def _cli_show(path: Path, *args: str) -> list[str]:
+    """`civdsl game show`'s heading and players' lines (as the page shows them, without their indent)."""
+    run = run_cli("game", "show", str(path), "--no-log", *args, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    return [lines[0]] + [line.strip() for line in lines if line.startswith("  ") and "A.S.T. space" in line]
+
+
+def _page_show(driver) -> list[str]:
+    return [_visible_text(driver, "where")] + _visible_text(driver, "players").splitlines()
+
+
+def test_a_draw_for_everyone_and_a_look_at_the_past(driver, page, tmp_path):
+    """A game imported where a draw step begins: one tap draws for every player, as `civdsl game
+    draw` does on the same file (the same players after it); a tap on a line of the log shows the
+    game after its event as `game show --event N` does, without the forms, and the way back; a turn
+    picked shows `game show --turn N`; everything labelled and within the phone's width."""
+    from civdsl.ledger import gamefile
+
+    from test_companion_page import UNLABELLED
+
+    gf = gamefile.read(ROOT / "tests" / "games" / "civ1980-4.yaml")
+    at = [i for i, e in enumerate(gf.events) if e["do"] == "draw" and gf.events[i - 1]["do"] != "draw"][2]
+    path = tmp_path / "drawing.yaml"
+    path.write_text(gamefile.text(gamefile.GameFile(gf.setup, gf.events[:at])), encoding="utf-8")
+    _open(driver, page, fresh=True)
+    _import(driver, path)
+    before = _page_show(driver)
+    assert before == _cli_show(path)
+    _shot(driver, tmp_path, "game-page-draw")
+    _click(driver, "draw-all")
+    status = _visible_text(driver, "game-status")
+    assert status.startswith("drew for everyone with seed "), status
+    run = run_cli("game", "draw", str(path), cwd=ROOT)  # the command line, on the same file
+    assert run.returncode == 0, run.stderr
+    assert f"seed {status.split('seed ')[1].split()[0]}" in run.stdout
+    after = _page_show(driver)
+    assert after == _cli_show(path) and after[1:] != before[1:]  # every hand drawn, as the command drew them
+    kept = driver.execute_script("""const store = JSON.parse(localStorage.getItem('civdsl-games:civ1980'));
+      return store.games.find((g) => g.name === store.open).file;""")
+    assert kept == path.read_text(encoding="utf-8")  # the draws' lines appended: the command's bytes
+    drawn = [line for line in _visible_text(driver, "log").splitlines() if " draws " in line]
+    assert len(drawn) >= 4 and all(line in _visible_text(driver, "game-status") for line in drawn[-4:])
+    _click(driver, "draw-all")  # again: nobody is left to draw, nothing is added
+    assert "every player with cities has drawn in this step" in _visible_text(driver, "game-status")
+    assert _page_show(driver) == after
+
+    # a tap on an earlier line of the log: the game after its event, as `game show --event N`
+    line = driver.find_elements("css selector", "#log button.log-line")[40]
+    upto = int(line.get_attribute("data-upto"))
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", line)
+    line.click()
+    assert f"after event {upto} of {at + len(drawn[-4:])}" in _visible_text(driver, "past")
+    assert _page_show(driver) == _cli_show(path, "--event", str(upto))
+    assert not driver.find_elements("id", "add-event") and not driver.find_elements("id", "undo")
+    assert driver.execute_script(UNLABELLED) == []
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
+    _shot(driver, tmp_path, "game-page-past")
+    _click(driver, "present")
+    assert not driver.find_elements("id", "past")
+    assert _page_show(driver) == after and driver.find_element("id", "add-event").is_displayed()
+
+    # a turn picked: the game at its end, as `game show --turn N` (the second reached from the first)
+    _select(driver, "look-back", str(sum(1 for e in gf.events[:at] if e["turn"] <= 1)))
+    assert _page_show(driver) == _cli_show(path, "--turn", "1")
+    _select(driver, "look-back", str(sum(1 for e in gf.events[:at] if e["turn"] <= 2)))
+    assert _page_show(driver) == _cli_show(path, "--turn", "2")
+    assert "Back to the present" in _visible_text(driver, "past")
+    _select(driver, "look-back", "")
+    assert not driver.find_elements("id", "past") and _page_show(driver) == after
+    assert driver.execute_script(UNLABELLED) == []
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
+    assert _console_errors(driver) == []

@@ -31,9 +31,19 @@ def _load(path: str):
     try:
         gf = gamefile.read(Path(path))
     except gamefile.GameFileError as exc:
-        _fail(exc.code, str(exc), path, exc.line, 1)
+        _fail_reading(exc, path)
     rb = open_rulebook(_edition(gf.setup["edition"], path))
     return gf, rb
+
+
+def _fail_reading(exc, path: str):
+    """A game file that cannot be read, located at its line (and column, for a byte that is not UTF-8)."""
+    from ..ledger import gamefile
+
+    if isinstance(exc, gamefile.NotUtf8):
+        shown = Path(path).read_bytes().decode("utf-8", errors="replace")  # the line, its wrong byte as U+FFFD
+        _fail(exc.code, str(exc), path, exc.line, exc.column, source=shown, help="save the file as UTF-8")
+    _fail(exc.code, str(exc), path, exc.line, 1)
 
 
 def _edition(edition: str, game_path: str) -> str:
@@ -214,30 +224,19 @@ def draw(path, seed, as_json):
     """Draw the trade cards for every player who has not drawn this step, in the order the rules
     give, from the stacks the rulebook's trade decks deal; each draw is added as an event with its
     seed, so that a replay draws the same cards."""
-    import random
-
-    from ..ledger import events as ledger_events, gamefile, steps as turn_steps
+    from ..ledger import gamefile, gameview
     from ..ledger.play import Refused
+    from ..sourcemap import rules_of
 
     gf, rb = _load(path)
     game = _replay(rb, gf, path)
-    args = game.current_actions().get("draw_trade_cards")
-    if args is None:
-        raise click.UsageError(f"step \"{game.current['name']}\" draws no trade cards: `game draw` is for the step "
-                               "that does (add `next` to reach it)")
     if seed is None:
-        seed = random.Random(f"{game.seed}:{game.turn}").randrange(2**31)
-    added = []
-    for p in ledger_events.draw_order(game, args):
-        if game.done.get(("draw", p.name)) or not p.cities:
-            continue
-        event = gamefile.stamped(game, {"do": "draw", "player": p.name, "seed": seed})
-        try:
-            gamefile.apply(game, event)
-        except Refused as r:
-            _fail(r.code, f"drawing for {p.name}: {r.message}", path, None, 1, notes=r.choices,
-                  help="nothing was written: the game file is unchanged")
-        added.append(event)
+        seed = gameview.drawn_seed(game)
+    try:
+        with rules_of(rb.module):  # a rule failing while it runs is located at its rulebook line
+            added = gameview.draw_for_everyone(game, seed)
+    except Refused as r:
+        _fail(r.code, r.message, path, None, 1, notes=r.choices, help="nothing was written: the game file is unchanged")
     gf.events += added
     from .common import write_output
 
@@ -292,7 +291,7 @@ def fmt(path, check, as_json):
     try:
         gf = gamefile.read(Path(path))
     except gamefile.GameFileError as exc:
-        _fail(exc.code, str(exc), path, exc.line, 1)
+        _fail_reading(exc, path)
     departs = gamefile.canonical_error(Path(path))
     if departs is not None and check:
         from ..ledger.gametext import FMT_HINT
@@ -323,7 +322,9 @@ def show(path, turn, upto, player, log, as_json):
     what the next step expects."""
     gf, rb = _load(path)
     if turn is not None:
-        upto = sum(1 for e in gf.events if e["turn"] <= turn)
+        from ..ledger.gameview import events_up_to_turn
+
+        upto = events_up_to_turn(gf.events, turn)
     game = _replay(rb, gf, path, upto)
     _check_player(game, player, path)
     if as_json:

@@ -10,13 +10,13 @@ from importlib import resources
 
 from .jsgen import engine_parts
 from .page import (asset_text, compact_css, compact_script, inline_safe, minify_script, page_engine_script, page_head,
-                   page_name, short_runtime_locals, without_unused)
+                   page_name, short_runtime_locals, with_dom, without_unused)
 
 
 @lru_cache(maxsize=None)
 def _game_script() -> str:
     """game.js minified, the same in every game page, its locals renamed as ui.js's are."""
-    body = re.sub(r"^  ", "", asset_text("game.js"), flags=re.M)
+    body = re.sub(r"^  ", "", with_dom("game.js"), flags=re.M)
     return inline_safe(minify_script(compact_script(short_runtime_locals([body])[0])), "script")
 
 

@@ -75,10 +75,23 @@ def _fact_rows() -> dict:
                       list(f.states) if f.states else None] for f in vocab.FACTS.values()]}
 
 
+_DOM_MARK = "  /*DOM*/\n"
+
+
+def with_dom(name: str) -> str:
+    """The page asset NAME (a page's interface, one wrapping function) with the DOM helpers both
+    pages share (page/dom.js) joined in at its mark, indented as the function's body."""
+    source = asset_text(name)
+    if source.count(_DOM_MARK) != 1:
+        raise RuntimeError(f"{name} must hold the DOM helpers' mark exactly once")
+    return source.replace(_DOM_MARK, re.sub(r"^(?=.)", "  ", asset_text("dom.js"), flags=re.M))
+
+
 @lru_cache(maxsize=None)
 def ui_script() -> str:
-    """ui.js with the vocabulary's words written in (as a JSON.parse of a safe string literal)."""
-    source = asset_text("ui.js")
+    """ui.js with the DOM helpers and the vocabulary's words written in (as a JSON.parse of a safe
+    string literal)."""
+    source = with_dom("ui.js")
     if source.count(_PAGE_MARK) != 1:
         raise RuntimeError("ui.js must hold the page data mark exactly once")
     return source.replace(_PAGE_MARK, js_json(page_words()))

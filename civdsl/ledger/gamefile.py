@@ -23,6 +23,23 @@ from .gamecheck import checked as checked_data
 from .gameview import stamped  # noqa: F401  (the event as the file records it)
 
 
+class NotUtf8(GameFileError):
+    """A game file whose bytes are not UTF-8: where the first wrong byte is, by line and column."""
+
+    def __init__(self, message: str, line: int, column: int):
+        super().__init__(message, line)
+        self.column = column
+
+
+def _decoded(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start].decode("utf-8", errors="replace")
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise NotUtf8(f"the game file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, column) from None
+
+
 @dataclass
 class GameFile:
     setup: dict
@@ -33,20 +50,29 @@ class GameFile:
 def read(path: Path) -> GameFile:
     """The game file at PATH: its text as `write` writes it read by gametext (the page's reader
     too), any other form (a file edited by hand) by the YAML reader, to the same data."""
-    from ..state import _decode, _parse_text, _read_limited
+    from ..state import _parse_text, _read_limited
 
     try:
-        text = _decode(_read_limited(Path(path)), Path(path))
+        raw = _read_limited(Path(path))
+    except StateError as exc:
+        raise GameFileError(_reader_words(exc, path)) from None
+    text = _decoded(raw)
+    try:
         try:
             setup, events, lines = gametext.parse(text, eventjson.event_values)
         except gametext.TextError:
             data = _parse_text(text, Path(path))
         else:
             return checked({**setup, "events": events}, lines)
-    except StateError as exc:  # the reader's limits are a state file's: the words are this file's
-        message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
-        raise GameFileError(message.replace("mapping of facts (key: value)", "mapping of its keys")) from None
+    except StateError as exc:
+        raise GameFileError(_reader_words(exc, path)) from None
     return checked(data if data is not None else {}, _event_lines(text))
+
+
+def _reader_words(exc: StateError, path: Path) -> str:
+    """The reader's limits are a state file's: the words are this file's."""
+    message = str(exc).removeprefix(f"{path}: ").replace("state file", "game file")
+    return message.replace("mapping of facts (key: value)", "mapping of its keys")
 
 
 def canonical_error(path: Path) -> gametext.TextError | None:

@@ -73,6 +73,24 @@ def text(setup, events: list) -> str:
             except TextError as exc:
                 raise TextError(f"`{key}`: {exc}" if isinstance(key, str) else str(exc), len(lines) + 1, 1)
     lines.append(EVENTS_KEY + (":" if len(events) > 0 else ": []"))
+    _event_lines(events, 0, lines)
+    return "\n".join(lines) + "\n"
+
+
+def appended(setup, before: str, count: int, added: list) -> str:
+    """What `text` gives for a game's COUNT events and ADDED after them, from BEFORE, what it gave
+    for the COUNT events: their lines appended (a game that keeps its file as it grows writes only
+    the new events' lines, not its thousands)."""
+    if count == 0 or len(added) == 0:
+        return text(setup, added) if count == 0 else before
+    lines = []
+    _event_lines(added, count, lines, len(before.split("\n")) - 1)
+    return before + "\n".join(lines) + "\n"
+
+
+def _event_lines(events: list, count: int, lines: list, at: int = 0) -> None:
+    """The events' lines added to LINES (COUNT events before them in the file, its lines before
+    LINES' AT); a value no game file holds is a TextError at its line."""
     first = len(lines)
     for event in events:
         try:
@@ -80,8 +98,8 @@ def text(setup, events: list) -> str:
                 raise TextError("an event is a mapping", 1, 1)
             lines.append(EVENT_PREFIX + value_text(event, False))
         except TextError as exc:
-            raise TextError(f"event {len(lines) - first + 1}: {exc}", len(lines) + 1, len(EVENT_PREFIX) + 1)
-    return "\n".join(lines) + "\n"
+            raise TextError(f"event {count + len(lines) - first + 1}: {exc}", at + len(lines) + 1,
+                            len(EVENT_PREFIX) + 1)
 
 
 def _setup_lines(key, value, lines: list) -> None:

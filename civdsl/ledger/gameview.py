@@ -8,6 +8,8 @@ line's."""
 from __future__ import annotations
 
 from .decks import decks_for
+from .draws import MODULUS, Draws
+from .events import draw_order
 from .refusals import ILLEGAL, Refused
 from .steps import events_of
 from .words import columns, parse, split_events
@@ -104,6 +106,48 @@ def add_words(game, words: list[str]) -> list[dict]:
             r.typed = one
             r.columns = refused_columns(one, at, r)
             raise
+        added.append(event)
+    return added
+
+
+def events_up_to_turn(events: list, turn: int) -> int:
+    """How many of EVENTS (as the file records them) `game show --turn TURN` replays: those recorded
+    up to the end of that turn."""
+    return len([e for e in events if e["turn"] <= turn])
+
+
+def turn_ends(events: list) -> list[int]:
+    """For each turn from the first to the one before the last the events reach, how many of them
+    `game show --turn N` replays (a look back at the end of each turn over)."""
+    last = events[-1]["turn"] if events else 0
+    return [events_up_to_turn(events, turn) for turn in range(1, last)]
+
+
+def drawn_seed(game) -> int:
+    """The seed a draw for everyone draws with when none is given: derived from the game's seed and
+    the turn, so that the same game always draws the same cards (below 2^31, as a typed seed)."""
+    return Draws(f"{game.seed}:{game.turn}").randrange(MODULUS - 1)
+
+
+def draw_for_everyone(game, seed: int) -> list[dict]:
+    """Every player with cities who has not drawn in this step draws his trade cards from the
+    stacks with SEED, in the order the step's rules give, each draw added to GAME as an event (as
+    the file records it). A step that draws no trade cards, or a draw refused, is raised as
+    `Refused` (the draws before it then applied: the caller that keeps the game whole starts again
+    from its copy)."""
+    args = game.current_actions().get("draw_trade_cards")
+    if args is None:
+        raise Refused(ILLEGAL, f"step \"{game.current['name']}\" draws no trade cards: a draw for everyone is for "
+                      "the step that does (add `next` to reach it)")
+    added = []
+    for p in draw_order(game, args):
+        if game.done.get(("draw", p.name)) or not p.cities:
+            continue
+        event = stamped(game, {"do": "draw", "player": p.name, "seed": seed})
+        try:
+            game.apply(event)
+        except Refused as r:
+            raise Refused(r.code, f"drawing for {p.name}: {r.message}", r.choices, r.field, r.needs)
         added.append(event)
     return added
 

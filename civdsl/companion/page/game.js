@@ -15,29 +15,8 @@
   const STORE_KEY = "civdsl-games:" + (EDITION.id || "");
   const MAX_FILE_BYTES = 1000000;  // the command line's limit on a game file
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "text") node.textContent = String(v);
-      else if (k === "on") for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
-      else if (k === "cls") node.className = v;
-      else if (k === "value" || k === "checked" || k === "selected") node[k] = v;
-      else node.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children.flat()) {
-      if (c === null || c === undefined || c === false) continue;
-      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    }
-    return node;
-  }
-  function clear(node) {
-    while (node.firstChild) node.removeChild(node.firstChild);
-    return node;
-  }
-  function byId(id) {
-    return document.getElementById(id);
-  }
+  /*DOM*/
+
   function field(id, label, input) {
     input.id = id;
     return el("div", {cls: "field"}, el("label", {for: id, text: label}), input);
@@ -84,6 +63,9 @@
   // the open game: {name, setup, events, game (the ledger's, replayed), saved (the games before the last
   // events added here, for undo)}
   let current = null;
+  // the open game at an earlier point a player looks at: {upto (its first events replayed), game}, or
+  // null (the present); events are added to the present only
+  let past = null;
 
   // the game file's text (the form `civdsl game` writes) and back: the translated reader and writer
   function fileText(setup, events) {
@@ -115,6 +97,7 @@
       return;
     }
     current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
+    past = null;
     showWholeLog = false;
     logPlayer = "";
     store.open = name;
@@ -127,9 +110,13 @@
     render();
   }
 
-  function keep() {
+  // the open game's file kept in the store: written whole, or (ADDED, after the events it held) with
+  // only the added events' lines appended, as the translated writer gives them (the page stores only
+  // what the writer wrote; a file edited in the storage keeps its set-up's layout, export writes whole)
+  function keep(added) {
     const g = stored(current.name);
-    g.file = fileText(current.setup, current.events);
+    g.file = added === undefined ? fileText(current.setup, current.events)
+      : api.fileAppended(current.setup, g.file, current.events.length - added.length, added);
     saveStore();
   }
 
@@ -206,6 +193,7 @@
     store.games = store.games.filter((g) => g.name !== current.name);
     say("deleted " + current.name);
     current = null;
+    past = null;
     store.open = null;
     saveStore();
     render();
@@ -273,6 +261,7 @@
     }
     store.games.push({name: n.name, file: fileText(setup, [])});
     current = {name: n.name, setup: setup, events: [], game: started.game, saved: []};
+    past = null;
     logPlayer = "";
     showWholeLog = false;
     store.open = n.name;
@@ -287,8 +276,9 @@
     const box = clear(byId("table"));
     box.hidden = current === null;
     if (current === null) return;
-    const shown = api.shown(current.game, logPlayer);
+    const shown = api.shown(past === null ? current.game : past.game, logPlayer);
     box.appendChild(el("h2", {id: "table-title", text: current.name}));
+    if (past !== null) box.appendChild(pastNotice());
     box.appendChild(el("p", {id: "where", text: shown.heading}));
     box.appendChild(el("p", {id: "expects", cls: "expects", text: shown.expects}));
     box.appendChild(el("ul", {id: "players", cls: "players"}, shown.players.map((p) => el("li", {text: p.line.trim()}))));
@@ -297,22 +287,74 @@
       box.appendChild(el("h3", {text: "Final scores"}));
       box.appendChild(el("ol", {id: "scores"}, shown.scores.map((s) => el("li", {text: s.trim().replace(/^[0-9]+\. /, "")}))));
     }
-    if (!shown.ended) box.appendChild(eventForms(shown.kinds, shown.stepKinds));
+    if (past === null && !shown.ended) box.appendChild(eventForms(shown));
     box.appendChild(el("div", {id: "refusal", role: "alert"}));
-    box.appendChild(el("div", {cls: "row"},
-      el("button", {type: "button", id: "undo", text: "Undo the last event", disabled: current.events.length === 0,
-                    on: {click: undo}})));
+    if (past === null) {
+      box.appendChild(el("div", {cls: "row"},
+        el("button", {type: "button", id: "undo", text: "Undo the last event", disabled: current.events.length === 0,
+                      on: {click: undo}})));
+    }
+    box.appendChild(turnPicker());
     const only = el("select", {on: {change: () => { logPlayer = only.value; renderTable(); }}},
       el("option", {value: "", text: "every player"}),
       shown.players.map((p) => el("option", {value: p.name, text: p.name, selected: p.name === logPlayer})));
     // the log's last lines (a long game's whole log is thousands), the rest on request
     const from = showWholeLog ? 0 : Math.max(shown.log.length - LOG_LINES, 0);
     const log = el("ol", {id: "log", cls: "log", start: from + 1});
-    for (const line of shown.log.slice(from)) log.appendChild(el("li", {text: line.text}));
+    for (const line of shown.log.slice(from)) log.appendChild(el("li", {}, logButton(line)));
     box.appendChild(el("details", {open: true}, el("summary", {id: "log-title", text: "Log (" + shown.log.length + " lines)"}),
+      el("p", {cls: "muted", text: "Tap a line to see the game as it was after its event."}),
       field("log-player", "The log of", only),
       from > 0 ? el("button", {type: "button", id: "whole-log", text: "Show the " + from + " earlier lines",
                                on: {click: () => { showWholeLog = true; renderTable(); }}}) : null, log));
+  }
+
+  // ---- time travel: the game after any of its events, as `civdsl game show --event N` shows it ------
+
+  // a line of the log as a button: the game after the event behind it (a line of the game's start: none)
+  function logButton(line) {
+    const upto = line.event === null ? 0 : line.event + 1;
+    return el("button", {type: "button", cls: "log-line", "data-upto": upto,
+                         "aria-label": line.text + " (show the game after event " + upto + ")",
+                         on: {click: () => lookAt(upto)}}, line.text);
+  }
+
+  // the turns to look back at: the end of each turn the game's events reach
+  function turnPicker() {
+    if (current.turnEnds === undefined) current.turnEnds = api.turnEnds(current.events);  // again once events change
+    const at = past === null ? "" : String(past.upto);
+    const pick = el("select", {on: {change: () => lookAt(pick.value === "" ? current.events.length : Number(pick.value))}},
+      el("option", {value: "", text: "now"}),
+      current.turnEnds.map((upto, i) => el("option", {value: String(upto),
+        text: "the end of turn " + (i + 1) + " (event " + upto + ")", selected: String(upto) === at})));
+    return el("div", {cls: "row"}, field("look-back", "Look at the game at", pick));
+  }
+
+  function pastNotice() {
+    return el("div", {id: "past", cls: "past", role: "region", "aria-label": "An earlier point of the game"},
+      el("p", {text: "You are looking at the game after event " + past.upto + " of " + current.events.length +
+        ", as civdsl game show --event " + past.upto + " shows it. Events are added to the present only: " +
+        "go back to the present to add one."}),
+      el("button", {type: "button", id: "present", text: "Back to the present", on: {click: () => lookAt(current.events.length)}}));
+  }
+
+  // the game after its first UPTO events (all of them: the present)
+  function lookAt(upto) {
+    clear(byId("refusal"));
+    if (upto >= current.events.length) {
+      past = null;
+      say("back to the present: after event " + current.events.length);
+    } else {
+      // a later point than the one looked at is reached from it, an earlier one replayed from the start
+      const from = past !== null && past.upto <= upto ? past : null;
+      past = {upto: upto, game: from === null ? api.replay(current.setup, current.events.slice(0, upto)).game
+        : api.replayOnto(api.copy(from.game), current.events.slice(from.upto, upto)).game};
+      say("looking at the game after event " + upto + " of " + current.events.length);
+    }
+    renderTable();
+    const top = byId(past === null ? "table-title" : "present");
+    top.scrollIntoView({block: "nearest"});
+    if (past !== null) top.focus();
   }
 
   // each event's form: the fields it takes, written as the words `civdsl game add` reads
@@ -337,9 +379,13 @@
     leave: [PLAYER],
   };
 
-  // the forms, the events this step takes first (the first of them chosen), then the others
-  function eventForms(kinds, stepKinds) {
+  // the forms, the events this step takes first (the first of them chosen), then the others; where
+  // the step draws from the trade stacks, a draw for everyone first
+  function eventForms(shown) {
+    const kinds = shown.kinds;
+    const stepKinds = shown.stepKinds;
     const box = el("section", {id: "add-event", "aria-labelledby": "add-title"}, el("h3", {id: "add-title", text: "Add an event"}));
+    if (stepKinds.includes("draw") && shown.stacks.length) box.appendChild(drawAllForm());
     const others = kinds.filter((k) => !stepKinds.includes(k));
     const choose = el("select", {},
       el("optgroup", {label: "This step"}, stepKinds.concat(others.filter((k) => k === "next")).map((k) => el("option", {value: k, text: k}))),
@@ -399,25 +445,60 @@
     return words.join(" ");
   }
 
+  // a draw for everyone, as `civdsl game draw [--seed N]`: the seed typed, or the game's own
+  function drawAllForm() {
+    const seed = el("input", {type: "number", min: "0", inputmode: "numeric", autocomplete: "off"});
+    return el("form", {id: "draw-all-form", on: {submit: (e) => { e.preventDefault(); drawAll(seed.value.trim()); }}},
+      el("p", {cls: "muted", text: "Every player who has not drawn in this step draws from the stacks, in the rules' order, " +
+        "as civdsl game draw does."}),
+      field("draw-all-seed", "Seed of the draws (empty: the one the game gives this turn)", seed),
+      el("button", {type: "submit", id: "draw-all", text: "Draw for everyone"}));
+  }
+
+  function drawAll(seed) {
+    if (seed !== "" && !/^[0-9]+$/.test(seed)) {
+      showRefusal(clear(byId("refusal")), {code: "CIV142", message: "a seed is a whole number", choices: []});
+      return;
+    }
+    addWith((game) => api.drawForEveryone(game, seed === "" ? null : Number(seed)), (added, answer) =>
+      added.length ? "drew for everyone with seed " + answer.seed : "every player with cities has drawn in this step");
+  }
+
   function addLine(line) {
+    if (!line.trim()) {
+      clear(byId("refusal"));
+      return;
+    }
+    addWith((game) => api.add(game, line), (added) => "added " + added.map((e) => api.eventText(e)).join(" / "));
+  }
+
+  // events added to the present game by ANSWEROF (the host's answer: {added} or {refused, applied}),
+  // kept in its file, the log's lines they added shown as `game add` prints them after WORDSOF's
+  function addWith(answerOf, wordsOf) {
     const refusal = clear(byId("refusal"));
-    if (!line.trim()) return;
-    const saved = api.copy(current.game);  // the game before the line, for an undo without a replay
-    const answer = api.add(current.game, line);
+    if (past !== null) {  // the forms are the present's: the past is never rewritten
+      say("Nothing was added: you are looking at an earlier point of the game. Go back to the present first.");
+      return;
+    }
+    const saved = api.copy(current.game);  // the game before the events, for an undo without a replay
+    const answer = answerOf(current.game);
     if (answer.refused) {
       showRefusal(refusal, answer.refused);
-      // the events of the line before the one refused were applied: the game is its file's again
-      if (answer.applied) current.game = api.replay(current.setup, current.events).game;
+      // the events before the one refused were applied: the game is the one before them again
+      if (answer.applied) current.game = saved;
       return;
     }
     const before = current.events.length;
-    current.saved.push({events: before, game: saved});
-    if (current.saved.length > UNDO_KEPT) current.saved.shift();
-    current.events = current.events.concat(answer.added);
-    keep();
+    if (answer.added.length) {
+      current.saved.push({events: before, game: saved});
+      if (current.saved.length > UNDO_KEPT) current.saved.shift();
+      current.events = current.events.concat(answer.added);
+      current.turnEnds = undefined;
+      keep(answer.added);
+    }
     // as `game add` prints: the log's lines the events added
     const lines = api.shown(current.game).log.filter((e) => e.event !== null && e.event >= before).map((e) => e.text);
-    say("added " + answer.added.map((e) => api.eventText(e)).join(" / "), lines);
+    say(wordsOf(answer.added, answer), lines);
     render();
   }
 
@@ -450,6 +531,7 @@
     current.saved = current.saved.filter((s) => s.events < events.length);
     current.game = kept !== null && kept.events === events.length ? kept.game : api.replay(current.setup, events).game;
     current.events = events;
+    current.turnEnds = undefined;
     keep();
     say("dropped event " + (events.length + 1) + ": " + api.eventText(dropped));
     render();
@@ -503,6 +585,7 @@
       for (let i = 2; stored(name) !== null; i++) name = f.name.replace(/\.(ya?ml|json)$/i, "") + " (" + i + ")";
       store.games.push({name: name, file: fileText(read.setup, read.events)});
       current = {name: name, setup: read.setup, events: read.events, game: replayed.game, saved: []};
+      past = null;
       logPlayer = "";
       showWholeLog = false;
       store.open = name;

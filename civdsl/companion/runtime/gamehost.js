@@ -3,16 +3,11 @@
 // prints); this file only builds the rulebook they read from MODEL, and turns their Python values
 // into the plain values the page's interface (page/game.js) reads, through globalThis.civdslGame.
 
-// The compiled module as the ledger reads it: the engines' module and the tables of the turn.
+// The compiled module as the ledger reads it: the engines' module (every MODEL constant as Python's
+// values) with the trade decks, which MODEL's JSON cannot hold (their stacks are keyed by number).
 function gameLedgerModule() {
   const m = Object.assign({}, engineModule());
   m.TRADE_DECKS = LEDGER_TRADE_DECKS;
-  m.SOURCE_PATH = MODEL.SOURCE_PATH;
-  m.CALAMITIES = pyFromPlain(MODEL.CALAMITIES);  // each calamity's data as Python's dicts (`.get`)
-  for (const name of ["TURN", "TABLES", "TABLE_RULES", "SETUP_PLAYERS"]) {
-    const mapping = name === "TABLES" || name === "TABLE_RULES" || name === "SETUP_PLAYERS";
-    m[name] = MODEL[name] === undefined || MODEL[name] === null ? pyFromPlain(mapping ? {} : []) : pyFromPlain(MODEL[name]);
-  }
   return m;
 }
 
@@ -44,6 +39,17 @@ function gameReplay(setup, events) {
   } catch (exc) {
     return {refused: gameRefusal(exc)};
   }
+  try {
+    gv_replay_events(game, pyFromPlain(events));
+  } catch (exc) {
+    return {game: game, refused: gameRefusal(exc)};
+  }
+  return {game: game};
+}
+
+// GAME (a replay's, at its first events) taken on through EVENTS, the ones recorded after those:
+// the game a replay of them all gives, without replaying the first again; {game} or {game, refused}
+function gameReplayOnto(game, events) {
   try {
     gv_replay_events(game, pyFromPlain(events));
   } catch (exc) {
@@ -93,6 +99,19 @@ function gameAdd(game, line) {
   }
 }
 
+// a draw for everyone, as `civdsl game draw` makes it: every player who has not drawn in this step
+// draws from the stacks with SEED (null: the seed the command derives from the game's), each draw an
+// event added to GAME; {added, seed} or {refused, applied} as gameAdd answers
+function gameDrawForEveryone(game, seed) {
+  const before = game.events;
+  const used = seed === null ? gv_drawn_seed(game) : seed;
+  try {
+    return {added: pyPlain(gv_draw_for_everyone(game, used)), seed: used};
+  } catch (exc) {
+    return {refused: gameRefusal(exc), applied: game.events - before};
+  }
+}
+
 // what `civdsl game show` prints, as lines: where the game stands, each player, the stacks, the log
 // (each line with its rulebook line and the event behind it), the final scores, what comes next
 // (PLAYER: the log's lines about him only, as `game show --player`)
@@ -114,11 +133,18 @@ function gameShown(game, player) {
 
 // The game file as text and back, as `civdsl game` writes and reads it (ledger/gametext, its set-up
 // checked by gamecheck as gamefile.py checks it): the set-up's keys in the checked order, the format first.
-function gameFileText(setup, events) {
+function gameFileHead(setup) {
   const [checked] = gc_checked(pyFromPlain(Object.assign({}, setup, {events: []})));
   const head = pyDict([["civdsl_game", gc_FORMAT]]);
   for (const [k, v] of checked.items()) if (k !== "civdsl_game") head.setItem(k, v);
-  return gx_text(head, pyFromPlain(events));
+  return head;
+}
+function gameFileText(setup, events) {
+  return gx_text(gameFileHead(setup), pyFromPlain(events));
+}
+// the text of the game's COUNT events and ADDED, from TEXT, its file of the COUNT events
+function gameFileAppended(setup, text, count, added) {
+  return gx_appended(gameFileHead(setup), text, count, pyFromPlain(added));
 }
 function gameFileRead(text) {
   try {
@@ -136,10 +162,15 @@ function gameFileRead(text) {
 
 globalThis.civdslGame = Object.freeze({
   fileText: gameFileText,
+  fileAppended: gameFileAppended,
   readFile: gameFileRead,
   edition: MODEL.EDITION,
   replay: gameReplay,
+  replayOnto: gameReplayOnto,
   add: gameAdd,
+  drawForEveryone: gameDrawForEveryone,
+  // the number of events `civdsl game show --turn N` replays, for each turn before the last
+  turnEnds: function (events) { return pyPlain(gv_turn_ends(pyFromPlain(events))); },
   copy: function (game) { return game.copy(); },
   shown: gameShown,
   eventText: function (event) { return gv_event_text(pyFromPlain(event)); },
