@@ -9,6 +9,7 @@ Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import tempfile
@@ -84,9 +85,17 @@ function ledgerModule() {
   return m;
 }
 const ledgerRulebook = {module: ledgerModule(), name: ledgerInput.name};
+// the log's entries cross as [k, newer]: the first k entries are the last snapshot's, unchanged
+// (compared as text), and `newer` the rest; js_game puts each whole log back (`_whole_logs`)
+let loggedTexts = [];
 function gameSnapshot(g) {
-  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
-              g.log.map((e) => e.to_data()), g.expects()]);
+  const log = g.log.map((e) => enc(e.to_data()));
+  const texts = log.map((entry) => JSON.stringify(entry));
+  let kept = 0;
+  while (kept < texts.length && kept < loggedTexts.length && texts[kept] === loggedTexts[kept]) kept++;
+  loggedTexts = texts;
+  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data())])
+    .concat([[kept, log.slice(kept)], enc(g.expects())]);
 }
 const ledgerTimes = [];  // each applied event's time in ms (its snapshot apart)
 const ledgerOut = (() => {
@@ -120,8 +129,28 @@ process.stdout.write(JSON.stringify({answers: ledgerOut, ms: ledgerTimes}));
 
 
 def _game_snapshot(game) -> list:
-    return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()],
-                    [e.to_data() for e in game.log], game.expects()])
+    return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()]]) + [
+        [_encoded_entry(tuple((k, type(v), v) for k, v in e.to_data().items())) for e in game.log], encode(game.expects())]
+
+
+@functools.lru_cache(maxsize=None)
+def _encoded_entry(items: tuple) -> dict:
+    """A log entry's data (its items as key, type, value: 1 and True are one key to a dict) encoded
+    once a run, whichever snapshot holds it: the log grows by an entry or a few an event, and every
+    snapshot holds all of it. Answers are only compared, never changed."""
+    return encode({k: v for k, _, v in items})
+
+
+def _whole_logs(answers: list) -> list:
+    """The driver's snapshots with each log whole again: it sends `[k, newer]`, the last snapshot's
+    first k entries followed by NEWER (see gameSnapshot)."""
+    log: list = []
+    for answer in answers:
+        if isinstance(answer, list):
+            kept, newer = answer[5]
+            log = log[:kept] + newer
+            answer[5] = log
+    return answers
 
 
 def game_events(path: Path, mixed: int = 0) -> list:
@@ -263,7 +292,7 @@ def js_game(edition: str, setup, events: list) -> tuple[list, list]:
                               capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
-    return out["answers"], out["ms"]
+    return _whole_logs(out["answers"]), out["ms"]
 
 
 # events the recorded games do not hold, refused whatever the state: tried after the game's start
