@@ -2,13 +2,14 @@
 tests/test_ledger_translated.py compares event by event and benchmarks/bench_ledger_page.py times.
 
 `python_game(path)` replays a recorded game in Python and answers after its start
-and each event (a snapshot, or the refusal), then gives the whole log; `js_game(edition, setup, events)` does the same with
+and each event (a snapshot, or the refusal); `js_game(edition, setup, events)` does the same with
 the page's translated modules and returns the answers and each applied event's time in Node.
 Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import tempfile
@@ -78,9 +79,17 @@ GAME_DRIVER = r"""
 const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
 """ + CODEC + r"""
 const ledgerRulebook = gameRulebook();  // the page's host's (runtime/gamehost.js): the rulebook the ledger reads
-function gameSnapshot(g, seen) {
-  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data()),
-              g.log.length, g.log.slice(Math.min(seen, g.log.length)).map((e) => e.to_data()), g.expects()]);
+// the log's entries cross as [k, newer]: the first k entries are the last snapshot's, unchanged
+// (compared as text), and `newer` the rest; js_game puts each whole log back (`_whole_logs`)
+let loggedTexts = [];
+function gameSnapshot(g) {
+  const log = g.log.map((e) => enc(e.to_data()));
+  const texts = log.map((entry) => JSON.stringify(entry));
+  let kept = 0;
+  while (kept < texts.length && kept < loggedTexts.length && texts[kept] === loggedTexts[kept]) kept++;
+  loggedTexts = texts;
+  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data())])
+    .concat([[kept, log.slice(kept)], enc(g.expects())]);
 }
 const ledgerTimes = [];  // each applied event's time in ms (its snapshot apart)
 const ledgerOut = (() => {
@@ -91,15 +100,13 @@ const ledgerOut = (() => {
   } catch (exc) {
     return [{crash: String(exc && exc.stack || exc)}];
   }
-  out.push(gameSnapshot(g, 0));
-  let seen = g.log.length;
+  out.push(gameSnapshot(g));
   for (const event of dec(ledgerInput.events)) {
     try {
       const started = process.hrtime.bigint();
       g.apply(event);
       ledgerTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
-      out.push(gameSnapshot(g, seen));
-      seen = g.log.length;
+      out.push(gameSnapshot(g));
     } catch (exc) {
       if (exc instanceof rf_Refused) {
         out.push({refused: [exc.code, pyStr(exc), exc.field, exc.choices]});
@@ -109,19 +116,35 @@ const ledgerOut = (() => {
       break;
     }
   }
-  if (!("crash" in out[out.length - 1])) out.push({log: enc(g.log.map((e) => e.to_data()))});
   return out;
 })();
 process.stdout.write(JSON.stringify({answers: ledgerOut, ms: ledgerTimes}));
 """
 
 
-def _game_snapshot(game, seen: int) -> list:
-    """The game after an event: its turn, step, players and what the step expects, and of its log
-    the length and the entries added since SEEN entries (the whole log after every event made the
-    comparison quadratic in the game's length; the whole log is compared once, at the end)."""
-    return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()],
-                   len(game.log), [e.to_data() for e in game.log[min(seen, len(game.log)):]], game.expects()])
+def _game_snapshot(game) -> list:
+    return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()]]) + [
+        [_encoded_entry(tuple((k, type(v), v) for k, v in e.to_data().items())) for e in game.log], encode(game.expects())]
+
+
+@functools.lru_cache(maxsize=None)
+def _encoded_entry(items: tuple) -> dict:
+    """A log entry's data (its items as key, type, value: 1 and True are one key to a dict) encoded
+    once a run, whichever snapshot holds it: the log grows by an entry or a few an event, and every
+    snapshot holds all of it. Answers are only compared, never changed."""
+    return encode({k: v for k, _, v in items})
+
+
+def _whole_logs(answers: list) -> list:
+    """The driver's snapshots with each log whole again: it sends `[k, newer]`, the last snapshot's
+    first k entries followed by NEWER (see gameSnapshot)."""
+    log: list = []
+    for answer in answers:
+        if isinstance(answer, list):
+            kept, newer = answer[5]
+            log = log[:kept] + newer
+            answer[5] = log
+    return answers
 
 
 def game_events(path: Path, mixed: int = 0) -> list:
@@ -237,17 +260,14 @@ def python_game(path: Path, mixed: int = 0, events: list | None = None) -> tuple
     rb = load(gf.setup["edition"])
     game = gamefile.start(rb, gf.setup)
     setup = {"setup": gf.setup, "name": rb.name}
-    answers = [_game_snapshot(game, 0)]
-    seen = len(game.log)
+    answers = [_game_snapshot(game)]
     for event in events if events is not None else game_events(path, mixed):
         try:
             game.apply(event)
         except refusals.Refused as r:
             answers.append({"refused": [r.code, str(r), r.field, r.choices]})
             continue
-        answers.append(_game_snapshot(game, seen))
-        seen = len(game.log)
-    answers.append({"log": encode([e.to_data() for e in game.log])})
+        answers.append(_game_snapshot(game))
     return setup, answers
 
 
@@ -266,7 +286,7 @@ def js_game(edition: str, setup, events: list) -> tuple[list, list]:
                               capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
-    return out["answers"], out["ms"]
+    return _whole_logs(out["answers"]), out["ms"]
 
 
 # events the recorded games do not hold, refused whatever the state: tried after the game's start

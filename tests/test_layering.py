@@ -5,6 +5,7 @@ functions) and from `sys.modules` after running a command, never by timing."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import subprocess
@@ -24,8 +25,10 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module the file imports, anywhere in it, as absolute names."""
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
+    """Every module the file imports, anywhere in it, as absolute names (each file parsed once a
+    run: the import graph's tests all read the same unchanged sources)."""
     name = _module_name(path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out: set[str] = set()
@@ -40,7 +43,7 @@ def _imports(path: Path) -> set[str]:
                 prefix = node.module or ""
             out.add(prefix)
             out.update(f"{prefix}.{a.name}" for a in node.names)
-    return out
+    return frozenset(out)
 
 
 ENGINE_FILES = sorted(p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts)

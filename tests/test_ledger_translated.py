@@ -378,7 +378,7 @@ def test_the_translated_ledger_replays_each_recorded_game_as_python(path, monkey
     assert len(have) == len(want)
     applied = [a for a in want if isinstance(a, list)]
     assert len(applied) >= 20 and sum("refused" in a for a in want if isinstance(a, dict)) >= len(REFUSED)
-    print(f"{path.stem}: {len(applied) - 1} of {len(gf.events)} events applied alike, then {want[-2]}")
+    print(f"{path.stem}: {len(applied) - 1} of {len(gf.events)} events applied alike, then {want[-1]}")
 
 
 @needs_node

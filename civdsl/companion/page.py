@@ -561,6 +561,8 @@ _JS_GLOBALS = frozenset({"undefined", "globalThis", "arguments", "Math", "JSON",
 
 _ENGINE_TOP_NAME = re.compile(r"^(?:function\*?|const|let|var|class)\s+([a-z]{2}_[A-Za-z0-9_$]*)", re.M)
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'"
+# a whole word of a script not read as a property (`name`, never `x.name` nor part of `names`)
+_UNQUALIFIED_WORD = re.compile(r"(?<![\w$.])[\w$]+")
 
 
 def short_engine_names(parts: list[str], ui: str) -> list[str]:
@@ -572,8 +574,8 @@ def short_engine_names(parts: list[str], ui: str) -> list[str]:
     engine = next((part for part in parts if part.startswith(GENERATED_MARK)), None)
     if engine is None:
         return parts
-    names = [name for name in dict.fromkeys(_ENGINE_TOP_NAME.findall(engine))
-             if not re.search(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])", ui)]
+    called = set(_UNQUALIFIED_WORD.findall(ui))  # one scan of UI, whatever the number of names
+    names = [name for name in dict.fromkeys(_ENGINE_TOP_NAME.findall(engine)) if name not in called]
     if not names:
         return parts
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui))
