@@ -170,6 +170,9 @@ _ABILITIES = [
     Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
     Kind("city_defense_tokens", (Param("delta", "int", required=True),), "cities count {delta:+d} tokens in defence", "Changes a city's defence strength.", main="delta"),
     Kind("city_build_tokens", (Param("delta", "int", required=True),), "cities cost {delta:+d} tokens to build", "Changes tokens needed for a city.", main="delta"),
+    Kind("no_tax_revolt", (), "your cities never revolt over a tax shortfall",
+         "Read by the ledger's tax collection: the holder pays what his stock holds and none of his cities revolt.",
+         main=None),
     Kind("ast_cities", (Param("delta", "int", required=True),), "adds {delta} to the cities the A.S.T. requirements count",
          "Read by `civdsl epoch`: added to the cities the epoch requirements count (AST_COUNTED_FACTS); a "
          "backward rule still reads the cities on the board.", main="delta"),

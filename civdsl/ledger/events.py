@@ -662,10 +662,14 @@ def collect_tax(game: Game, args: dict) -> None:
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)
         p.treasury = p.treasury + paid
-        revolting = p.cities - stock // rate if rate and paid != due else 0
+        short = rate != 0 and paid != due
+        immune = short and bool(abilities_of(game.module, p.advances, "no_tax_revolt"))
+        revolting = p.cities - stock // rate if short and not immune else 0
         if revolting:
             revolts.append((p, revolting))
         revolt = f": {stock} in stock, so {_n(revolting, 'city revolts', 'cities revolt')}" if revolting else ""
+        if immune:
+            revolt = f": {stock} in stock, and his cities never revolt over taxes"
         game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
                   args["line"])
     _tax_revolts(game, sorted(revolts, key=lambda r: _rank(game, r[0])), args)
@@ -679,10 +683,13 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
     """After every player has paid: each victim's revolting cities go to the player with the most
     of the revolt's rank fact (the edition's `beneficiary_rank` by default), no victim of a revolt,
     as far as his cities in stock allow, then to the next; the rest are destroyed. A tie the
-    ranking leaves is the table's to settle: entered as a census."""
+    ranking leaves goes to the first of the tied in A.S.T. order where the edition's
+    `beneficiary_ties` says so (and every tied civilization has its place); otherwise it is the
+    table's to settle: entered as a census."""
     victims = {p.name for p, _ in revolts}
     ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
         "beneficiary_rank", ("cities_in_stock",))
+    ast_breaks_ties = game.module.TABLE_RULES.get("beneficiary_ties", ("ast",))[0] == "ast"
     values: dict[str, tuple] = {}  # each candidate's rank facts, read again only once his cities change
 
     def ranked(q) -> tuple:
@@ -700,21 +707,36 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 break
             keyed = sorted(((ranked(q), q) for q in candidates),
                            key=lambda kq: kq[0], reverse=True)
-            if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
-                tied = [q.name for k, q in keyed if k == keyed[0][0]]
+            tied = [q for k, q in keyed if k == keyed[0][0]]
+            gainer = _revolt_gainer(game, tied, ast_breaks_ties)
+            if gainer is None:
                 game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
-                          f"but {', '.join(tied)} tie on {', '.join(_spaced(r) for r in ranks)}: the table "
-                          "decides, enter it as a census",
+                          f"but {', '.join(q.name for q in tied)} tie on {', '.join(_spaced(r) for r in ranks)}: "
+                          "the table decides, enter it as a census",
                           args["line"])
                 break
-            gainer = keyed[0][1]
             taken = min(cities, _cities_in_stock(game, gainer))
             victim.cities = victim.cities - taken
             gainer.cities = gainer.cities + taken
             cities = cities - taken
             values.pop(gainer.name, None)
+            broken = ", first of the tied in A.S.T. order" if len(tied) > 1 else ""
             game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
-                      f"(the most {' then '.join(_spaced(r) for r in ranks)})", args["line"])
+                      f"(the most {' then '.join(_spaced(r) for r in ranks)}{broken})", args["line"])
+
+
+def _revolt_gainer(game: Game, tied: list, ast_breaks_ties: bool):
+    """The one ranked first, the first of the TIED in A.S.T. order where that breaks ties and
+    every tied civilization has its place, or None: the table decides."""
+    if len(tied) == 1:
+        return tied[0]
+    if not ast_breaks_ties:
+        return None
+    civs = getattr(game.module, "CIVILIZATIONS", {})
+    ranks = [(civs.get(q.civilization) or {}).get("rank") for q in tied]
+    if any(r is None for r in ranks):
+        return None
+    return tied[ranks.index(min(ranks))]
 
 
 def _rank_values(game: Game, p, ranks: tuple) -> tuple:
