@@ -50,6 +50,70 @@ def test_tax_collection_moves_the_rate_per_city_from_stock_to_treasury():
     assert game.players["anna"].treasury == 10  # seed 004, phase 1a: 5 cities at rate 2
 
 
+def _at_the_next_tax_step(game, **holds) -> None:
+    for name, advances in holds.items():
+        game.players[name].advances = list(advances)
+    turn = game.turn
+    while game.turn == turn:
+        try:
+            game.apply({"do": "next"})
+        except Refused as r:
+            for need in r.needs:
+                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
+
+
+@pytest.mark.parametrize("edition, seats, holds, rates", [
+    # seed 004 ch 9: Monarchy "may choose to increase your tax rate by 1"; Coinage "increase or
+    # decrease your tax rate by 1"; seed 002, 18.23: cumulative (Monarchy + Coinage up to 4),
+    # used selectively (Coinage down to 1 without Monarchy)
+    ("megaciv", FIVE, ["Monarchy"], [2, 3]),
+    ("megaciv", FIVE, ["Coinage"], [1, 2, 3]),
+    ("expansion", [("anna", None), ("bruno", None)], ["Monarchy", "Coinage"], [1, 2, 3, 4]),
+    # seed 000, 53.9 and seed 001, 22.3.11: Coinage fixes the tax at 1, 2 or 3 tokens per city
+    ("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")], ["Coinage"], [1, 2, 3]),
+    ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], ["Coinage"], [1, 2, 3]),
+])
+def test_a_tax_rate_an_advance_lets_vary_is_the_holder_s_choice(edition, seats, holds, rates):
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    census(game, anna=(2, 8), bruno=(2, 8))
+    _at_the_next_tax_step(game, anna=holds)
+    assert game.current["name"] == game.steps[0]["name"] and game.waiting == ["collect_tax"]
+    with pytest.raises(Refused) as asked:
+        game.apply({"do": "next"})
+    assert asked.value.code == CHOICE and asked.value.choices == ["tax anna rate=" + "|".join(map(str, rates))]
+    for wrong in (rates[0] - 1, rates[-1] + 1):
+        with pytest.raises(Refused, match=f"from {rates[0]} to {rates[-1]} per city, not {wrong}"):
+            game.apply({"do": "tax", "player": "anna", "rate": wrong})
+    with pytest.raises(Refused, match="bruno has no choice of tax rate: 2 per city"):
+        game.apply({"do": "tax", "player": "bruno", "rate": 2})
+    before = (game.players["anna"].treasury, game.players["bruno"].treasury)
+    game.apply({"do": "tax", "player": "anna", "rate": rates[0]})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].treasury, game.players["bruno"].treasury) == (before[0] + 2 * rates[0],
+                                                                              before[1] + 4)
+    with pytest.raises(Refused, match="belongs to step"):
+        game.apply({"do": "tax", "player": "anna", "rate": rates[0]})
+
+
+def test_nobody_with_a_choice_of_tax_rate_leaves_the_tax_step_to_run_by_itself():
+    game = new_game()
+    census(game, anna=(2, 8))
+    _at_the_next_tax_step(game, bruno=["Monarchy"])  # bruno has no cities to tax
+    assert game.current["name"] == "Population expansion (and census)" and game.players["anna"].treasury == 4
+
+
+def test_a_holder_may_overtax_his_stock_and_his_cities_revolt():
+    # seed 001, 22.3.11 note: "He may voluntarily choose to overtax his stock, even if it causes the
+    # revolt of some his cities"; seed 004 ch 9 Monarchy: "you may still choose to do so"
+    game = new_game()
+    census(game, anna=(5, 41), bruno=(1, 10))  # 55 tokens: 14 in stock pay 4 cities' tax of 3
+    _at_the_next_tax_step(game, anna=["Monarchy"])
+    game.apply({"do": "tax", "player": "anna", "rate": 3})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].treasury, game.players["anna"].cities) == (14, 4)
+    assert sum(p.cities for p in game.seated()) == 6  # the revolting city annexed, not lost
+
+
 def test_tax_collection_is_bounded_by_the_tokens_in_stock_and_the_rest_revolt():
     # seed 004, phase 1b: Michael has 5 cities and 7 tokens in stock: all 7 go, 2 cities revolt
     game = new_game()
@@ -277,6 +341,7 @@ def test_on_the_expert_track_the_game_runs_one_more_turn():
     step_named(game, "A.S.T. alteration")
     game.apply({"do": "next"})
     assert not game.ended and game.final_turn == 2
+    game.apply({"do": "tax", "player": "anna", "rate": 2})  # her Monarchy and Coinage let her choose
     step_named(game, "A.S.T. alteration")
     game.apply({"do": "next"})
     assert game.ended

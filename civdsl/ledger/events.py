@@ -20,6 +20,7 @@ from .words import thousands
 
 # each event, in the words `game show` uses for what a step expects
 EVENT_WORDS = (
+    ("tax", "the tax rate a player chooses where his advances let him vary it (tax PLAYER rate=N)"),
     ("census", "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)"),
     ("draw", "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
              "seed=N, or `civdsl game draw` for every player)"),
@@ -54,7 +55,8 @@ EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", 
                 ("move", _TEXT), ("cards", _NAMES), ("gives", _NAMES), ("gets", _NAMES), ("advances", _NAMES),
                 ("pay", _NAMES), ("treasury", _COUNT), ("cities", _COUNT), ("tokens", _COUNT), ("ships", _COUNT),
                 ("turn", _COUNT), ("step", _COUNT), ("secondary", _SECONDARY), ("facts", _MAP), ("borders", _MAP),
-                ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN))
+                ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN),
+                ("rate", _COUNT))
 
 
 def _is_count(value) -> bool:
@@ -651,13 +653,56 @@ def leave(game: Game, event: dict) -> None:
 
 # --- automatic actions -----------------------------------------------------------------------
 
+def _tax_range(game: Game, args: dict, p) -> tuple:
+    """The lowest and highest tax rate the player may choose: the rulebook's rate, raised by up to
+    his held `tax_rate` abilities' `delta` and lowered by up to their `lower` (never below 0)."""
+    base = game.quantity(args["rate"])
+    held = abilities_of(game.module, p.advances, "tax_rate")
+    return (max(base - sum(ab.get("lower", 0) for _, ab in held), 0),
+            base + sum(ab.get("delta", 0) for _, ab in held))
+
+
+def _tax_choosers(game: Game, args: dict) -> list:
+    """The players with cities whose advances let them choose their tax rate, each with his range."""
+    out = []
+    for p in game.seated():
+        if p.cities:
+            low, high = _tax_range(game, args, p)
+            if low != high:
+                out.append((p, low, high))
+    return out
+
+
+def tax(game: Game, event: dict) -> None:
+    """The tax rate a player chooses for this turn, within what his advances allow."""
+    p = game.player(event.get("player"))
+    acts = game.current_actions()
+    if "collect_tax" not in game.waiting:
+        raise Refused(ILLEGAL, "the tax is collected already: no rate to choose", field="do")
+    low, high = _tax_range(game, acts["collect_tax"], p)
+    if low == high:
+        raise Refused(ILLEGAL, f"{p.name} has no choice of tax rate: {low} per city", field="player")
+    rate = event.get("rate")
+    if rate is None:
+        raise Refused(ILLEGAL, f"usage: tax {p.name} rate=N (from {low} to {high})", field="do")
+    if rate < low or rate > high:
+        raise Refused(ILLEGAL, f"{p.name}'s tax rate is from {low} to {high} per city, not {rate}", field="rate")
+    game.tax_rates[p.name] = rate
+    game.note(f"{p.name} chooses a tax rate of {rate} per city", acts["collect_tax"]["line"])
+
+
 def collect_tax(game: Game, args: dict) -> None:
+    unchosen = [(p, low, high) for p, low, high in _tax_choosers(game, args) if p.name not in game.tax_rates]
+    if unchosen:
+        raise Refused(CHOICE, "these players' advances let them choose their tax rate: each enters it",
+                      [f"tax {p.name} rate=" + "|".join(str(r) for r in range(low, high + 1)) for p, low, high in unchosen],
+                      needs=[{"player": p.name, "calamity": None, "key": "tax", "low": low, "high": high}
+                             for p, low, high in unchosen])
     revolts = []
     for p in game.seated():
         if not p.cities:
             continue
-        rate = game.quantity(args["rate"]) + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, p.advances,
-                                                                                              "tax_rate"))
+        rate = game.tax_rates[p.name] if p.name in game.tax_rates else _tax_range(game, args, p)[0]
         due = rate * p.cities
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)
@@ -806,23 +851,26 @@ def _rank(game: Game, p) -> int:
     return civ["rank"] if civ and civ["rank"] is not None else seat
 
 
-# the phase actions that run by themselves when the game reaches their step
-AUTOMATIC_ACTIONS = ("collect_tax",)
-
-
 def run_automatic(game: Game, kind: str, args: dict) -> None:
     if kind == "collect_tax":
         collect_tax(game, args)
 
 
+def waits_for_choices(game: Game, kind: str, args: dict) -> bool:
+    """The automatic action leaves a player a choice: the step waits for it."""
+    return kind == "collect_tax" and len(_tax_choosers(game, args)) > 0
+
+
 # the events players enter, each with its handler (`handle`)
-EVENT_KINDS = ("census", "draw", "buy-cards", "trade", "discard", "buy", "choose", "ast", "leave")
+EVENT_KINDS = ("tax", "census", "draw", "buy-cards", "trade", "discard", "buy", "choose", "ast", "leave")
 
 
 def handle(game: Game, kind: str, event: dict) -> None:
     """The event applied by its handler (KIND is one of EVENT_KINDS)."""
     if kind == "census":
         census(game, event)
+    elif kind == "tax":
+        tax(game, event)
     elif kind == "draw":
         draw(game, event)
     elif kind == "buy-cards":
