@@ -388,7 +388,8 @@ _PHASE_ACTIONS = [
                          Param("revolt_rank", "str", doc="the fact whose most makes a player the beneficiary of "
                                                          "a tax revolt (absent: the edition's `beneficiary_rank`)")),
          "each player moves {rate} tokens per city from stock to treasury",
-         "Automatic: treasury grows by the rate (with held `tax_rate` abilities) times the cities; with "
+         "Automatic: treasury grows by the rate times the cities (a held `tax_rate` ability is its holder's "
+         "choice: the step then waits for his `tax` event); with "
          "bound stock a player short of tokens moves all he has and the cities he could not tax revolt: the "
          "player with the most `revolt_rank` (no victim of a revolt) annexes them as his cities in stock allow, "
          "then the next, in A.S.T. order of the victims; the rest are destroyed.",
@@ -407,7 +408,10 @@ _PHASE_ACTIONS = [
          "players may buy trade cards as the edition's trade card purchases allow",
          "Each card bought is paid from treasury at the price of its stack (the `trade_card_purchase` "
          "abilities, capped by `trade_card_purchase_limit`).", main=None),
-    Kind("trade", (Param("least_cards", "quantity", doc="the fewest cards each side gives"),),
+    Kind("trade", (Param("least_cards", "quantity", doc="the fewest cards each side gives"),
+                   Param("received_calamities", "enum", choices=("tradable", "kept"), default="tradable",
+                         doc="kept: a calamity received in trade is its receiver's to act on and may not be "
+                             "traded on; tradable: it may be traded again")),
          "players trade cards, each side giving at least {least_cards}",
          "Each trade names what each side gives; a card he does not hold or a calamity that may not be traded "
          "is refused, and a traded calamity remembers who traded it.", main=None),

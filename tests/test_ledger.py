@@ -195,6 +195,37 @@ def test_a_nontradable_calamity_cannot_be_traded():
                     "with": "bruno", "gets": ["Clay", "Iron", "Fruit"]})
 
 
+@pytest.mark.parametrize("edition, seats, calamity, passed_on", [
+    # seed 000, 43.11 and seed 001, 19: a player who receives a tradable calamity "must act on"
+    # it: "He may not pass them off to someone else" (trade received_calamities=kept)
+    ("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")], "Epidemic", False),
+    ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], "Epidemic", False),
+    # seed 004 ch 6 phase 7: every calamity but the non-tradable may be in a trade; seed 002, 29.3:
+    # no limit to the number of times a tradable calamity may be traded
+    ("megaciv", FIVE, "Slave Revolt", True),
+])
+def test_a_calamity_received_in_trade_is_traded_on_only_where_the_edition_says(edition, seats, calamity, passed_on):
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    census(game, anna=(1, 5), bruno=(1, 5), chloe=(1, 5))
+    step_named(game, "Trade", exact=True)
+    anna, bruno, chloe = (game.players[n] for n in ("anna", "bruno", "chloe"))
+    anna.calamities = [(calamity, None)]
+    anna.give_cards(["Ochre", "Ochre"])
+    bruno.give_cards(["Hides", "Hides", "Hides", "Ochre", "Ochre"])
+    chloe.give_cards(["Hides", "Hides", "Hides"])
+    game.apply({"do": "trade", "player": "anna", "gives": [calamity, "Ochre", "Ochre"], "with": "bruno",
+                "gets": ["Hides", "Hides", "Hides"]})
+    on = {"do": "trade", "player": "bruno", "gives": [calamity, "Ochre", "Ochre"], "with": "chloe",
+          "gets": ["Hides", "Hides", "Hides"]}
+    if passed_on:
+        game.apply(on)
+        assert chloe.calamities == [(calamity, "bruno")]
+    else:
+        with pytest.raises(Refused, match=f"bruno received {calamity} in trade and must act on it"):
+            game.apply(on)
+        assert bruno.calamities == [(calamity, "anna")]
+
+
 def _to_purchase(game, cards):
     census(game, anna=(len(cards), 10))
     step_named(game, "Trade cards acquisition")

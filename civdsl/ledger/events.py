@@ -195,13 +195,15 @@ def _receive(game: Game, player, cards: list[str], traded_by: str | None = None)
     player.give_cards(commodities)
 
 
-def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | None]]:
-    """Take the cards from the player's hand; the calamities among them, with who traded each."""
+def _part_with(game: Game, player, cards: list[str], drawn_first: bool = False) -> list[tuple[str, str | None]]:
+    """Take the cards from the player's hand; the calamities among them, with who traded each
+    (DRAWN_FIRST: a calamity he drew himself before one traded to him)."""
     gone = []
     commodities = []
     for c in cards:
         if c in game.module.CALAMITIES:
-            i = [n for n, _ in player.calamities].index(c)
+            held = [(n, t) for n, t in player.calamities]
+            i = held.index((c, None)) if drawn_first and (c, None) in held else [n for n, _ in held].index(c)
             gone.append(player.calamities.pop(i))
         else:
             commodities.append(c)
@@ -406,6 +408,7 @@ def trade(game: Game, event: dict) -> None:
     gives, gets = _card_names(game, event.get("gives"), "gives"), _card_names(game, event.get("gets"), "gets")
     args = game.current_actions()["trade"]
     least = game.quantity(args.get("least_cards"))
+    kept = args.get("received_calamities") == "kept"
     for who, cards, key in ((a, gives, "gives"), (b, gets, "gets")):
         if least is not None and len(cards) < least:
             raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} card{'s' if len(cards) != 1 else ''}: each side "
@@ -416,12 +419,23 @@ def trade(game: Game, event: dict) -> None:
             cal = game.module.CALAMITIES.get(c)
             if cal is not None and cal["class"] == "major nontradable":
                 raise Refused(ILLEGAL, f"{c} is a calamity that may not be traded", field=key)
-    moved_a, moved_b = _part_with(game, a, gives), _part_with(game, b, gets)
+        if kept:
+            _drawn_calamities_only(game, who, cards, key)
+    moved_a, moved_b = _part_with(game, a, gives, kept), _part_with(game, b, gets, kept)
     _receive(game, b, [c for c in gives if c not in game.module.CALAMITIES])
     _receive(game, a, [c for c in gets if c not in game.module.CALAMITIES])
     b.calamities.extend((c, a.name) for c, _ in moved_a)
     a.calamities.extend((c, b.name) for c, _ in moved_b)
     game.note(f"{a.name} gives {', '.join(gives)} to {b.name} for {', '.join(gets)}", args["line"])
+
+
+def _drawn_calamities_only(game: Game, who, cards: list[str], key: str) -> None:
+    """`received_calamities=kept`: a calamity traded to a player is his to act on, never traded on."""
+    for c in sorted(set(c for c in cards if c in game.module.CALAMITIES)):
+        drawn = sum(1 for n, t in who.calamities if n == c and t is None)
+        if cards.count(c) > drawn:
+            raise Refused(ILLEGAL, f"{who.name} received {c} in trade and must act on it: it may not be traded on",
+                          field=key)
 
 
 def discard(game: Game, event: dict) -> None:

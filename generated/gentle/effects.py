@@ -1045,7 +1045,7 @@ TURN = (
     {'name': 'Conflict', 'when': 'phase 4', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1248),)},
     {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1249, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1250),)},
     {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1252, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1253), ('buy_trade_cards', {}, 1254))},
-    {'name': 'Trade', 'when': 'phase 7', 'line': 1256, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1256),)},
+    {'name': 'Trade', 'when': 'phase 7', 'line': 1256, 'actions': (('trade', {'least_cards': 'trade_least_cards', 'received_calamities': 'tradable'}, 1256),)},
     {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1257, 'actions': ()},
     {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1258, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1258),)},
     {'name': 'Special abilities', 'when': 'phase 10', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1259),)},
