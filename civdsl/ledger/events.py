@@ -433,7 +433,7 @@ def _drawn_calamities_only(game: Game, who, cards: list[str], key: str) -> None:
     """`received_calamities=kept`: a calamity traded to a player is his to act on, never traded on."""
     for c in sorted(set(c for c in cards if c in game.module.CALAMITIES)):
         drawn = sum(1 for n, t in who.calamities if n == c and t is None)
-        if cards.count(c) > drawn:
+        if sum(1 for g in cards if g == c) > drawn:
             raise Refused(ILLEGAL, f"{who.name} received {c} in trade and must act on it: it may not be traded on",
                           field=key)
 
