@@ -439,7 +439,10 @@ _PHASE_ACTIONS = [
                       Param("track", "str", doc="the A.S.T. track this rule is for (absent: every track)"),
                       Param("extra_turns", "quantity", doc="turns still played after a marker reaches it"),
                       Param("turn_limit", "enum", choices=("agreed", "none"), default="none",
-                            doc="agreed: the game also ends after a last turn the players set at the start")),
+                            doc="agreed: the game also ends after a last turn the players set at the start"),
+                      Param("winner", "enum", choices=("score", "reached"), default="score",
+                            doc="reached: the players whose markers reach it rank first, the score deciding "
+                                "between them; score: the score alone ranks the players")),
          "the game ends when a marker reaches the {reach} of its track",
          "Checked after the step: then the final scores are the edition's `score`, with the tie-breakers; "
          "`sole_leader` is true for a player alone in the last epoch.", main=None),
@@ -590,6 +593,8 @@ def engine_names_markdown() -> str:
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
 # Facts that, when absent, are the player's civilization's declaration: fact -> the civilization's field.
 CIVILIZATION_FACTS = {"ast_rank": "rank"}
+# the facts that are a place in a ranking: a tie-breaker that is one of them is won by the lower place
+LOWER_FIRST_FACTS = ("ast_rank",)
 
 # Facts the A.S.T. requirements count with what held advances add to them: fact -> the ability
 # kind whose `delta` each held advance adds (Mega Civilization's Wonder of the World is a city

@@ -364,6 +364,39 @@ def test_the_game_ends_when_a_marker_enters_the_last_epoch_and_the_sole_leader_s
         game.apply({"do": "next"})
 
 
+@pytest.mark.parametrize("edition, seats", [("megaciv", FIVE), ("expansion", [("anna", "Egypt"), ("bruno", "Crete"),
+                                                                            ("chloe", "Arabia")])])
+def test_players_tied_on_every_other_tie_breaker_rank_by_the_lower_a_s_t_place(edition, seats):
+    # seed 004, 13d VIII and seed 002, 36.3: the last tie-breaker is the A.S.T. order, the lower
+    # place first (the scores' other lines and tie-breakers are all nought here)
+    from civdsl.ledger.ending import final_scores
+
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    ranks = {n: game.module.CIVILIZATIONS[c]["rank"] for n, c in seats}
+    assert [row["player"] for row in final_scores(game)] == sorted(ranks, key=ranks.get)
+
+
+def test_in_1981_the_player_who_reaches_the_finish_wins_whatever_the_totals():
+    # seed 001, 21.1: the first player onto the finish wins; the total of civilization cards,
+    # trade cards and treasury decides only between players who finish together (21.2)
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    census(game, anna=(3, 10), bruno=(3, 10), chloe=(3, 10))
+    track = game.track()
+    game.players["anna"].ast_position = game.module.AST[track]["spaces"] - 1
+    game.players["bruno"].treasury = 40
+    step_named(game, "Move succession markers")
+    try:
+        game.apply({"do": "next"})
+    except Refused as asked:  # the moves the rulebook's missing rows leave to the players
+        for need in asked.needs:
+            game.apply({"do": "ast", "player": need["player"], "move": "forward" if need["player"] == "anna"
+                        else "stays"})
+        game.apply({"do": "next"})
+    assert game.ended and game.players["anna"].ast_position == game.module.AST[track]["spaces"]
+    assert [(s["player"], s["reached"]) for s in game.scores] == [("anna", True), ("bruno", False), ("chloe", False)]
+    assert game.scores[0]["total"] < game.scores[1]["total"]
+
+
 def test_on_the_expert_track_the_game_runs_one_more_turn():
     game = new_game(track="expert")
     anna = game.players["anna"]
