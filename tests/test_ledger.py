@@ -411,6 +411,25 @@ def test_on_the_expert_track_the_game_runs_one_more_turn():
     assert game.ended
 
 
+@pytest.mark.parametrize("edition, seats, track", [("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")],
+                                                   None),
+                                                  ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)])
+def test_an_agreed_last_turn_is_refused_where_the_edition_ends_only_at_the_finish(edition, seats, track):
+    # seed 000, 44 and seed 001, 21.1: the game ends when a player reaches the finish; neither
+    # prints a time limit, so a last turn the players set would be kept and never read
+    with pytest.raises(gamefile.GameFileError, match="does not end on a last turn the players agree"):
+        new_game(edition, seats, track, last_turn=3)
+
+
+def test_mega_civilization_s_time_limit_is_an_agreed_last_turn():
+    # seed 004, ch 4 "Setting game limits for the full game": "You may consider setting your own
+    # time limit"; the ledger keeps it as the last turn the players agree
+    game = new_game(last_turn=1)
+    step_named(game, "A.S.T. alteration")
+    game.apply({"do": "next"})
+    assert game.ended and "agreed last turn (1)" in game.log[-1 - len(game.scores)].text
+
+
 def test_an_agreed_last_turn_ends_the_game_where_the_edition_allows_it():
     game = new_game("expansion", [("anna", None), ("bruno", None), ("chloe", None)], None, last_turn=1)
     step_named(game, "Movement of succession markers")

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
 SOURCE_PATH = 'rulebooks/house/gentle_granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'b27e6b82d0e67a9dc80f36f384c5cab5b8cb229f10fd50c312f4b745940d1d99', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932', 'rulebooks/house/gentle_granary.civ': '1c083a987b06b3564d98656f42939eff0ced11f0c0edc6cad1563d86b1afbe72'}
+SOURCES = {'rulebooks/megaciv.civ': 'ff7ab0b6068b20b6806d6a00b9501d30a075bc71b9b29f53e0b274c62e3fcae0', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932', 'rulebooks/house/gentle_granary.civ': '1c083a987b06b3564d98656f42939eff0ced11f0c0edc6cad1563d86b1afbe72'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -1054,7 +1054,7 @@ TURN = (
     {'name': 'Special abilities', 'when': 'phase 10', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1259),)},
     {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1260, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1260),)},
     {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1261, 'actions': (('buy_advances', {}, 1262), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1263))},
-    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1265, 'actions': (('alter_ast', {}, 1266), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none', 'winner': 'score'}, 1267), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none', 'winner': 'score'}, 1268))},
+    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1265, 'actions': (('alter_ast', {}, 1266), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1267), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'agreed', 'winner': 'score'}, 1268))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
