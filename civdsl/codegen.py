@@ -428,6 +428,10 @@ def _score(w: Writer, ed: Edition, compiler: PythonCompiler) -> None:
         w.line("]")
     # the score lines that count A.S.T. steps: `score` shows them as "space N, P points"
     w.line(f"SCORE_AST = {tuple(line.span.line for line in points if _reads_ast(line.expr))!r}")
+    # the tie-breakers that are a place in a ranking: the lower place wins (the ledger's final order)
+    lower = tuple(line.span.line for line in tiebreaks
+                  if isinstance(line.expr, Name) and line.expr.dotted in vocab.LOWER_FIRST_FACTS)
+    w.line(f"SCORE_LOWER_FIRST = {lower!r}")
 
 
 def _turn(w: Writer, ed: Edition) -> None:

@@ -133,7 +133,10 @@ _EFFECTS = [
 ]
 
 _ABILITIES = [
-    Kind("tax_rate", (Param("delta", "int", required=True),), "tax rate {delta:+d} per city", "Changes tokens taxed per city.", main="delta"),
+    Kind("tax_rate", (Param("delta", "int", required=True),
+                      Param("lower", "int", default=0, doc="how far the holder may lower the rate instead")),
+         "tax rate {delta:+d} per city", "The holder may raise the tokens taxed per city by up to delta (or lower "
+         "them by up to lower), his choice each turn, the same for every city.", main="delta"),
     Kind("city_support", (Param("delta", "int", required=True),), "city support {delta:+d} per city", "Changes tokens needed per city.", main="delta"),
     Kind("ship_range", (Param("delta", "int", required=True),), "ships move {delta:+d} areas", "Changes ship movement.", main="delta"),
     Kind("ship_capacity", (Param("delta", "int", required=True),), "ships carry {delta:+d} tokens", "Changes ship capacity.", main="delta"),
@@ -170,6 +173,9 @@ _ABILITIES = [
     Kind("city_attack_tokens", (Param("delta", "int", required=True),), "city attacks need {delta:+d} tokens", "Changes tokens needed to attack a city.", main="delta"),
     Kind("city_defense_tokens", (Param("delta", "int", required=True),), "cities count {delta:+d} tokens in defence", "Changes a city's defence strength.", main="delta"),
     Kind("city_build_tokens", (Param("delta", "int", required=True),), "cities cost {delta:+d} tokens to build", "Changes tokens needed for a city.", main="delta"),
+    Kind("no_tax_revolt", (), "your cities never revolt over a tax shortfall",
+         "Read by the ledger's tax collection: the holder pays what his stock holds and none of his cities revolt.",
+         main=None),
     Kind("ast_cities", (Param("delta", "int", required=True),), "adds {delta} to the cities the A.S.T. requirements count",
          "Read by `civdsl epoch`: added to the cities the epoch requirements count (AST_COUNTED_FACTS); a "
          "backward rule still reads the cities on the board.", main="delta"),
@@ -382,7 +388,8 @@ _PHASE_ACTIONS = [
                          Param("revolt_rank", "str", doc="the fact whose most makes a player the beneficiary of "
                                                          "a tax revolt (absent: the edition's `beneficiary_rank`)")),
          "each player moves {rate} tokens per city from stock to treasury",
-         "Automatic: treasury grows by the rate (with held `tax_rate` abilities) times the cities; with "
+         "Automatic: treasury grows by the rate times the cities (a held `tax_rate` ability is its holder's "
+         "choice: the step then waits for his `tax` event); with "
          "bound stock a player short of tokens moves all he has and the cities he could not tax revolt: the "
          "player with the most `revolt_rank` (no victim of a revolt) annexes them as his cities in stock allow, "
          "then the next, in A.S.T. order of the victims; the rest are destroyed.",
@@ -401,7 +408,10 @@ _PHASE_ACTIONS = [
          "players may buy trade cards as the edition's trade card purchases allow",
          "Each card bought is paid from treasury at the price of its stack (the `trade_card_purchase` "
          "abilities, capped by `trade_card_purchase_limit`).", main=None),
-    Kind("trade", (Param("least_cards", "quantity", doc="the fewest cards each side gives"),),
+    Kind("trade", (Param("least_cards", "quantity", doc="the fewest cards each side gives"),
+                   Param("received_calamities", "enum", choices=("tradable", "kept"), default="tradable",
+                         doc="kept: a calamity received in trade is its receiver's to act on and may not be "
+                             "traded on; tradable: it may be traded again")),
          "players trade cards, each side giving at least {least_cards}",
          "Each trade names what each side gives; a card he does not hold or a calamity that may not be traded "
          "is refused, and a traded calamity remembers who traded it.", main=None),
@@ -429,7 +439,10 @@ _PHASE_ACTIONS = [
                       Param("track", "str", doc="the A.S.T. track this rule is for (absent: every track)"),
                       Param("extra_turns", "quantity", doc="turns still played after a marker reaches it"),
                       Param("turn_limit", "enum", choices=("agreed", "none"), default="none",
-                            doc="agreed: the game also ends after a last turn the players set at the start")),
+                            doc="agreed: the game also ends after a last turn the players set at the start"),
+                      Param("winner", "enum", choices=("score", "reached"), default="score",
+                            doc="reached: the players whose markers reach it rank first, the score deciding "
+                                "between them; score: the score alone ranks the players")),
          "the game ends when a marker reaches the {reach} of its track",
          "Checked after the step: then the final scores are the edition's `score`, with the tie-breakers; "
          "`sole_leader` is true for a player alone in the last epoch.", main=None),
@@ -580,6 +593,8 @@ def engine_names_markdown() -> str:
 DERIVED_FACTS = {"unit_points": ("tokens", "cities")}
 # Facts that, when absent, are the player's civilization's declaration: fact -> the civilization's field.
 CIVILIZATION_FACTS = {"ast_rank": "rank"}
+# the facts that are a place in a ranking: a tie-breaker that is one of them is won by the lower place
+LOWER_FIRST_FACTS = ("ast_rank",)
 
 # Facts the A.S.T. requirements count with what held advances add to them: fact -> the ability
 # kind whose `delta` each held advance adds (Mega Civilization's Wonder of the World is a city

@@ -180,3 +180,12 @@ def test_game_new_writes_any_name_in_the_form_and_reads_it_back(tmp_path):
     from civdsl.api import load
 
     assert [p.name for p in gamefile.replay(load("civ1980"), gamefile.read(game)).players.values()] == names
+
+
+def test_game_new_refuses_a_last_turn_where_the_edition_ends_only_at_the_finish(tmp_path):
+    # seed 000, 44: the game ends when a player reaches a finish circle; no time limit is printed
+    game = tmp_path / "g.yaml"
+    proc = run_cli("game", "new", "civ1980", "--players", "anna:Asia,bruno:Italy,chloe:Crete", "--last-turn", "3",
+                   "-o", game)
+    assert proc.returncode == 2 and "does not end on a last turn the players agree" in proc.stderr
+    assert "Traceback" not in proc.stderr and not game.exists()

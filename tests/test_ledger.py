@@ -50,6 +50,70 @@ def test_tax_collection_moves_the_rate_per_city_from_stock_to_treasury():
     assert game.players["anna"].treasury == 10  # seed 004, phase 1a: 5 cities at rate 2
 
 
+def _at_the_next_tax_step(game, **holds) -> None:
+    for name, advances in holds.items():
+        game.players[name].advances = list(advances)
+    turn = game.turn
+    while game.turn == turn:
+        try:
+            game.apply({"do": "next"})
+        except Refused as r:
+            for need in r.needs:
+                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
+
+
+@pytest.mark.parametrize("edition, seats, holds, rates", [
+    # seed 004 ch 9: Monarchy "may choose to increase your tax rate by 1"; Coinage "increase or
+    # decrease your tax rate by 1"; seed 002, 18.23: cumulative (Monarchy + Coinage up to 4),
+    # used selectively (Coinage down to 1 without Monarchy)
+    ("megaciv", FIVE, ["Monarchy"], [2, 3]),
+    ("megaciv", FIVE, ["Coinage"], [1, 2, 3]),
+    ("expansion", [("anna", None), ("bruno", None)], ["Monarchy", "Coinage"], [1, 2, 3, 4]),
+    # seed 000, 53.9 and seed 001, 22.3.11: Coinage fixes the tax at 1, 2 or 3 tokens per city
+    ("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")], ["Coinage"], [1, 2, 3]),
+    ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], ["Coinage"], [1, 2, 3]),
+])
+def test_a_tax_rate_an_advance_lets_vary_is_the_holder_s_choice(edition, seats, holds, rates):
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    census(game, anna=(2, 8), bruno=(2, 8))
+    _at_the_next_tax_step(game, anna=holds)
+    assert game.current["name"] == game.steps[0]["name"] and game.waiting == ["collect_tax"]
+    with pytest.raises(Refused) as asked:
+        game.apply({"do": "next"})
+    assert asked.value.code == CHOICE and asked.value.choices == ["tax anna rate=" + "|".join(map(str, rates))]
+    for wrong in (rates[0] - 1, rates[-1] + 1):
+        with pytest.raises(Refused, match=f"from {rates[0]} to {rates[-1]} per city, not {wrong}"):
+            game.apply({"do": "tax", "player": "anna", "rate": wrong})
+    with pytest.raises(Refused, match="bruno has no choice of tax rate: 2 per city"):
+        game.apply({"do": "tax", "player": "bruno", "rate": 2})
+    before = (game.players["anna"].treasury, game.players["bruno"].treasury)
+    game.apply({"do": "tax", "player": "anna", "rate": rates[0]})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].treasury, game.players["bruno"].treasury) == (before[0] + 2 * rates[0],
+                                                                              before[1] + 4)
+    with pytest.raises(Refused, match="belongs to step"):
+        game.apply({"do": "tax", "player": "anna", "rate": rates[0]})
+
+
+def test_nobody_with_a_choice_of_tax_rate_leaves_the_tax_step_to_run_by_itself():
+    game = new_game()
+    census(game, anna=(2, 8))
+    _at_the_next_tax_step(game, bruno=["Monarchy"])  # bruno has no cities to tax
+    assert game.current["name"] == "Population expansion (and census)" and game.players["anna"].treasury == 4
+
+
+def test_a_holder_may_overtax_his_stock_and_his_cities_revolt():
+    # seed 001, 22.3.11 note: "He may voluntarily choose to overtax his stock, even if it causes the
+    # revolt of some his cities"; seed 004 ch 9 Monarchy: "you may still choose to do so"
+    game = new_game()
+    census(game, anna=(5, 41), bruno=(1, 10))  # 55 tokens: 14 in stock pay 4 cities' tax of 3
+    _at_the_next_tax_step(game, anna=["Monarchy"])
+    game.apply({"do": "tax", "player": "anna", "rate": 3})
+    game.apply({"do": "next"})
+    assert (game.players["anna"].treasury, game.players["anna"].cities) == (14, 4)
+    assert sum(p.cities for p in game.seated()) == 6  # the revolting city annexed, not lost
+
+
 def test_tax_collection_is_bounded_by_the_tokens_in_stock_and_the_rest_revolt():
     # seed 004, phase 1b: Michael has 5 cities and 7 tokens in stock: all 7 go, 2 cities revolt
     game = new_game()
@@ -129,6 +193,37 @@ def test_a_nontradable_calamity_cannot_be_traded():
     with pytest.raises(Refused, match="may not be traded"):
         game.apply({"do": "trade", "player": "anna", "gives": ["Ochre", "Volcanic Eruption or Earthquake", "Fish"],
                     "with": "bruno", "gets": ["Clay", "Iron", "Fruit"]})
+
+
+@pytest.mark.parametrize("edition, seats, calamity, passed_on", [
+    # seed 000, 43.11 and seed 001, 19: a player who receives a tradable calamity "must act on"
+    # it: "He may not pass them off to someone else" (trade received_calamities=kept)
+    ("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")], "Epidemic", False),
+    ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], "Epidemic", False),
+    # seed 004 ch 6 phase 7: every calamity but the non-tradable may be in a trade; seed 002, 29.3:
+    # no limit to the number of times a tradable calamity may be traded
+    ("megaciv", FIVE, "Slave Revolt", True),
+])
+def test_a_calamity_received_in_trade_is_traded_on_only_where_the_edition_says(edition, seats, calamity, passed_on):
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    census(game, anna=(1, 5), bruno=(1, 5), chloe=(1, 5))
+    step_named(game, "Trade", exact=True)
+    anna, bruno, chloe = (game.players[n] for n in ("anna", "bruno", "chloe"))
+    anna.calamities = [(calamity, None)]
+    anna.give_cards(["Ochre", "Ochre"])
+    bruno.give_cards(["Hides", "Hides", "Hides", "Ochre", "Ochre"])
+    chloe.give_cards(["Hides", "Hides", "Hides"])
+    game.apply({"do": "trade", "player": "anna", "gives": [calamity, "Ochre", "Ochre"], "with": "bruno",
+                "gets": ["Hides", "Hides", "Hides"]})
+    on = {"do": "trade", "player": "bruno", "gives": [calamity, "Ochre", "Ochre"], "with": "chloe",
+          "gets": ["Hides", "Hides", "Hides"]}
+    if passed_on:
+        game.apply(on)
+        assert chloe.calamities == [(calamity, "bruno")]
+    else:
+        with pytest.raises(Refused, match=f"bruno received {calamity} in trade and must act on it"):
+            game.apply(on)
+        assert bruno.calamities == [(calamity, "anna")]
 
 
 def _to_purchase(game, cards):
@@ -269,6 +364,39 @@ def test_the_game_ends_when_a_marker_enters_the_last_epoch_and_the_sole_leader_s
         game.apply({"do": "next"})
 
 
+@pytest.mark.parametrize("edition, seats", [("megaciv", FIVE), ("expansion", [("anna", "Egypt"), ("bruno", "Crete"),
+                                                                            ("chloe", "Arabia")])])
+def test_players_tied_on_every_other_tie_breaker_rank_by_the_lower_a_s_t_place(edition, seats):
+    # seed 004, 13d VIII and seed 002, 36.3: the last tie-breaker is the A.S.T. order, the lower
+    # place first (the scores' other lines and tie-breakers are all nought here)
+    from civdsl.ledger.ending import final_scores
+
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    ranks = {n: game.module.CIVILIZATIONS[c]["rank"] for n, c in seats}
+    assert [row["player"] for row in final_scores(game)] == sorted(ranks, key=ranks.get)
+
+
+def test_in_1981_the_player_who_reaches_the_finish_wins_whatever_the_totals():
+    # seed 001, 21.1: the first player onto the finish wins; the total of civilization cards,
+    # trade cards and treasury decides only between players who finish together (21.2)
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    census(game, anna=(3, 10), bruno=(3, 10), chloe=(3, 10))
+    track = game.track()
+    game.players["anna"].ast_position = game.module.AST[track]["spaces"] - 1
+    game.players["bruno"].treasury = 40
+    step_named(game, "Move succession markers")
+    try:
+        game.apply({"do": "next"})
+    except Refused as asked:  # the moves the rulebook's missing rows leave to the players
+        for need in asked.needs:
+            game.apply({"do": "ast", "player": need["player"], "move": "forward" if need["player"] == "anna"
+                        else "stays"})
+        game.apply({"do": "next"})
+    assert game.ended and game.players["anna"].ast_position == game.module.AST[track]["spaces"]
+    assert [(s["player"], s["reached"]) for s in game.scores] == [("anna", True), ("bruno", False), ("chloe", False)]
+    assert game.scores[0]["total"] < game.scores[1]["total"]
+
+
 def test_on_the_expert_track_the_game_runs_one_more_turn():
     game = new_game(track="expert")
     anna = game.players["anna"]
@@ -277,9 +405,29 @@ def test_on_the_expert_track_the_game_runs_one_more_turn():
     step_named(game, "A.S.T. alteration")
     game.apply({"do": "next"})
     assert not game.ended and game.final_turn == 2
+    game.apply({"do": "tax", "player": "anna", "rate": 2})  # her Monarchy and Coinage let her choose
     step_named(game, "A.S.T. alteration")
     game.apply({"do": "next"})
     assert game.ended
+
+
+@pytest.mark.parametrize("edition, seats, track", [("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")],
+                                                   None),
+                                                  ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)])
+def test_an_agreed_last_turn_is_refused_where_the_edition_ends_only_at_the_finish(edition, seats, track):
+    # seed 000, 44 and seed 001, 21.1: the game ends when a player reaches the finish; neither
+    # prints a time limit, so a last turn the players set would be kept and never read
+    with pytest.raises(gamefile.GameFileError, match="does not end on a last turn the players agree"):
+        new_game(edition, seats, track, last_turn=3)
+
+
+def test_mega_civilization_s_time_limit_is_an_agreed_last_turn():
+    # seed 004, ch 4 "Setting game limits for the full game": "You may consider setting your own
+    # time limit"; the ledger keeps it as the last turn the players agree
+    game = new_game(last_turn=1)
+    step_named(game, "A.S.T. alteration")
+    game.apply({"do": "next"})
+    assert game.ended and "agreed last turn (1)" in game.log[-1 - len(game.scores)].text
 
 
 def test_an_agreed_last_turn_ends_the_game_where_the_edition_allows_it():

@@ -278,6 +278,10 @@ class Player:
                      for _ in range(n)]
             self.add({"do": "choose", "player": p.name, "calamity": cal, "cards": cards[: max(need["amount"], 1)],
                       **nth})
+        elif key == "tax":  # the highest rate his stock pays in full (no revolt), else the lowest
+            stock = p.tokens_in_stock(g.pieces) or 0
+            paid = [r for r in range(need["low"], need["high"] + 1) if r * p.cities <= stock]
+            self.add({"do": "tax", "player": p.name, "rate": paid[-1] if paid else need["low"]})
         elif key == "ast":
             move = "forward" if p.cities >= 2 and self.rng.random() < 0.8 else "stays"
             self.add({"do": "ast", "player": p.name, "move": move})

@@ -54,7 +54,8 @@ def _finish(game: Game, why: str, line: int | None) -> None:
     game.note(f"the game ends: {why}", line)
     game.scores = final_scores(game)
     for i, s in enumerate(game.scores, 1):
-        game.note(f"{i}. {s['player']}: {s['total']} points", None)
+        reached = " (reached the end: ranks before those who did not)" if s.get("reached") else ""
+        game.note(f"{i}. {s['player']}: {s['total']} points{reached}", None)
 
 
 def sole_leaders(game: Game) -> list[str]:
@@ -63,18 +64,36 @@ def sole_leaders(game: Game) -> list[str]:
     return [p.name for p in game.seated() if track and _reached(game, p, track, "last_epoch")]
 
 
+def _finishers(game: Game) -> list | None:
+    """Where the step's `end_game` says `winner=reached`: the players whose markers reached its
+    goal, who rank before the rest; None where the score alone ranks the players."""
+    track = game.track()
+    rules = [r for r in all_of(game.current, "end_game")
+             if r["track"] in (None, track) and r.get("winner") == "reached"]
+    if not rules:
+        return None
+    return [p.name for p in game.seated() if any(_reached(game, p, track, r["reach"]) for r in rules)]
+
+
 def final_scores(game: Game) -> list[dict]:
-    """Every seated player's score with its tie-breakers, best first; `sole_leader` is true for
-    a player alone in the last epoch of the track."""
+    """Every seated player's score with its tie-breakers, best first (the most of each, but the
+    lower place of a ranking: SCORE_LOWER_FIRST); `sole_leader` is true for a player alone in the
+    last epoch of the track."""
     leaders = sole_leaders(game)
+    lower_first = getattr(game.module, "SCORE_LOWER_FIRST", ())
+    finishers = _finishers(game)
     rows = []
     for p in game.seated():
         answer = score_of(game.module, game.state(p, {"sole_leader": leaders == [p.name]}))
-        rows.append({"player": p.name, "total": answer["total"], "points": answer["points"],
-                     "tiebreaks": answer["tiebreaks"], "complete": answer["complete"]})
+        row = {"player": p.name, "total": answer["total"], "points": answer["points"],
+               "tiebreaks": answer["tiebreaks"], "complete": answer["complete"]}
+        if finishers is not None:
+            row["reached"] = p.name in finishers
+        rows.append(row)
 
     def key(row):
-        return [-(row["total"] or 0)] + [-(t["value"] or 0) for t in row["tiebreaks"]]
+        ties = [(t["value"] or 0) if t["line"] in lower_first else -(t["value"] or 0) for t in row["tiebreaks"]]
+        return [0 if row.get("reached", True) else 1, -(row["total"] or 0)] + ties
 
     rows.sort(key=key)
     for a, b in zip(rows, rows[1:]):

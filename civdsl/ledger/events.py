@@ -20,6 +20,7 @@ from .words import thousands
 
 # each event, in the words `game show` uses for what a step expects
 EVENT_WORDS = (
+    ("tax", "the tax rate a player chooses where his advances let him vary it (tax PLAYER rate=N)"),
     ("census", "a player's cities, tokens and ships on the board (census PLAYER cities=N tokens=N ships=N)"),
     ("draw", "the trade cards a player drew (draw PLAYER CARD...), or drawn for him from the stacks (draw PLAYER "
              "seed=N, or `civdsl game draw` for every player)"),
@@ -54,7 +55,8 @@ EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", 
                 ("move", _TEXT), ("cards", _NAMES), ("gives", _NAMES), ("gets", _NAMES), ("advances", _NAMES),
                 ("pay", _NAMES), ("treasury", _COUNT), ("cities", _COUNT), ("tokens", _COUNT), ("ships", _COUNT),
                 ("turn", _COUNT), ("step", _COUNT), ("secondary", _SECONDARY), ("facts", _MAP), ("borders", _MAP),
-                ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN))
+                ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN),
+                ("rate", _COUNT))
 
 
 def _is_count(value) -> bool:
@@ -193,13 +195,15 @@ def _receive(game: Game, player, cards: list[str], traded_by: str | None = None)
     player.give_cards(commodities)
 
 
-def _part_with(game: Game, player, cards: list[str]) -> list[tuple[str, str | None]]:
-    """Take the cards from the player's hand; the calamities among them, with who traded each."""
+def _part_with(game: Game, player, cards: list[str], drawn_first: bool = False) -> list[tuple[str, str | None]]:
+    """Take the cards from the player's hand; the calamities among them, with who traded each
+    (DRAWN_FIRST: a calamity he drew himself before one traded to him)."""
     gone = []
     commodities = []
     for c in cards:
         if c in game.module.CALAMITIES:
-            i = [n for n, _ in player.calamities].index(c)
+            held = [(n, t) for n, t in player.calamities]
+            i = held.index((c, None)) if drawn_first and (c, None) in held else [n for n, _ in held].index(c)
             gone.append(player.calamities.pop(i))
         else:
             commodities.append(c)
@@ -404,6 +408,7 @@ def trade(game: Game, event: dict) -> None:
     gives, gets = _card_names(game, event.get("gives"), "gives"), _card_names(game, event.get("gets"), "gets")
     args = game.current_actions()["trade"]
     least = game.quantity(args.get("least_cards"))
+    kept = args.get("received_calamities") == "kept"
     for who, cards, key in ((a, gives, "gives"), (b, gets, "gets")):
         if least is not None and len(cards) < least:
             raise Refused(ILLEGAL, f"{who.name} gives {len(cards)} card{'s' if len(cards) != 1 else ''}: each side "
@@ -414,12 +419,23 @@ def trade(game: Game, event: dict) -> None:
             cal = game.module.CALAMITIES.get(c)
             if cal is not None and cal["class"] == "major nontradable":
                 raise Refused(ILLEGAL, f"{c} is a calamity that may not be traded", field=key)
-    moved_a, moved_b = _part_with(game, a, gives), _part_with(game, b, gets)
+        if kept:
+            _drawn_calamities_only(game, who, cards, key)
+    moved_a, moved_b = _part_with(game, a, gives, kept), _part_with(game, b, gets, kept)
     _receive(game, b, [c for c in gives if c not in game.module.CALAMITIES])
     _receive(game, a, [c for c in gets if c not in game.module.CALAMITIES])
     b.calamities.extend((c, a.name) for c, _ in moved_a)
     a.calamities.extend((c, b.name) for c, _ in moved_b)
     game.note(f"{a.name} gives {', '.join(gives)} to {b.name} for {', '.join(gets)}", args["line"])
+
+
+def _drawn_calamities_only(game: Game, who, cards: list[str], key: str) -> None:
+    """`received_calamities=kept`: a calamity traded to a player is his to act on, never traded on."""
+    for c in sorted(set(c for c in cards if c in game.module.CALAMITIES)):
+        drawn = sum(1 for n, t in who.calamities if n == c and t is None)
+        if sum(1 for g in cards if g == c) > drawn:
+            raise Refused(ILLEGAL, f"{who.name} received {c} in trade and must act on it: it may not be traded on",
+                          field=key)
 
 
 def discard(game: Game, event: dict) -> None:
@@ -651,21 +667,68 @@ def leave(game: Game, event: dict) -> None:
 
 # --- automatic actions -----------------------------------------------------------------------
 
+def _tax_range(game: Game, args: dict, p) -> tuple:
+    """The lowest and highest tax rate the player may choose: the rulebook's rate, raised by up to
+    his held `tax_rate` abilities' `delta` and lowered by up to their `lower` (never below 0)."""
+    base = game.quantity(args["rate"])
+    held = abilities_of(game.module, p.advances, "tax_rate")
+    return (max(base - sum(ab.get("lower", 0) for _, ab in held), 0),
+            base + sum(ab.get("delta", 0) for _, ab in held))
+
+
+def _tax_choosers(game: Game, args: dict) -> list:
+    """The players with cities whose advances let them choose their tax rate, each with his range."""
+    out = []
+    for p in game.seated():
+        if p.cities:
+            low, high = _tax_range(game, args, p)
+            if low != high:
+                out.append((p, low, high))
+    return out
+
+
+def tax(game: Game, event: dict) -> None:
+    """The tax rate a player chooses for this turn, within what his advances allow."""
+    p = game.player(event.get("player"))
+    acts = game.current_actions()
+    if "collect_tax" not in game.waiting:
+        raise Refused(ILLEGAL, "the tax is collected already: no rate to choose", field="do")
+    low, high = _tax_range(game, acts["collect_tax"], p)
+    if low == high:
+        raise Refused(ILLEGAL, f"{p.name} has no choice of tax rate: {low} per city", field="player")
+    rate = event.get("rate")
+    if rate is None:
+        raise Refused(ILLEGAL, f"usage: tax {p.name} rate=N (from {low} to {high})", field="do")
+    if rate < low or rate > high:
+        raise Refused(ILLEGAL, f"{p.name}'s tax rate is from {low} to {high} per city, not {rate}", field="rate")
+    game.tax_rates[p.name] = rate
+    game.note(f"{p.name} chooses a tax rate of {rate} per city", acts["collect_tax"]["line"])
+
+
 def collect_tax(game: Game, args: dict) -> None:
+    unchosen = [(p, low, high) for p, low, high in _tax_choosers(game, args) if p.name not in game.tax_rates]
+    if unchosen:
+        raise Refused(CHOICE, "these players' advances let them choose their tax rate: each enters it",
+                      [f"tax {p.name} rate=" + "|".join(str(r) for r in range(low, high + 1)) for p, low, high in unchosen],
+                      needs=[{"player": p.name, "calamity": None, "key": "tax", "low": low, "high": high}
+                             for p, low, high in unchosen])
     revolts = []
     for p in game.seated():
         if not p.cities:
             continue
-        rate = game.quantity(args["rate"]) + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, p.advances,
-                                                                                              "tax_rate"))
+        rate = game.tax_rates[p.name] if p.name in game.tax_rates else _tax_range(game, args, p)[0]
         due = rate * p.cities
         stock = p.tokens_in_stock(game.pieces)
         paid = due if args["bound"] == "none" or stock is None else min(due, stock)
         p.treasury = p.treasury + paid
-        revolting = p.cities - stock // rate if rate and paid != due else 0
+        short = rate != 0 and paid != due
+        immune = short and bool(abilities_of(game.module, p.advances, "no_tax_revolt"))
+        revolting = p.cities - stock // rate if short and not immune else 0
         if revolting:
             revolts.append((p, revolting))
         revolt = f": {stock} in stock, so {_n(revolting, 'city revolts', 'cities revolt')}" if revolting else ""
+        if immune:
+            revolt = f": {stock} in stock, and his cities never revolt over taxes"
         game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
                   args["line"])
     _tax_revolts(game, sorted(revolts, key=lambda r: _rank(game, r[0])), args)
@@ -679,10 +742,13 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
     """After every player has paid: each victim's revolting cities go to the player with the most
     of the revolt's rank fact (the edition's `beneficiary_rank` by default), no victim of a revolt,
     as far as his cities in stock allow, then to the next; the rest are destroyed. A tie the
-    ranking leaves is the table's to settle: entered as a census."""
+    ranking leaves goes to the first of the tied in A.S.T. order where the edition's
+    `beneficiary_ties` says so (and every tied civilization has its place); otherwise it is the
+    table's to settle: entered as a census."""
     victims = {p.name for p, _ in revolts}
     ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
         "beneficiary_rank", ("cities_in_stock",))
+    ast_breaks_ties = game.module.TABLE_RULES.get("beneficiary_ties", ("ast",))[0] == "ast"
     values: dict[str, tuple] = {}  # each candidate's rank facts, read again only once his cities change
 
     def ranked(q) -> tuple:
@@ -700,21 +766,36 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 break
             keyed = sorted(((ranked(q), q) for q in candidates),
                            key=lambda kq: kq[0], reverse=True)
-            if len(keyed) > 1 and keyed[0][0] == keyed[1][0]:
-                tied = [q.name for k, q in keyed if k == keyed[0][0]]
+            tied = [q for k, q in keyed if k == keyed[0][0]]
+            gainer = _revolt_gainer(game, tied, ast_breaks_ties)
+            if gainer is None:
                 game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
-                          f"but {', '.join(tied)} tie on {', '.join(_spaced(r) for r in ranks)}: the table "
-                          "decides, enter it as a census",
+                          f"but {', '.join(q.name for q in tied)} tie on {', '.join(_spaced(r) for r in ranks)}: "
+                          "the table decides, enter it as a census",
                           args["line"])
                 break
-            gainer = keyed[0][1]
             taken = min(cities, _cities_in_stock(game, gainer))
             victim.cities = victim.cities - taken
             gainer.cities = gainer.cities + taken
             cities = cities - taken
             values.pop(gainer.name, None)
+            broken = ", first of the tied in A.S.T. order" if len(tied) > 1 else ""
             game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
-                      f"(the most {' then '.join(_spaced(r) for r in ranks)})", args["line"])
+                      f"(the most {' then '.join(_spaced(r) for r in ranks)}{broken})", args["line"])
+
+
+def _revolt_gainer(game: Game, tied: list, ast_breaks_ties: bool):
+    """The one ranked first, the first of the TIED in A.S.T. order where that breaks ties and
+    every tied civilization has its place, or None: the table decides."""
+    if len(tied) == 1:
+        return tied[0]
+    if not ast_breaks_ties:
+        return None
+    civs = getattr(game.module, "CIVILIZATIONS", {})
+    ranks = [(civs.get(q.civilization) or {}).get("rank") for q in tied]
+    if any(r is None for r in ranks):
+        return None
+    return tied[ranks.index(min(ranks))]
 
 
 def _rank_values(game: Game, p, ranks: tuple) -> tuple:
@@ -784,23 +865,26 @@ def _rank(game: Game, p) -> int:
     return civ["rank"] if civ and civ["rank"] is not None else seat
 
 
-# the phase actions that run by themselves when the game reaches their step
-AUTOMATIC_ACTIONS = ("collect_tax",)
-
-
 def run_automatic(game: Game, kind: str, args: dict) -> None:
     if kind == "collect_tax":
         collect_tax(game, args)
 
 
+def waits_for_choices(game: Game, kind: str, args: dict) -> bool:
+    """The automatic action leaves a player a choice: the step waits for it."""
+    return kind == "collect_tax" and len(_tax_choosers(game, args)) > 0
+
+
 # the events players enter, each with its handler (`handle`)
-EVENT_KINDS = ("census", "draw", "buy-cards", "trade", "discard", "buy", "choose", "ast", "leave")
+EVENT_KINDS = ("tax", "census", "draw", "buy-cards", "trade", "discard", "buy", "choose", "ast", "leave")
 
 
 def handle(game: Game, kind: str, event: dict) -> None:
     """The event applied by its handler (KIND is one of EVENT_KINDS)."""
     if kind == "census":
         census(game, event)
+    elif kind == "tax":
+        tax(game, event)
     elif kind == "draw":
         draw(game, event)
     elif kind == "buy-cards":

@@ -220,6 +220,14 @@ def _counts(counts: list[int]) -> str:
     return ", ".join(runs)
 
 
+def _ends_on_an_agreed_turn(module) -> bool:
+    for step in getattr(module, "TURN", ()):
+        for kind, args, _ in step["actions"]:
+            if kind == "end_game" and dict(args).get("turn_limit") == "agreed":
+                return True
+    return False
+
+
 def ledger_for(rulebook, setup: dict, start_credits_of=None) -> Ledger:
     """The game a checked set-up starts: its players seated with their civilizations (known to the
     edition, of one set-up for the player count where the edition declares set-ups), the A.S.T.
@@ -240,6 +248,9 @@ def ledger_for(rulebook, setup: dict, start_credits_of=None) -> Ledger:
         raise GameFileError(f"`ast_track`: no A.S.T. track `{track}` (tracks: {', '.join(list(rulebook.module.AST))})")
     if not getattr(rulebook.module, "TURN", ()):
         raise GameFileError(f"{rulebook.name} declares no sequence of play (`turn`), so it has no game to keep")
+    if setup.get("last_turn") is not None and not _ends_on_an_agreed_turn(rulebook.module):
+        raise GameFileError(f"`last_turn`: {rulebook.name} does not end on a last turn the players agree: "
+                            "its game ends only as its rules say")
     game = Ledger(rulebook, players, dict(setup.get("options") or {}), track, setup.get("last_turn"),
                   setup.get("seed") or 0, start_credits_of=start_credits_of)
     game.setup = chosen

@@ -73,6 +73,8 @@ class Game:
         self.turn_facts = {}  # player -> facts given for this turn's calamities
         self.borders = {}  # relation -> pairs of players bordering this turn
         self.ast_moves = {}  # player -> the move entered where the rules cannot tell
+        self.waiting = []  # the automatic actions of this step that wait for the players' choices
+        self.tax_rates = {}  # player -> the tax rate he chose this step
         self.events = 0  # events applied
         self.scores = None
         self.stacks = None  # decks.Stacks: the trade-card stacks, where a `trade_deck` covers the player count
@@ -257,6 +259,8 @@ class Game:
         self.turn_facts = {k: dict(v) for k, v in saved.turn_facts.items()}
         self.borders = {k: set(v) for k, v in saved.borders.items()}
         self.ast_moves = dict(saved.ast_moves)
+        self.waiting = list(saved.waiting)
+        self.tax_rates = dict(saved.tax_rates)
         self.events = saved.events
         self.scores = saved.scores
         self.setup = saved.setup

@@ -8,6 +8,7 @@ from .quantities import pieces, quantity  # noqa: F401 (the steps' quantities, r
 # the events each phase action lets players enter in its step; the other actions run by
 # themselves when the game reaches their step or when it ends
 EVENTS_OF_ACTION = (
+    ("collect_tax", ("tax",)),
     ("census", ("census",)),
     ("draw_trade_cards", ("draw",)),
     ("buy_trade_cards", ("buy-cards",)),
@@ -60,5 +61,12 @@ def all_of(step: dict, kind: str) -> list:
     return out
 
 
+# the phase actions that run by themselves when the game reaches their step; where one leaves a
+# player a choice (the tax rate an advance lets him vary), the step waits for his event and the
+# action runs when the step ends
+AUTOMATIC_ACTIONS = ("collect_tax",)
+
+
 def takes_events(step: dict) -> bool:
-    return any(events_of(k) for k, _, _ in step["actions"])
+    """The step waits for events whatever the state (an automatic action waits only for a choice)."""
+    return any(events_of(k) for k, _, _ in step["actions"] if k not in AUTOMATIC_ACTIONS)

@@ -10,11 +10,11 @@ from ..errors import StateError
 from .calamities import resolve_step
 from .decks import deal
 from .ending import check_end
-from .events import AUTOMATIC_ACTIONS, EVENT_KINDS, alter_ast, check_fields, check_hand_limits, event_words, handle
-from .events import field_kinds, run_automatic
+from .events import EVENT_KINDS, alter_ast, check_fields, check_hand_limits, event_words, handle
+from .events import field_kinds, run_automatic, waits_for_choices
 from .play import Game
 from .refusals import ILLEGAL, Refused
-from .steps import action_of, events_of, takes_events
+from .steps import AUTOMATIC_ACTIONS, action_of, events_of, takes_events
 
 
 
@@ -75,6 +75,8 @@ class Ledger(Game):
     def next_step(self) -> None:
         """End the current step (its checks first) and move on to the next that takes events."""
         acts = self.current_actions()
+        for kind in self.waiting:
+            run_automatic(self, kind, acts[kind])
         if "hand_limit" in acts:
             check_hand_limits(self, acts["hand_limit"])
         if "resolve_calamities" in acts:
@@ -87,6 +89,8 @@ class Ledger(Game):
     def _leave(self) -> None:
         check_end(self)
         self.done = {}
+        self.waiting = []
+        self.tax_rates = {}
         if self.ended:
             return
         self.step = self.step + 1
@@ -106,8 +110,11 @@ class Ledger(Game):
                 if kind in AUTOMATIC_ACTIONS:
                     given = dict(args)
                     given["line"] = line
-                    run_automatic(self, kind, given)
-            if takes_events(self.current):
+                    if waits_for_choices(self, kind, given):
+                        self.waiting = self.waiting + [kind]
+                    else:
+                        run_automatic(self, kind, given)
+            if self.waiting or takes_events(self.current):
                 return
             self._leave()
 
@@ -117,6 +124,7 @@ class Ledger(Game):
             return ["nothing: the game is over"]
         out = []
         for kind, _, _ in self.current["actions"]:
-            out.extend(f"{ev}: {event_words(ev)}" for ev in events_of(kind))
+            if kind not in AUTOMATIC_ACTIONS or kind in self.waiting:
+                out.extend(f"{ev}: {event_words(ev)}" for ev in events_of(kind))
         return out + ["next: end this step"]
 

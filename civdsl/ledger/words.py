@@ -10,6 +10,7 @@ from .refusals import ILLEGAL, Refused
 
 SEPARATOR = "/"  # between two events of one `game add`
 USAGE = (
+    ("tax", "tax PLAYER rate=N"),
     ("census", "census PLAYER cities=N tokens=N ships=N"),
     ("draw", "draw PLAYER CARD... | draw PLAYER seed=N"),
     ("buy-cards", "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N"),
@@ -246,6 +247,8 @@ def _read(kind: str, event: dict, at: dict, rest: list) -> None:
     """How each event reads its words after the player's name."""
     if kind == "census":
         _census(event, at, rest)
+    elif kind == "tax":
+        _assignments(event, at, rest, 2, ("rate",))
     elif kind == "draw":
         _draw(event, at, rest)
     elif kind == "buy-cards":

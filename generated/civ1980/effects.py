@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '6b73ff39735a64aadc52f83a113d045b48ed2bf3de3ca28b0acc7a739455e344'}
+SOURCES = {'rulebooks/civ1980.civ': '5541bcce2501e949251e889d46f98ae13bbff3d5d61c4663b0ead829dddfea78'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -37,16 +37,16 @@ ADVANCES = _rt.records((
     '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
     '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 114}]',
     '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 126}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 136}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 146}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 156}]',
-    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 168}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 181}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 191}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 204}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 216}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 225}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 234}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 136}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 147}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 157}]',
+    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 169}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 182}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 192}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 205}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 217}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 226}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 235}]',
 ))
 COMMODITIES = _rt.records((
     '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
@@ -77,129 +77,129 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1980.civ:248
+    # rulebooks/civ1980.civ:249
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:254
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:255
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((254, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
+            s.undecided.append((255, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1980.civ:254
+            e0_area = 'volcano'  # rulebooks/civ1980.civ:255
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1980.civ:254
-            e1_area = 'any'  # rulebooks/civ1980.civ:254
+            e1_amount = 1  # rulebooks/civ1980.civ:255
+            e1_area = 'any'  # rulebooks/civ1980.civ:255
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 256)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 257)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 254))
+            effects.append(('destroy_area_units', {'area': e0_area}, 255))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 254))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 255))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1980.civ:256
-        e0_area = 'adjacent'  # rulebooks/civ1980.civ:256
+        e0_amount = 1  # rulebooks/civ1980.civ:257
+        e0_area = 'adjacent'  # rulebooks/civ1980.civ:257
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 256)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 257)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
-    # rulebooks/civ1980.civ:261
+    # rulebooks/civ1980.civ:262
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 268, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:268
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 268, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
-        e0_amount = 17  # rulebooks/civ1980.civ:266
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:266
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 267)
+        if s.decide((s.fact('flood_plain_units') == 0), 269, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:269
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 269, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
+        e0_amount = 17  # rulebooks/civ1980.civ:267
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:267
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 268)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:269
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 269, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 266)]
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:270
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 270, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 267)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:267
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:267
+        e0_amount = 10  # rulebooks/civ1980.civ:268
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:268
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:269
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 269, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 267)]
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:270
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 270, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 268)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 4, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1980.civ:277
+    # rulebooks/civ1980.civ:278
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1980.civ:282
-        e0_area = 'any'  # rulebooks/civ1980.civ:282
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 283)
+        e0_amount = 9  # rulebooks/civ1980.civ:283
+        e0_area = 'any'  # rulebooks/civ1980.civ:283
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 284)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:284
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:285
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 284, 'rulebooks/civ1980.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 285, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 277, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 282)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 278, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 283)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1980.civ:283
-        e0_area = 'any'  # rulebooks/civ1980.civ:283
+        e0_amount = 11  # rulebooks/civ1980.civ:284
+        e0_area = 'any'  # rulebooks/civ1980.civ:284
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:284
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:285
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 284, 'rulebooks/civ1980.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 285, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 277, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 283)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 278, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 284)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1980.civ:290
+    # rulebooks/civ1980.civ:291
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') < 35), 296, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:296
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 296, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
-        e0_amount = 35  # rulebooks/civ1980.civ:295
-        e0_by_victim = 15  # rulebooks/civ1980.civ:295
+        if s.decide((s.fact('unit_points') < 35), 297, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:297
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 297, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
+        e0_amount = 35  # rulebooks/civ1980.civ:296
+        e0_by_victim = 15  # rulebooks/civ1980.civ:296
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:299
-        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:297
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 297, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:299
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 299, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:299
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 299, 'rulebooks/civ1980.civ')
+        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:300
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:298
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 298, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:300
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 300, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:300
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 300, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 290, 'rulebooks/civ1980.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 295)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 291, 'rulebooks/civ1980.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 296)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -208,48 +208,48 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1980.civ:312
+    # rulebooks/civ1980.civ:313
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:317
-        e0_area = 'any'  # rulebooks/civ1980.civ:317
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 318)
+        e0_amount = 16  # rulebooks/civ1980.civ:318
+        e0_area = 'any'  # rulebooks/civ1980.civ:318
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 319)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:320
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 320, 'rulebooks/civ1980.civ')
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:321
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 321, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 312, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 317)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 313, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 318)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:318
-        e0_area = 'any'  # rulebooks/civ1980.civ:318
+        e0_amount = 10  # rulebooks/civ1980.civ:319
+        e0_area = 'any'  # rulebooks/civ1980.civ:319
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:322
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 322, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 318)]
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:323
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 323, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 319)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1980.civ:330
+    # rulebooks/civ1980.civ:331
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:335
+        e0_amount = 4  # rulebooks/civ1980.civ:336
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:336
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 336, 'rulebooks/civ1980.civ')
-        if (('Democracy' in held)):  # rulebooks/civ1980.civ:338
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 338, 'rulebooks/civ1980.civ')
+        if (('Law' in held)):  # rulebooks/civ1980.civ:337
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 337, 'rulebooks/civ1980.civ')
+        if (('Democracy' in held)):  # rulebooks/civ1980.civ:339
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 339, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 330, 'rulebooks/civ1980.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 335)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 331, 'rulebooks/civ1980.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 336)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -257,49 +257,49 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:344
+    # rulebooks/civ1980.civ:345
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:349
-        e0_area = 'any'  # rulebooks/civ1980.civ:349
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 350)
+        e0_amount = 4  # rulebooks/civ1980.civ:350
+        e0_area = 'any'  # rulebooks/civ1980.civ:350
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 351)
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:351
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 351, 'rulebooks/civ1980.civ')
-        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:353
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 353, 'rulebooks/civ1980.civ')
+        if (('Law' in held)):  # rulebooks/civ1980.civ:352
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 352, 'rulebooks/civ1980.civ')
+        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:354
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 354, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 344, 'rulebooks/civ1980.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 349)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 345, 'rulebooks/civ1980.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 350)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:350
-        e0_area = 'any'  # rulebooks/civ1980.civ:350
+        e0_amount = 2  # rulebooks/civ1980.civ:351
+        e0_area = 'any'  # rulebooks/civ1980.civ:351
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:357
-        if (('Law' in held)):  # rulebooks/civ1980.civ:355
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 355, 'rulebooks/civ1980.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:358
+        if (('Law' in held)):  # rulebooks/civ1980.civ:356
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 356, 'rulebooks/civ1980.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 350)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 351)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1980.civ:364
+    # rulebooks/civ1980.civ:365
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:369
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:369
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:370
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:370
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 364, 'rulebooks/civ1980.civ')
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 369)]
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 365, 'rulebooks/civ1980.civ')
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 370)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -312,16 +312,16 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 248, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 261, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 277, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 290, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 312, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 330, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 344, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 364, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 262, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 278, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 291, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 313, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 331, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 345, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 365, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 494, 'discard': 496, 'order': 498, 'assign': 500}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 498, 'discard': 500, 'order': 502, 'assign': 504}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -336,46 +336,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:378
+    # rulebooks/civ1980.civ:379
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:379
+    # rulebooks/civ1980.civ:380
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 379),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 380),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:380
+    # rulebooks/civ1980.civ:381
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 381),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 382),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:383
+    # rulebooks/civ1980.civ:384
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 383),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 384),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:384
+    # rulebooks/civ1980.civ:385
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 384),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 385),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:385
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 385)
+    # rulebooks/civ1980.civ:386
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 386)
 
 
 AST = {
@@ -396,31 +396,32 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 418),
-    ('Trade cards', lambda s: s.derived('hand_value'), 419),
-    ('Treasury', lambda s: s.fact('treasury'), 420),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 419),
+    ('Trade cards', lambda s: s.derived('hand_value'), 420),
+    ('Treasury', lambda s: s.fact('treasury'), 421),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
+SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 472, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 472),)},
-    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 473, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 474),)},
-    {'name': 'Census', 'when': 'E3, 43.3', 'line': 476, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 476),)},
-    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 477, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 477),)},
-    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 478, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 478),)},
-    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 479, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 479),)},
-    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 480, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 480),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 481, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 482), ('buy_trade_cards', {}, 483))},
-    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 485, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 485),)},
-    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 486, 'actions': (('buy_advances', {}, 486),)},
-    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 487, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 487), ('census', {'cities': None, 'tokens': None, 'ships': None}, 487))},
-    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 488, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 488),)},
-    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 489, 'actions': (('alter_ast', {}, 489), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 489))},
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 473, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 473),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 474, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 475),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 477, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 477),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 478, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 478),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 479, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 479),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 480, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 480),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 481, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 481),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 482, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 483), ('buy_trade_cards', {}, 484))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 486, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 486),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 487, 'actions': (('buy_advances', {}, 487),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 488, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 488), ('census', {'cities': None, 'tokens': None, 'ships': None}, 488))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 489, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 489),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 490, 'actions': (('alter_ast', {}, 491), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 492))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 611}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 615}',
 ))
 
 SETUP_PLAYERS = {
@@ -431,7 +432,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, None),
 }
 
-LINES = _rt.line_map('72:438 78:248 85:254 87:254 88:254 90:254 93:254 94:254 98:256 109:256 110:256 119:261 124:268 125:268 126:266 127:266 128:267 130:269 131:269 137:267 138:267 142:269 143:269 149:277 154:282 155:282 156:283 158:284 159:284 160:284 168:283 169:283 173:284 174:284 175:284 183:290 188:296 189:296 190:295 191:295 193:299 194:297 195:297 196:299 197:299 198:299 199:299 209:312 214:317 215:317 216:318 218:320 219:320 227:318 228:318 232:322 233:322 239:330 244:335 246:336 247:336 248:338 249:338 258:344 263:349 264:349 265:350 267:351 268:351 269:353 270:353 278:350 279:350 283:357 284:355 285:355 292:364 297:369 298:369 337:378 344:379 348:379 352:380 356:381 360:383 364:383 368:384 372:384 376:385 378:385 399:418 400:419 401:420 407:472 408:473 409:476 410:477 411:478 412:479 413:480 414:481 415:485 416:486 417:487 418:488 419:489 423:611 427:407 428:408 429:409 430:410 431:411')
+LINES = _rt.line_map('72:439 78:249 85:255 87:255 88:255 90:255 93:255 94:255 98:257 109:257 110:257 119:262 124:269 125:269 126:267 127:267 128:268 130:270 131:270 137:268 138:268 142:270 143:270 149:278 154:283 155:283 156:284 158:285 159:285 160:285 168:284 169:284 173:285 174:285 175:285 183:291 188:297 189:297 190:296 191:296 193:300 194:298 195:298 196:300 197:300 198:300 199:300 209:313 214:318 215:318 216:319 218:321 219:321 227:319 228:319 232:323 233:323 239:331 244:336 246:337 247:337 248:339 249:339 258:345 263:350 264:350 265:351 267:352 268:352 269:354 270:354 278:351 279:351 283:358 284:356 285:356 292:365 297:370 298:370 337:379 344:380 348:380 352:381 356:382 360:384 364:384 368:385 372:385 376:386 378:386 399:419 400:420 401:421 408:473 409:474 410:477 411:478 412:479 413:480 414:481 415:482 416:486 417:487 418:488 419:489 420:490 424:615 428:408 429:409 430:410 431:411 432:412')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:93 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:67 0:3:85 0:3:94 0:3:99 0:3:90 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:93 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
 # fmt: on

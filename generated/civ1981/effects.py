@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': 'b8a136c10fb911ae215e365dbd7f090052279fa541847f9793659c55f826b8f8'}
+SOURCES = {'rulebooks/civ1981.civ': '6211b92622263bc4124eee1426a78acdb31754a6484d5f82ab49eed18de3179f'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -37,16 +37,16 @@ ADVANCES = _rt.records((
     '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 121}]',
     '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 132}]',
     '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 144}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 154}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 164}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 174}]',
-    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 186}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 200}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 211}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 224}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 237}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 246}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 255}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 154}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 165}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 175}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 187}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 201}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 212}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 225}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 238}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 247}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 256}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
@@ -77,82 +77,82 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:269
+    # rulebooks/civ1981.civ:270
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:275
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:276
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((275, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
+            s.undecided.append((276, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:275
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:276
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1981.civ:275
-            e1_area = 'any'  # rulebooks/civ1981.civ:275
+            e1_amount = 1  # rulebooks/civ1981.civ:276
+            e1_area = 'any'  # rulebooks/civ1981.civ:276
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 278)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 279)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 275))
+            effects.append(('destroy_area_units', {'area': e0_area}, 276))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 275))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 276))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:278
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:278
+        e0_amount = 1  # rulebooks/civ1981.civ:279
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:279
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 278)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 279)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, each at most: take 11 damage. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1981.civ:284
+    # rulebooks/civ1981.civ:285
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:289
-        e0_area = 'any'  # rulebooks/civ1981.civ:289
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 291)
+        e0_amount = 9  # rulebooks/civ1981.civ:290
+        e0_area = 'any'  # rulebooks/civ1981.civ:290
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 292)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:295
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:296
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 295, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:293
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 296, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:294
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 293, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 294, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 284, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 289)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 285, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 290)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:291
-        e0_area = 'any'  # rulebooks/civ1981.civ:291
+        e0_amount = 11  # rulebooks/civ1981.civ:292
+        e0_area = 'any'  # rulebooks/civ1981.civ:292
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:295
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:296
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 295, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:293
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 296, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:294
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 293, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 294, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 284, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 291)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 285, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 292)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -160,24 +160,24 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1981.civ:301
+    # rulebooks/civ1981.civ:302
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= 35), 308, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:308
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 308, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:306
-        e0_by_victim = 15  # rulebooks/civ1981.civ:306
+        if s.decide((s.fact('unit_points') <= 35), 309, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:309
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 309, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:307
+        e0_by_victim = 15  # rulebooks/civ1981.civ:307
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:312
-        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:310
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 310, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:312
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 312, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:312
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 312, 'rulebooks/civ1981.civ')
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:313
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:311
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 311, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:313
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 313, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:313
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 313, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 301, 'rulebooks/civ1981.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 306)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 302, 'rulebooks/civ1981.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 307)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -186,37 +186,37 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:330
+    # rulebooks/civ1981.civ:331
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 341, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:341
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 341, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:335
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:335
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 337)
+        if s.decide((s.fact('flood_plain_units') == 0), 342, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:342
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 342, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:336
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:336
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 338)
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:339
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:340
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 339, 'rulebooks/civ1981.civ')
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:343
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 343, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 335)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 340, 'rulebooks/civ1981.civ')
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:344
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 344, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 336)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:337
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:337
+        e0_amount = 10  # rulebooks/civ1981.civ:338
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:338
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:339
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:340
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 339, 'rulebooks/civ1981.civ')
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:343
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 343, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 337)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 340, 'rulebooks/civ1981.civ')
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:344
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 344, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 338)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -224,37 +224,37 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:351
+    # rulebooks/civ1981.civ:352
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:356
-        e0_area = 'any'  # rulebooks/civ1981.civ:356
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 358)
+        e0_amount = 16  # rulebooks/civ1981.civ:357
+        e0_area = 'any'  # rulebooks/civ1981.civ:357
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 359)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:364
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 364, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:360
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:365
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 365, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:361
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 360, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 361, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 351, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 356)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 352, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 357)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:358
-        e0_area = 'any'  # rulebooks/civ1981.civ:358
+        e0_amount = 10  # rulebooks/civ1981.civ:359
+        e0_area = 'any'  # rulebooks/civ1981.civ:359
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:360
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:361
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 360, 'rulebooks/civ1981.civ')
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:366
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 366, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 358)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 361, 'rulebooks/civ1981.civ')
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:367
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 367, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 359)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -262,18 +262,18 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:374
+    # rulebooks/civ1981.civ:375
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:379
+        e0_amount = 4  # rulebooks/civ1981.civ:380
         trace = []
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:381
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 381, 'rulebooks/civ1981.civ')
-        if (('Democracy' in held)):  # rulebooks/civ1981.civ:383
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 383, 'rulebooks/civ1981.civ')
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:382
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 382, 'rulebooks/civ1981.civ')
+        if (('Democracy' in held)):  # rulebooks/civ1981.civ:384
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 384, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 374, 'rulebooks/civ1981.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 379)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 375, 'rulebooks/civ1981.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 380)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -281,49 +281,49 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:388
+    # rulebooks/civ1981.civ:389
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:393
-        e0_area = 'any'  # rulebooks/civ1981.civ:393
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 395)
+        e0_amount = 4  # rulebooks/civ1981.civ:394
+        e0_area = 'any'  # rulebooks/civ1981.civ:394
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 396)
         trace = []
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:397
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 397, 'rulebooks/civ1981.civ')
-        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:399
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 399, 'rulebooks/civ1981.civ')
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:398
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 398, 'rulebooks/civ1981.civ')
+        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:400
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 400, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 388, 'rulebooks/civ1981.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 393)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 389, 'rulebooks/civ1981.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 394)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:395
-        e0_area = 'any'  # rulebooks/civ1981.civ:395
+        e0_amount = 2  # rulebooks/civ1981.civ:396
+        e0_area = 'any'  # rulebooks/civ1981.civ:396
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:403
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:401
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 401, 'rulebooks/civ1981.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:404
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:402
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 402, 'rulebooks/civ1981.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 395)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 396)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1981.civ:409
+    # rulebooks/civ1981.civ:410
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:415
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:415
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:416
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:416
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 409, 'rulebooks/civ1981.civ')
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 415)]
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 410, 'rulebooks/civ1981.civ')
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 416)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -336,16 +336,16 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 269, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 284, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 301, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 330, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 351, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 374, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 388, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 409, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 270, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 285, "summary": "Take 9 damage. Other players share 20 among them, each at most: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 302, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 331, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 352, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 375, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 389, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 410, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 571, 'discard': 573, 'order': 575, 'assign': 577}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 577, 'discard': 579, 'order': 581, 'assign': 583}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -360,46 +360,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:425
+    # rulebooks/civ1981.civ:426
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:426
+    # rulebooks/civ1981.civ:427
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 426),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 427),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:428
+    # rulebooks/civ1981.civ:429
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 429),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 430),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:432
+    # rulebooks/civ1981.civ:433
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 432),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 433),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:434
+    # rulebooks/civ1981.civ:435
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 435),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 436),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:438
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 438)
+    # rulebooks/civ1981.civ:439
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 439)
 
 
 AST = {
@@ -420,31 +420,32 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 475),
-    ('Trade cards', lambda s: s.derived('hand_value'), 476),
-    ('Treasury', lambda s: s.fact('treasury'), 477),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 476),
+    ('Trade cards', lambda s: s.derived('hand_value'), 477),
+    ('Treasury', lambda s: s.fact('treasury'), 478),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
+SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 537, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 538),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 540, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 541),)},
-    {'name': 'Census', 'when': 'always; simultaneous', 'line': 543, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 543),)},
-    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 544, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 545),)},
-    {'name': 'Movement', 'when': 'always; census order', 'line': 547, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 547),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 548, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 548),)},
-    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 549),)},
-    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 550, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 551),)},
-    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 553, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 554), ('buy_trade_cards', {}, 555))},
-    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 557, 'actions': (('trade', {'least_cards': 'trade_offer_cards'}, 557),)},
-    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 558, 'actions': (('buy_advances', {}, 559), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 560))},
-    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 562, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 563), ('census', {'cities': None, 'tokens': None, 'ships': None}, 564))},
-    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 566, 'actions': (('alter_ast', {}, 566), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none'}, 566))},
+    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 538, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 539),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 541, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 542),)},
+    {'name': 'Census', 'when': 'always; simultaneous', 'line': 544, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 544),)},
+    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 545, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 546),)},
+    {'name': 'Movement', 'when': 'always; census order', 'line': 548, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 548),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 549),)},
+    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 550, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 550),)},
+    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 551, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 552),)},
+    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 554, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 555), ('buy_trade_cards', {}, 556))},
+    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 558, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 559),)},
+    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 561, 'actions': (('buy_advances', {}, 562), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 563))},
+    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 565, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 566), ('census', {'cities': None, 'tokens': None, 'ships': None}, 567))},
+    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 569, 'actions': (('alter_ast', {}, 570), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 571))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 688}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 694}',
 ))
 
 SETUP_PLAYERS = {
@@ -455,7 +456,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, '4.4: each player chooses one of the nine nations; two are not in play with seven'),
 }
 
-LINES = _rt.line_map('72:503 78:269 85:275 87:275 88:275 90:275 93:275 94:275 98:278 109:278 110:278 119:284 124:289 125:289 126:291 128:295 129:295 130:295 131:293 132:293 133:293 142:291 143:291 147:295 148:295 149:295 150:293 151:293 152:293 161:301 166:308 167:308 168:306 169:306 171:312 172:310 173:310 174:312 175:312 176:312 177:312 187:330 192:341 193:341 194:335 195:335 196:337 198:339 199:339 200:339 201:343 202:343 209:337 210:337 214:339 215:339 216:339 217:343 218:343 225:351 230:356 231:356 232:358 234:364 235:364 236:360 237:360 238:360 247:358 248:358 252:360 253:360 254:360 255:366 256:366 263:374 268:379 270:381 271:381 272:383 273:383 282:388 287:393 288:393 289:395 291:397 292:397 293:399 294:399 302:395 303:395 307:403 308:401 309:401 316:409 321:415 322:415 361:425 368:426 372:426 376:428 380:429 384:432 388:432 392:434 396:435 400:438 402:438 423:475 424:476 425:477 431:537 432:540 433:543 434:544 435:547 436:548 437:549 438:550 439:553 440:557 441:558 442:562 443:566 447:688 451:458 452:460 453:462 454:464 455:466')
+LINES = _rt.line_map('72:504 78:270 85:276 87:276 88:276 90:276 93:276 94:276 98:279 109:279 110:279 119:285 124:290 125:290 126:292 128:296 129:296 130:296 131:294 132:294 133:294 142:292 143:292 147:296 148:296 149:296 150:294 151:294 152:294 161:302 166:309 167:309 168:307 169:307 171:313 172:311 173:311 174:313 175:313 176:313 177:313 187:331 192:342 193:342 194:336 195:336 196:338 198:340 199:340 200:340 201:344 202:344 209:338 210:338 214:340 215:340 216:340 217:344 218:344 225:352 230:357 231:357 232:359 234:365 235:365 236:361 237:361 238:361 247:359 248:359 252:361 253:361 254:361 255:367 256:367 263:375 268:380 270:382 271:382 272:384 273:384 282:389 287:394 288:394 289:396 291:398 292:398 293:400 294:400 302:396 303:396 307:404 308:402 309:402 316:410 321:416 322:416 361:426 368:427 372:427 376:429 380:430 384:433 388:433 392:435 396:436 400:439 402:439 423:476 424:477 425:478 432:538 433:541 434:544 435:545 436:548 437:549 438:550 439:551 440:554 441:558 442:561 443:565 444:569 448:694 452:459 453:461 454:463 455:465 456:467')
 LINE_FILES = ('rulebooks/civ1981.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:83 0:3:- 0:3:- 0:3:99 0:1:- 0:1:72 0:1:79 0:1:71 0:1:165 0:1:116'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:- 0:3:- 0:3:- 0:3:- 0:1:- 0:1:72 0:1:79 0:1:71 0:1:165 0:1:116'
 # fmt: on

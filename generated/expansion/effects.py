@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': 'a7b1366aac80e2288adba4b621d1cff46a0e59960aeb8d94ac03171794b386b2'}
+SOURCES = {'rulebooks/expansion.civ': 'ffc6f0578a4451be57d554c107bfb751e910190f84c779c5a2712aafa93bd278'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -46,7 +46,7 @@ ADVANCES = _rt.records((
     '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 10}]], "line": 244}]',
     '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "abilities": [], "line": 254}]',
     '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "abilities": [], "line": 263}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 274}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 274}]',
     '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "abilities": [], "line": 285}]',
     '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 294}]',
     '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 307}]',
@@ -70,19 +70,19 @@ ADVANCES = _rt.records((
     '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "abilities": [], "line": 484}]',
     '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "abilities": [], "line": 494}]',
     '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "abilities": [], "line": 503}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 513}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 522}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 532}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 541}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 551}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 561}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 570}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 579}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 589}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 598}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 608}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 617}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 626}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["no_tax_revolt", {}]], "line": 513}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 523}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 533}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 542}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 552}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "abilities": [], "line": 562}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "abilities": [], "line": 571}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "abilities": [], "line": 580}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "abilities": [], "line": 590}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "abilities": [], "line": 599}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 609}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 618}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 627}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west", "block_when": []}]',
@@ -154,79 +154,79 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:643
+    # rulebooks/expansion.civ:644
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:650
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:651
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((650, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((651, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:651
+            e0_area = 'volcano'  # rulebooks/expansion.civ:652
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:653
-            e1_area = 'any'  # rulebooks/expansion.civ:653
-            e2_amount = 0  # rulebooks/expansion.civ:654
-            e2_area = 'any'  # rulebooks/expansion.civ:654
+            e1_amount = 1  # rulebooks/expansion.civ:654
+            e1_area = 'any'  # rulebooks/expansion.civ:654
+            e2_amount = 0  # rulebooks/expansion.civ:655
+            e2_area = 'any'  # rulebooks/expansion.civ:655
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:656
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:656
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 658)
+        e3_amount = 0  # rulebooks/expansion.civ:657
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:657
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 659)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:665
-        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:663
-            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 663, 'rulebooks/expansion.civ')
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:666
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:664
+            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 664, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((667, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((668, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 667, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 668, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:667
+        elif m1:  # rulebooks/expansion.civ:668
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 667, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 668, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((666, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((667, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 666, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 667, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:666
+        elif m1:  # rulebooks/expansion.civ:667
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 666, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 667, 'rulebooks/expansion.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 651))
+            effects.append(('destroy_area_units', {'area': e0_area}, 652))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 653))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 654))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 654))
-        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 656))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 643, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 655))
+        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 657))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 644, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:659
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:659
-        e1_amount = 0  # rulebooks/expansion.civ:660
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:660
+        e0_amount = 1  # rulebooks/expansion.civ:660
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:660
+        e1_amount = 0  # rulebooks/expansion.civ:661
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:661
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:663
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 663, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 659), ('damage', {'amount': e1_amount, 'area': e1_area}, 660)]
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:664
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 664, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 660), ('damage', {'amount': e1_amount, 'area': e1_area}, 661)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
@@ -234,70 +234,70 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader's cities in stock; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): exactly cities annexed, as many as the smaller of 2 and the trader's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the trader's cities in stock; Diplomacy and a card the victim drew (primary victim): 1 more city reduced."
-    # rulebooks/expansion.civ:678
+    # rulebooks/expansion.civ:679
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:685
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:686
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((685, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((686, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:686
-            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:687
-            e1_area = 'any'  # rulebooks/expansion.civ:687
+            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:687
+            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:688
+            e1_area = 'any'  # rulebooks/expansion.civ:688
         if ub1 or not b1:
-            e2_amount = 1  # rulebooks/expansion.civ:689
-            e2_area = 'any'  # rulebooks/expansion.civ:689
+            e2_amount = 1  # rulebooks/expansion.civ:690
+            e2_area = 'any'  # rulebooks/expansion.civ:690
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
         trace = []
-        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:692
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:697
+        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:693
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:698
         if type(c) is _U:
-            s.undecided.append((697, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((698, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(c, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 697, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 698, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif c:  # rulebooks/expansion.civ:697
+        elif c:  # rulebooks/expansion.civ:698
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 697, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 698, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((693, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
+            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
                 u = _rt.unknown_of(m0, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 693, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 694, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:693
+        elif m0:  # rulebooks/expansion.civ:694
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 693, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 694, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
+            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 694, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 695, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/expansion.civ:694
+        elif m0:  # rulebooks/expansion.civ:695
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 694, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 695, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': e0_amount}, 686))
+            effects.append(('annex_cities', {'amount': e0_amount}, 687))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 687))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 688))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 689))
-        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 678, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 690))
+        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 679, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -306,12 +306,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:704
+    # rulebooks/expansion.civ:705
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:710
+        e0_amount = 10  # rulebooks/expansion.civ:711
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 710)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 711)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -320,49 +320,49 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:714
+    # rulebooks/expansion.civ:715
     held = s.held_set
     if role == 'primary':
         e1_amount = None
-        e0_amount = 10  # rulebooks/expansion.civ:721
-        e0_area = 'any'  # rulebooks/expansion.civ:721
-        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:722
+        e0_amount = 10  # rulebooks/expansion.civ:722
+        e0_area = 'any'  # rulebooks/expansion.civ:722
+        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:723
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((722, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((723, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:722
-            e1_area = 'any'  # rulebooks/expansion.civ:722
+            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:723
+            e1_area = 'any'  # rulebooks/expansion.civ:723
         if ub1 or not b1:
             pass
         if ub1:
             e1_amount = None
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 724)
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 725)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:725
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 725, 'rulebooks/expansion.civ')
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:726
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 726, 'rulebooks/expansion.civ')
         effects = []
-        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 721))
+        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 722))
         if e1_amount is not None:
-            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 722))
-        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 714, 'rulebooks/expansion.civ')
+            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 723))
+        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 715, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:724
-        e0_area = 'any'  # rulebooks/expansion.civ:724
+        e0_amount = 8  # rulebooks/expansion.civ:725
+        e0_area = 'any'  # rulebooks/expansion.civ:725
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:725
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 725, 'rulebooks/expansion.civ')
-        if (('Calendar' in held)):  # rulebooks/expansion.civ:726
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 726, 'rulebooks/expansion.civ')
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:726
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 726, 'rulebooks/expansion.civ')
+        if (('Calendar' in held)):  # rulebooks/expansion.civ:727
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 727, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 714, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 724)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 715, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 725)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -370,31 +370,31 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:732
+    # rulebooks/expansion.civ:733
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:738
-        e0_area = 'any'  # rulebooks/expansion.civ:738
+        e0_amount = 3  # rulebooks/expansion.civ:739
+        e0_area = 'any'  # rulebooks/expansion.civ:739
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:739
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 739, 'rulebooks/expansion.civ')
-                    if (('Deism' in held)):  # rulebooks/expansion.civ:741
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 741, 'rulebooks/expansion.civ')
-                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:743
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 743, 'rulebooks/expansion.civ')
+                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:740
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 740, 'rulebooks/expansion.civ')
+                    if (('Deism' in held)):  # rulebooks/expansion.civ:742
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 742, 'rulebooks/expansion.civ')
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:744
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 744, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:745
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 745, 'rulebooks/expansion.civ')
+                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:746
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 746, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 732, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 733, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 732, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 738)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 733, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 739)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -403,15 +403,15 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:749
+    # rulebooks/expansion.civ:750
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:755
-        e1_amount = 5  # rulebooks/expansion.civ:755
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:756
+        e1_amount = 5  # rulebooks/expansion.civ:756
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 749, 'rulebooks/expansion.civ')
-        effects = [('lose_ships', {'amount': e0_amount}, 755), ('lose_treasury', {'amount': e1_amount}, 755)]
+            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 750, 'rulebooks/expansion.civ')
+        effects = [('lose_ships', {'amount': e0_amount}, 756), ('lose_treasury', {'amount': e1_amount}, 756)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -420,67 +420,67 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:759
+    # rulebooks/expansion.civ:760
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 767, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:767
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 767, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 768, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:768
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 768, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 769, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:769
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 769, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 796, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:796
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 796, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 797, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:797
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 797, 'cancelled: civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide((s.neighbours('near') == 0), 798, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:798
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 798, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:765
-        e0_by_victim = 15  # rulebooks/expansion.civ:765
-        e1_amount = 0  # rulebooks/expansion.civ:765
-        e1_area = 'any'  # rulebooks/expansion.civ:765
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 768, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:768
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 768, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 769, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:769
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 769, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 776, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:776
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 776, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 797, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:797
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 797, 'cancelled: the unit points in stock is above the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 798, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:798
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 798, 'cancelled: civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide((s.neighbours('near') == 0), 799, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:799
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 799, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:766
+        e0_by_victim = 15  # rulebooks/expansion.civ:766
+        e1_amount = 0  # rulebooks/expansion.civ:766
+        e1_area = 'any'  # rulebooks/expansion.civ:766
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:776
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:778
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:780
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:781
-        if m0:  # rulebooks/expansion.civ:776
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 776, 'rulebooks/expansion.civ')
-        if m0:  # rulebooks/expansion.civ:776
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 776, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:778
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 778, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:778
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 778, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:780
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 780, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:780
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 780, 'rulebooks/expansion.civ')
-        if (('Military' in held)):  # rulebooks/expansion.civ:786
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 786, 'rulebooks/expansion.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:788
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 788, 'rulebooks/expansion.civ')
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:790
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 790, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:782
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 782, 'rulebooks/expansion.civ')
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:777
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:779
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:781
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:782
+        if m0:  # rulebooks/expansion.civ:777
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 777, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:777
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 777, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:779
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 779, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:779
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 779, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:781
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 781, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:781
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 781, 'rulebooks/expansion.civ')
+        if (('Military' in held)):  # rulebooks/expansion.civ:787
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 787, 'rulebooks/expansion.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:789
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 789, 'rulebooks/expansion.civ')
+        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:791
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 791, 'rulebooks/expansion.civ')
         if m3:  # rulebooks/expansion.civ:783
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 783, 'rulebooks/expansion.civ')
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 783, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:784
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 784, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 759, 'rulebooks/expansion.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 765), ('damage', {'amount': e1_amount, 'area': e1_area}, 765)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 760, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 766), ('damage', {'amount': e1_amount, 'area': e1_area}, 766)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -490,30 +490,30 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:808
+    # rulebooks/expansion.civ:809
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:814
+        e0_amount = 15  # rulebooks/expansion.civ:815
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:815
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 815, 'rulebooks/expansion.civ')
-                    if (('Mining' in held)):  # rulebooks/expansion.civ:817
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 817, 'rulebooks/expansion.civ')
+                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:816
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 816, 'rulebooks/expansion.civ')
+                    if (('Mining' in held)):  # rulebooks/expansion.civ:818
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 818, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Mythology' in held)):  # rulebooks/expansion.civ:819
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 819, 'rulebooks/expansion.civ')
-                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:821
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 821, 'rulebooks/expansion.civ')
+                    if (('Mythology' in held)):  # rulebooks/expansion.civ:820
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 820, 'rulebooks/expansion.civ')
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:822
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 822, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 808, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 809, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 808, 'rulebooks/expansion.civ')
-        effects = [('support_tokens_withheld', {'amount': e0_amount}, 814)]
+            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 809, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': e0_amount}, 815)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -522,17 +522,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:827
+    # rulebooks/expansion.civ:828
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:833
-        e0_area = 'any'  # rulebooks/expansion.civ:833
+        e0_amount = 1  # rulebooks/expansion.civ:834
+        e0_area = 'any'  # rulebooks/expansion.civ:834
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:834
-        if s.decide(m0, 834, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:834
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 834, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 833)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:835
+        if s.decide(m0, 835, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:835
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 835, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 834)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -541,77 +541,77 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:838
+    # rulebooks/expansion.civ:839
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 853, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:853
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 853, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 854, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:854
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 854, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:845
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:846
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((845, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((846, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 17  # rulebooks/expansion.civ:846
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:846
+            e0_amount = 17  # rulebooks/expansion.civ:847
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:847
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:848
-            e1_area = 'coastal'  # rulebooks/expansion.civ:848
-            e2_amount = 0  # rulebooks/expansion.civ:849
-            e2_area = 'coastal'  # rulebooks/expansion.civ:849
+            e1_amount = 1  # rulebooks/expansion.civ:849
+            e1_area = 'coastal'  # rulebooks/expansion.civ:849
+            e2_amount = 0  # rulebooks/expansion.civ:850
+            e2_area = 'coastal'  # rulebooks/expansion.civ:850
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 852)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 853)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:856
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:857
         if type(m1) is _U:
-            s.undecided.append((858, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((859, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 858, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 859, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:858
+        elif m1:  # rulebooks/expansion.civ:859
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 858, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 859, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((857, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((858, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 857, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 858, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:857
+        elif m1:  # rulebooks/expansion.civ:858
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:854
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 858, 'rulebooks/expansion.civ')
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:855
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 854, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 855, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 846))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 847))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 848))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 849))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 849))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 838, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 850))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 839, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:852
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:852
+        e0_amount = 10  # rulebooks/expansion.civ:853
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:853
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:854
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 854, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 852)]
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:855
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 855, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 853)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -619,30 +619,30 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:866
+    # rulebooks/expansion.civ:867
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 873, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:873
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 873, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:872
+        if s.decide((s.fact('edge_units') == 0), 874, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:874
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 874, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:873
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Politics' in held)):  # rulebooks/expansion.civ:880
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 880, 'rulebooks/expansion.civ')
-                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:882
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 882, 'rulebooks/expansion.civ')
+                    if (('Politics' in held)):  # rulebooks/expansion.civ:881
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 881, 'rulebooks/expansion.civ')
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:883
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 883, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:884
-                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 884, 'rulebooks/expansion.civ')
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:885
+                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 885, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 866, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 867, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 866, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 872)]
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 867, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 873)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -650,14 +650,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:890
+    # rulebooks/expansion.civ:891
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:896
-        e0_area = 'any'  # rulebooks/expansion.civ:896
-        e1_amount = 5  # rulebooks/expansion.civ:896
+        e0_amount = 1  # rulebooks/expansion.civ:897
+        e0_area = 'any'  # rulebooks/expansion.civ:897
+        e1_amount = 5  # rulebooks/expansion.civ:897
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 896), ('lose_treasury', {'amount': e1_amount}, 896)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 897), ('lose_treasury', {'amount': e1_amount}, 897)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -666,69 +666,69 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:900
+    # rulebooks/expansion.civ:901
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:906
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 907)
+        e0_amount = 3  # rulebooks/expansion.civ:907
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 908)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:910
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:910
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 901, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:907
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
+        e0_amount = 2  # rulebooks/expansion.civ:908
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:908
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:908
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:910
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:910
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 900, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 908), ('lose_ships', {'amount': e1_amount}, 908)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 901, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -736,70 +736,70 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:900
+    # rulebooks/expansion.civ:901
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:906
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:906
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:906
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 907)
+        e0_amount = 3  # rulebooks/expansion.civ:907
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 908)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:910
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:910
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 906), ('lose_ships', {'amount': e1_amount}, 906)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:907
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
+        e0_amount = 2  # rulebooks/expansion.civ:908
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:908
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:908
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:910
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:908
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 908, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:910
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:910
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 910, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:911
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:912
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 912, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 900, 'rulebooks/expansion.civ')
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 900, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 908), ('lose_ships', {'amount': e1_amount}, 908)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -812,39 +812,39 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:922
+    # rulebooks/expansion.civ:923
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:928
-        e0_area = 'any'  # rulebooks/expansion.civ:928
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 929)
+        e0_amount = 16  # rulebooks/expansion.civ:929
+        e0_area = 'any'  # rulebooks/expansion.civ:929
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 930)
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Medicine' in held)):  # rulebooks/expansion.civ:931
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 931, 'rulebooks/expansion.civ')
-                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:933
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 933, 'rulebooks/expansion.civ')
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:932
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 932, 'rulebooks/expansion.civ')
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:934
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 934, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:939
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 939, 'rulebooks/expansion.civ')
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:941
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 941, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:940
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 940, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:942
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 942, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 928)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 929)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:929
-        e0_area = 'any'  # rulebooks/expansion.civ:929
+        e0_amount = 10  # rulebooks/expansion.civ:930
+        e0_area = 'any'  # rulebooks/expansion.civ:930
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
@@ -852,21 +852,21 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Medicine' in held)):  # rulebooks/expansion.civ:935
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 935, 'rulebooks/expansion.civ')
-                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:937
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 937, 'rulebooks/expansion.civ')
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:936
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 936, 'rulebooks/expansion.civ')
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:938
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 938, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:939
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 939, 'rulebooks/expansion.civ')
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:941
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 941, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:940
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 940, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:942
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 942, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 922, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 929)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 930)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -874,16 +874,16 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:948
+    # rulebooks/expansion.civ:949
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:954
-        e0_area = 'coastal'  # rulebooks/expansion.civ:954
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:954
+        e0_amount = 5  # rulebooks/expansion.civ:955
+        e0_area = 'coastal'  # rulebooks/expansion.civ:955
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:955
         trace = []
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 948, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 954), ('lose_ships', {'amount': e1_amount}, 954)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 949, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 955), ('lose_ships', {'amount': e1_amount}, 955)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -893,26 +893,26 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:959
+    # rulebooks/expansion.civ:960
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:965
+        e0_amount = 10  # rulebooks/expansion.civ:966
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Coinage' in held)):  # rulebooks/expansion.civ:966
-                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 966, 'rulebooks/expansion.civ')
+                    if (('Coinage' in held)):  # rulebooks/expansion.civ:967
+                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 967, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Law' in held)):  # rulebooks/expansion.civ:968
-                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 968, 'rulebooks/expansion.civ')
+                    if (('Law' in held)):  # rulebooks/expansion.civ:969
+                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 969, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 959, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 960, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 959, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 965)]
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 960, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 966)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -922,38 +922,38 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:973
+    # rulebooks/expansion.civ:974
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:979
+        e0_amount = 3  # rulebooks/expansion.civ:980
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Music' in held)):  # rulebooks/expansion.civ:980
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 980, 'rulebooks/expansion.civ')
-                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:982
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 982, 'rulebooks/expansion.civ')
-                    if (('Law' in held)):  # rulebooks/expansion.civ:984
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 984, 'rulebooks/expansion.civ')
-                    if (('Democracy' in held)):  # rulebooks/expansion.civ:986
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 986, 'rulebooks/expansion.civ')
+                    if (('Music' in held)):  # rulebooks/expansion.civ:981
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 981, 'rulebooks/expansion.civ')
+                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:983
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 983, 'rulebooks/expansion.civ')
+                    if (('Law' in held)):  # rulebooks/expansion.civ:985
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 985, 'rulebooks/expansion.civ')
+                    if (('Democracy' in held)):  # rulebooks/expansion.civ:987
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 987, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Military' in held)):  # rulebooks/expansion.civ:988
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 988, 'rulebooks/expansion.civ')
-                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:990
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 990, 'rulebooks/expansion.civ')
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:992
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 992, 'rulebooks/expansion.civ')
-                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:994
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 994, 'rulebooks/expansion.civ')
+                    if (('Military' in held)):  # rulebooks/expansion.civ:989
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 989, 'rulebooks/expansion.civ')
+                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:991
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 991, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:993
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 993, 'rulebooks/expansion.civ')
+                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:995
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 995, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 973, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 974, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 973, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 979)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 974, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 980)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -961,13 +961,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:999
+    # rulebooks/expansion.civ:1000
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:1005
-        e0_area = 'any'  # rulebooks/expansion.civ:1005
+        e0_amount = 5  # rulebooks/expansion.civ:1006
+        e0_area = 'any'  # rulebooks/expansion.civ:1006
         trace = []
-        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1005)]
+        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1006)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -976,30 +976,30 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:1011
+    # rulebooks/expansion.civ:1012
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.neighbours('land') == 0), 1025, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1025
-            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1025, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1017
+        if s.decide((s.neighbours('land') == 0), 1026, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1026
+            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1026, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1018
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1018
-                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1018, 'rulebooks/expansion.civ')
+                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1019
+                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1019, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1020
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1020, 'rulebooks/expansion.civ')
-                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1022
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1022, 'rulebooks/expansion.civ')
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1021
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1021, 'rulebooks/expansion.civ')
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1023
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1023, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1011, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1012, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1011, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 1017)]
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1012, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 1018)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1008,40 +1008,40 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:1033
+    # rulebooks/expansion.civ:1034
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:1039
-        e0_area = 'any'  # rulebooks/expansion.civ:1039
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1040)
+        e0_amount = 4  # rulebooks/expansion.civ:1040
+        e0_area = 'any'  # rulebooks/expansion.civ:1040
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1041)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1042
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1043
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1044
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1044, 'rulebooks/expansion.civ')
-                    if (('Theology' in held)):  # rulebooks/expansion.civ:1046
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1046, 'rulebooks/expansion.civ')
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1045
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1045, 'rulebooks/expansion.civ')
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1047
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1047, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1048
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1048, 'rulebooks/expansion.civ')
+                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1049
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1049, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
-        if s.decide(m0, 1042, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1042
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1042, 'rulebooks/expansion.civ'))
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
+        if s.decide(m0, 1043, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1043
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1043, 'rulebooks/expansion.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1039)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1040)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:1040
-        e0_area = 'any'  # rulebooks/expansion.civ:1040
+        e0_amount = 2  # rulebooks/expansion.civ:1041
+        e0_area = 'any'  # rulebooks/expansion.civ:1041
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
@@ -1049,35 +1049,35 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1044
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1044, 'rulebooks/expansion.civ')
-                    if (('Theology' in held)):  # rulebooks/expansion.civ:1046
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1046, 'rulebooks/expansion.civ')
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1045
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1045, 'rulebooks/expansion.civ')
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1047
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1047, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1033, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1040)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1041)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:1054
+    # rulebooks/expansion.civ:1055
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1060
-        e0_area = 'any'  # rulebooks/expansion.civ:1060
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1061
+        e0_area = 'any'  # rulebooks/expansion.civ:1061
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1061
-        if s.decide(m0, 1061, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1061
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1061, 'rulebooks/expansion.civ'))
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1062
+        if s.decide(m0, 1062, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1062
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1062, 'rulebooks/expansion.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1054, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1060)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1055, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1061)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -1087,29 +1087,29 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:1065
+    # rulebooks/expansion.civ:1066
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 1072, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1072
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 1072, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:1071
+        if s.decide((s.fact('cities') == 0), 1073, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1073
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 1073, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:1072
         e1_active = True
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1073
-                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1073, 'rulebooks/expansion.civ')
+                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1074
+                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1074, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Library' in held)):  # rulebooks/expansion.civ:1075
-                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1075, 'rulebooks/expansion.civ')
+                    if (('Library' in held)):  # rulebooks/expansion.civ:1076
+                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1076, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1065, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1066, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1065, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': e0_amount}, 1071), ('advance_after_back', {}, 1071)]
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1066, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 1072), ('advance_after_back', {}, 1072)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1118,57 +1118,57 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:1080
+    # rulebooks/expansion.civ:1081
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:1086
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1086
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1087)
+        e0_amount = 2  # rulebooks/expansion.civ:1087
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1087
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1088)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:1089
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1089, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1086)]
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1090
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1090, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1087)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:1087
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1087
+        e0_amount = 1  # rulebooks/expansion.civ:1088
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1088
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:1089
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1089, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1087)]
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1090
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1090, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1088)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:1094
+    # rulebooks/expansion.civ:1095
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1101
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1102
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((1101, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((1102, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 1  # rulebooks/expansion.civ:1101
-            e0_to = 'trader'  # rulebooks/expansion.civ:1101
+            e0_amount = 1  # rulebooks/expansion.civ:1102
+            e0_to = 'trader'  # rulebooks/expansion.civ:1102
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:1101
+            e1_amount = 1  # rulebooks/expansion.civ:1102
         if ub1:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1101))
+            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1102))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': e1_amount}, 1101))
+            effects.append(('discard_cards', {'amount': e1_amount}, 1102))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1181,32 +1181,32 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 643, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 678, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 704, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 714, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 732, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 749, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 759, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 808, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 827, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 838, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 866, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 890, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 900, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 922, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 948, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 959, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 973, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 999, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1011, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1033, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1054, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1065, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1080, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1094, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 644, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 679, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 705, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 715, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, each at most: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 733, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 750, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 760, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or the unit points in stock is above the most unit points in stock among the players within reach; or civil war tie cancels and the unit points in stock is the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 809, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 828, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 839, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, each at most: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 867, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 891, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 901, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 923, "summary": "Take 16 damage. Other players share 25 among them, each at most: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 949, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 960, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 974, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 1000, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1012, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1034, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1055, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1066, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1081, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1095, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1309, 'minor_limit': 1311, 'discard': 1313, 'order': 1315, 'beneficiary_rank': 1318, 'beneficiary_ties': 1319, 'assign': 1320}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
+TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1310, 'minor_limit': 1312, 'discard': 1314, 'order': 1316, 'beneficiary_rank': 1319, 'beneficiary_ties': 1320, 'assign': 1321}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1237,49 +1237,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:1113
+    # rulebooks/expansion.civ:1114
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1115
+    # rulebooks/expansion.civ:1116
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1116, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1117, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1119
+    # rulebooks/expansion.civ:1120
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1120, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1121),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1121, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1122),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1124
+    # rulebooks/expansion.civ:1125
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1125, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1126),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1126, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1127),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1129
+    # rulebooks/expansion.civ:1130
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1130, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1131),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1131, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1132),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:1134
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1134)
+    # rulebooks/expansion.civ:1135
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1135)
 
 
 AST = {
@@ -1309,47 +1309,48 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1172),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 1173),
-    ('Treasury', lambda s: s.fact('treasury'), 1174),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1175),
-    ('Cities', lambda s: (s.fact('cities') * 50), 1176),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1177),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1173),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 1174),
+    ('Treasury', lambda s: s.fact('treasury'), 1175),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1176),
+    ('Cities', lambda s: (s.fact('cities') * 50), 1177),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1178),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1178),
+    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1179),
 ]
-SCORE_AST = (1175,)
+SCORE_AST = (1176,)
+SCORE_LOWER_FIRST = (1179,)
 TURN = (
-    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1272, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1273),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1275, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1276),)},
-    {'name': 'Census', 'when': 'always (20)', 'line': 1278, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1278),)},
-    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
-    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
-    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1282, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1282),)},
-    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
-    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1284, 'actions': ()},
-    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1285, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1286), ('buy_trade_cards', {}, 1287))},
-    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1289, 'actions': (('trade', {'least_cards': 'trade_min_cards'}, 1290),)},
-    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1292, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1292),)},
-    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1293, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1293),)},
-    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1294, 'actions': ()},
-    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1295, 'actions': (('buy_advances', {}, 1296), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1297))},
-    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1299, 'actions': (('alter_ast', {}, 1300), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed'}, 1301))},
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1273, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1274),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1276, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1277),)},
+    {'name': 'Census', 'when': 'always (20)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
+    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
+    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1282, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1282),)},
+    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
+    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1284, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1284),)},
+    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1285, 'actions': ()},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1286, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1287), ('buy_trade_cards', {}, 1288))},
+    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1290, 'actions': (('trade', {'least_cards': 'trade_min_cards', 'received_calamities': 'tradable'}, 1291),)},
+    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1293, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1293),)},
+    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1294, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1294),)},
+    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1295, 'actions': ()},
+    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1296, 'actions': (('buy_advances', {}, 1297), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1298))},
+    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1300, 'actions': (('alter_ast', {}, 1301), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1302))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "5-7 players", "players": [5, 7], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Superstition", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1462}',
-    '{"name": "8-11 players", "players": [8, 11], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7], ["Bone", 8]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Wax", 8], ["Treachery", 1], ["Squandered Wealth", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Ceramics", 8], ["Superstition", 1], ["Tempest", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Grain", 8], ["Slave Revolt", 1], ["City in Flames", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Glass", 6], ["Barbarian Hordes", 1], ["City Riots", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Lead", 6], ["Epidemic", 1], ["Coastal Migration", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Herbs", 6], ["Civil Disorder", 1], ["Tribal Conflict", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Obsidian", 4], ["Iconoclasm and Heresy", 1], ["Minor Uprising", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Amber", 4], ["Piracy", 1], ["Banditry", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1475}',
-    '{"name": "West, 12-15 players", "players": [12, 15], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 7], ["Clay", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Papyrus", 7], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Wool", 7], ["Grain", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gems", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Ivory", 4], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1518}',
-    '{"name": "East, 12-15 players", "players": [12, 15], "block": "east", "stacks": [[1, [{"cards": [["Hides", 7], ["Flax", 7]], "clear": null}]], [2, [{"cards": [["Stone", 7], ["Furs", 8], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9], ["Timber", 8], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Livestock", 7], ["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Spices", 6], ["Jade", 5], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearl", 5], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1543}',
+    '{"name": "5-7 players", "players": [5, 7], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Superstition", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1463}',
+    '{"name": "8-11 players", "players": [8, 11], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7], ["Bone", 8]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Wax", 8], ["Treachery", 1], ["Squandered Wealth", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Ceramics", 8], ["Superstition", 1], ["Tempest", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Grain", 8], ["Slave Revolt", 1], ["City in Flames", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Glass", 6], ["Barbarian Hordes", 1], ["City Riots", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Lead", 6], ["Epidemic", 1], ["Coastal Migration", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Herbs", 6], ["Civil Disorder", 1], ["Tribal Conflict", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Obsidian", 4], ["Iconoclasm and Heresy", 1], ["Minor Uprising", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Amber", 4], ["Piracy", 1], ["Banditry", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1476}',
+    '{"name": "West, 12-15 players", "players": [12, 15], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 7], ["Clay", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Papyrus", 7], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Wool", 7], ["Grain", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gems", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Ivory", 4], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1519}',
+    '{"name": "East, 12-15 players", "players": [12, 15], "block": "east", "stacks": [[1, [{"cards": [["Hides", 7], ["Flax", 7]], "clear": null}]], [2, [{"cards": [["Stone", 7], ["Furs", 8], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9], ["Timber", 8], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Livestock", 7], ["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Spices", 6], ["Jade", 5], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearl", 5], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1544}',
 ))
 
 SETUP_PLAYERS = {
 }
 
-LINES = _rt.line_map('144:1242 147:80 149:80 152:80 155:643 163:650 165:650 166:650 168:651 171:653 172:653 173:654 174:654 179:656 180:656 181:658 183:665 184:663 185:663 186:667 187:667 188:667 190:667 191:667 192:667 193:667 195:667 196:666 197:666 198:666 200:666 201:666 202:666 203:666 205:666 220:659 221:659 222:660 223:660 227:663 228:663 235:678 243:685 245:685 246:685 248:686 249:687 250:687 252:689 253:689 259:692 260:697 261:697 262:697 263:697 265:697 266:697 267:697 268:697 270:697 271:693 272:693 273:693 275:693 276:693 277:693 278:693 279:693 281:693 282:694 283:694 284:694 286:694 287:694 288:694 289:694 290:694 292:694 307:704 312:710 321:714 327:721 328:721 329:722 331:722 332:722 334:722 335:722 340:724 342:725 343:725 354:724 355:724 359:725 360:725 361:726 362:726 371:732 376:738 377:738 383:739 384:739 385:741 386:741 387:743 388:743 390:745 391:745 404:749 409:755 410:755 421:759 426:767 427:767 428:768 429:768 430:769 431:769 432:770 433:770 434:771 435:771 436:772 437:772 438:773 439:773 440:774 441:774 442:775 443:775 444:796 445:796 446:797 447:797 448:798 449:798 450:765 451:765 452:765 453:765 455:776 456:778 457:780 458:781 459:776 460:776 461:776 462:776 463:778 464:778 465:778 466:778 467:780 468:780 469:780 470:780 471:786 472:786 473:788 474:788 475:790 476:790 477:782 478:782 479:783 480:783 491:808 496:814 502:815 503:815 504:817 505:817 507:819 508:819 509:821 510:821 523:827 528:833 529:833 532:834 533:834 534:834 542:838 547:853 548:853 552:845 554:845 555:845 557:846 558:846 560:848 561:848 562:849 563:849 568:852 570:856 571:858 572:858 573:858 575:858 576:858 577:858 578:858 580:858 581:857 582:857 583:857 585:857 586:857 587:857 588:857 590:857 591:854 593:854 607:852 608:852 612:854 613:854 620:866 625:873 626:873 627:872 633:880 634:880 635:882 636:882 638:884 639:884 651:890 656:896 657:896 658:896 667:900 672:906 673:906 674:906 675:907 677:910 683:908 684:908 685:908 686:910 687:910 688:910 689:910 690:910 692:912 693:912 704:907 705:907 706:907 710:910 716:908 717:908 718:908 719:910 720:910 721:910 722:910 723:910 725:912 726:912 737:900 742:906 743:906 744:906 745:907 747:910 752:908 753:908 754:910 755:910 756:910 757:910 759:912 760:912 774:907 775:907 776:907 780:910 785:908 786:908 787:910 788:910 789:910 790:910 792:912 793:912 807:900 813:922 818:928 819:928 820:929 826:931 827:931 828:933 829:933 831:939 832:939 833:941 834:941 846:929 847:929 855:935 856:935 857:937 858:937 860:939 861:939 862:941 863:941 875:948 880:954 881:954 882:954 894:959 899:965 905:966 906:966 908:968 909:968 923:973 928:979 934:980 935:980 936:982 937:982 938:984 939:984 940:986 941:986 943:988 944:988 945:990 946:990 947:992 948:992 949:994 950:994 962:999 967:1005 968:1005 977:1011 982:1025 983:1025 984:1017 990:1018 991:1018 993:1020 994:1020 995:1022 996:1022 1009:1033 1014:1039 1015:1039 1016:1040 1019:1042 1024:1044 1025:1044 1026:1046 1027:1046 1029:1048 1030:1048 1034:1042 1035:1042 1043:1040 1044:1040 1052:1044 1053:1044 1054:1046 1055:1046 1066:1054 1071:1060 1072:1060 1075:1061 1076:1061 1077:1061 1088:1065 1093:1072 1094:1072 1095:1071 1102:1073 1103:1073 1105:1075 1106:1075 1119:1080 1124:1086 1125:1086 1126:1087 1128:1089 1129:1089 1135:1087 1136:1087 1140:1089 1141:1089 1147:1094 1154:1101 1156:1101 1157:1101 1159:1101 1160:1101 1162:1101 1238:1113 1245:1115 1249:1116 1253:1119 1257:1120 1258:1121 1262:1124 1266:1125 1267:1126 1271:1129 1275:1130 1276:1131 1280:1134 1282:1134 1312:1172 1313:1173 1314:1174 1315:1175 1316:1176 1317:1177 1320:1178 1324:1272 1325:1275 1326:1278 1327:1279 1328:1280 1329:1281 1330:1282 1331:1283 1332:1284 1333:1285 1334:1289 1335:1292 1336:1293 1337:1294 1338:1295 1339:1299 1343:1462 1344:1475 1345:1518 1346:1543')
+LINES = _rt.line_map('144:1243 147:80 149:80 152:80 155:644 163:651 165:651 166:651 168:652 171:654 172:654 173:655 174:655 179:657 180:657 181:659 183:666 184:664 185:664 186:668 187:668 188:668 190:668 191:668 192:668 193:668 195:668 196:667 197:667 198:667 200:667 201:667 202:667 203:667 205:667 220:660 221:660 222:661 223:661 227:664 228:664 235:679 243:686 245:686 246:686 248:687 249:688 250:688 252:690 253:690 259:693 260:698 261:698 262:698 263:698 265:698 266:698 267:698 268:698 270:698 271:694 272:694 273:694 275:694 276:694 277:694 278:694 279:694 281:694 282:695 283:695 284:695 286:695 287:695 288:695 289:695 290:695 292:695 307:705 312:711 321:715 327:722 328:722 329:723 331:723 332:723 334:723 335:723 340:725 342:726 343:726 354:725 355:725 359:726 360:726 361:727 362:727 371:733 376:739 377:739 383:740 384:740 385:742 386:742 387:744 388:744 390:746 391:746 404:750 409:756 410:756 421:760 426:768 427:768 428:769 429:769 430:770 431:770 432:771 433:771 434:772 435:772 436:773 437:773 438:774 439:774 440:775 441:775 442:776 443:776 444:797 445:797 446:798 447:798 448:799 449:799 450:766 451:766 452:766 453:766 455:777 456:779 457:781 458:782 459:777 460:777 461:777 462:777 463:779 464:779 465:779 466:779 467:781 468:781 469:781 470:781 471:787 472:787 473:789 474:789 475:791 476:791 477:783 478:783 479:784 480:784 491:809 496:815 502:816 503:816 504:818 505:818 507:820 508:820 509:822 510:822 523:828 528:834 529:834 532:835 533:835 534:835 542:839 547:854 548:854 552:846 554:846 555:846 557:847 558:847 560:849 561:849 562:850 563:850 568:853 570:857 571:859 572:859 573:859 575:859 576:859 577:859 578:859 580:859 581:858 582:858 583:858 585:858 586:858 587:858 588:858 590:858 591:855 593:855 607:853 608:853 612:855 613:855 620:867 625:874 626:874 627:873 633:881 634:881 635:883 636:883 638:885 639:885 651:891 656:897 657:897 658:897 667:901 672:907 673:907 674:907 675:908 677:911 683:909 684:909 685:909 686:911 687:911 688:911 689:911 690:911 692:913 693:913 704:908 705:908 706:908 710:911 716:909 717:909 718:909 719:911 720:911 721:911 722:911 723:911 725:913 726:913 737:901 742:907 743:907 744:907 745:908 747:911 752:909 753:909 754:911 755:911 756:911 757:911 759:913 760:913 774:908 775:908 776:908 780:911 785:909 786:909 787:911 788:911 789:911 790:911 792:913 793:913 807:901 813:923 818:929 819:929 820:930 826:932 827:932 828:934 829:934 831:940 832:940 833:942 834:942 846:930 847:930 855:936 856:936 857:938 858:938 860:940 861:940 862:942 863:942 875:949 880:955 881:955 882:955 894:960 899:966 905:967 906:967 908:969 909:969 923:974 928:980 934:981 935:981 936:983 937:983 938:985 939:985 940:987 941:987 943:989 944:989 945:991 946:991 947:993 948:993 949:995 950:995 962:1000 967:1006 968:1006 977:1012 982:1026 983:1026 984:1018 990:1019 991:1019 993:1021 994:1021 995:1023 996:1023 1009:1034 1014:1040 1015:1040 1016:1041 1019:1043 1024:1045 1025:1045 1026:1047 1027:1047 1029:1049 1030:1049 1034:1043 1035:1043 1043:1041 1044:1041 1052:1045 1053:1045 1054:1047 1055:1047 1066:1055 1071:1061 1072:1061 1075:1062 1076:1062 1077:1062 1088:1066 1093:1073 1094:1073 1095:1072 1102:1074 1103:1074 1105:1076 1106:1076 1119:1081 1124:1087 1125:1087 1126:1088 1128:1090 1129:1090 1135:1088 1136:1088 1140:1090 1141:1090 1147:1095 1154:1102 1156:1102 1157:1102 1159:1102 1160:1102 1162:1102 1238:1114 1245:1116 1249:1117 1253:1120 1257:1121 1258:1122 1262:1125 1266:1126 1267:1127 1271:1130 1275:1131 1276:1132 1280:1135 1282:1135 1312:1173 1313:1174 1314:1175 1315:1176 1316:1177 1317:1178 1320:1179 1325:1273 1326:1276 1327:1279 1328:1280 1329:1281 1330:1282 1331:1283 1332:1284 1333:1285 1334:1286 1335:1290 1336:1293 1337:1294 1338:1295 1339:1296 1340:1300 1344:1463 1345:1476 1346:1519 1347:1544')
 LINE_FILES = ('rulebooks/expansion.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:37:60 0:37:60 0:45:68 0:45:68 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:45:58 0:45:58 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:38:67 0:38:67 0:41:74 0:41:74 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:49:71 0:49:71 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:48:75 0:48:75 0:35:62 0:35:62 0:41:68 0:41:68 0:40:71 0:40:71 0:45:76 0:45:76 0:44:75 0:44:75 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:40:63 0:40:63 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:28:51 0:28:51 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:88 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:- 0:1:- 0:1:- 0:1:- 0:1:-'
 # fmt: on

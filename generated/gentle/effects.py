@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle', 'name': 'Gentler calamities (Mega Civilization house rule)', 'language': 1, 'bases': ('megaciv',)}
 SOURCE_PATH = 'rulebooks/house/gentle.civ'
-SOURCES = {'rulebooks/megaciv.civ': '7e55ebc9279651326d73be32ca22b1c33bf2b4e3ffcef3f18d883b4c11556c85', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932'}
+SOURCES = {'rulebooks/megaciv.civ': 'ff7ab0b6068b20b6806d6a00b9501d30a075bc71b9b29f53e0b274c62e3fcae0', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -47,7 +47,7 @@ ADVANCES = _rt.records((
     '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "abilities": [], "line": 186}]',
     '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "abilities": [], "line": 194}]',
     '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "abilities": [], "line": 202}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 210}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 210}]',
     '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "abilities": [], "line": 221}]',
     '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "abilities": [], "line": 230}]',
     '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "abilities": [["population_limit", {"delta": 1}]], "line": 238}]',
@@ -66,23 +66,23 @@ ADVANCES = _rt.records((
     '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "abilities": [], "line": 360}]',
     '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "abilities": [["free_credits", {"amount": 20}]], "line": 368}]',
     '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 378}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 388}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 396}]',
-    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 405}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 413}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 423}]',
-    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 434}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 443}]',
-    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 451}]',
-    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 459}]',
-    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 467}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 474}]',
-    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 482}]',
-    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 490}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 500}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 509}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 517}]',
-    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["ast_cities", {"delta": 1}]], "line": 526}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["no_tax_revolt", {}]], "line": 388}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["discount", {"amount": 40}]], "line": 397}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 406}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 414}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 424}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 435}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 444}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 452}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 460}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 468}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 475}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 483}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["substitute_card", {}]], "line": 491}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 501}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [], "line": 510}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "abilities": [["city_support", {"delta": 1}]], "line": 518}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "abilities": [["ast_cities", {"delta": 1}]], "line": 527}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west", "block_when": []}]',
@@ -148,14 +148,14 @@ OFF_BLOCK = None
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:536
+    # rulebooks/megaciv.civ:537
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:540
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:540
-        e1_amount = 5  # rulebooks/megaciv.civ:540
+        e0_amount = 2  # rulebooks/megaciv.civ:541
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:541
+        e1_amount = 5  # rulebooks/megaciv.civ:541
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 540), ('lose_treasury', {'amount': e1_amount}, 540)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 541), ('lose_treasury', {'amount': e1_amount}, 541)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -164,12 +164,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:543
+    # rulebooks/megaciv.civ:544
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:547
+        e0_amount = 10  # rulebooks/megaciv.civ:548
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 547)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 548)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -178,14 +178,14 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:550
+    # rulebooks/megaciv.civ:551
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:554
-        e0_area = 'any'  # rulebooks/megaciv.civ:554
-        e1_amount = 5  # rulebooks/megaciv.civ:554
+        e0_amount = 1  # rulebooks/megaciv.civ:555
+        e0_area = 'any'  # rulebooks/megaciv.civ:555
+        e1_amount = 5  # rulebooks/megaciv.civ:555
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 554), ('lose_treasury', {'amount': e1_amount}, 554)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 555), ('lose_treasury', {'amount': e1_amount}, 555)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -194,17 +194,17 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:557
+    # rulebooks/megaciv.civ:558
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:561
-        e0_area = 'any'  # rulebooks/megaciv.civ:561
+        e0_amount = 1  # rulebooks/megaciv.civ:562
+        e0_area = 'any'  # rulebooks/megaciv.civ:562
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:562
-        if s.decide(m0, 562, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:562
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 562, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 561)]
+        m0 = True  # rulebooks/megaciv.civ:563
+        if s.decide(m0, 563, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:563
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 563, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 562)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -213,13 +213,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:566
+    # rulebooks/megaciv.civ:567
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:570
-        e0_area = 'any'  # rulebooks/megaciv.civ:570
+        e0_amount = 5  # rulebooks/megaciv.civ:571
+        e0_area = 'any'  # rulebooks/megaciv.civ:571
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 570)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 571)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -228,13 +228,13 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:573
+    # rulebooks/megaciv.civ:574
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:577
-        e0_area = 'any'  # rulebooks/megaciv.civ:577
+        e0_amount = 1  # rulebooks/megaciv.civ:578
+        e0_area = 'any'  # rulebooks/megaciv.civ:578
         trace = []
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 577)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 578)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -243,16 +243,16 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:580
+    # rulebooks/megaciv.civ:581
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:584
+        e0_amount = 2  # rulebooks/megaciv.civ:585
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:585
-        if s.decide(m0, 585, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:585
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 585, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': e0_amount}, 584)]
+        m0 = True  # rulebooks/megaciv.civ:586
+        if s.decide(m0, 586, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:586
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 586, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': e0_amount}, 585)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -261,14 +261,14 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:590
+    # rulebooks/megaciv.civ:591
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:594
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:594
-        e1_amount = 5  # rulebooks/megaciv.civ:594
+        e0_amount = 1  # rulebooks/megaciv.civ:595
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:595
+        e1_amount = 5  # rulebooks/megaciv.civ:595
         trace = []
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 594), ('lose_treasury', {'amount': e1_amount}, 594)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 595), ('lose_treasury', {'amount': e1_amount}, 595)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -277,94 +277,94 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:600
+    # rulebooks/megaciv.civ:601
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:606
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:607
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((606, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((607, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:607
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:608
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/megaciv.civ:609
-            e1_area = 'any'  # rulebooks/megaciv.civ:609
-            e2_amount = 0  # rulebooks/megaciv.civ:610
-            e2_area = 'any'  # rulebooks/megaciv.civ:610
+            e1_amount = 1  # rulebooks/megaciv.civ:610
+            e1_area = 'any'  # rulebooks/megaciv.civ:610
+            e2_amount = 0  # rulebooks/megaciv.civ:611
+            e2_area = 'any'  # rulebooks/megaciv.civ:611
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 613)
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 614)
         trace = []
-        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:614
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:615
         if type(m0) is _U:
-            s.undecided.append((615, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            s.undecided.append((616, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 615, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 616, 'rulebooks/megaciv.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/megaciv.civ:615
+        elif m0:  # rulebooks/megaciv.civ:616
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 615, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 616, 'rulebooks/megaciv.civ')
         if type(m0) is _U:
-            s.undecided.append((616, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            s.undecided.append((617, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m0, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 616, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 617, 'rulebooks/megaciv.civ'))
                 e2_amount = u
-        elif m0:  # rulebooks/megaciv.civ:616
+        elif m0:  # rulebooks/megaciv.civ:617
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 616, 'rulebooks/megaciv.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 617, 'rulebooks/megaciv.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 607))
+            effects.append(('destroy_area_units', {'area': e0_area}, 608))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 609))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 610))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 610))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 600, 'rulebooks/megaciv.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 611))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 601, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:613
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:613
+        e0_amount = 1  # rulebooks/megaciv.civ:614
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:614
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 613)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 614)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). The beneficiary annexes as many cities as the smaller of 1 and the beneficiary's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary's cities in stock. Modifiers: Diplomacy: exactly cities annexed, as many as the smaller of 2 and the beneficiary's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the beneficiary's cities in stock."
-    # rulebooks/megaciv.civ:624
+    # rulebooks/megaciv.civ:625
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:630
-        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:631
-        e1_area = 'any'  # rulebooks/megaciv.civ:631
+        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:631
+        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:632
+        e1_area = 'any'  # rulebooks/megaciv.civ:632
         trace = []
-        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:633
-        if m0:  # rulebooks/megaciv.civ:634
-            v = _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))
-            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 634, 'rulebooks/megaciv.civ')
+        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:634
         if m0:  # rulebooks/megaciv.civ:635
+            v = _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))
+            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 635, 'rulebooks/megaciv.civ')
+        if m0:  # rulebooks/megaciv.civ:636
             v = (2 - _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))
-            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 635, 'rulebooks/megaciv.civ')
+            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 636, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_cities', 'amount', e0_amount, 624, 'rulebooks/megaciv.civ')
+            e0_amount = _rt.floor_step(trace, 'annex_cities', 'amount', e0_amount, 625, 'rulebooks/megaciv.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e1_amount, 624, 'rulebooks/megaciv.civ')
-        effects = [('annex_cities', {'amount': e0_amount}, 630), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 631)]
+            e1_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e1_amount, 625, 'rulebooks/megaciv.civ')
+        effects = [('annex_cities', {'amount': e0_amount}, 631), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 632)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -373,21 +373,21 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 8 damage. 3 other players each: take 4 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Calendar: 5 fewer points of damage; Pottery: 8 fewer points of damage.'
-    # rulebooks/megaciv.civ:641
+    # rulebooks/megaciv.civ:642
     held = s.held_set
     if role == 'primary':
         e0_amount = 8  # rulebooks/house/gentle.civ:11
         e0_area = 'any'  # rulebooks/house/gentle.civ:11
         assignment = (3, None, [('damage', {'amount': 4, 'area': 'any'})], 12)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:648
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 648, 'rulebooks/megaciv.civ')
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:652
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 652, 'rulebooks/megaciv.civ')
+        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:649
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 649, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:653
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 653, 'rulebooks/megaciv.civ')
         if (('Pottery' in held)):  # rulebooks/house/gentle.civ:14
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Pottery',), 14, 'rulebooks/house/gentle.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 641, 'rulebooks/megaciv.civ')
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 642, 'rulebooks/megaciv.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 11)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
@@ -398,12 +398,12 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:652
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 652, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:653
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 653, 'rulebooks/megaciv.civ')
         if (('Pottery' in held)):  # rulebooks/house/gentle.civ:14
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Pottery',), 14, 'rulebooks/house/gentle.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 641, 'rulebooks/megaciv.civ')
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 642, 'rulebooks/megaciv.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 12)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -411,20 +411,20 @@ def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:661
+    # rulebooks/megaciv.civ:662
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:666
+        e0_amount = 2  # rulebooks/megaciv.civ:667
         trace = []
-        if (('Mythology' in held)):  # rulebooks/megaciv.civ:667
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 667, 'rulebooks/megaciv.civ')
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:669
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 669, 'rulebooks/megaciv.civ')
-        if (('Mining' in held)):  # rulebooks/megaciv.civ:671
-            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 671, 'rulebooks/megaciv.civ')
+        if (('Mythology' in held)):  # rulebooks/megaciv.civ:668
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 668, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:670
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 670, 'rulebooks/megaciv.civ')
+        if (('Mining' in held)):  # rulebooks/megaciv.civ:672
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 672, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'city_support_rate', 'amount', e0_amount, 661, 'rulebooks/megaciv.civ')
-        effects = [('city_support_rate', {'amount': e0_amount}, 666)]
+            e0_amount = _rt.floor_step(trace, 'city_support_rate', 'amount', e0_amount, 662, 'rulebooks/megaciv.civ')
+        effects = [('city_support_rate', {'amount': e0_amount}, 667)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -433,25 +433,25 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 10 fewer points of damage.'
-    # rulebooks/megaciv.civ:678
+    # rulebooks/megaciv.civ:679
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:684
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:685
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((684, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((685, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 15  # rulebooks/megaciv.civ:684
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:684
+            e0_amount = 15  # rulebooks/megaciv.civ:685
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:685
         if ub1 or not b1:
-            e1_amount = 5  # rulebooks/megaciv.civ:684
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:684
+            e1_amount = 5  # rulebooks/megaciv.civ:685
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:685
         if ub1:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 686)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 687)
         trace = []
         if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             if e0_amount is not None:
@@ -460,47 +460,47 @@ def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
                 e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e1_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 684))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 685))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 684))
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 678, 'rulebooks/megaciv.civ')
+            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 685))
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 679, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:686
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:686
+        e0_amount = 5  # rulebooks/megaciv.civ:687
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:687
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
         if (('Engineering' in held)):  # rulebooks/house/gentle.civ:25
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 10, e0_amount, ('Engineering',), 25, 'rulebooks/house/gentle.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 678, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 686)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 679, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 687)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:693
+    # rulebooks/megaciv.civ:694
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:698
-        e0_area = 'any'  # rulebooks/megaciv.civ:698
+        e0_amount = 3  # rulebooks/megaciv.civ:699
+        e0_area = 'any'  # rulebooks/megaciv.civ:699
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:699
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 699, 'rulebooks/megaciv.civ')
-        if (('Deism' in held)):  # rulebooks/megaciv.civ:701
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 701, 'rulebooks/megaciv.civ')
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:703
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 703, 'rulebooks/megaciv.civ')
-        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:705
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 705, 'rulebooks/megaciv.civ')
+        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:700
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 700, 'rulebooks/megaciv.civ')
+        if (('Deism' in held)):  # rulebooks/megaciv.civ:702
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 702, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 704, 'rulebooks/megaciv.civ')
+        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:706
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 706, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 693, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 698)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 694, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 699)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -509,26 +509,26 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:709
+    # rulebooks/megaciv.civ:710
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 716, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:716
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 716, 'cancelled: the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
-        e0_amount = 35  # rulebooks/megaciv.civ:714
+        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 717, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:717
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 717, 'cancelled: the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
+        e0_amount = 35  # rulebooks/megaciv.civ:715
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:718
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 718, 'rulebooks/megaciv.civ')
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:720
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 720, 'rulebooks/megaciv.civ')
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:722
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 722, 'rulebooks/megaciv.civ')
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:724
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 724, 'rulebooks/megaciv.civ')
-        if (('Military' in held)):  # rulebooks/megaciv.civ:726
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 726, 'rulebooks/megaciv.civ')
+        if (('Music' in held)):  # rulebooks/megaciv.civ:719
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 719, 'rulebooks/megaciv.civ')
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:721
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 721, 'rulebooks/megaciv.civ')
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:723
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 723, 'rulebooks/megaciv.civ')
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:725
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 725, 'rulebooks/megaciv.civ')
+        if (('Military' in held)):  # rulebooks/megaciv.civ:727
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 727, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_all_but_unit_points', 'amount', e0_amount, 709, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 714)]
+            e0_amount = _rt.floor_step(trace, 'annex_all_but_unit_points', 'amount', e0_amount, 710, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 715)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -536,20 +536,20 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:735
+    # rulebooks/megaciv.civ:736
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:740
+        e0_amount = 15  # rulebooks/megaciv.civ:741
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:741
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 741, 'rulebooks/megaciv.civ')
-        if (('Politics' in held)):  # rulebooks/megaciv.civ:743
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 743, 'rulebooks/megaciv.civ')
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:745
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 745, 'rulebooks/megaciv.civ')
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:742
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 742, 'rulebooks/megaciv.civ')
+        if (('Politics' in held)):  # rulebooks/megaciv.civ:744
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 744, 'rulebooks/megaciv.civ')
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:746
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 746, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 735, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 740)]
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 736, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 741)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -557,47 +557,47 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:751
+    # rulebooks/megaciv.civ:752
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 758, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:758
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 758, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:756
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:756
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 757)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 759, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:759
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 759, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:757
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:757
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 758)
         trace = []
         e0_amount_unselected = 0
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:759
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 759, 'rulebooks/megaciv.civ')
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:761
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 761, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:760
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 760, 'rulebooks/megaciv.civ')
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:762
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 762, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:763
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 763, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:764
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 764, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 756)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 751, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 757)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 752, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:757
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:757
+        e0_amount = 2  # rulebooks/megaciv.civ:758
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:758
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:759
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 759, 'rulebooks/megaciv.civ')
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:761
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 761, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:760
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 760, 'rulebooks/megaciv.civ')
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:762
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 762, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:763
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 763, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:764
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 764, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 757)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 751, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 758)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 752, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -605,62 +605,62 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 12 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage; Medicine: 8 fewer points of damage.'
-    # rulebooks/megaciv.civ:772
+    # rulebooks/megaciv.civ:773
     held = s.held_set
     if role == 'primary':
         e0_amount = 12  # rulebooks/house/gentle.civ:18
         e0_area = 'any'  # rulebooks/house/gentle.civ:18
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 778)
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 779)
         trace = []
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:782
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 782, 'rulebooks/megaciv.civ')
-        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:784
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 784, 'rulebooks/megaciv.civ')
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:786
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 786, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:783
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 783, 'rulebooks/megaciv.civ')
+        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:785
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 785, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:787
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 787, 'rulebooks/megaciv.civ')
         if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 772, 'rulebooks/megaciv.civ')
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 773, 'rulebooks/megaciv.civ')
         effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 18)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:778
-        e0_area = 'any'  # rulebooks/megaciv.civ:778
+        e0_amount = 10  # rulebooks/megaciv.civ:779
+        e0_area = 'any'  # rulebooks/megaciv.civ:779
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:788
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 788, 'rulebooks/megaciv.civ')
+        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:789
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 789, 'rulebooks/megaciv.civ')
         if (('Medicine' in held)):  # rulebooks/house/gentle.civ:20
             e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 20, 'rulebooks/house/gentle.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 772, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 778)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 773, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 779)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:792
+    # rulebooks/megaciv.civ:793
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:797
+        e0_amount = 15  # rulebooks/megaciv.civ:798
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:798
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 798, 'rulebooks/megaciv.civ')
-        if (('Law' in held)):  # rulebooks/megaciv.civ:800
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 800, 'rulebooks/megaciv.civ')
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:802
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 802, 'rulebooks/megaciv.civ')
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:804
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 804, 'rulebooks/megaciv.civ')
+        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:799
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 799, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:801
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 801, 'rulebooks/megaciv.civ')
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:803
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 803, 'rulebooks/megaciv.civ')
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:805
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 805, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 792, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 797)]
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 793, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 798)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -669,26 +669,26 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:812
+    # rulebooks/megaciv.civ:813
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:817
+        e0_amount = 3  # rulebooks/megaciv.civ:818
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:818
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 818, 'rulebooks/megaciv.civ')
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:820
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 820, 'rulebooks/megaciv.civ')
-        if (('Law' in held)):  # rulebooks/megaciv.civ:822
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 822, 'rulebooks/megaciv.civ')
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:824
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 824, 'rulebooks/megaciv.civ')
-        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:826
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 826, 'rulebooks/megaciv.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:828
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 828, 'rulebooks/megaciv.civ')
+        if (('Music' in held)):  # rulebooks/megaciv.civ:819
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 819, 'rulebooks/megaciv.civ')
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:821
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 821, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:823
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 823, 'rulebooks/megaciv.civ')
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:825
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 825, 'rulebooks/megaciv.civ')
+        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:827
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 827, 'rulebooks/megaciv.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:829
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 829, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 812, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 817)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 813, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 818)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -696,20 +696,20 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:833
+    # rulebooks/megaciv.civ:834
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:838
+        e0_amount = 10  # rulebooks/megaciv.civ:839
         trace = []
-        if (('Law' in held)):  # rulebooks/megaciv.civ:839
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 839, 'rulebooks/megaciv.civ')
-        if (('Coinage' in held)):  # rulebooks/megaciv.civ:841
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 841, 'rulebooks/megaciv.civ')
-        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:843
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 843, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:840
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 840, 'rulebooks/megaciv.civ')
+        if (('Coinage' in held)):  # rulebooks/megaciv.civ:842
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 842, 'rulebooks/megaciv.civ')
+        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:844
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 844, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 833, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 838)]
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 834, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 839)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -719,73 +719,73 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:847
+    # rulebooks/megaciv.civ:848
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 856, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:856
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 856, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:852
-        e0_area = 'any'  # rulebooks/megaciv.civ:852
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 853)
+        if s.decide((s.fact('cities') == 0), 857, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:857
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 857, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:853
+        e0_area = 'any'  # rulebooks/megaciv.civ:853
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 854)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:863
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:857
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 857, 'rulebooks/megaciv.civ')
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:859
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 859, 'rulebooks/megaciv.civ')
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:861
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 861, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 863, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:863
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 863, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:864
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:858
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 858, 'rulebooks/megaciv.civ')
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:860
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 860, 'rulebooks/megaciv.civ')
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:862
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 862, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 864, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:864
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 864, 'rulebooks/megaciv.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 847, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 852)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 848, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 853)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (855, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 855, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:853
-        e0_area = 'any'  # rulebooks/megaciv.civ:853
+        excluded = (856, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 856, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:854
+        e0_area = 'any'  # rulebooks/megaciv.civ:854
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:863
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:857
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 857, 'rulebooks/megaciv.civ')
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:859
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 859, 'rulebooks/megaciv.civ')
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:861
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 861, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 863, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:863
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 863, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:864
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:858
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 858, 'rulebooks/megaciv.civ')
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:860
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 860, 'rulebooks/megaciv.civ')
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:862
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 862, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 864, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:864
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 864, 'rulebooks/megaciv.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 847, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 853)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 848, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 854)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:869
+    # rulebooks/megaciv.civ:870
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:874
+        e0_amount = 1  # rulebooks/megaciv.civ:875
         e1_active = True
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:879
-        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:875
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 875, 'rulebooks/megaciv.civ')
-        if (('Library' in held)):  # rulebooks/megaciv.civ:877
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 877, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 879, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:879
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 879, 'rulebooks/megaciv.civ'))
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:880
+        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:876
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 876, 'rulebooks/megaciv.civ')
+        if (('Library' in held)):  # rulebooks/megaciv.civ:878
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 878, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 880, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:880
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 880, 'rulebooks/megaciv.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 869, 'rulebooks/megaciv.civ')
-        effects = [('ast_back', {'amount': e0_amount}, 874), ('advance_after_back', {}, 874)]
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 870, 'rulebooks/megaciv.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 875), ('advance_after_back', {}, 875)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -794,32 +794,32 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:885
+    # rulebooks/megaciv.civ:886
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 895, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:895
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 895, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:890
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:890
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 891)
+        if s.decide((s.fact('coastal_cities') == 0), 896, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:896
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 896, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:891
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:891
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 892)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/megaciv.civ:896
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 896, 'rulebooks/megaciv.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:898
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 898, 'rulebooks/megaciv.civ')
+        if (('Cartography' in held)):  # rulebooks/megaciv.civ:897
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 897, 'rulebooks/megaciv.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:899
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 899, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'pirate_cities', 'amount', e0_amount, 885, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 890)]
+            e0_amount = _rt.floor_step(trace, 'pirate_cities', 'amount', e0_amount, 886, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 891)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (893, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 893, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:891
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:891
+        excluded = (894, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 894, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:892
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:892
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 891)]
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 892)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -830,32 +830,32 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 536, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 543, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 550, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 557, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 566, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 573, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 580, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 590, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 600, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 624, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 641, "summary": "Take 8 damage. 3 other players each: take 4 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 661, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 678, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 693, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 709, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 735, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 751, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 772, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 792, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 812, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 833, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 847, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 869, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 885, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 537, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 544, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 551, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 558, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 567, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 574, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 581, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 591, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 601, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 625, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 642, "summary": "Take 8 damage. 3 other players each: take 4 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 662, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 694, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 710, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with the unit points is at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 736, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 752, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 773, "summary": "Take 12 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 793, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 813, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 834, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 848, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 870, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 886, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1276, 'major_limit': 1278, 'discard': 1280, 'order': 1282, 'beneficiary_rank': 1284, 'beneficiary_ties': 1286, 'assign': 1288, 'separate_blocks': 1290, 'secondary_once': 1292}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1277, 'major_limit': 1279, 'discard': 1281, 'order': 1283, 'beneficiary_rank': 1285, 'beneficiary_ties': 1287, 'assign': 1289, 'separate_blocks': 1291, 'secondary_once': 1293}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -886,111 +886,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:912
+    # rulebooks/megaciv.civ:913
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:913
+    # rulebooks/megaciv.civ:914
     return [
-        _rt.requirement('2 cities', s.fact('cities'), '>=', 2, 914, each_step=True),
+        _rt.requirement('2 cities', s.fact('cities'), '>=', 2, 915, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:916
+    # rulebooks/megaciv.civ:917
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 917, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 918, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 918, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 919, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:920
+    # rulebooks/megaciv.civ:921
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 921, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 922, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 922, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 923, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:924
+    # rulebooks/megaciv.civ:925
     return [
-        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 925, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 926, each_step=True),
+        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 926, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 927, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:928
+    # rulebooks/megaciv.civ:929
     return [
-        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 929, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 930, each_step=True),
+        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 930, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 931, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:940
+    # rulebooks/megaciv.civ:941
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:941
+    # rulebooks/megaciv.civ:942
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 942, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 943, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:944
+    # rulebooks/megaciv.civ:945
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 945, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 946, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 946, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 947, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:948
+    # rulebooks/megaciv.civ:949
     return [
-        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 949, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 950, each_step=True),
+        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 950, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 951, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:952
+    # rulebooks/megaciv.civ:953
     return [
-        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 953, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 954, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 955, each_step=True),
+        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 954, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 955, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 956, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:957
+    # rulebooks/megaciv.civ:958
     return [
-        _rt.requirement('6 cities', s.fact('cities'), '>=', 6, 958, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 959, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 960, each_step=True),
+        _rt.requirement('6 cities', s.fact('cities'), '>=', 6, 959, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 960, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 961, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:962
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 962)
+    # rulebooks/megaciv.civ:963
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 963)
 
 
 AST = {
@@ -1018,57 +1018,58 @@ CIVILIZATIONS = _rt.records((
     '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
 ))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1133}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1134}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 1140),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 1141),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1142),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1143),
+    ('Cities in play', lambda s: s.fact('cities'), 1141),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 1142),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1143),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1144),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 1144),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1145),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1146),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 1147),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1148),
-    ('All credit points', lambda s: s.derived('credit_total'), 1149),
-    ('Cities on the board', lambda s: s.fact('cities'), 1150),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 1151),
-    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1152),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 1145),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1146),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1147),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 1148),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1149),
+    ('All credit points', lambda s: s.derived('credit_total'), 1150),
+    ('Cities on the board', lambda s: s.fact('cities'), 1151),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 1152),
+    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1153),
 ]
-SCORE_AST = (1142,)
+SCORE_AST = (1143,)
+SCORE_LOWER_FIRST = (1153,)
 TURN = (
-    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1242, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1242),)},
-    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1243, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1244),)},
-    {'name': 'Movement', 'when': 'phase 3', 'line': 1246, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1246),)},
-    {'name': 'Conflict', 'when': 'phase 4', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1247),)},
-    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1249),)},
-    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1251, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1252), ('buy_trade_cards', {}, 1253))},
-    {'name': 'Trade', 'when': 'phase 7', 'line': 1255, 'actions': (('trade', {'least_cards': 'trade_least_cards'}, 1255),)},
-    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1256, 'actions': ()},
-    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1257, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1257),)},
-    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1258, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1258),)},
-    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1259),)},
-    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1260, 'actions': (('buy_advances', {}, 1261), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1262))},
-    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1264, 'actions': (('alter_ast', {}, 1265), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'none'}, 1266), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'none'}, 1267))},
+    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1243, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1243),)},
+    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1244, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1245),)},
+    {'name': 'Movement', 'when': 'phase 3', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1247),)},
+    {'name': 'Conflict', 'when': 'phase 4', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1248),)},
+    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1249, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1250),)},
+    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1252, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1253), ('buy_trade_cards', {}, 1254))},
+    {'name': 'Trade', 'when': 'phase 7', 'line': 1256, 'actions': (('trade', {'least_cards': 'trade_least_cards', 'received_calamities': 'tradable'}, 1256),)},
+    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1257, 'actions': ()},
+    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1258, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1258),)},
+    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1259),)},
+    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1260, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1260),)},
+    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1261, 'actions': (('buy_advances', {}, 1262), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1263))},
+    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1265, 'actions': (('alter_ast', {}, 1266), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1267), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'agreed', 'winner': 'score'}, 1268))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "West, 5-8 players", "players": [5, 8], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1430}',
-    '{"name": "East, 5-8 players", "players": [5, 8], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1443}',
-    '{"name": "West, 9-11 players", "players": [9, 11], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1456}',
-    '{"name": "East, 9-11 players", "players": [9, 11], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1489}',
-    '{"name": "West, 12-14 players", "players": [12, 14], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1518}',
-    '{"name": "East, 12-14 players", "players": [12, 14], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1531}',
-    '{"name": "West, 15-18 players", "players": [15, 18], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4], ["Bone", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1544}',
-    '{"name": "East, 15-18 players", "players": [15, 18], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5], ["Bone", 4]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1585}',
+    '{"name": "West, 5-8 players", "players": [5, 8], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1431}',
+    '{"name": "East, 5-8 players", "players": [5, 8], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1444}',
+    '{"name": "West, 9-11 players", "players": [9, 11], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1457}',
+    '{"name": "East, 9-11 players", "players": [9, 11], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1490}',
+    '{"name": "West, 12-14 players", "players": [12, 14], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1519}',
+    '{"name": "East, 12-14 players", "players": [12, 14], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1532}',
+    '{"name": "West, 15-18 players", "players": [15, 18], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4], ["Bone", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1545}',
+    '{"name": "East, 15-18 players", "players": [15, 18], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5], ["Bone", 4]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1586}',
 ))
 
 SETUP_PLAYERS = {
 }
 
-LINES = _rt.line_map('143:1217 149:536 154:540 155:540 156:540 165:543 170:547 179:550 184:554 185:554 186:554 195:557 200:561 201:561 204:562 205:562 206:562 214:566 219:570 220:570 229:573 234:577 235:577 244:580 249:584 252:585 253:585 254:585 262:590 267:594 268:594 269:594 278:600 286:606 288:606 289:606 291:607 294:609 295:609 296:610 297:610 302:613 304:614 305:615 306:615 307:615 309:615 310:615 311:615 312:615 314:615 315:616 316:616 317:616 319:616 320:616 321:616 322:616 324:616 337:613 338:613 347:624 352:630 353:631 354:631 356:633 357:634 358:634 359:634 360:635 361:635 362:635 374:641 379:11 380:11 381:12 383:648 384:648 385:652 386:652 387:14 388:14 396:12 397:12 401:652 402:652 403:14 404:14 412:661 417:666 419:667 420:667 421:669 422:669 423:671 424:671 434:678 441:684 443:684 444:684 446:684 447:684 449:684 450:684 454:686 456:25 458:25 460:25 471:686 472:686 476:25 477:25 485:693 490:698 491:698 493:699 494:699 495:701 496:701 497:703 498:703 499:705 500:705 510:709 515:716 516:716 517:714 519:718 520:718 521:720 522:720 523:722 524:722 525:724 526:724 527:726 528:726 537:735 542:740 544:741 545:741 546:743 547:743 548:745 549:745 558:751 563:758 564:758 565:756 566:756 567:757 570:759 571:759 572:761 573:761 574:761 575:763 576:763 577:763 585:757 586:757 591:759 592:759 593:761 594:761 595:761 596:763 597:763 598:763 606:772 611:18 612:18 613:778 615:782 616:782 617:784 618:784 619:786 620:786 621:20 622:20 630:778 631:778 635:788 636:788 637:20 638:20 646:792 651:797 653:798 654:798 655:800 656:800 657:802 658:802 659:804 660:804 670:812 675:817 677:818 678:818 679:820 680:820 681:822 682:822 683:824 684:824 685:826 686:826 687:828 688:828 697:833 702:838 704:839 705:839 706:841 707:841 708:843 709:843 720:847 725:856 726:856 727:852 728:852 729:853 732:863 733:857 734:857 735:859 736:859 737:861 738:861 739:863 740:863 747:855 748:853 749:853 754:863 755:857 756:857 757:859 758:859 759:861 760:861 761:863 762:863 770:869 775:874 779:879 780:875 781:875 782:877 783:877 784:879 785:879 795:885 800:895 801:895 802:890 803:890 804:891 806:896 807:896 808:898 809:898 816:893 817:891 818:891 887:912 894:913 898:914 902:916 906:917 907:918 911:920 915:921 916:922 920:924 924:925 925:926 929:928 933:929 934:930 938:940 945:941 949:942 953:944 957:945 958:946 962:948 966:949 967:950 971:952 975:953 976:954 977:955 981:957 985:958 986:959 987:960 991:962 993:962 1021:1133 1024:1140 1025:1141 1026:1142 1027:1143 1030:1144 1031:1145 1032:1146 1033:1147 1034:1148 1035:1149 1036:1150 1037:1151 1038:1152 1042:1242 1043:1243 1044:1246 1045:1247 1046:1248 1047:1251 1048:1255 1049:1256 1050:1257 1051:1258 1052:1259 1053:1260 1054:1264 1058:1430 1059:1443 1060:1456 1061:1489 1062:1518 1063:1531 1064:1544 1065:1585')
+LINES = _rt.line_map('143:1218 149:537 154:541 155:541 156:541 165:544 170:548 179:551 184:555 185:555 186:555 195:558 200:562 201:562 204:563 205:563 206:563 214:567 219:571 220:571 229:574 234:578 235:578 244:581 249:585 252:586 253:586 254:586 262:591 267:595 268:595 269:595 278:601 286:607 288:607 289:607 291:608 294:610 295:610 296:611 297:611 302:614 304:615 305:616 306:616 307:616 309:616 310:616 311:616 312:616 314:616 315:617 316:617 317:617 319:617 320:617 321:617 322:617 324:617 337:614 338:614 347:625 352:631 353:632 354:632 356:634 357:635 358:635 359:635 360:636 361:636 362:636 374:642 379:11 380:11 381:12 383:649 384:649 385:653 386:653 387:14 388:14 396:12 397:12 401:653 402:653 403:14 404:14 412:662 417:667 419:668 420:668 421:670 422:670 423:672 424:672 434:679 441:685 443:685 444:685 446:685 447:685 449:685 450:685 454:687 456:25 458:25 460:25 471:687 472:687 476:25 477:25 485:694 490:699 491:699 493:700 494:700 495:702 496:702 497:704 498:704 499:706 500:706 510:710 515:717 516:717 517:715 519:719 520:719 521:721 522:721 523:723 524:723 525:725 526:725 527:727 528:727 537:736 542:741 544:742 545:742 546:744 547:744 548:746 549:746 558:752 563:759 564:759 565:757 566:757 567:758 570:760 571:760 572:762 573:762 574:762 575:764 576:764 577:764 585:758 586:758 591:760 592:760 593:762 594:762 595:762 596:764 597:764 598:764 606:773 611:18 612:18 613:779 615:783 616:783 617:785 618:785 619:787 620:787 621:20 622:20 630:779 631:779 635:789 636:789 637:20 638:20 646:793 651:798 653:799 654:799 655:801 656:801 657:803 658:803 659:805 660:805 670:813 675:818 677:819 678:819 679:821 680:821 681:823 682:823 683:825 684:825 685:827 686:827 687:829 688:829 697:834 702:839 704:840 705:840 706:842 707:842 708:844 709:844 720:848 725:857 726:857 727:853 728:853 729:854 732:864 733:858 734:858 735:860 736:860 737:862 738:862 739:864 740:864 747:856 748:854 749:854 754:864 755:858 756:858 757:860 758:860 759:862 760:862 761:864 762:864 770:870 775:875 779:880 780:876 781:876 782:878 783:878 784:880 785:880 795:886 800:896 801:896 802:891 803:891 804:892 806:897 807:897 808:899 809:899 816:894 817:892 818:892 887:913 894:914 898:915 902:917 906:918 907:919 911:921 915:922 916:923 920:925 924:926 925:927 929:929 933:930 934:931 938:941 945:942 949:943 953:945 957:946 958:947 962:949 966:950 967:951 971:953 975:954 976:955 977:956 981:958 985:959 986:960 987:961 991:963 993:963 1021:1134 1024:1141 1025:1142 1026:1143 1027:1144 1030:1145 1031:1146 1032:1147 1033:1148 1034:1149 1035:1150 1036:1151 1037:1152 1038:1153 1043:1243 1044:1244 1045:1247 1046:1248 1047:1249 1048:1252 1049:1256 1050:1257 1051:1258 1052:1259 1053:1260 1054:1261 1055:1265 1059:1431 1060:1444 1061:1457 1062:1490 1063:1519 1064:1532 1065:1545 1066:1586')
 LINE_FILES = ('rulebooks/megaciv.civ', 'rulebooks/house/gentle.civ')
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 1:13:22 1:13:22 1:3:34 0:43:55 0:43:55 0:28:44 0:28:44 1:27:43 1:27:43 1:23:32 1:23:32 0:28:44 0:28:44 1:27:43 1:27:43 0:1:- 0:13:33 0:29:56 0:29:56 0:33:60 0:33:60 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 1:31:48 1:31:48 1:31:48 0:41:68 0:41:68 1:31:48 1:31:48 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:25:48 0:25:48 0:33:56 0:33:56 0:38:57 0:38:57 0:1:- 0:3:161 0:3:161 0:13:42 0:25:56 0:25:56 0:36:67 0:36:67 0:29:61 0:29:61 0:30:65 0:30:65 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:28:50 0:28:50 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 1:13:23 1:13:23 0:3:35 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 1:28:44 1:28:44 0:23:33 0:23:33 0:41:57 0:41:57 1:28:44 1:28:44 0:1:- 0:13:34 0:29:56 0:29:56 0:23:50 0:23:50 0:28:51 0:28:51 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:36:63 0:36:63 0:23:50 0:23:50 0:29:56 0:29:56 0:37:68 0:37:68 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:27:51 0:27:51 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:28:51 0:28:51 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:28:51 0:28:51 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:45 0:3:- 0:5:45 0:5:49 0:3:- 0:5:45 0:5:94 0:3:- 0:5:45 0:5:94 0:3:- 0:5:45 0:5:94 0:3:24 0:3:- 0:5:45 0:3:- 0:5:45 0:5:69 0:3:- 0:5:45 0:5:51 0:3:- 0:5:45 0:5:91 0:5:71 0:3:- 0:5:45 0:5:91 0:5:71 0:3:47 0:3:47 1:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:41 0:3:41 0:3:- 0:3:- 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:-'
 # fmt: on

@@ -362,6 +362,7 @@
   // (a name of several words is one name: `Drama and Poetry`), a "words" field words as typed.
   const PLAYER = ["", "player", "Player"];
   const FORMS = {
+    tax: [PLAYER, ["rate", "number", "Tax rate per city"]],
     census: [PLAYER, ["cities", "number", "Cities on the board"], ["tokens", "number", "Tokens on the board"],
              ["ships", "number", "Ships on the board"]],
     draw: [PLAYER, ["", "names", "Cards drawn (commas between; NAME*N for several)"],
