@@ -29,7 +29,8 @@ from .pystatements import BINARY as _BINARY, StatementTranslation, is_super_init
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
+ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it",
+                  "civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
@@ -51,6 +52,11 @@ LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "
                             "civdsl.ledger.events", "civdsl.ledger.turn",
                             "civdsl.ledger.gamecheck", "civdsl.table.seating", "civdsl.table.resolving",
                             "civdsl.ledger.calamities", "civdsl.ledger.gametext", "civdsl.ledger.gameview"})
+
+# Python's library written in the subset (civdsl/pystd): the translation calls these where an engine
+# calls a library function or a composite built-in, so every script that runs a translated module
+# carries them (library_source).
+LIBRARY_MODULES = tuple(m for m in ENGINE_MODULES if m.startswith("civdsl.pystd."))
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -936,6 +942,15 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
         _, text = _module_text(name)
         parts.append(f"// {name}")
         parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
+    return "\n".join(parts)
+
+
+def library_source() -> str:
+    """The JavaScript of LIBRARY_MODULES alone, for a script that runs one translated module."""
+    parts = []
+    for name in LIBRARY_MODULES:
+        parts.append(translate_source(_module_text(name)[1], name.rsplit(".", 1)[-1] + ".py", ENGINE_MODULES[name],
+                                      qualified=name))
     return "\n".join(parts)
 
 

@@ -17,10 +17,10 @@ _TYPES = {"int": "pyIsInt({})", "bool": 'typeof {} === "boolean"', "float": "{} 
           "Unknown": "{} instanceof Unknown"}
 # built-in calls of one helper each (their arguments positional)
 _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "pyRange", "float": "pyFloat",
-          "int": "pyInt", "Fraction": "pyFraction", "combinations": "pyCombinations", "str": "pyStr",
+          "int": "pyInt", "Fraction": "pyFraction", "combinations": "it_combinations", "str": "pyStr",
           "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
-          "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
-          "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
+          "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "hq_heappush", "heapq.heapreplace": "hq_heapreplace",
+          "heapq.heappop": "hq_heappop", "chain.from_iterable": "it_chain_from_iterable", "functools.partial": "pyPartial",
           "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
           "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"],
           "repr": "pyRepr", "unicodedata.normalize": "pyNormalize"}

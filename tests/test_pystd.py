@@ -1,0 +1,161 @@
+"""Python's library written in the engine subset (civdsl/pystd): each piece answers as the
+standard library's does (Hypothesis against heapq, itertools, ...), and its translation (py2es)
+answers in Node as the Python does on the same inputs."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import random
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+import pytest
+
+from civdsl.companion import py2es
+from civdsl.pystd import heaps, iterate
+from companion_harness import NODE, node_available
+
+RUNTIME = Path(__file__).resolve().parent.parent / "civdsl" / "companion" / "runtime"
+needs_node = pytest.mark.skipif(not node_available(), reason="node is not installed")
+
+# heap entries as the planner's are: tuples compared item by item, with ties on the first item
+_ENTRIES = st.tuples(st.integers(-5, 5), st.integers(0, 3))
+# a heap's operations: ("push", entry), ("pop",), ("replace", entry)
+_OPS = st.lists(st.one_of(st.tuples(st.just("push"), _ENTRIES), st.tuples(st.just("pop")),
+                          st.tuples(st.just("replace"), _ENTRIES)), max_size=40)
+
+
+def _heap_run(lib, ops) -> tuple[list, list]:
+    """The heap after OPS and what each pop or replace gave (an error as its class's name)."""
+    heap: list = []
+    given_back = []
+    for op in ops:
+        try:
+            if op[0] == "push":
+                lib.heappush(heap, op[1])
+            elif op[0] == "pop":
+                given_back.append(lib.heappop(heap))
+            else:
+                given_back.append(lib.heapreplace(heap, op[1]))
+        except IndexError:
+            given_back.append("IndexError")
+    return heap, given_back
+
+
+@settings(max_examples=500, deadline=None)
+@given(_OPS)
+def test_the_heap_is_heapqs_step_for_step(ops):
+    # the same list, not only the same order of pops: equal entries end where heapq puts them
+    assert _heap_run(heaps, ops) == _heap_run(heapq, ops)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-3, 3), max_size=7), st.integers(-1, 8))
+def test_combinations_are_itertools(items, r):
+    try:
+        want = list(itertools.combinations(items, r))
+    except ValueError:
+        with pytest.raises(ValueError):
+            list(iterate.combinations(items, r))
+        return
+    assert list(iterate.combinations(items, r)) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(), max_size=4), max_size=5))
+def test_chain_from_iterable_is_itertools(lists):
+    assert list(iterate.chain_from_iterable(iter(x) for x in lists)) == list(itertools.chain.from_iterable(lists))
+
+
+def test_the_planner_runs_the_subsets_heap_and_combinations():
+    """The engines import them from the subset (the command line runs the page's steps), not the
+    standard library."""
+    from civdsl.plan import purchase, search
+    assert search.heappush is heaps.heappush and purchase.heapreplace is heaps.heapreplace
+    assert search.combinations is iterate.combinations
+    for module in (search, purchase):
+        assert "heapq" not in vars(module) and "itertools" not in vars(module)
+
+
+# --- the translation in Node against the Python ----------------------------------------------------
+
+_DRIVER = r"""
+const calls = JSON.parse(require("fs").readFileSync(0, "utf8"));
+function heapRun(ops) {
+  const heap = [], back = [];
+  for (const op of ops) {
+    try {
+      if (op[0] === "push") hq_heappush(heap, op[1]);
+      else if (op[0] === "pop") back.push(hq_heappop(heap));
+      else back.push(hq_heapreplace(heap, op[1]));
+    } catch (exc) {
+      if (!(exc instanceof RuleError)) throw exc;
+      back.push(exc.kind);
+    }
+  }
+  return [heap, back];
+}
+const FUNCTIONS = {
+  heap_run: heapRun,
+  combinations: (items, r) => Array.from(it_combinations(items, r)),
+  chain: (lists) => Array.from(it_chain_from_iterable(lists)),
+};
+const out = calls.map(([name, args]) => {
+  try {
+    return {ok: FUNCTIONS[name].apply(null, args)};
+  } catch (exc) {
+    if (!(exc instanceof RuleError)) throw exc;
+    return {error: exc.kind};
+  }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _node(calls: list) -> list:
+    runtime = "\n".join((RUNTIME / n).read_text(encoding="utf-8") for n in ("core.js", "pylib.js"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.js"
+        path.write_text('"use strict";\n' + runtime + "\n" + py2es.library_source() + "\n" + _DRIVER, encoding="utf-8")
+        done = subprocess.run([NODE, str(path)], input=json.dumps(calls), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def _plain(v):
+    """A Python answer as JSON gives it back (tuples as lists)."""
+    return json.loads(json.dumps(v))
+
+
+def _python(name: str, args: list):
+    try:
+        if name == "heap_run":
+            return {"ok": _plain(_heap_run(heaps, [tuple(op[:1]) + tuple(tuple(x) for x in op[1:]) for op in args[0]]))}
+        if name == "combinations":
+            return {"ok": _plain(list(iterate.combinations(*args)))}
+        return {"ok": _plain(list(iterate.chain_from_iterable(args[0])))}
+    except ValueError:
+        return {"error": "ValueError"}
+
+
+def _random_calls(rng: random.Random) -> list:
+    calls = []
+    for _ in range(150):
+        ops = [rng.choice([["push", [rng.randint(-4, 4), rng.randint(0, 2)]], ["pop"],
+                           ["replace", [rng.randint(-4, 4), rng.randint(0, 2)]]]) for _ in range(rng.randint(0, 30))]
+        calls.append(["heap_run", [ops]])
+        calls.append(["combinations", [[rng.randint(0, 5) for _ in range(rng.randint(0, 6))], rng.randint(-1, 7)]])
+        calls.append(["chain", [[[rng.randint(0, 9) for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 4))]]])
+    return calls
+
+
+@needs_node
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_translation_answers_as_the_python(seed):
+    calls = _random_calls(random.Random(seed))
+    for (name, args), got in zip(calls, _node(calls)):
+        assert got == _python(name, args), f"{name}{tuple(args)}"
