@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+from fractions import Fraction
 import random
 import subprocess
 import tempfile
@@ -16,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 import pytest
 
 from civdsl.companion import py2es
-from civdsl.pystd import heaps, iterate
+from civdsl.pystd import heaps, iterate, reprs
 from companion_harness import NODE, node_available
 
 RUNTIME = Path(__file__).resolve().parent.parent / "civdsl" / "companion" / "runtime"
@@ -81,6 +82,43 @@ def test_the_planner_runs_the_subsets_heap_and_combinations():
         assert "heapq" not in vars(module) and "itertools" not in vars(module)
 
 
+# the characters a state file may plausibly hold: printable ones, controls, separators, the format
+# characters (bidi marks) and lone surrogates
+_FORMAT = [0xAD, 0x180E, 0xFEFF, 0xFFF9, 0xFFFA, 0xFFFB, 0xD800, 0xDBFF, 0xDC00, 0xDFFF,
+           *range(0x200B, 0x2010), *range(0x2028, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x2070)]
+_CHARS = st.one_of(st.characters(categories=("L", "N", "P", "S", "Zs", "Cc")), st.sampled_from([chr(c) for c in _FORMAT]),
+                   st.sampled_from(list("'\"\\\n\r\t")))
+_TEXTS = st.text(_CHARS, max_size=12)
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 15, 10 ** 15), _TEXTS,
+                     st.floats(allow_nan=True, allow_infinity=True), st.fractions(max_denominator=50))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                         st.dictionaries(_TEXTS, inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXTS)
+def test_a_texts_repr_is_pythons(text):
+    assert reprs.text_repr(text) == repr(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES.filter(lambda v: "nan" not in repr(v)))
+def test_a_values_repr_is_pythons(value):
+    assert reprs.repr_of(value) == repr(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.just(set()), st.builds(lambda x: {x}, st.one_of(st.integers(), _TEXTS))))
+def test_a_sets_repr_is_pythons(value):
+    assert reprs.repr_of(value) == repr(value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES, st.integers(0, 4))
+def test_dumps_is_json_dumps_as_the_command_line_prints(value, indent):
+    assert reprs.dumps(value, indent) == json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+
+
 # --- the translation in Node against the Python ----------------------------------------------------
 
 _DRIVER = r"""
@@ -103,6 +141,8 @@ const FUNCTIONS = {
   heap_run: heapRun,
   combinations: (items, r) => Array.from(it_combinations(items, r)),
   chain: (lists) => Array.from(it_chain_from_iterable(lists)),
+  repr_of: (value) => rp_repr_of(pyFromState(value)),
+  dumps: (value, indent) => rp_dumps(pyFromState(value), indent),
 };
 const out = calls.map(([name, args]) => {
   try {
@@ -135,11 +175,36 @@ def _python(name: str, args: list):
     try:
         if name == "heap_run":
             return {"ok": _plain(_heap_run(heaps, [tuple(op[:1]) + tuple(tuple(x) for x in op[1:]) for op in args[0]]))}
+        if name == "repr_of":
+            return {"ok": reprs.repr_of(args[0])}
+        if name == "dumps":
+            return {"ok": reprs.dumps(*args)}
         if name == "combinations":
             return {"ok": _plain(list(iterate.combinations(*args)))}
         return {"ok": _plain(list(iterate.chain_from_iterable(args[0])))}
     except ValueError:
         return {"error": "ValueError"}
+
+
+def _random_text(rng: random.Random) -> str:
+    pool = "aZ9 '\"\\\n\t\x00\x1f\x7f\xa0\xad\u200e\u2028\u3000\ufeffé€𝄞"
+    return "".join(rng.choice(pool) for _ in range(rng.randint(0, 8)))
+
+
+def _random_value(rng: random.Random, depth: int):
+    """A value as a state or an answer holds (a float never whole: JSON would give it back an int)."""
+    kind = rng.randrange(8 if depth else 5)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.randint(-10 ** 6, 10 ** 6)
+    if kind == 2:
+        return rng.choice([0.5, -2.25, 1e-07, 2.5e-20, 123456.789, 0.1])
+    if kind in (3, 4):
+        return _random_text(rng)
+    if kind in (5, 6):
+        return [_random_value(rng, depth - 1) for _ in range(rng.randint(0, 3))]
+    return {_random_text(rng): _random_value(rng, depth - 1) for _ in range(rng.randint(0, 3))}
 
 
 def _random_calls(rng: random.Random) -> list:
@@ -150,6 +215,9 @@ def _random_calls(rng: random.Random) -> list:
         calls.append(["heap_run", [ops]])
         calls.append(["combinations", [[rng.randint(0, 5) for _ in range(rng.randint(0, 6))], rng.randint(-1, 7)]])
         calls.append(["chain", [[[rng.randint(0, 9) for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 4))]]])
+        value = _random_value(rng, 3)
+        calls.append(["repr_of", [value]])
+        calls.append(["dumps", [value, rng.randint(0, 3)]])
     return calls
 
 

@@ -29,7 +29,7 @@ from .pystatements import BINARY as _BINARY, StatementTranslation, is_super_init
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it",
+ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civdsl.pystd.reprs": "rp",
                   "civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
@@ -912,7 +912,7 @@ def _module_text(name: str) -> tuple[str, str]:
 # (declared once by HELPER_ALIASES, before the engines).
 SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D",
                  "pyIterAny": "$A", "pyStr": "$t", "pyLen": "$N", "pySetOf": "$O", "pyList": "$l", "pyUnpack": "$U",
-                 "pyEnumerate": "$E", "pyIn": "$i", "pyRepr": "$R", "pySlice": "$P", "pyRange": "$g",
+                 "pyEnumerate": "$E", "pyIn": "$i", "rp_repr_of": "$R", "pySlice": "$P", "pyRange": "$g",
                  "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H", "add": "$a", "exact": "$x",
                  "number": "$n", "pyMax": "$M", "pyItems": "$y", "pySum": "$u", "max_": "$m", "sub": "$d",
                  "mul": "$e", "and_": "$f", "neg": "$j", "or_": "$k", "min_": "$p", "pyBitOr": "$q", "pyInt": "$v",

@@ -326,7 +326,7 @@ function pyInt(x) {
 // never a different number; the engines read only text they checked to be 0-9)
 function pyIntOfText(x) {
   const m = /^[ \t\n\r\f\v]*([+-]?)([0-9]+(?:_[0-9]+)*)[ \t\n\r\f\v]*$/.exec(x);
-  if (!m) throw new RuleError("ValueError", "invalid literal for int() with base 10: " + strRepr(x));
+  if (!m) throw new RuleError("ValueError", "invalid literal for int() with base 10: " + pyRepr(x));
   const n = exact(Number(m[2].split("_").join("")));
   return m[1] === "-" ? -n : n;
 }
@@ -528,6 +528,7 @@ function pyGetattr(x, name, fallback) {
 
 // JSON-shaped data (the page's MODEL) as the values Python's engines read: objects as dicts
 function pyFromPlain(x) {
+  if (x === undefined) return null;
   if (Array.isArray(x)) return x.map(pyFromPlain);
   if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) !== Object.prototype) return x;
   const d = new PyDict();
