@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
-from fractions import Fraction
+import shlex
 import random
 import subprocess
 import tempfile
@@ -17,7 +17,8 @@ from hypothesis import given, settings, strategies as st
 import pytest
 
 from civdsl.companion import py2es
-from civdsl.pystd import heaps, iterate, reprs
+from civdsl.errors import StateError
+from civdsl.pystd import heaps, iterate, reprs, shellwords
 from companion_harness import NODE, node_available
 
 RUNTIME = Path(__file__).resolve().parent.parent / "civdsl" / "companion" / "runtime"
@@ -119,6 +120,43 @@ def test_dumps_is_json_dumps_as_the_command_line_prints(value, indent):
     assert reprs.dumps(value, indent) == json.dumps(value, indent=indent, ensure_ascii=False, default=str)
 
 
+# typed lines: words, both quotes, backslashes, the white space shlex splits at and some it does not
+_LINES = st.text(alphabet="ab \t\n\r'\"\\\xa0é", max_size=16)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_LINES)
+def test_a_line_splits_as_shlex_splits_it(line):
+    try:
+        want = shlex.split(line)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)):
+            shellwords.split(line)
+        return
+    assert shellwords.split(line) == want
+
+
+@settings(max_examples=500, deadline=None)
+@given(_LINES)
+def test_a_typed_line_is_refused_where_the_shell_would_refuse_it(line):
+    try:
+        want = shlex.split(line)
+    except ValueError:
+        with pytest.raises(StateError, match="a quote in the line is not closed|the line ends in a backslash"):
+            shellwords.typed_words(line)
+        return
+    assert shellwords.typed_words(line) == want
+
+
+def test_a_typed_line_names_its_mistake():
+    assert shellwords.typed_words('choose anna "Civil War" beneficiary=bruno') == \
+        ["choose", "anna", "Civil War", "beneficiary=bruno"]
+    with pytest.raises(StateError, match="^a quote in the line is not closed$"):
+        shellwords.typed_words("buy anna 'Drama and Poetry")
+    with pytest.raises(StateError, match="^the line ends in a backslash, which escapes nothing$"):
+        shellwords.typed_words("buy anna \\")
+
+
 # --- the translation in Node against the Python ----------------------------------------------------
 
 _DRIVER = r"""
@@ -143,6 +181,15 @@ const FUNCTIONS = {
   chain: (lists) => Array.from(it_chain_from_iterable(lists)),
   repr_of: (value) => rp_repr_of(pyFromState(value)),
   dumps: (value, indent) => rp_dumps(pyFromState(value), indent),
+  split: (line) => sw_split(line),
+  typed_words: (line) => {
+    try {
+      return sw_typed_words(line);
+    } catch (exc) {
+      if (!(exc instanceof UserError)) throw exc;
+      return "refused: " + exc.message;
+    }
+  },
 };
 const out = calls.map(([name, args]) => {
   try {
@@ -160,7 +207,7 @@ def _node(calls: list) -> list:
     runtime = "\n".join((RUNTIME / n).read_text(encoding="utf-8") for n in ("core.js", "pylib.js"))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.js"
-        path.write_text('"use strict";\n' + runtime + "\n" + py2es.library_source() + "\n" + _DRIVER, encoding="utf-8")
+        path.write_text('"use strict";\n' + runtime + "\n" + py2es.library_source(ledger=True) + "\n" + _DRIVER, encoding="utf-8")
         done = subprocess.run([NODE, str(path)], input=json.dumps(calls), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
@@ -179,6 +226,13 @@ def _python(name: str, args: list):
             return {"ok": reprs.repr_of(args[0])}
         if name == "dumps":
             return {"ok": reprs.dumps(*args)}
+        if name == "split":
+            return {"ok": shellwords.split(args[0])}
+        if name == "typed_words":
+            try:
+                return {"ok": shellwords.typed_words(args[0])}
+            except StateError as exc:
+                return {"ok": f"refused: {exc}"}
         if name == "combinations":
             return {"ok": _plain(list(iterate.combinations(*args)))}
         return {"ok": _plain(list(iterate.chain_from_iterable(args[0])))}
@@ -218,6 +272,9 @@ def _random_calls(rng: random.Random) -> list:
         value = _random_value(rng, 3)
         calls.append(["repr_of", [value]])
         calls.append(["dumps", [value, rng.randint(0, 3)]])
+        line = "".join(rng.choice("ab  \t'\"\\é𝄞") for _ in range(rng.randint(0, 12)))
+        calls.append(["split", [line]])
+        calls.append(["typed_words", [line]])
     return calls
 
 
@@ -227,3 +284,16 @@ def test_the_translation_answers_as_the_python(seed):
     calls = _random_calls(random.Random(seed))
     for (name, args), got in zip(calls, _node(calls)):
         assert got == _python(name, args), f"{name}{tuple(args)}"
+
+
+@needs_node
+def test_the_pages_copy_declares_each_translated_helper_once():
+    """A helper of the library that the page calls by an alias ($R for repr) is declared under its
+    own name and aliased once: the page's copy of the engines is valid ES2017."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "engine.js"
+        runtime = "\n".join((RUNTIME / n).read_text(encoding="utf-8") for n in ("core.js", "pylib.js"))
+        path.write_text(runtime + "\n" + py2es.engine_source(short=True), encoding="utf-8")
+        done = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "function rp_repr_of(" in py2es.engine_source(short=True)

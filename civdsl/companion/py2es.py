@@ -30,6 +30,7 @@ from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
 ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civdsl.pystd.reprs": "rp",
+                  "civdsl.pystd.shellwords": "sw",
                   "civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
@@ -46,7 +47,7 @@ ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civ
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
-LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
+LEDGER_MODULES = frozenset({"civdsl.pystd.shellwords", "civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
                             "civdsl.ledger.events", "civdsl.ledger.turn",
@@ -919,7 +920,8 @@ SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$
                  "not_": "$w", "pyMod": "$z", "pyJoin": "$J", "pyFloat": "$K", "pyZip": "$Z", "pyMin": "$Q",
                  "pySort": "$B", "floordiv": "$V", "pyBound": "$b"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
-_HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
+# (a call, not the declaration of a helper that is itself translated: Python's library, civdsl/pystd)
+_HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(?<!function )(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 
 
 def aliased(js: str) -> str:
@@ -945,10 +947,13 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
     return "\n".join(parts)
 
 
-def library_source() -> str:
-    """The JavaScript of LIBRARY_MODULES alone, for a script that runs one translated module."""
+def library_source(ledger: bool = False) -> str:
+    """The JavaScript of LIBRARY_MODULES alone, for a script that runs one translated module;
+    without LEDGER: without those only the game ledger's host calls (LEDGER_MODULES)."""
     parts = []
     for name in LIBRARY_MODULES:
+        if not ledger and name in LEDGER_MODULES:
+            continue
         parts.append(translate_source(_module_text(name)[1], name.rsplit(".", 1)[-1] + ".py", ENGINE_MODULES[name],
                                       qualified=name))
     return "\n".join(parts)
