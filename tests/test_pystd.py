@@ -73,6 +73,12 @@ def test_chain_from_iterable_is_itertools(lists):
     assert list(iterate.chain_from_iterable(iter(x) for x in lists)) == list(itertools.chain.from_iterable(lists))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.lists(st.integers(), max_size=4), st.tuples(st.integers(), st.text(max_size=2))), st.integers(-2, 5))
+def test_a_list_repeated_is_pythons_times(items, times):
+    assert iterate.repeated(items, times) == list(items * times)
+
+
 def test_the_planner_runs_the_subsets_heap_and_combinations():
     """The engines import them from the subset (the command line runs the page's steps), not the
     standard library."""
@@ -179,6 +185,7 @@ const FUNCTIONS = {
   heap_run: heapRun,
   combinations: (items, r) => Array.from(it_combinations(items, r)),
   chain: (lists) => Array.from(it_chain_from_iterable(lists)),
+  repeated: (items, times) => mul(items, times),
   repr_of: (value) => rp_repr_of(pyFromState(value)),
   dumps: (value, indent) => rp_dumps(pyFromState(value), indent),
   split: (line) => sw_split(line),
@@ -233,6 +240,8 @@ def _python(name: str, args: list):
                 return {"ok": shellwords.typed_words(args[0])}
             except StateError as exc:
                 return {"ok": f"refused: {exc}"}
+        if name == "repeated":
+            return {"ok": _plain(args[0] * args[1])}
         if name == "combinations":
             return {"ok": _plain(list(iterate.combinations(*args)))}
         return {"ok": _plain(list(iterate.chain_from_iterable(args[0])))}
@@ -269,6 +278,7 @@ def _random_calls(rng: random.Random) -> list:
         calls.append(["heap_run", [ops]])
         calls.append(["combinations", [[rng.randint(0, 5) for _ in range(rng.randint(0, 6))], rng.randint(-1, 7)]])
         calls.append(["chain", [[[rng.randint(0, 9) for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 4))]]])
+        calls.append(["repeated", [[rng.randint(0, 9) for _ in range(rng.randint(0, 3))], rng.randint(-1, 4)]])
         value = _random_value(rng, 3)
         calls.append(["repr_of", [value]])
         calls.append(["dumps", [value, rng.randint(0, 3)]])

@@ -1,7 +1,8 @@
-"""itertools' `combinations` and `chain.from_iterable`, written in the engine subset: the same
-tuples in the same order as Python's (CPython's documented equivalent: the indices of the last
-combination advanced from the right), so the planner walks the same subsets on the command line
-and in the page (tests/test_pystd.py checks them against itertools)."""
+"""itertools' `combinations` and `chain.from_iterable`, and a list repeated (`items * times`),
+written in the engine subset: the same tuples in the same order as Python's (CPython's
+documented equivalent: the indices of the last combination advanced from the right), so the
+planner walks the same subsets on the command line and in the page (tests/test_pystd.py checks
+them against itertools and `*`)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,12 @@ def chain_from_iterable(iterables) -> Iterable:
     """The items of each iterable of ITERABLES in turn (itertools.chain.from_iterable)."""
     for items in iterables:
         yield from items
+
+
+def repeated(items, times: int) -> list:
+    """ITEMS (a list or tuple) TIMES over, as `items * times` (none for TIMES of 0 or less): what
+    the page's `*` of a list and a whole number gives."""
+    out = []
+    for _ in range(times):
+        out.extend(items)
+    return out

@@ -180,8 +180,8 @@ function sub(a, b) {
 
 function mul(a, b) {
   if (typeof a === "number" && typeof b === "number") return exact(a * b);
-  if (Array.isArray(a) && typeof b === "number") return pyRepeat(a, b);
-  if (Array.isArray(b) && typeof a === "number") return pyRepeat(b, a);
+  if (Array.isArray(a) && typeof b === "number") return it_repeated(a, b);
+  if (Array.isArray(b) && typeof a === "number") return it_repeated(b, a);
   if (typeof a === "string" && typeof b === "number") return a.repeat(Math.max(0, b));
   if (typeof b === "string" && typeof a === "number") return b.repeat(Math.max(0, a));
   return arith("*", a, b);

@@ -501,12 +501,6 @@ function pyCache(fn) {
   };
 }
 
-function pyRepeat(xs, n) {
-  let out = [];
-  for (let i = 0; i < n; i++) out = out.concat(xs);
-  return out;
-}
-
 function pyExtend(list, xs) {
   for (const x of pyIter(xs)) list.push(x);
   return null;
