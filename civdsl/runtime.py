@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from operator import itemgetter
 
 from .calamity_answer import option_dicts, resolution_dict, trace_dicts
 from .effectlist import bound_effects, discard_by_value, floor_effects, least_over  # noqa: F401 (ABI)
 from .effectlist import reduce_until_supported, unselect  # noqa: F401 (ABI: generated calamities call them)
-from .losses import assigned, floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
+from .losses import assigned, change, floor_step, unless_immune  # noqa: F401 (ABI: generated calamities call them)
 from .playerstate import PlayerState
 from .standing import requirement, requirement_any, requirement_bool  # noqa: F401 (ABI: generated epochs call them)
 from .unknown import Unknown, unknown_of
@@ -87,20 +86,6 @@ def max_(a, b):
     if a.__class__ is Unknown or b.__class__ is Unknown:
         return unknown_of(a, b)
     return b if b > a else a
-
-
-def change(trace: list, op: str, kind: str, param: str, value, old, by: tuple, line: int, path: str):
-    """A modifier operation whose condition held: the parameter's new value, traced.
-
-    One call in the generated module instead of a trace tuple and an assignment per operation:
-    the module is shorter, and compile() (a large part of building a rulebook) has less to do."""
-    new = _CHANGES[op](old, value)
-    trace.append((op, kind, param, value, old, new, by, line, path))
-    return new
-
-
-# each changing modifier operation (syntax.ChangeOp's word): (the old value, the operation's value) -> new
-_CHANGES = {"add": operator.add, "prevent": operator.sub, "cap": min_, "set": lambda old, v: v}
 
 
 abs = abs  # noqa: A001 - re-exported under the rulebook's name; Unknown answers abs() itself

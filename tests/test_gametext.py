@@ -88,7 +88,7 @@ process.stdout.write(JSON.stringify(out));
 
 def _node(texts: list[str], games: list) -> dict:
     runtime = "\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in ("core.js", "pylib.js"))
-    parts = []
+    parts = [py2es.library_source()]
     for module in (m for m in py2es.ENGINE_MODULES if m in py2es.LEDGER_MODULES):
         origin, source = py2es._module_text(module)
         parts.append(py2es.translate_source(source, Path(origin).name, py2es.ENGINE_MODULES[module], qualified=module))

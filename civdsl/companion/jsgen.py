@@ -641,7 +641,7 @@ class _JSRoleBody(RoleWalk):
             value = "v"
         unselected = {v.var("amount") for v in self.unselecting} if o.op == "prevent" else set()
         for var, inner, close in self._targets(targets, param):
-            self.w.line(f"{inner}{var} = change(trace, {js_string(o.op)}, {js_string(o.kind)}, {js_string(param)}, "
+            self.w.line(f"{inner}{var} = {_CHANGE}(trace, {js_string(o.op)}, {js_string(o.kind)}, {js_string(param)}, "
                         f"{value}, {var}, {by}, {o.span.line}, {path});")
             if var in unselected:
                 self.w.line(f"{inner}{var}_unselected = add({var}_unselected, {value});")
@@ -750,6 +750,7 @@ class _JSRoleBody(RoleWalk):
 
 # the passes over a calamity's effect list: civdsl/effectlist.py translated (their page names)
 _ASSIGNED = engine_name("civdsl.losses", "assigned")
+_CHANGE = engine_name("civdsl.losses", "change")
 _PASSES = {name: engine_name("civdsl.effectlist", name) for name in
            ("floor_effects", "bound_effects", "unselect", "discard_by_value", "reduce_until_supported", "least_over")}
 

@@ -29,7 +29,9 @@ from .pystatements import BINARY as _BINARY, StatementTranslation, is_super_init
 from ..escape import js_string
 
 # The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
+ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civdsl.pystd.reprs": "rp",
+                  "civdsl.pystd.shellwords": "sw",
+                  "civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
                   "civdsl.standing": "st", "civdsl.handvalue": "hv",
                   "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
                   "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
@@ -45,12 +47,17 @@ ENGINE_MODULES = {"civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.
 # The game ledger's modules among them: translated and tested against Python
 # (tests/test_ledger_translated.py), and joined only to a page that keeps games
 # (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
-LEDGER_MODULES = frozenset({"civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
+LEDGER_MODULES = frozenset({"civdsl.pystd.shellwords", "civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
                             "civdsl.ledger.events", "civdsl.ledger.turn",
                             "civdsl.ledger.gamecheck", "civdsl.table.seating", "civdsl.table.resolving",
                             "civdsl.ledger.calamities", "civdsl.ledger.gametext", "civdsl.ledger.gameview"})
+
+# Python's library written in the subset (civdsl/pystd): the translation calls these where an engine
+# calls a library function or a composite built-in, so every script that runs a translated module
+# carries them (library_source).
+LIBRARY_MODULES = tuple(m for m in ENGINE_MODULES if m.startswith("civdsl.pystd."))
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -906,14 +913,15 @@ def _module_text(name: str) -> tuple[str, str]:
 # (declared once by HELPER_ALIASES, before the engines).
 SHORT_HELPERS = {"pyItem": "$I", "truthy": "$T", "pySetItem": "$S", "pyComp": "$C", "pyIter": "$L", "pyDict": "$D",
                  "pyIterAny": "$A", "pyStr": "$t", "pyLen": "$N", "pySetOf": "$O", "pyList": "$l", "pyUnpack": "$U",
-                 "pyEnumerate": "$E", "pyIn": "$i", "pyRepr": "$R", "pySlice": "$P", "pyRange": "$g",
+                 "pyEnumerate": "$E", "pyIn": "$i", "rp_repr_of": "$R", "pySlice": "$P", "pyRange": "$g",
                  "pyFromPlain": "$F", "pyGetattr": "$G", "pySorted": "$o", "pyHash": "$H", "add": "$a", "exact": "$x",
                  "number": "$n", "pyMax": "$M", "pyItems": "$y", "pySum": "$u", "max_": "$m", "sub": "$d",
                  "mul": "$e", "and_": "$f", "neg": "$j", "or_": "$k", "min_": "$p", "pyBitOr": "$q", "pyInt": "$v",
                  "not_": "$w", "pyMod": "$z", "pyJoin": "$J", "pyFloat": "$K", "pyZip": "$Z", "pyMin": "$Q",
                  "pySort": "$B", "floordiv": "$V", "pyBound": "$b"}
 HELPER_ALIASES = "const " + ", ".join(f"{alias} = {name}" for name, alias in SHORT_HELPERS.items()) + ";"
-_HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(' + "|".join(SHORT_HELPERS) + r")(?=\()")
+# (a call, not the declaration of a helper that is itself translated: Python's library, civdsl/pystd)
+_HELPER_CALL = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w$.])(?<!function )(' + "|".join(SHORT_HELPERS) + r")(?=\()")
 
 
 def aliased(js: str) -> str:
@@ -936,6 +944,18 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
         _, text = _module_text(name)
         parts.append(f"// {name}")
         parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
+    return "\n".join(parts)
+
+
+def library_source(ledger: bool = False) -> str:
+    """The JavaScript of LIBRARY_MODULES alone, for a script that runs one translated module;
+    without LEDGER: without those only the game ledger's host calls (LEDGER_MODULES)."""
+    parts = []
+    for name in LIBRARY_MODULES:
+        if not ledger and name in LEDGER_MODULES:
+            continue
+        parts.append(translate_source(_module_text(name)[1], name.rsplit(".", 1)[-1] + ".py", ENGINE_MODULES[name],
+                                      qualified=name))
     return "\n".join(parts)
 
 

@@ -17,13 +17,13 @@ _TYPES = {"int": "pyIsInt({})", "bool": 'typeof {} === "boolean"', "float": "{} 
           "Unknown": "{} instanceof Unknown"}
 # built-in calls of one helper each (their arguments positional)
 _CALLS = {"len": "pyLen", "enumerate": "pyEnumerate", "zip": "pyZip", "range": "pyRange", "float": "pyFloat",
-          "int": "pyInt", "Fraction": "pyFraction", "combinations": "pyCombinations", "str": "pyStr",
+          "int": "pyInt", "Fraction": "pyFraction", "combinations": "it_combinations", "str": "pyStr",
           "math.floor": jsops.MATH_CALLS["floor"], "math.ceil": jsops.MATH_CALLS["ceil"],
-          "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "pyHeapPush", "heapq.heapreplace": "pyHeapReplace",
-          "heapq.heappop": "pyHeapPop", "chain.from_iterable": "pyChain", "functools.partial": "pyPartial",
+          "abs": jsops.MATH_CALLS["abs"], "heapq.heappush": "hq_heappush", "heapq.heapreplace": "hq_heapreplace",
+          "heapq.heappop": "hq_heappop", "chain.from_iterable": "it_chain_from_iterable", "functools.partial": "pyPartial",
           "functools.cache": "pyCache", "bool": "truthy", "ord": "pyOrd", "functools.cmp_to_key": "pyCmpToKey",
           "copy.copy": "pyCopy", "chr": "pyChr", "math.sqrt": jsops.MATH_CALLS["sqrt"],
-          "repr": "pyRepr", "unicodedata.normalize": "pyNormalize"}
+          "repr": "rp_repr_of", "unicodedata.normalize": "pyNormalize"}
 # built-ins of a form of their own (below) written through one helper each
 _HELPERS = {"any": "pyAny", "all": "pyAll", "min": "pyMin", "max": "pyMax"}
 # built-ins whose result does not depend on the order they walk their argument in (a set may be walked)
@@ -240,7 +240,7 @@ class CallTranslation:
             if name not in _TYPES:
                 self.refuse(e, f"isinstance of {name}")
             tests.append(_TYPES[name].format(value))
-        return "(" + " || ".join(tests) + ")"
+        return "(" + " || ".join(dict.fromkeys(tests)) + ")"
 
     def _method_call(self, e: ast.Call) -> str:
         func, m = e.func, e.func.attr
@@ -273,10 +273,9 @@ class CallTranslation:
 
     def _list_method(self, e: ast.Call) -> str | None:
         """A list's extend(), a list's or tuple's index() (where no class of the module has an
-        index()), or a text literal's join()."""
+        index()), or a text's join() (where none has a join(): no list, dict or set has one)."""
         m = e.func.attr
-        if m == "join" and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str) \
-                and len(e.args) == 1 and not e.keywords:
+        if m == "join" and len(e.args) == 1 and not e.keywords and not self._defines_method("join"):
             return f"pyJoin({self.expr(e.func.value)}, {self._arg(e.args[0])})"
         if m == "extend":
             return f"pyExtend({self.expr(e.func.value)}, {self._arg(e.args[0])})"

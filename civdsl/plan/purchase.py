@@ -36,11 +36,11 @@ reported are priced again by pricing.prices.
 from __future__ import annotations
 
 import functools
-import heapq
 from typing import Any, Iterable
 
 from ..errors import StateError
 from ..pricing import item_prices, prices, purchase_total, treasury_value
+from ..pystd.heaps import heappush, heapreplace
 from ..runtime import PlayerState, lookup
 from ..statecheck import canonical_names
 from ..unknown import number
@@ -694,9 +694,9 @@ class PurchaseProblem:
             key = self._key(names, price, spent)
             entry = (key, tuple(by_place[-i] for i in key[4]), price, spent, limit)  # names in rulebook order
             if len(heap) < top:
-                heapq.heappush(heap, entry)
+                heappush(heap, entry)
             elif key > heap[0][0]:
-                heapq.heapreplace(heap, entry)
+                heapreplace(heap, entry)
             else:
                 return
             if len(heap) == top:

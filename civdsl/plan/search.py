@@ -76,10 +76,11 @@ look-ahead (its own capped walk).
 from __future__ import annotations
 
 import functools
-import heapq
 import math
-from itertools import chain, combinations
 from typing import Any, Callable, Iterable
+
+from ..pystd.heaps import heappush, heapreplace
+from ..pystd.iterate import chain_from_iterable, combinations
 
 
 class SameTurnMachine:
@@ -285,7 +286,7 @@ def same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iter
 
 def _subsets(items: list) -> Iterable[tuple]:
     """Every subset of `items`, the smallest first."""
-    return chain.from_iterable(combinations(items, r) for r in range(len(items) + 1))
+    return chain_from_iterable(combinations(items, r) for r in range(len(items) + 1))
 
 
 def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked) -> Iterable[tuple]:
@@ -604,9 +605,9 @@ def push_best(heap: list, entry: tuple, top: int) -> bool:
     """Keep `entry` in the min-heap of the `top` best entries (ranked by entry[0]); False when
     it ranks below all of them, a full heap."""
     if len(heap) < top:
-        heapq.heappush(heap, entry)
+        heappush(heap, entry)
     elif entry[0] > heap[0][0]:
-        heapq.heapreplace(heap, entry)
+        heapreplace(heap, entry)
     else:
         return False
     return True

@@ -152,9 +152,10 @@ const civdslApi = {
   cost: function (state, options) {
     return answer("cost", function () { return costAnswer(ownState(state), options || {}); });
   },
-  // the answer as the command line prints it (json.dumps(indent=2): floats as "2.0")
+  // the answer as the command line prints it (json.dumps(indent=2): floats as "2.0"), by
+  // civdsl/pystd/reprs.py translated
   dumps: function (value) {
-    return pyDumps(value);
+    return rp_dumps(pyFromPlain(value));
   },
 };
 // plan is jscost's (plan.js): offered only when the engine includes it

@@ -180,8 +180,8 @@ function sub(a, b) {
 
 function mul(a, b) {
   if (typeof a === "number" && typeof b === "number") return exact(a * b);
-  if (Array.isArray(a) && typeof b === "number") return pyRepeat(a, b);
-  if (Array.isArray(b) && typeof a === "number") return pyRepeat(b, a);
+  if (Array.isArray(a) && typeof b === "number") return it_repeated(a, b);
+  if (Array.isArray(b) && typeof a === "number") return it_repeated(b, a);
   if (typeof a === "string" && typeof b === "number") return a.repeat(Math.max(0, b));
   if (typeof b === "string" && typeof a === "number") return b.repeat(Math.max(0, a));
   return arith("*", a, b);
@@ -450,90 +450,10 @@ function pyStr(v) {
   return String(v);
 }
 
-// repr() of a value as Python writes it (a tuple, an array here, as a list; a set's members in
-// their insertion order, where Python's is its hash order)
+// repr() of a value as Python writes it (civdsl/pystd/reprs.py translated); an object of the
+// host's (JSON-shaped) as the dict Python would hold
 function pyRepr(v) {
-  if (typeof v === "string") return strRepr(v);
-  if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
-  if (v instanceof PyDict) return "{" + v.items().map((kv) => pyRepr(kv[0]) + ": " + pyRepr(kv[1])).join(", ") + "}";
-  if (v instanceof PySet) return v.size ? "{" + v.members().map(pyRepr).join(", ") + "}" : "set()";
-  if (v instanceof Frac) return "Fraction(" + v.n + ", " + v.d + ")";
-  if (isMap(v) && !(v instanceof PyFloat) && !(v instanceof Unknown)) {
-    return "{" + Object.keys(v).map(function (k) { return strRepr(k) + ": " + pyRepr(v[k]); }).join(", ") + "}";
-  }
-  return pyStr(v);
-}
-
-// Python's repr of a str: single quotes unless the text holds one and no double quote; the
-// characters str.isprintable() refuses escaped
-function strRepr(text) {
-  const quote = text.indexOf("'") >= 0 && text.indexOf('"') < 0 ? '"' : "'";
-  let out = quote;
-  for (const ch of Array.from(text)) {
-    const code = ch.codePointAt(0);
-    if (ch === quote || ch === "\\") out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (unprintable(code)) {
-      const hex = code.toString(16);
-      out += code < 0x100 ? "\\x" + ("0" + hex).slice(-2) : code < 0x10000 ? "\\u" + ("000" + hex).slice(-4) : "\\U" + ("0000000" + hex).slice(-8);
-    } else out += ch;
-  }
-  return out + quote;
-}
-
-// the code points Python's str.isprintable() refuses that a state file may plausibly hold:
-// controls, separators other than the space, format characters (bidi marks), lone surrogates
-function unprintable(code) {
-  return code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad || (code >= 0x2000 && code <= 0x200f) ||
-    (code >= 0x2028 && code <= 0x202f) || (code >= 0x205f && code <= 0x206f) || code === 0x3000 ||
-    code === 0xfeff || (code >= 0xd800 && code <= 0xdfff) || code === 0x1680 || code === 0x180e ||
-    (code >= 0xfff9 && code <= 0xfffb);
-}
-
-// json.dumps(value, indent=2, ensure_ascii=False, default=str): the text the command line
-// prints with --json (floats as Python writes them, "2.0")
-function pyDumps(value, indent) {
-  const step = indent === undefined ? 2 : indent;
-  function str(s) {
-    return '"' + s.replace(/[\u0000-\u001f"\\]/g, function (c) {
-      switch (c) {
-        case '"': return '\\"';
-        case "\\": return "\\\\";
-        case "\n": return "\\n";
-        case "\r": return "\\r";
-        case "\t": return "\\t";
-        case "\b": return "\\b";
-        case "\f": return "\\f";
-        default: return "\\u" + ("000" + c.charCodeAt(0).toString(16)).slice(-4);
-      }
-    }) + '"';
-  }
-  function walk(v, depth) {
-    if (v === null || v === undefined) return "null";
-    if (v === true) return "true";
-    if (v === false) return "false";
-    if (typeof v === "number") {
-      if (!isFinite(v)) return v !== v ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
-      return Object.is(v, -0) ? "0" : String(v);
-    }
-    if (v instanceof PyFloat) {
-      if (!isFinite(v.v)) return v.v !== v.v ? "NaN" : v.v > 0 ? "Infinity" : "-Infinity";
-      return floatRepr(v.v);
-    }
-    if (typeof v === "string") return str(v);
-    const pad = "\n" + " ".repeat(step * (depth + 1)), end = "\n" + " ".repeat(step * depth);
-    if (Array.isArray(v)) {
-      if (!v.length) return "[]";
-      return "[" + pad + v.map(function (x) { return walk(x, depth + 1); }).join("," + pad) + end + "]";
-    }
-    if (v instanceof Frac || v instanceof Unknown) return str(String(v));
-    const keys = Object.keys(v);
-    if (!keys.length) return "{}";
-    return "{" + pad + keys.map(function (k) { return str(k) + ": " + walk(v[k], depth + 1); }).join("," + pad) + end + "}";
-  }
-  return walk(value, 0);
+  return rp_repr_of(isMap(v) && Object.getPrototypeOf(v) === Object.prototype ? pyFromPlain(v) : v);
 }
 
 function isMap(v) {

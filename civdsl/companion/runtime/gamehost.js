@@ -58,41 +58,13 @@ function gameReplayOnto(game, events) {
   return {game: game};
 }
 
-// A typed line's words as a shell gives them to `civdsl game add`: split at spaces, a quoted
-// name (`"Civil War"`, `'Drama and Poetry'`) one word without its quotes.
-function typedWords(line) {
-  const words = [];
-  let word = null;
-  let quote = null;
-  for (const ch of line) {
-    if (quote !== null) {
-      if (ch === quote) quote = null;
-      else word += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      word = word === null ? "" : word;
-    } else if (/\s/.test(ch)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else {
-      word = (word === null ? "" : word) + ch;
-    }
-  }
-  if (quote !== null) return null;
-  if (word !== null) words.push(word);
-  return words;
-}
-
 // the events typed in LINE (several separated by `/`) added to GAME: {added} (as the file records
 // them) or {refused}; after a refusal GAME may hold the events before it: the page replays its file
 function gameAdd(game, line) {
-  const words = typedWords(line);
-  if (words === null) {
-    return {refused: {code: "CIV142", message: "a quote in the line is not closed", choices: [], index: null}, applied: 0};
-  }
   const before = game.events;
   try {
-    return {added: pyPlain(gv_add_words(game, words))};
+    // split as a shell splits it (civdsl/pystd/shellwords.py): a quote left open is refused
+    return {added: pyPlain(gv_add_words(game, sw_typed_words(line)))};
   } catch (exc) {
     // `applied`: the events of the line before the refused one, which the game now holds
     return {refused: gameRefusal(exc), applied: game.events - before};

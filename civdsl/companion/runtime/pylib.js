@@ -214,29 +214,6 @@ function pyZip() {
   return out;
 }
 
-function* pyChain(iterables) {
-  for (const xs of pyIter(iterables)) yield* pyIter(xs);
-}
-
-// itertools.combinations: in Python's order
-function pyCombinations(xs, r) {
-  const pool = Array.from(pyIter(xs));
-  const out = [];
-  const pick = [];
-  (function walk(start) {
-    if (pick.length === r) {
-      out.push(pick.slice());
-      return;
-    }
-    for (let i = start; i < pool.length; i++) {
-      pick.push(pool[i]);
-      walk(i + 1);
-      pick.pop();
-    }
-  })(0);
-  return out;
-}
-
 // x, y = value: exactly as many values as names, as Python requires
 function pyUnpack(value, n) {
   const xs = Array.isArray(value) ? value : Array.from(pyIter(value));
@@ -349,7 +326,7 @@ function pyInt(x) {
 // never a different number; the engines read only text they checked to be 0-9)
 function pyIntOfText(x) {
   const m = /^[ \t\n\r\f\v]*([+-]?)([0-9]+(?:_[0-9]+)*)[ \t\n\r\f\v]*$/.exec(x);
-  if (!m) throw new RuleError("ValueError", "invalid literal for int() with base 10: " + strRepr(x));
+  if (!m) throw new RuleError("ValueError", "invalid literal for int() with base 10: " + pyRepr(x));
   const n = exact(Number(m[2].split("_").join("")));
   return m[1] === "-" ? -n : n;
 }
@@ -393,7 +370,7 @@ function pyShr(a, n) {
   return Math.floor(a / 2 ** n);
 }
 
-// --- Python's order: min, max, sorted, heapq -------------------------------------------------------------
+// --- Python's order: min, max, sorted -------------------------------------------------------------------
 
 function pyMinMax(sign, args, key, fallback) {
   const xs = args.length === 1 ? pyIterAny(args[0]) : args;
@@ -455,59 +432,6 @@ function pySum(xs, start) {
   let total = start === undefined ? 0 : start;
   for (const x of pyIterAny(xs)) total = add(total, x);
   return total;
-}
-
-function pyHeapPush(heap, item) {
-  heap.push(item);
-  pySiftDown(heap, 0, heap.length - 1);
-  return null;
-}
-
-function pyHeapReplace(heap, item) {
-  if (!heap.length) throw new RuleError("IndexError", "index out of range");
-  const top = heap[0];
-  heap[0] = item;
-  pySiftUp(heap, 0);
-  return top;
-}
-
-function pyHeapPop(heap) {
-  if (!heap.length) throw new RuleError("IndexError", "index out of range");
-  const last = heap.pop();
-  if (!heap.length) return last;
-  const top = heap[0];
-  heap[0] = last;
-  pySiftUp(heap, 0);
-  return top;
-}
-
-// heapq's _siftdown and _siftup, step for step (so equal items end where Python's do)
-function pySiftDown(heap, start, pos) {
-  const item = heap[pos];
-  while (pos > start) {
-    const parent = (pos - 1) >> 1;
-    if (order(item, heap[parent]) < 0) {
-      heap[pos] = heap[parent];
-      pos = parent;
-      continue;
-    }
-    break;
-  }
-  heap[pos] = item;
-}
-
-function pySiftUp(heap, pos) {
-  const end = heap.length, start = pos, item = heap[pos];
-  let child = 2 * pos + 1;
-  while (child < end) {
-    const right = child + 1;
-    if (right < end && !(order(heap[child], heap[right]) < 0)) child = right;
-    heap[pos] = heap[child];
-    pos = child;
-    child = 2 * pos + 1;
-  }
-  heap[pos] = item;
-  pySiftDown(heap, start, pos);
 }
 
 // --- functions -------------------------------------------------------------------------------------------
@@ -577,12 +501,6 @@ function pyCache(fn) {
   };
 }
 
-function pyRepeat(xs, n) {
-  let out = [];
-  for (let i = 0; i < n; i++) out = out.concat(xs);
-  return out;
-}
-
 function pyExtend(list, xs) {
   for (const x of pyIter(xs)) list.push(x);
   return null;
@@ -604,6 +522,7 @@ function pyGetattr(x, name, fallback) {
 
 // JSON-shaped data (the page's MODEL) as the values Python's engines read: objects as dicts
 function pyFromPlain(x) {
+  if (x === undefined) return null;
   if (Array.isArray(x)) return x.map(pyFromPlain);
   if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) !== Object.prototype) return x;
   const d = new PyDict();

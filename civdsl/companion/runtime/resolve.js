@@ -1,6 +1,6 @@
 // resolve.js: the host's part of what a calamity does to one victim: the record the rules' functions
-// return (runtime.Resolution's parts), a cancellation, a modifier's change and the order of the
-// stages. The amount assigned to a secondary victim is losses.py's (ls_assigned). The passes over the effect list (floor,
+// return (runtime.Resolution's parts), a cancellation and the order of the stages. A modifier's
+// change and the amount assigned to a secondary victim are losses.py's (ls_change, ls_assigned). The passes over the effect list (floor,
 // bound, unselect, reduce until supported, least over, discard by value) are civdsl/effectlist.py
 // translated (ef_*); what a victim loses and the answer as data are losses.py and
 // calamity_answer.py (ls_*, ca_*). Effects are [kind, args (a PyDict), line], trace entries [op,
@@ -14,17 +14,6 @@ function resolution(calamity, role, state, effects, assignment, trace, options, 
 
 function cancelled(calamity, role, state, line, why, path) {
   return resolution(calamity, role, state, [["cancelled", new PyDict(), line]], null, [], [], false, [line, why, path], null);
-}
-
-// a modifier operation whose condition held: the parameter's new value, traced (runtime.change)
-function change(trace, op, kind, param, value, old, by, line, path) {
-  let after;
-  if (op === "add") after = add(old, value);
-  else if (op === "prevent") after = sub(old, value);
-  else if (op === "cap") after = min_(old, value);
-  else after = value;
-  trace.push([op, kind, param, value, old, after, by, line, path]);
-  return after;
 }
 
 // the stages of `amounts { order }` under the question's options: ORDERS is [the options that
