@@ -210,11 +210,11 @@ def main(argv=None) -> int:
           "process; best of the next runs) against Python")
     rows = stress(args.repeat)
     for r in rows:
-        ratio = r["python"] / r["node"] if r["node"] else float("inf")
+        ratio = r["node"] / r["python"] if r["python"] else float("inf")
         same = "same answer" if r["difference"] is None else f"DIFFERS: {r['difference']}"
         bad += r["difference"] is not None
         print(f"  {r['case']:<38} node {r['node']:8.1f} ms (first {r['node_cold']:8.1f})  python {r['python']:8.1f} ms"
-              f"  x{ratio:5.1f} faster  ({r['search']}; {same})", flush=True)
+              f"  Node/Python {ratio:4.1f}x  ({r['search']}; {same})", flush=True)
     horizon = random_horizon(args.random_horizon)
     if horizon:
         times = sorted(r["node_cold"] for r in horizon)
