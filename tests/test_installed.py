@@ -16,6 +16,17 @@ def _dependency_dirs() -> list[str]:
     return [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
 
 
+
+def test_every_package_of_the_source_is_installed():
+    """Every folder of civdsl/ that is a package is listed in pyproject.toml's packages, so that a
+    plain `pip install .` carries it (an editable install finds any folder and would hide a miss)."""
+    import re
+
+    listed = set(re.findall(r'"(civdsl(?:\.[a-z_]+)*)"', re.search(r"^packages = \[(.*)\]$",
+                                                                   (ROOT / "pyproject.toml").read_text(), re.M)[1]))
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "civdsl").rglob("__init__.py")}
+    assert packages - listed == set(), "add them to [tool.setuptools] packages in pyproject.toml"
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     # A venv of its own that sees the running interpreter's dependencies through a .pth file:
