@@ -271,6 +271,24 @@ def test_two_cards_bought_from_a_stack_holding_one_are_refused():
     assert game.players["anna"].treasury == 40 and game.stacks.count(None, 9) == 1
 
 
+def test_mega_civilization_s_printed_drawing_example_replays():
+    # seed 004, 6a example: Minoa (3 cities) draws first, then Hellas before Egypt (5 cities each,
+    # Hellas higher on the A.S.T.); stack 2 is empty when Egypt draws, so he takes a water card
+    from civdsl.ledger.gameview import draw_for_everyone
+
+    game = new_game(seats=[("tony", "Egypt"), ("dario", "Assyria"), ("judith", "Hellas"), ("ronald", "Minoa"),
+                           ("eva", "Hatti")])  # seated apart from the order they draw in
+    census(game, ronald=3, judith=5, tony=5)
+    step_named(game, "Trade cards acquisition")
+    game.stacks.layers["west"][2] = [{"Papyrus": 2}]
+    added = draw_for_everyone(game, 7)
+    assert [e["player"] for e in added] == ["ronald", "judith", "tony"]
+    drawn = {n: game.players[n].cards for n in ("ronald", "judith", "tony")}
+    assert [sum(c.values()) for c in drawn.values()] == [3, 5, 5]
+    assert drawn["ronald"].get("Papyrus") == drawn["judith"].get("Papyrus") == 1
+    assert drawn["tony"].get("Water") == 1 and "Papyrus" not in drawn["tony"]
+
+
 def test_discarded_cards_go_under_their_stack_when_the_turn_ends():
     game = new_game()
     census(game, anna=9)
