@@ -251,6 +251,9 @@ def test_a_card_bought_from_an_empty_stack(edition, step, block, empty):
     game.players["anna"].treasury = 40
     game.stacks.layers[block][9] = []
     buy = {"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 2}
+    with pytest.raises(Refused, match="anna buys after his draw"):
+        game.apply(buy)  # 1980 43.8, 1981 15.6: in his turn; Mega Civilization 6b: after the draws
+    game.apply({"do": "draw", "player": "anna", "cards": []})
     if empty is None:
         with pytest.raises(Refused, match="stack 9 is empty: no card to buy"):
             game.apply(buy)
@@ -266,6 +269,7 @@ def test_two_cards_bought_from_a_stack_holding_one_are_refused():
     step_named(game, "Acquire trade cards")
     game.players["anna"].treasury = 40
     game.stacks.layers[None][9] = [{"Gold": 1}]
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre"]})
     with pytest.raises(Refused, match="stack 9 is empty: no card to buy"):
         game.apply({"do": "buy-cards", "player": "anna", "stacks": [9, 9], "seed": 2})
     assert game.players["anna"].treasury == 40 and game.stacks.count(None, 9) == 1
@@ -617,9 +621,10 @@ def test_a_card_bought_with_a_seed_is_the_top_of_its_stack():
     census(game, anna=1)
     step_named(game, "Trade cards acquisition")
     game.players["anna"].treasury = 15
+    game.apply({"do": "draw", "player": "anna", "seed": 1})
     before = game.stacks.count("west", 9)
     game.apply({"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 4})
-    (card,) = game.players["anna"].cards
+    (card,) = [c for c in game.players["anna"].cards if game.module.COMMODITIES[c]["stack"] != 1]
     assert game.module.COMMODITIES[card]["stack"] == 9  # the top 5 cards of stack 9 hold no calamity
     assert game.players["anna"].treasury == 0 and game.stacks.count("west", 9) == before - 1
     from civdsl.ledger import words

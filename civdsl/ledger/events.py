@@ -13,6 +13,7 @@ from ..stateanswers import cost_for
 from ..statecheck import item_names
 from ..table.tablefile import RELATIONS
 from ..vocabulary import DERIVED_NAMES, FACTS
+from .decks import declared_counts
 from .draws import Draws
 from .play import Game
 from .refusals import CHOICE, ILLEGAL, Refused
@@ -258,7 +259,12 @@ def draw(game: Game, event: dict) -> None:
         raise Refused(ILLEGAL, f"a seed is a whole number up to {thousands(MAX_SEED)}", field="seed")
     if seed is not None and event.get("cards") is not None:
         raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
-    _in_draw_order(game, p, args)
+    if args.get("order") == "fewest_cities":
+        # 1980 43.8, 1981 15.2, the Expansion 27, Mega Civilization 6a: the cards left in the stacks
+        # depend on it; a player without cities waits for nobody, equal counts are left to the table
+        for q in game.seated():
+            if q.cities > 0 and q.cities < p.cities and not game.done.get(("draw", q.name)):
+                raise Refused(ILLEGAL, f"{q.name} draws first (fewer cities)", field="player")
     _once(game, "draw", p.name)
     reach = min(p.cities, game.quantity(args["stacks"]) or p.cities)
     if seed is not None:
@@ -271,19 +277,6 @@ def draw(game: Game, event: dict) -> None:
     _supply(game, p, cards)
     how = f" (drawn for {p.name} from the stacks with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} draws {', '.join(cards) or 'nothing'}{how}", args["line"])
-
-
-def _in_draw_order(game: Game, p, args: dict) -> None:
-    """With `order=fewest_cities`, a player draws only after every player with fewer cities has
-    (1980 43.8, 1981 15.2, the Expansion 27, Mega Civilization 6a): the cards left in the stacks
-    depend on it. Players with no cities draw nothing and wait for nobody; players with as many
-    cities are not held to an order here (only Mega Civilization prints one, A.S.T. order, which
-    `game draw` follows)."""
-    if args.get("order") != "fewest_cities":
-        return
-    for q in game.seated():
-        if q.cities > 0 and q.cities < p.cities and not game.done.get(("draw", q.name)):
-            raise Refused(ILLEGAL, f"{q.name} draws first (fewer cities)", field="player")
 
 
 def _drawn_by_hand(game: Game, p, cards: list[str], reach: int) -> None:
@@ -335,11 +328,10 @@ def _from_top(game: Game, p, numbers: list[int], rng: Draws, instead: str, bough
     when bought); without one a card drawn is forgone (1980 43.8, 1981 15.4) and a card bought
     is refused (1981 15.6: "if available"), never treasury spent on nothing."""
     if game.stacks is None:
-        declared = [f"{low}-{high}" if high else f"{low} or more" for low, high in
-                    sorted({tuple(d["players"]) for d in getattr(game.module, "TRADE_DECKS", ())}, key=lambda r: r[0])]
-        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {len(game.seated())} players, so the "
-                      f"ledger cannot draw for them: {instead}"
-                      + (f"; decks are declared for {', '.join(declared)} players" if declared else ""), field="seed")
+        declared = declared_counts(game.module)
+        raise Refused(ILLEGAL, f"the rulebook has no trade deck for {len(game.seated())} players to draw from: "
+                      f"{instead}"
+                      + (f"; decks are declared for {declared} players" if declared else ""), field="seed")
     empty = game.current_actions().get("draw_trade_cards", {}).get("empty")
     if empty is not None:
         empty = _card_names(game, [empty], "seed")[0]
@@ -388,6 +380,9 @@ def buy_cards(game: Game, event: dict) -> None:
     else:
         cards = _card_names(game, event.get("cards"))
         numbers = [_stack(game, c) or 0 for c in cards]
+    if p.cities and "draw_trade_cards" in game.current_actions() and not game.done.get(("draw", p.name)):
+        # 1980 43.8, 1981 15.6: in his turn to draw; the Expansion 27.51: right after his draw
+        raise Refused(ILLEGAL, f"{p.name} buys after his draw", field="player")
     _once(game, "buy-cards", p.name)
     answer = trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
