@@ -16,7 +16,7 @@ from functools import partial
 
 from . import vocabulary as vocab
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
-from .phrases import Count, change, effect_text, fact_words, name_words, noun, sentence
+from .phrases import Count, change, effect_text, fact_words, kind_template, name_words, noun, sentence
 from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, Expr, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
                      Str, StopOp, Unknown, Where)
 
@@ -715,7 +715,7 @@ def ability(kind_name: str, args: dict) -> str:
         return kind_name.replace("_", " ")
     values = {p.name: args.get(p.name, p.default) for p in kind.params}
     try:
-        return kind.text.format(**values)
+        return kind_template(kind_name, kind.text, values).format(**values)
     except (ValueError, TypeError, KeyError):
         return kind_name.replace("_", " ") + ": " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in args.items())
 

@@ -19,6 +19,8 @@ AREA_TEXT = {"any": "", "coastal": " from coastal areas", "flood_plain": " from 
 # A kind's sentence when one of its parameters is zero (the clause about it disappears).
 ZERO_VARIANTS = {
     ("faction_split", "by_victim"): "a faction of {amount} {unit_points}, all picked by the beneficiary, breaks away",
+    # a rate the holder may only raise; with `lower` the sentence gives the whole range he picks from
+    ("tax_rate", "lower"): "tax rate {delta:+d} per city",
 }
 
 
@@ -109,7 +111,7 @@ def effect_text(kind_name: str, args: dict) -> str:
     amount = values.get("amount")
     if kind.main == "amount" and is_zero(amount):
         return ""
-    template = _template(kind_name, kind.text, values)
+    template = kind_template(kind_name, kind.text, values)
     values["amount"], one, suffix = _amount_words(amount)
     values.update(_plurals(one))
     values.update(_where_and_who(values))
@@ -134,7 +136,7 @@ def _where_and_who(values: dict) -> dict[str, str]:
             "chooser": str(values.get("chooser", "victim")), "to": str(values.get("to", "beneficiary"))}
 
 
-def _template(kind_name: str, text: str, values: dict) -> str:
+def kind_template(kind_name: str, text: str, values: dict) -> str:
     """The kind's sentence, or its variant for a parameter that is zero (ZERO_VARIANTS)."""
     for (k, param), variant in ZERO_VARIANTS.items():
         if k == kind_name and is_zero(values.get(param)):

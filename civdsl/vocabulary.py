@@ -135,7 +135,7 @@ _EFFECTS = [
 _ABILITIES = [
     Kind("tax_rate", (Param("delta", "int", required=True),
                       Param("lower", "int", default=0, doc="how far the holder may lower the rate instead")),
-         "tax rate {delta:+d} per city", "The holder may raise the tokens taxed per city by up to delta (or lower "
+         "tax rate -{lower} to {delta:+d} per city", "The holder may raise the tokens taxed per city by up to delta (or lower "
          "them by up to lower), his choice each turn, the same for every city.", main="delta"),
     Kind("city_support", (Param("delta", "int", required=True),), "city support {delta:+d} per city", "Changes tokens needed per city.", main="delta"),
     Kind("ship_range", (Param("delta", "int", required=True),), "ships move {delta:+d} areas", "Changes ship movement.", main="delta"),

@@ -578,6 +578,14 @@ def test_every_effect_kind_has_words(name):
         assert "{" not in text and "}" not in text and "_" not in text
 
 
+def test_a_tax_rate_the_holder_may_lower_says_the_range_he_picks_from(civ1981_files):
+    # 1981 22.3.11 (Coinage): 1, 2 or 3 a city, the holder's choice; Monarchy-like cards only raise it
+    assert describe.ability("tax_rate", {"delta": 1, "lower": 1}) == "tax rate -1 to +1 per city"
+    assert describe.ability("tax_rate", {"delta": 1}) == "tax rate +1 per city"
+    table = {r["Advance"]: r for r in rows(civ1981_files["charts/advances.csv"])}
+    assert table["Coinage"]["Abilities"] == "tax rate -1 to +1 per city"
+
+
 @pytest.mark.parametrize("name", list(vocab.ABILITY_KINDS))
 def test_every_ability_has_words(name):
     kind = vocab.ABILITY_KINDS[name]

@@ -243,6 +243,21 @@ def test_a_purchase_is_priced_by_the_credit_rules_and_paid_with_sets_and_treasur
     assert game.players["anna"].treasury == 6 and game.players["anna"].cards == {}
 
 
+def test_the_1981_printed_purchase_example_replays():
+    # seed 001, 17 (example of civilization card acquisition): Mysticism held from a past round
+    # (5 in art credit), 3 Grain, 2 Papyrus and 1 Hides (45) and 10 treasury buy Music (60) exactly
+    game = new_game("civ1981", [("anna", "Italy"), ("bruno", "Africa")], None)
+    step_named(game, "Acquire civilization cards")
+    anna = game.players["anna"]
+    anna.advances, anna.cards, anna.treasury = ["Mysticism"], {"Grain": 3, "Papyrus": 2, "Hides": 1}, 10
+    pay = ["Grain", "Grain", "Grain", "Papyrus", "Papyrus", "Hides"]
+    with pytest.raises(Refused, match="the price of Music is 55; the payment is worth 54"):
+        game.apply({"do": "buy", "player": "anna", "advances": ["Music"], "pay": pay, "treasury": 9})
+    game.apply({"do": "buy", "player": "anna", "advances": ["Music"], "pay": pay, "treasury": 10})
+    anna = game.players["anna"]  # a refused event restores the players as they were: read them again
+    assert anna.advances == ["Mysticism", "Music"] and anna.treasury == 0 and anna.cards == {}
+
+
 def test_a_purchase_the_payment_does_not_cover_is_refused():
     game = new_game()
     _to_purchase(game, ["Ochre", "Papyri", "Fish"])

@@ -221,6 +221,78 @@ def test_players_draw_fewest_cities_first():
     assert order == ["bruno", "chloe", "anna"]
 
 
+def test_a_player_draws_only_after_those_with_fewer_cities():
+    # 1980 43.8, 1981 15.2, Mega Civilization 6a: the fewest cities draw first; none waits for a
+    # player without cities, and equal counts are not held to an order
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    census(game, anna=3, bruno=2, chloe=0)
+    game.apply({"do": "census", "player": "chloe", "cities": 0, "tokens": 5})
+    step_named(game, "Acquire trade cards")
+    with pytest.raises(Refused, match=r"bruno draws first \(fewer cities\)"):
+        game.apply({"do": "draw", "player": "anna", "seed": 1})
+    assert not game.players["anna"].cards and game.stacks.count(None, 1) == 14
+    game.apply({"do": "draw", "player": "bruno", "seed": 1})
+    game.apply({"do": "draw", "player": "anna", "seed": 1})
+    assert sum(game.players["anna"].cards.values()) == 3
+
+
+@pytest.mark.parametrize("edition, step, block, empty", [
+    ("civ1981", "Acquire trade cards", None, None),
+    ("civ1980", "Acquire trade cards", None, None),
+    ("megaciv", "Trade cards acquisition", "west", "Water"),
+])
+def test_a_card_bought_from_an_empty_stack(edition, step, block, empty):
+    # 1981 15.6 and 1980 43.8: a gold card "if available", never treasury for nothing; Mega
+    # Civilization 6b: an empty stack sells a water card at the stack's price
+    seats = FIVE_WEST if edition == "megaciv" else [("anna", None), ("bruno", None)]
+    game = new_game(edition, seats, "basic" if edition == "megaciv" else None)
+    census(game, anna=1)
+    step_named(game, step)
+    game.players["anna"].treasury = 40
+    game.stacks.layers[block][9] = []
+    buy = {"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 2}
+    with pytest.raises(Refused, match="anna buys after his draw"):
+        game.apply(buy)  # 1980 43.8, 1981 15.6: in his turn; Mega Civilization 6b: after the draws
+    game.apply({"do": "draw", "player": "anna", "cards": []})
+    if empty is None:
+        with pytest.raises(Refused, match="stack 9 is empty: no card to buy"):
+            game.apply(buy)
+        assert game.players["anna"].treasury == 40 and not game.players["anna"].cards
+    else:
+        game.apply(buy)
+        assert game.players["anna"].cards == {empty: 1} and game.players["anna"].treasury == 40 - 15
+
+
+def test_two_cards_bought_from_a_stack_holding_one_are_refused():
+    game = new_game("civ1981", [("anna", None), ("bruno", None)], None)
+    census(game, anna=1)
+    step_named(game, "Acquire trade cards")
+    game.players["anna"].treasury = 40
+    game.stacks.layers[None][9] = [{"Gold": 1}]
+    game.apply({"do": "draw", "player": "anna", "cards": ["Ochre"]})
+    with pytest.raises(Refused, match="stack 9 is empty: no card to buy"):
+        game.apply({"do": "buy-cards", "player": "anna", "stacks": [9, 9], "seed": 2})
+    assert game.players["anna"].treasury == 40 and game.stacks.count(None, 9) == 1
+
+
+def test_mega_civilization_s_printed_drawing_example_replays():
+    # seed 004, 6a example: Minoa (3 cities) draws first, then Hellas before Egypt (5 cities each,
+    # Hellas higher on the A.S.T.); stack 2 is empty when Egypt draws, so he takes a water card
+    from civdsl.ledger.gameview import draw_for_everyone
+
+    game = new_game(seats=[("tony", "Egypt"), ("dario", "Assyria"), ("judith", "Hellas"), ("ronald", "Minoa"),
+                           ("eva", "Hatti")])  # seated apart from the order they draw in
+    census(game, ronald=3, judith=5, tony=5)
+    step_named(game, "Trade cards acquisition")
+    game.stacks.layers["west"][2] = [{"Papyrus": 2}]
+    added = draw_for_everyone(game, 7)
+    assert [e["player"] for e in added] == ["ronald", "judith", "tony"]
+    drawn = {n: game.players[n].cards for n in ("ronald", "judith", "tony")}
+    assert [sum(c.values()) for c in drawn.values()] == [3, 5, 5]
+    assert drawn["ronald"].get("Papyrus") == drawn["judith"].get("Papyrus") == 1
+    assert drawn["tony"].get("Water") == 1 and "Papyrus" not in drawn["tony"]
+
+
 def test_discarded_cards_go_under_their_stack_when_the_turn_ends():
     game = new_game()
     census(game, anna=9)
@@ -442,6 +514,8 @@ def test_a_civil_war_faction_goes_to_the_beneficiary():
     for name, cities, tokens in (("anna", 4, 30), ("bruno", 1, 5), ("chloe", 2, 10)):
         game.apply({"do": "census", "player": name, "cities": cities, "tokens": tokens})
     step_named(game, "Acquire trade cards")
+    game.apply({"do": "draw", "player": "bruno", "cards": ["Hides"]})
+    game.apply({"do": "draw", "player": "chloe", "cards": ["Hides", "Papyrus"]})
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Iron", "Salt", "Civil War"]})
     step_named(game, "Resolve calamities")
     game.apply({"do": "choose", "player": "anna", "calamity": "Civil War", "beneficiary": "chloe", "cities": 3,
@@ -547,9 +621,10 @@ def test_a_card_bought_with_a_seed_is_the_top_of_its_stack():
     census(game, anna=1)
     step_named(game, "Trade cards acquisition")
     game.players["anna"].treasury = 15
+    game.apply({"do": "draw", "player": "anna", "seed": 1})
     before = game.stacks.count("west", 9)
     game.apply({"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 4})
-    (card,) = game.players["anna"].cards
+    (card,) = [c for c in game.players["anna"].cards if game.module.COMMODITIES[c]["stack"] != 1]
     assert game.module.COMMODITIES[card]["stack"] == 9  # the top 5 cards of stack 9 hold no calamity
     assert game.players["anna"].treasury == 0 and game.stacks.count("west", 9) == before - 1
     from civdsl.ledger import words

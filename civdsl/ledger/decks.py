@@ -134,6 +134,12 @@ def _remove(layer: dict[str, int], card: str) -> None:
         del layer[card]
 
 
+def declared_counts(module) -> str:
+    """The player counts the edition's trade decks cover, in words ("5-8, 9-11"), "" without any."""
+    ranges = sorted({(d["players"][0], d["players"][1]) for d in getattr(module, "TRADE_DECKS", ())})
+    return ", ".join([f"{low}-{high}" if high else f"{low} or more" for low, high in ranges])
+
+
 def decks_for(module, players: int) -> list[dict]:
     return [d for d in getattr(module, "TRADE_DECKS", ()) if players >= d["players"][0]
             and (d["players"][1] is None or players <= d["players"][1])]

@@ -13,6 +13,7 @@ from ..stateanswers import cost_for
 from ..statecheck import item_names
 from ..table.tablefile import RELATIONS
 from ..vocabulary import DERIVED_NAMES, FACTS
+from .decks import declared_counts
 from .draws import Draws
 from .play import Game
 from .refusals import CHOICE, ILLEGAL, Refused
@@ -258,10 +259,17 @@ def draw(game: Game, event: dict) -> None:
         raise Refused(ILLEGAL, f"a seed is a whole number up to {thousands(MAX_SEED)}", field="seed")
     if seed is not None and event.get("cards") is not None:
         raise Refused(ILLEGAL, "a draw gives the cards drawn or a seed to draw them with, not both", field="seed")
+    if args.get("order") == "fewest_cities":
+        # 1980 43.8, 1981 15.2, the Expansion 27, Mega Civilization 6a: the cards left in the stacks
+        # depend on it; a player without cities waits for nobody, equal counts are left to the table
+        for q in game.seated():
+            if q.cities > 0 and q.cities < p.cities and not game.done.get(("draw", q.name)):
+                raise Refused(ILLEGAL, f"{q.name} draws first (fewer cities)", field="player")
     _once(game, "draw", p.name)
     reach = min(p.cities, game.quantity(args["stacks"]) or p.cities)
     if seed is not None:
-        cards = _draw_for(game, p, reach, seed, args)
+        cards = _from_top(game, p, list(range(1, reach + 1)), Draws(f"{seed}:{p.name}"),
+                          "enter the cards drawn (draw PLAYER CARD...)", False)
     else:
         cards = _card_names(game, event.get("cards"))
         _drawn_by_hand(game, p, cards, reach)
@@ -314,28 +322,27 @@ def _from_stacks(game: Game, p, cards: list[str], key: str) -> None:
                           "the others are in hands or on the discard pile)", field=key)
 
 
-def _draw_for(game: Game, p, reach: int, seed: int, args: dict) -> list[str]:
-    """The cards the player draws from the top of stacks 1 to `reach`, with the seed: an empty
-    stack gives the action's `empty` card, or nothing."""
+def _from_top(game: Game, p, numbers: list[int], rng: Draws, instead: str, bought: bool) -> list[str]:
+    """The top card of each stack NUMBERS names, drawn with RNG from the stacks kept. An empty
+    stack gives the step's `empty` card (Mega Civilization 6a, 6b: water, at the stack's price
+    when bought); without one a card drawn is forgone (1980 43.8, 1981 15.4) and a card bought
+    is refused (1981 15.6: "if available"), never treasury spent on nothing."""
     if game.stacks is None:
-        players = len(game.seated())
-        declared = [f"{low}-{high}" if high else f"{low} or more" for low, high in
-                    sorted({tuple(d["players"]) for d in getattr(game.module, "TRADE_DECKS", ())}, key=lambda r: r[0])]
-        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {players} players, so the ledger cannot "
-                      "draw for them: enter the cards drawn (draw PLAYER CARD...)"
-                      + (f"; decks are declared for {', '.join(declared)} players" if declared else ""), field="seed")
-    empty = args.get("empty")
+        declared = declared_counts(game.module)
+        raise Refused(ILLEGAL, f"the rulebook has no trade deck for {len(game.seated())} players to draw from: "
+                      f"{instead}"
+                      + (f"; decks are declared for {declared} players" if declared else ""), field="seed")
+    empty = game.current_actions().get("draw_trade_cards", {}).get("empty")
     if empty is not None:
         empty = _card_names(game, [empty], "seed")[0]
     block = _stack_block(game, p)
-    rng = Draws(f"{seed}:{p.name}")
     cards = []
-    for number in range(1, reach + 1):
-        card = game.stacks.draw(block, number, rng)
-        if card is None:
-            card = empty
+    for number in numbers:
+        card = game.stacks.draw(block, number, rng) or empty
         if card is not None:
             cards.append(card)
+        elif bought:
+            raise Refused(ILLEGAL, f"stack {number} is empty: no card to buy", field="stacks")
     return cards
 
 
@@ -373,12 +380,16 @@ def buy_cards(game: Game, event: dict) -> None:
     else:
         cards = _card_names(game, event.get("cards"))
         numbers = [_stack(game, c) or 0 for c in cards]
+    if p.cities and "draw_trade_cards" in game.current_actions() and not game.done.get(("draw", p.name)):
+        # 1980 43.8, 1981 15.6: in his turn to draw; the Expansion 27.51: right after his draw
+        raise Refused(ILLEGAL, f"{p.name} buys after his draw", field="player")
     _once(game, "buy-cards", p.name)
     answer = trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
         raise Refused(ILLEGAL, "; ".join(i["why"] for i in answer["illegal"]), field="stacks" if seed else "cards")
     if seed is not None:
-        cards = _bought_for(game, p, numbers, seed)
+        cards = _from_top(game, p, numbers, Draws(f"{seed}:{p.name}:buy"),
+                          "name the cards bought (buy-cards PLAYER CARD...)", True)
     else:
         _from_stacks(game, p, cards, "cards")
     p.treasury = p.treasury - answer["total"]
@@ -387,18 +398,6 @@ def buy_cards(game: Game, event: dict) -> None:
     how = f" (drawn from stack {', '.join(str(n) for n in numbers)} with seed {seed})" if seed is not None else ""
     game.note(f"{p.name} buys {', '.join(cards) or 'nothing'} for {answer['total']} treasury (treasury {p.treasury})"
               f"{how}", _line(game, "buy_trade_cards"))
-
-
-def _bought_for(game: Game, p, numbers: list[int], seed: int) -> list[str]:
-    """The top card of each stack bought from; an empty one gives the step's `empty` card, or nothing."""
-    if game.stacks is None:
-        raise Refused(ILLEGAL, f"the rulebook declares no trade deck for {len(game.seated())} players, so the "
-                      "ledger cannot draw for them: name the cards bought (buy-cards PLAYER CARD...)", field="seed")
-    empty = game.current_actions().get("draw_trade_cards", {}).get("empty")
-    block = _stack_block(game, p)
-    rng = Draws(f"{seed}:{p.name}:buy")
-    drawn = [game.stacks.draw(block, n, rng) or empty for n in numbers]
-    return _card_names(game, [c for c in drawn if c is not None], "stacks")
 
 
 def trade(game: Game, event: dict) -> None:

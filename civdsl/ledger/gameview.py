@@ -7,7 +7,7 @@ line's."""
 
 from __future__ import annotations
 
-from .decks import decks_for
+from .decks import declared_counts, decks_for
 from .draws import MODULUS, Draws
 from .events import draw_order
 from .refusals import ILLEGAL, Refused
@@ -184,8 +184,7 @@ def missing_deck(module, name: str, count: int) -> list | None:
     declared = getattr(module, "TRADE_DECKS", ())
     if not declared or decks_for(module, count):
         return None
-    ranges = sorted({(d["players"][0], d["players"][1]) for d in declared})
-    words = ", ".join([f"{low}-{high}" if high else f"{low} or more" for low, high in ranges])
+    words = declared_counts(module)
     return [f"{name} declares no trade deck for {count} players: the cards of each trade stack for {count} players "
             "are not given", f"trade decks are declared for {words} players (`trade_deck`)"]
 
