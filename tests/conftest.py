@@ -144,6 +144,20 @@ def step_named(game, words: str, exact: bool = False) -> None:
     raise AssertionError(f"no step {words!r}")
 
 
+
+def through_the_turn(game) -> None:
+    """Pass a ledger game's steps (`next`) to the next turn, every A.S.T. move it waits for
+    entered as "stays"."""
+    from civdsl.ledger.play import Refused
+
+    turn = game.turn
+    while game.turn == turn:
+        try:
+            game.apply({"do": "next"})
+        except Refused as r:
+            for need in r.needs:
+                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
+
 def advances_checked(monkeypatch) -> list[str]:
     """The names of the advances the validator checks from now on, in order (it keeps what each
     reported: the language server's tests count what an edit checks again)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import step_named
+from conftest import step_named, through_the_turn
 from civdsl.api import load
 from civdsl.ledger import gamefile
 from civdsl.ledger.play import CHOICE, ILLEGAL, Refused
@@ -53,13 +53,7 @@ def test_tax_collection_moves_the_rate_per_city_from_stock_to_treasury():
 def _at_the_next_tax_step(game, **holds) -> None:
     for name, advances in holds.items():
         game.players[name].advances = list(advances)
-    turn = game.turn
-    while game.turn == turn:
-        try:
-            game.apply({"do": "next"})
-        except Refused as r:
-            for need in r.needs:
-                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
+    through_the_turn(game)
 
 
 @pytest.mark.parametrize("edition, seats, holds, rates", [

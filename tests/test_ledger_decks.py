@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import step_named
+from conftest import step_named, through_the_turn
 from civdsl.api import load
 from civdsl.ledger import decks, gamefile
 from civdsl.ledger.play import ILLEGAL, Refused
@@ -388,23 +388,13 @@ def test_a_tax_revolt_s_cities_go_to_the_player_with_most_cities_in_stock():
     assert any("2 revolting cities annexed by bruno" in e.text for e in game.log)
 
 
-def _through_the_turn(game) -> None:
-    turn = game.turn
-    while game.turn == turn:
-        try:
-            game.apply({"do": "next"})
-        except Refused as r:
-            for need in r.needs:
-                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
-
-
 def test_a_tie_for_the_revolt_s_beneficiary_goes_to_the_first_in_ast_order():
     # seed 004, ch 8 The Beneficiary: most cities in stock, then most tokens in stock, "the
     # A.S.T.-order breaks any ties" (1b's tax revolt names 'the beneficiary'); every other player
     # has 9 cities and 55 tokens in stock
     game = new_game()
     game.apply({"do": "census", "player": "anna", "cities": 5, "tokens": 48})
-    _through_the_turn(game)
+    through_the_turn(game)
     civs = game.module.CIVILIZATIONS
     first = min(("bruno", "chloe", "dario", "eva"), key=lambda n: civs[game.players[n].civilization]["rank"])
     assert (game.players["anna"].cities, game.players[first].cities) == (3, 2)
@@ -419,7 +409,7 @@ def test_a_tie_for_the_revolt_s_beneficiary_is_left_to_the_table_without_an_ast_
     game.apply({"do": "census", "player": "anna", "cities": 4, "tokens": 40})  # 47 tokens: 7 in stock
     game.apply({"do": "census", "player": "bruno", "cities": 1, "tokens": 20})
     game.apply({"do": "census", "player": "chloe", "cities": 1, "tokens": 20})
-    _through_the_turn(game)
+    through_the_turn(game)
     assert game.players["anna"].cities == 4
     assert any("bruno, chloe tie on tokens in stock: the table decides" in e.text for e in game.log)
 
@@ -432,7 +422,7 @@ def test_a_democracy_holder_s_cities_never_revolt_over_taxes(edition, seats):
     game.players["anna"].advances = ["Democracy"]
     game.apply({"do": "census", "player": "anna", "cities": 5, "tokens": game.pieces["tokens"] - 7})
     game.apply({"do": "census", "player": "bruno", "cities": 1, "tokens": 10})
-    _through_the_turn(game)
+    through_the_turn(game)
     assert (game.players["anna"].cities, game.players["anna"].treasury) == (5, 7)
     assert game.players["bruno"].cities == 1
     assert any("anna pays 7 tax" in e.text and "his cities never revolt over taxes" in e.text for e in game.log)
@@ -444,7 +434,7 @@ def test_1981_gives_revolting_cities_to_the_most_tokens_in_stock():
     game.apply({"do": "census", "player": "anna", "cities": 4, "tokens": 40})  # 47 tokens: 7 in stock
     game.apply({"do": "census", "player": "bruno", "cities": 1, "tokens": 30})
     game.apply({"do": "census", "player": "chloe", "cities": 1, "tokens": 10})
-    _through_the_turn(game)
+    through_the_turn(game)
     assert (game.players["anna"].cities, game.players["chloe"].cities) == (3, 2)
 
 
