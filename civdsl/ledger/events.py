@@ -790,8 +790,7 @@ def _revolt_gainer(game: Game, tied: list, ast_breaks_ties: bool):
         return tied[0]
     if not ast_breaks_ties:
         return None
-    civs = getattr(game.module, "CIVILIZATIONS", {})
-    ranks = [(civs.get(q.civilization) or {}).get("rank") for q in tied]
+    ranks = [_ast_place(game, q) for q in tied]
     if any(r is None for r in ranks):
         return None
     return tied[ranks.index(min(ranks))]
@@ -858,10 +857,16 @@ def _epoch_words(marker: dict) -> str:
     return f" ({epoch})" if epoch else ""
 
 
-def _rank(game: Game, p) -> int:
+def _ast_place(game: Game, p) -> int | None:
+    """The place of the player's civilization in A.S.T. order, or None where it has none."""
     civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
-    seat = 10_000 + list(game.players).index(p.name)
-    return civ["rank"] if civ and civ["rank"] is not None else seat
+    return civ["rank"] if civ else None
+
+
+def _rank(game: Game, p) -> int:
+    """The player's place in A.S.T. order; players without one after all who have, by seat."""
+    place = _ast_place(game, p)
+    return place if place is not None else 10_000 + list(game.players).index(p.name)
 
 
 def run_automatic(game: Game, kind: str, args: dict) -> None:

@@ -11,7 +11,7 @@ from ..unknown import number
 from .hand import hand_report
 from .payment import CHOICE_WORK, PAYING, WORK
 from .purchase import Choice, PurchaseProblem, with_want
-from .search import ProgrammeStopped, by_price, priced, same_turn_sets
+from .search import ProgrammeStopped, by_price, priced_sets
 
 
 # --- the planner's answer -------------------------------------------------------------------
@@ -474,16 +474,13 @@ def best_with_each(problem: PurchaseProblem, names: list):
     programmes passed `explain_points` (the count `explain_points_held` says how far they went)."""
     if problem.single_use or not names:
         return None
-    cands = problem.search_candidates()
-    by_name = {c.name: c for c in cands}
     same = sorted(problem.same_turn, key=lambda n: problem.order[n])
-    plain = [c for c in cands if c.name not in problem.same_turn]
     best: dict = {n: None for n in names}
     work = [0]
     try:
-        for T in same_turn_sets(by_name, frozenset(problem.want), same, problem.max_new):
-            machine = problem.machine_for(tuple(T))
-            items = by_price([priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]])
+        for T, machine, priced_items in priced_sets(problem.search_candidates(), frozenset(problem.want),
+                                                    problem.machine_for, same, problem.max_new):
+            items = by_price(priced_items)
             fronts = _Fronts(problem, items, frozenset(problem.want) | frozenset(T), machine, work)
             for i, c in enumerate(items):
                 if c.name in best:

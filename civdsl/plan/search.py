@@ -273,7 +273,7 @@ def _floor_without_links(cands: list[Candidate], *, forced: frozenset, machine_f
     return first[-1][0][0] if len(first) == top else None
 
 
-def same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iterable[list[str]]:
+def _same_turn_sets(by_name: dict, forced, same_turn: list[str], max_new) -> Iterable[list[str]]:
     """Every set T of the same-turn candidates a purchase may include (the forced ones always),
     in rulebook order, within the card limit: 2^s of them for s candidates not forced."""
     special = [n for n in same_turn if n in by_name]
@@ -289,6 +289,17 @@ def _subsets(items: list) -> Iterable[tuple]:
     return chain_from_iterable(combinations(items, r) for r in range(len(items) + 1))
 
 
+def priced_sets(cands, forced, machine_for, same_turn, max_new) -> Iterable[tuple]:
+    """For each set T of the same-turn candidates a purchase may include: T, its same-turn
+    machine, and the candidates at their prices in it before the abilities that pick one advance
+    (an advance acquired automatically with one of T costs nothing)."""
+    by_name = {c.name: c for c in cands}
+    plain = [c for c in cands if c.name not in same_turn]
+    for T in _same_turn_sets(by_name, forced, same_turn, max_new):
+        machine = machine_for(tuple(T))
+        yield T, machine, [_priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
+
+
 def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked) -> Iterable[tuple]:
     """The programme's runs: (advances, advances bought, machine, reach or None), one per
     subset T of the same-turn candidates bought (2^s), and where T brings abilities and the
@@ -296,13 +307,7 @@ def _runs(cands, forced, machine_for, same_turn, budget, max_new, floor, linked)
     targets instead: the links want their own visiting order, the machine the price order.
     Those runs come most promising first, each with its `_reach`, and without the ones that
     cannot reach the budget, the card limit or the floor."""
-    by_name = {c.name: c for c in cands}
-    plain = [c for c in cands if c.name not in same_turn]
-    for T in same_turn_sets(by_name, forced, same_turn, max_new):
-        machine = machine_for(tuple(T))
-        # the prices in this purchase before the abilities that pick one advance (an advance
-        # acquired automatically with one of T costs nothing)
-        items = [priced(c, machine.base[c.name]) for c in plain + [by_name[n] for n in T]]
+    for T, machine, items in priced_sets(cands, forced, machine_for, same_turn, max_new):
         if machine.abilities and linked:
             yield from _assignment_runs(machine, items, forced | set(T), budget, max_new, floor)
         else:
@@ -314,7 +319,7 @@ def _assignment_runs(machine: SameTurnMachine, items: list[Candidate], forced, b
     the card limit and the floor, most promising first."""
     runs = []
     for must, out, prices in targets(machine, {c.name for c in items}, forced):
-        run = [priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
+        run = [_priced(c, prices.get(c.name, c.base)) for c in items if c.name not in out]
         reach = _reach(run, must, budget, max_new)
         if reach is not None and not _below(reach[0], floor):
             runs.append((reach, run, must))
@@ -328,7 +333,7 @@ def _positions(mask: int, size: int) -> list[int]:
     return [r for r in range(size) if mask >> (size - 1 - r) & 1]
 
 
-def priced(c: Candidate, base) -> Candidate:
+def _priced(c: Candidate, base) -> Candidate:
     """`c` at another base price (the same object when it is unchanged)."""
     return c if base == c.base else Candidate(c.name, c.rank, base, c.objective, c.credit, c.hand, c.links)
 
