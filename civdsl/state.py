@@ -50,13 +50,18 @@ def _read_limited(path: Path) -> bytes:
     return raw
 
 
+def not_utf8_at(raw: bytes, exc: UnicodeDecodeError) -> tuple[int, int]:
+    """The line and column of the first byte of RAW that is not UTF-8 (EXC, its decoding error)."""
+    before = raw[: exc.start].decode("utf-8", errors="replace")
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
 def _decode(raw: bytes, path: Path) -> str:
     """The file's text; a byte that is not UTF-8 is located by line and column."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = raw[: exc.start].decode("utf-8", errors="replace")
-        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        line, column = not_utf8_at(raw, exc)
         raise StateError(f"{_shown(path)}:{line}:{column}: the state file is not valid UTF-8 "
                          f"(byte 0x{raw[exc.start]:02x})") from None
 

@@ -35,8 +35,9 @@ def _decoded(raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = raw[: exc.start].decode("utf-8", errors="replace")
-        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        from ..state import not_utf8_at
+
+        line, column = not_utf8_at(raw, exc)
         raise NotUtf8(f"the game file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, column) from None
 
 
