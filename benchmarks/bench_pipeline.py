@@ -7,8 +7,10 @@ against Lark's LALR parse alone of the same files with the same grammar. Prints 
 the ratios (goal: at most 2x) against three bare parses, the first reported first:
 - a plain LALR parse with Lark's default options (`lark.Lark(grammar, parser="lalr")`): the
   honest yardstick of issue 30, as a plain Lark user would parse these files;
-- with the options the pipeline's own parser uses (civdsl.parser.lark_parser(): no position
-  propagation, since the syntax pass derives positions from the tokens): the strict yardstick;
+- with the parser the pipeline itself uses (civdsl.parser.fast_parse: no position propagation,
+  since the syntax pass derives positions from the tokens, and Lark's LALR parser and lexer
+  compiled by lark-cython where that optional package is installed): the strict yardstick, which
+  shows what the passes after the parse cost;
 - with parser.LARK_OPTIONS, Lark's parse tree with positions, the yardstick the issue was filed
   with (the pipeline used those options then).
 Run:  python benchmarks/bench_pipeline.py [ROUNDS]
@@ -55,9 +57,12 @@ def bare_parser(options: dict) -> lark.Lark:
 
 
 def pipeline_options() -> dict:
-    """The options of the parser the pipeline itself uses."""
+    """The options of the parser the pipeline itself uses (parser.fast_parse): lark-cython's
+    plugins among them where it is installed."""
     own = parser.lark_parser().options
-    return {name: getattr(own, name) for name in parser.LARK_OPTIONS}
+    options = {name: getattr(own, name) for name in parser.LARK_OPTIONS}
+    plugins = parser.accelerator_plugins()
+    return options if plugins is None else {**options, "_plugins": plugins}
 
 
 def best_of(fn, repeat: int) -> float:
@@ -73,7 +78,7 @@ def main(rounds: int = 7, repeat: int = 3) -> None:
     paths = rulebooks()
     texts = [parser.normalise(p.read_text(encoding="utf-8")) for p in paths]
     yardsticks = {"Lark's default options (parser='lalr')": bare_parser({"parser": "lalr"}),
-                  "the pipeline's own options": bare_parser(pipeline_options()),
+                  "the pipeline's own parser": bare_parser(pipeline_options()),
                   "LARK_OPTIONS (positions propagated)": bare_parser(parser.LARK_OPTIONS)}
 
     def bare(_parser):

@@ -22,7 +22,7 @@ from lark.exceptions import GrammarError, VisitError
 
 from .bounds import Bound
 from .diagnostics import Diagnostics, Span, span_from, span_of
-from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TooDeep, named_alternatives, node_depth
+from .parser import CHAINS, MAX_DEPTH, MAX_DIGITS, TOKEN_TYPES, TooDeep, named_alternatives, node_depth
 from .sublanguages import registered
 from .syntax_dispatch import _NOWHERE, _place, _rule_functions
 from .syntax_fields import _bound, _register_field_callbacks
@@ -255,7 +255,7 @@ class _ToSyntax(Transformer):
 
     @staticmethod
     def _tokens(children, *types):
-        return [c for c in children if isinstance(c, Token) and c.type in types]
+        return [c for c in children if isinstance(c, TOKEN_TYPES) and c.type in types]
 
     @staticmethod
     def _fields(children) -> list[Field]:
@@ -338,7 +338,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def start_credits_decl(self, meta, c):
-        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        exprs = [x for x in c[2:] if not isinstance(x, TOKEN_TYPES)]
         unless = exprs[1] if len(exprs) > 1 else None
         doc = self._tokens(c, "STRING")
         return Item("start_credits", None, self._span(meta),
@@ -392,7 +392,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def turn_decl(self, meta, c):
-        title = [self._string(t) for t in c if isinstance(t, Token) and t.type == "STRING"]
+        title = [self._string(t) for t in c if isinstance(t, TOKEN_TYPES) and t.type == "STRING"]
         steps = [x for x in c if isinstance(x, tuple)]
         return Item("turn", title[0] if title else None, self._span(meta), value=steps)
 
@@ -491,7 +491,7 @@ class _ToSyntax(Transformer):
     @v_args(meta=True)
     def amounts_field(self, meta, c):
         # `... when OPTION`: the setting holds while that rule option is on (its name is the NAME after WHEN)
-        when = next((i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "WHEN"), None)
+        when = next((i for i, x in enumerate(c) if isinstance(x, TOKEN_TYPES) and x.type == "WHEN"), None)
         option = None
         if when is not None:
             option = (c[when + 1].value, span_of(self.file, c[when + 1]))
@@ -528,7 +528,7 @@ class _ToSyntax(Transformer):
         return ("priority", self._int(c[1], "priority"))
 
     def effect_block(self, c):
-        return [x for x in c if not isinstance(x, Token)]
+        return [x for x in c if not isinstance(x, TOKEN_TYPES)]
 
     @v_args(meta=True)
     def effect(self, meta, c):
@@ -571,7 +571,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def op_option(self, meta, c):
-        each = any(isinstance(x, Token) and x.type == "EACH" for x in c)
+        each = any(isinstance(x, TOKEN_TYPES) and x.type == "EACH" for x in c)
         return OptionOp("option", c[2].value, None, None, None, c[4], each, self._span(meta))
 
     @v_args(meta=True)
@@ -639,7 +639,7 @@ class _ToSyntax(Transformer):
         spaces = None
         if self._tokens(c, "SPACES"):
             spaces = self._int(c[3], "ast spaces")
-        at = next(i for i, x in enumerate(c) if isinstance(x, Token) and x.type == "AT")
+        at = next(i for i, x in enumerate(c) if isinstance(x, TOKEN_TYPES) and x.type == "AT")
         starts = [self._int(t, "ast space") for t in self._tokens(c[at:], "INT")]
         return self._field("row", (track.value, span_of(self.file, track), spaces, starts), meta)
 
@@ -669,7 +669,7 @@ class _ToSyntax(Transformer):
 
     @v_args(meta=True)
     def set_value_off_block(self, meta, c):
-        exprs = [x for x in c[2:] if not isinstance(x, Token)]
+        exprs = [x for x in c[2:] if not isinstance(x, TOKEN_TYPES)]
         return Item("set_value_off_block", None, self._span(meta),
                     value=(exprs[0], exprs[1] if len(exprs) > 1 else None))
 
@@ -715,7 +715,7 @@ class _ToSyntax(Transformer):
     @v_args(meta=True)
     def deck_layer(self, meta, c):
         clear = None
-        if any(isinstance(t, Token) and t.type == "CLEAR" for t in c):
+        if any(isinstance(t, TOKEN_TYPES) and t.type == "CLEAR" for t in c):
             tok = c[-1]
             clear = self._int(tok, "deck size") if tok.type == "INT" else tok.value
         return {"cards": [x for x in c if isinstance(x, tuple)], "clear": clear, "span": self._span(meta)}
@@ -816,15 +816,15 @@ class _ToSyntax(Transformer):
     # --- calls and expressions
     @v_args(meta=True)
     def call(self, meta, c):
-        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, TOKEN_TYPES) and x is not None], meta)
 
     @v_args(meta=True)
     def ruling_call(self, meta, c):
-        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, TOKEN_TYPES) and x is not None], meta)
 
     @v_args(meta=True)
     def func_call(self, meta, c):
-        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, Token) and x is not None], meta)
+        return self._make_call(c[0].value, [x for x in c[1:] if not isinstance(x, TOKEN_TYPES) and x is not None], meta)
 
     def _make_call(self, name, args, meta):
         positional, kwargs, spans = [], {}, {}

@@ -11,6 +11,7 @@ from lark import Token, v_args
 from . import fields as item_fields
 from .bounds import FIELDS, Bound
 from .diagnostics import span_of
+from .parser import TOKEN_TYPES
 from .syntax_nodes import Field
 
 
@@ -39,7 +40,7 @@ def _shaped_callback(spec: item_fields.FieldSpec):
     read = _SHAPES[spec.value]
 
     def callback(self, meta, c):
-        values = [x for x in c if isinstance(x, Token) and x.type in _VALUE_TOKENS]
+        values = [x for x in c if isinstance(x, TOKEN_TYPES) and x.type in _VALUE_TOKENS]
         return Field(spec.key, read(self, values, spec.bound), self._span(meta))
 
     callback.__doc__ = f"`{spec.word} ...`: {spec.doc} (fields.ITEM_FIELDS)"

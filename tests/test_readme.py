@@ -95,9 +95,9 @@ def test_the_sample_state_is_the_one_the_readme_shows():
 
 
 def test_quick_start_installs_the_checkout_editable():
-    assert "pip install -e '.[test]' && civdsl build" in README
+    assert "pip install -e '.[test,fast]' && civdsl build" in README
     assert "python -m pytest" in README
-    assert "pip install '.[test]'" not in README  # a copy would ignore the user's edits
+    assert "pip install '.[test" not in README  # a copy would ignore the user's edits
 
 
 def test_ci_runs_the_readme_commands_in_a_venv():

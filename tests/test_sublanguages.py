@@ -29,7 +29,7 @@ TALLY: "tally"
 class TallyToSyntax:
     @v_args(meta=True)
     def tally_decl(self, meta, c):
-        item = self._item("tally", c[1].value, meta, [], int(c[2]))
+        item = self._item("tally", c[1].value, meta, [], int(c[2].value))
         item.name_span = span_of(self.file, c[1])
         return item
 

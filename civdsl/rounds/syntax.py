@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from lark import Token, v_args
 
 from ..diagnostics import Span, span_of
+from ..parser import TOKEN_TYPES
 
 # --- statements of round blocks ---------------------------------------------------------------
 # `keyword` is the statement's word in the language, used in messages and in the JSON model.
@@ -176,7 +177,7 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def stat_bounds(self, meta, c):
-        ints = [self._located(x, "stat bound") for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "stat bound") for x in c if isinstance(x, int) and not isinstance(x, TOKEN_TYPES)]
         return self._field("bounds", (ints[0], ints[1] if len(ints) > 1 else None), meta)
 
     @v_args(meta=True)
@@ -212,13 +213,13 @@ class RoundsToSyntax:
     @v_args(meta=True)
     def pool_add(self, meta, c):
         amount = c[1]
-        condition = c[3] if len(c) > 3 and isinstance(c[2], Token) and c[2].type == "WHEN" else None
+        condition = c[3] if len(c) > 3 and isinstance(c[2], TOKEN_TYPES) and c[2].type == "WHEN" else None
         label = self._tokens(c, "STRING")
         return self._field("add", (amount, condition, self._string(label[0]) if label else None), meta)
 
     @v_args(meta=True)
     def pool_success(self, meta, c):
-        ints = [self._located(x, "die face") for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "die face") for x in c if isinstance(x, int) and not isinstance(x, TOKEN_TYPES)]
         return self._field("success", (ints[0], ints[1] if len(ints) > 1 else None), meta)
 
     @v_args(meta=True)
@@ -231,12 +232,12 @@ class RoundsToSyntax:
 
     @v_args(meta=True)
     def track_bounds(self, meta, c):
-        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, TOKEN_TYPES)]
         return self._field("bounds", (ints[0], ints[1]), meta)
 
     @v_args(meta=True)
     def track_stage(self, meta, c):
-        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, Token)]
+        ints = [self._located(x, "track position") for x in c if isinstance(x, int) and not isinstance(x, TOKEN_TYPES)]
         return self._field("stage", (ints[0], ints[1] if len(ints) > 1 else ints[0], self._title(c)), meta)
 
     @v_args(meta=True)
@@ -287,7 +288,7 @@ class RoundsToSyntax:
     def phase_block(self, c):
         out = []
         for x in c:
-            if isinstance(x, Token):
+            if isinstance(x, TOKEN_TYPES):
                 continue
             if not isinstance(x, (RoundStmt, list)):  # a `note` inside a block comes out of the shared rule
                 x = NoteStmt(x.span, x.value)
