@@ -404,7 +404,10 @@ _PHASE_ACTIONS = [
          "and so on; a card of no stack (water) stands for one from an empty stack. Where the rulebook "
          "declares a `trade_deck` for the player count, the ledger keeps every stack's cards and draws for "
          "the players on request (`civdsl game draw`), in the order given, with a seed.", main=None),
-    Kind("buy_trade_cards", (),
+    Kind("buy_trade_cards", (Param("after", "enum", choices=("own_draw", "every_draw"), default="own_draw",
+                                   doc="own_draw: a player buys once he has drawn, in his turn to draw; "
+                                       "every_draw: only when every player with cities has drawn, in the "
+                                       "order of the draw (a player buys no more once one after him has)"),),
          "players may buy trade cards as the edition's trade card purchases allow",
          "Each card bought is paid from treasury at the price of its stack (the `trade_card_purchase` "
          "abilities, capped by `trade_card_purchase_limit`).", main=None),

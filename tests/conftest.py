@@ -140,23 +140,37 @@ def step_named(game, words: str, exact: bool = False) -> None:
     for _ in range(40):
         if words == game.current["name"] or (not exact and words in game.current["name"]):
             return
-        game.apply({"do": "next"})
+        next_step(game)
     raise AssertionError(f"no step {words!r}")
 
 
 
 def through_the_turn(game) -> None:
     """Pass a ledger game's steps (`next`) to the next turn, every A.S.T. move it waits for
-    entered as "stays"."""
-    from civdsl.ledger.play import Refused
-
+    entered as "stays" and every trade-card draw it waits for as a draw of nothing."""
     turn = game.turn
     while game.turn == turn:
-        try:
-            game.apply({"do": "next"})
-        except Refused as r:
-            for need in r.needs:
-                game.apply({"do": "ast", "player": need["player"], "move": "stays"})
+        next_step(game, ast="stays")
+
+
+def next_step(game, ast: str | None = None) -> None:
+    """End a ledger game's step (`next`); where it waits for a player's trade-card draw, enter it
+    as a draw of nothing first, and with AST, each marker move it waits for as that move. Any
+    other refusal (one with nothing to enter, or another choice) is raised."""
+    from civdsl.ledger.play import Refused
+
+    try:
+        game.apply({"do": "next"})
+        return
+    except Refused as r:
+        answers = {"draw": lambda n: {"do": "draw", "player": n, "cards": []},
+                   "ast": (lambda n: {"do": "ast", "player": n, "move": ast}) if ast else None}
+        if not r.needs or any(answers.get(need["key"]) is None for need in r.needs):
+            raise
+        for need in r.needs:
+            game.apply(answers[need["key"]](need["player"]))
+    game.apply({"do": "next"})
+
 
 def advances_checked(monkeypatch) -> list[str]:
     """The names of the advances the validator checks from now on, in order (it keeps what each

@@ -63,19 +63,22 @@ def test_build_writes_a_game_page_beside_the_companion_page(tmp_path):
     assert run_cli("build", rulebook, "-o", str(out), "--check", cwd=ROOT).returncode == 0
 
 
-# Bytes: the game page is the companion's engine with the ledger's translated modules, their host
-# and the game interface; it is a separate file, so the companion page keeps its own goal. The
-# largest (Mega Civilization, whose ledger carries its 18 players' set-ups and trade decks) was
-# 352,308 when the page was first built: the goal leaves room for the page's growth, not for a
-# second copy of the engine.
-GAME_PAGE_WEIGHT_GOAL = 370_000
+# Bytes: the game page is its edition's companion page (whose weight has its own goal, in
+# tests/test_companion_build.py: at most 30% over the hand-written engines' pages) plus the
+# ledger's translated modules, their host and the game interface. So the goal bounds what the
+# ledger adds, whatever the edition's own size: Mega Civilization's, which carries its 18 players'
+# set-ups and trade decks, was the largest when this goal was set (101,268 bytes; the other
+# editions about 93,000). A fixed total, as before, would fail a page for growth of the companion
+# page that its own goal allows.
+LEDGER_WEIGHT_GOAL = 110_000
 
 
 @pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion", "megaciv"])
 def test_every_game_page_weighs_under_its_goal(edition):
     game, companion = pages(edition)
     weight = len(game.encode("utf-8"))
-    assert weight < GAME_PAGE_WEIGHT_GOAL, f"{edition}: {weight} bytes"
+    ledger = weight - len(companion.encode("utf-8"))
+    assert 0 < ledger < LEDGER_WEIGHT_GOAL, f"{edition}: the ledger adds {ledger} bytes ({weight} in all)"
     # the game page adds the ledger to the companion's engine: it never carries the engine twice
     assert weight < 2 * len(companion.encode("utf-8"))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import step_named, through_the_turn
+from conftest import next_step, step_named, through_the_turn
 from civdsl.api import load
 from civdsl.ledger import gamefile
 from civdsl.ledger.play import CHOICE, ILLEGAL, Refused
@@ -27,7 +27,7 @@ def new_game(edition="megaciv", seats=FIVE, track="basic", last_turn=None):
 def next_turn(game) -> None:
     turn = game.turn
     while game.turn == turn:
-        game.apply({"do": "next"})
+        next_step(game)
 
 
 def census(game, **per_player) -> None:
@@ -73,7 +73,7 @@ def test_a_tax_rate_an_advance_lets_vary_is_the_holder_s_choice(edition, seats, 
     _at_the_next_tax_step(game, anna=holds)
     assert game.current["name"] == game.steps[0]["name"] and game.waiting == ["collect_tax"]
     with pytest.raises(Refused) as asked:
-        game.apply({"do": "next"})
+        next_step(game)
     assert asked.value.code == CHOICE and asked.value.choices == ["tax anna rate=" + "|".join(map(str, rates))]
     for wrong in (rates[0] - 1, rates[-1] + 1):
         with pytest.raises(Refused, match=f"from {rates[0]} to {rates[-1]} per city, not {wrong}"):
@@ -82,7 +82,7 @@ def test_a_tax_rate_an_advance_lets_vary_is_the_holder_s_choice(edition, seats, 
         game.apply({"do": "tax", "player": "bruno", "rate": 2})
     before = (game.players["anna"].treasury, game.players["bruno"].treasury)
     game.apply({"do": "tax", "player": "anna", "rate": rates[0]})
-    game.apply({"do": "next"})
+    next_step(game)
     assert (game.players["anna"].treasury, game.players["bruno"].treasury) == (before[0] + 2 * rates[0],
                                                                               before[1] + 4)
     with pytest.raises(Refused, match="belongs to step"):
@@ -103,7 +103,7 @@ def test_a_holder_may_overtax_his_stock_and_his_cities_revolt():
     census(game, anna=(5, 41), bruno=(1, 10))  # 55 tokens: 14 in stock pay 4 cities' tax of 3
     _at_the_next_tax_step(game, anna=["Monarchy"])
     game.apply({"do": "tax", "player": "anna", "rate": 3})
-    game.apply({"do": "next"})
+    next_step(game)
     assert (game.players["anna"].treasury, game.players["anna"].cities) == (14, 4)
     assert sum(p.cities for p in game.seated()) == 6  # the revolting city annexed, not lost
 
@@ -282,11 +282,11 @@ def test_the_step_ends_only_within_the_hand_limit_and_the_discard_is_the_players
                                                           "Resin", "Marble", "Ivory"]})
     step_named(game, "Civilization advances acquisition")
     with pytest.raises(Refused) as exc:
-        game.apply({"do": "next"})
+        next_step(game)
     assert exc.value.code == CHOICE  # 9 cards, 5 players keep 8: which one goes is anna's choice
     assert exc.value.needs == [{"player": "anna", "calamity": None, "key": "discard", "amount": 1}]
     game.apply({"do": "discard", "player": "anna", "cards": ["Ochre"]})
-    game.apply({"do": "next"})
+    next_step(game)
 
 
 def test_each_calamity_sees_the_losses_of_the_one_before():
@@ -299,7 +299,7 @@ def test_each_calamity_sees_the_losses_of_the_one_before():
     game.players["anna"].treasury = 12
     step_named(game, "Calamity resolution")
     game.apply({"do": "choose", "player": "anna", "calamity": "Tempest", "tokens": 2})
-    game.apply({"do": "next"})
+    next_step(game)
     lines = [e.text for e in game.log if "victim" in e.text]
     assert lines[0].startswith("Tempest") and "5 treasury lost" in lines[0]
     assert lines[1].startswith("Squandered Wealth") and "7 treasury lost" in lines[1]
@@ -313,13 +313,13 @@ def test_a_loss_in_unit_points_is_the_victims_choice_of_pieces():
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre", "Tempest"]})
     step_named(game, "Calamity resolution")
     with pytest.raises(Refused) as exc:
-        game.apply({"do": "next"})
+        next_step(game)
     assert exc.value.code == CHOICE and exc.value.needs[0]["key"] == "pieces"
     with pytest.raises(Refused, match="no piece more than needed"):
         game.apply({"do": "choose", "player": "anna", "calamity": "Tempest", "cities": 1, "tokens": 2})
-        game.apply({"do": "next"})
+        next_step(game)
     game.apply({"do": "choose", "player": "anna", "calamity": "Tempest", "cities": 0, "tokens": 2})
-    game.apply({"do": "next"})
+    next_step(game)
     assert (game.players["anna"].cities, game.players["anna"].tokens) == (2, 8)
 
 
@@ -333,7 +333,7 @@ def test_a_drawn_tradable_calamity_stays_in_hand_where_the_edition_says_so():
     game.apply({"do": "draw", "player": "anna", "cards": cards + [tradable]})
     game.players["anna"].cards = {}  # within the hand limit
     step_named(game, "Resolve calamities")
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.players["anna"].calamities == [(tradable, None)]
 
 
@@ -341,7 +341,7 @@ def test_markers_move_by_the_epoch_rules():
     game = new_game()
     census(game, anna=(2, 10))
     step_named(game, "A.S.T. alteration")
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.players["anna"].ast_position == 1
 
 
@@ -349,11 +349,11 @@ def test_a_marker_move_the_rulebook_cannot_tell_is_asked_for():
     game = new_game("civ1981", [("anna", None), ("bruno", None)], None)
     step_named(game, "Move succession markers")
     with pytest.raises(Refused) as exc:
-        game.apply({"do": "next"})
+        next_step(game)
     assert exc.value.code == CHOICE and {n["player"] for n in exc.value.needs} == {"anna", "bruno"}
     game.apply({"do": "ast", "player": "anna", "move": "forward"})
     game.apply({"do": "ast", "player": "bruno", "move": "stays"})
-    game.apply({"do": "next"})
+    next_step(game)
     assert (game.players["anna"].ast_position, game.players["bruno"].ast_position) == (1, 0)
 
 
@@ -363,14 +363,15 @@ def test_the_game_ends_when_a_marker_enters_the_last_epoch_and_the_sole_leader_s
     anna.ast_position = 14
     anna.cities = 6
     anna.advances = [a for a, x in game.module.ADVANCES.items() if x["cost"] >= 200][:3]
-    step_named(game, "A.S.T. alteration")
-    game.apply({"do": "next"})
+    step_named(game, "A.S.T. alteration")  # a refused `next` restores the players: read them again after it
+    next_step(game)
+    anna = game.players["anna"]
     assert game.ended and anna.ast_position == 15
     first = game.scores[0]
     assert first["player"] == "anna"
     assert next(p["points"] for p in first["points"] if p["label"].startswith("Sole player")) == 5
     with pytest.raises(Refused, match="the game is over"):
-        game.apply({"do": "next"})
+        next_step(game)
 
 
 @pytest.mark.parametrize("edition, seats", [("megaciv", FIVE), ("expansion", [("anna", "Egypt"), ("bruno", "Crete"),
@@ -395,12 +396,12 @@ def test_in_1981_the_player_who_reaches_the_finish_wins_whatever_the_totals():
     game.players["bruno"].treasury = 40
     step_named(game, "Move succession markers")
     try:
-        game.apply({"do": "next"})
+        next_step(game)
     except Refused as asked:  # the moves the rulebook's missing rows leave to the players
         for need in asked.needs:
             game.apply({"do": "ast", "player": need["player"], "move": "forward" if need["player"] == "anna"
                         else "stays"})
-        game.apply({"do": "next"})
+        next_step(game)
     assert game.ended and game.players["anna"].ast_position == game.module.AST[track]["spaces"]
     assert [(s["player"], s["reached"]) for s in game.scores] == [("anna", True), ("bruno", False), ("chloe", False)]
     assert game.scores[0]["total"] < game.scores[1]["total"]
@@ -412,11 +413,11 @@ def test_on_the_expert_track_the_game_runs_one_more_turn():
     anna.ast_position, anna.cities = 14, 6
     anna.advances = list(game.module.ADVANCES)[:40]
     step_named(game, "A.S.T. alteration")
-    game.apply({"do": "next"})
+    next_step(game)
     assert not game.ended and game.final_turn == 2
     game.apply({"do": "tax", "player": "anna", "rate": 2})  # her Monarchy and Coinage let her choose
     step_named(game, "A.S.T. alteration")
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.ended
 
 
@@ -435,7 +436,7 @@ def test_mega_civilization_s_time_limit_is_an_agreed_last_turn():
     # time limit"; the ledger keeps it as the last turn the players agree
     game = new_game(last_turn=1)
     step_named(game, "A.S.T. alteration")
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.ended and "agreed last turn (1)" in game.log[-1 - len(game.scores)].text
 
 
@@ -445,7 +446,7 @@ def test_an_agreed_last_turn_ends_the_game_where_the_edition_allows_it():
     game.apply({"do": "ast", "player": "anna", "move": "stays"})
     game.apply({"do": "ast", "player": "bruno", "move": "stays"})
     game.apply({"do": "ast", "player": "chloe", "move": "stays"})
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.ended and "agreed last turn" in game.log[-1 - len(game.scores)].text
 
 
@@ -504,7 +505,7 @@ def test_wonder_of_the_world_counts_as_a_city_when_the_markers_move():
         game.players["anna"].ast_position = 4
         game.players["anna"].advances = list(advances)
         step_named(game, "A.S.T. alteration")
-        game.apply({"do": "next"})
+        next_step(game)
         assert game.players["anna"].ast_position == expected, advances
 
 
@@ -521,3 +522,40 @@ def test_a_players_state_follows_his_changes_and_each_question_gets_its_own():
     assert again.missing == [] and game.state(anna, {"volcano_cities": 1}).fact("volcano_cities") == 1
     anna.treasury -= 5
     assert game.state(anna).fact("treasury") == 0 and game.state(anna).missing == []
+
+
+def _volcano_game(cities: int, tokens: int):
+    game = new_game("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None)
+    census(game, anna=(cities, tokens))
+    step_named(game, "Resolve calamities")
+    game.players["anna"].calamities = [("Volcanic Eruption or Earthquake", None)]
+    game.apply({"do": "choose", "player": "anna", "facts": {"volcano_units": 3}})
+    return game
+
+
+def test_a_volcanic_eruption_takes_the_victim_s_units_by_the_volcano():
+    # 1981 22.2.4.1: "all units ... in such areas are lost irrespective of ownership": the victim's
+    # units there (his fact), cities and tokens as they stand; the other players' there are named
+    game = _volcano_game(4, 10)
+    with pytest.raises(Refused) as asked:
+        next_step(game)
+    assert asked.value.code == CHOICE and asked.value.needs[0]["key"] == "units"
+    assert asked.value.needs[0]["amount"] == 3
+    game.apply({"do": "choose", "player": "anna", "calamity": "Volcanic Eruption or Earthquake",
+                "cities": 1, "tokens": 1})
+    with pytest.raises(Refused, match="loses his 3 units in the volcano areas"):  # checked as the step ends
+        next_step(game)
+    game.apply({"do": "choose", "player": "anna", "calamity": "Volcanic Eruption or Earthquake",
+                "cities": 1, "tokens": 2})
+    next_step(game)
+    anna = game.players["anna"]
+    assert (anna.cities, anna.tokens) == (3, 8)
+    said = [e.text for e in game.log if e.text.startswith("Volcanic Eruption")]
+    assert said and "1 city and 2 tokens lost" in said[0] and "every other player's units" in said[0]
+    assert "loses nothing" not in said[0]
+
+
+def test_a_volcanic_eruption_on_tokens_alone_asks_nothing():
+    game = _volcano_game(0, 10)
+    next_step(game)
+    assert game.players["anna"].tokens == 7

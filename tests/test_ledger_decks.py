@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import step_named, through_the_turn
+from conftest import next_step, step_named, through_the_turn
 from civdsl.api import load
 from civdsl.ledger import decks, gamefile
 from civdsl.ledger.play import ILLEGAL, Refused
@@ -236,12 +236,13 @@ def test_a_player_draws_only_after_those_with_fewer_cities():
     assert sum(game.players["anna"].cards.values()) == 3
 
 
-@pytest.mark.parametrize("edition, step, block, empty", [
-    ("civ1981", "Acquire trade cards", None, None),
-    ("civ1980", "Acquire trade cards", None, None),
-    ("megaciv", "Trade cards acquisition", "west", "Water"),
+@pytest.mark.parametrize("edition, step, block, empty, before_draw", [
+    ("civ1981", "Acquire trade cards", None, None, "anna buys after his draw"),
+    ("civ1980", "Acquire trade cards", None, None, "anna buys after his draw"),
+    ("megaciv", "Trade cards acquisition", "west", "Water",
+     "trade cards are bought once every player with cities has drawn: anna has not"),
 ])
-def test_a_card_bought_from_an_empty_stack(edition, step, block, empty):
+def test_a_card_bought_from_an_empty_stack(edition, step, block, empty, before_draw):
     # 1981 15.6 and 1980 43.8: a gold card "if available", never treasury for nothing; Mega
     # Civilization 6b: an empty stack sells a water card at the stack's price
     seats = FIVE_WEST if edition == "megaciv" else [("anna", None), ("bruno", None)]
@@ -251,7 +252,7 @@ def test_a_card_bought_from_an_empty_stack(edition, step, block, empty):
     game.players["anna"].treasury = 40
     game.stacks.layers[block][9] = []
     buy = {"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 2}
-    with pytest.raises(Refused, match="anna buys after his draw"):
+    with pytest.raises(Refused, match=before_draw):
         game.apply(buy)  # 1980 43.8, 1981 15.6: in his turn; Mega Civilization 6b: after the draws
     game.apply({"do": "draw", "player": "anna", "cards": []})
     if empty is None:
@@ -306,7 +307,7 @@ def test_discarded_cards_go_under_their_stack_when_the_turn_ends():
     turn = game.turn
     while game.turn == turn:
         try:
-            game.apply({"do": "next"})
+            next_step(game)
         except Refused as r:  # the hand limit and calamities: anna discards what the rules ask
             need = r.needs[0]
             if need["key"] == "discard":
@@ -369,7 +370,7 @@ def test_treachery_s_annexed_city_goes_to_the_beneficiary():
     game.apply({"do": "trade", "player": "anna", "gives": ["Ochre", "Papyri", "Fish"], "with": "bruno",
                 "gets": ["Clay", "Treachery", "Fruit"]})
     step_named(game, "Calamity resolution")
-    game.apply({"do": "next"})
+    next_step(game)
     assert (game.players["anna"].cities, game.players["bruno"].cities) == (2, 4)
     assert any("1 city annexed by bruno" in e.text for e in game.log)
 
@@ -383,7 +384,7 @@ def test_a_tax_revolt_s_cities_go_to_the_player_with_most_cities_in_stock():
         census(game, **{name: cities})
     turn = game.turn
     while game.turn == turn:
-        game.apply({"do": "next"})
+        next_step(game)
     assert (game.players["anna"].cities, game.players["bruno"].cities) == (3, 4)
     assert any("2 revolting cities annexed by bruno" in e.text for e in game.log)
 
@@ -510,7 +511,7 @@ def test_a_civil_war_faction_goes_to_the_beneficiary():
     step_named(game, "Resolve calamities")
     game.apply({"do": "choose", "player": "anna", "calamity": "Civil War", "beneficiary": "chloe", "cities": 3,
                 "tokens": 20})
-    game.apply({"do": "next"})
+    next_step(game)
     assert (game.players["anna"].cities, game.players["anna"].tokens) == (1, 10)
     assert (game.players["chloe"].cities, game.players["chloe"].tokens) == (5, 30)
     assert any("3 cities and 20 tokens annexed by chloe" in e.text for e in game.log)
@@ -538,10 +539,10 @@ def test_banditry_s_card_goes_to_the_trader():
     game = new_game("expansion", seats, None)
     _banditry_traded_to_anna(game)
     with pytest.raises(Refused) as asked:
-        game.apply({"do": "next"})
+        next_step(game)
     assert "anna gives commodity cards" in asked.value.message
     game.apply({"do": "choose", "player": "anna", "calamity": "Banditry", "cards": ["Hides"]})
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.players["anna"].cards == {"Stone": 1} and game.players["bruno"].cards.get("Hides") == 1
     assert any("Hides given to bruno" in e.text for e in game.log)
 
@@ -561,12 +562,12 @@ def _gifts_game(tmp_path):
 def test_cards_given_to_the_other_players_are_the_victims_to_hand_out_never_a_discard(tmp_path):
     game = _gifts_game(tmp_path)
     with pytest.raises(Refused) as asked:
-        game.apply({"do": "next"})
+        next_step(game)
     assert asked.value.code == "CIV143" and "given=PLAYER:CARD" in asked.value.choices[0]
     assert asked.value.needs[0]["key"] == "given" and asked.value.needs[0]["amount"] == 2
     game.apply({"do": "choose", "player": "anna", "calamity": "Banditry",
                 "given": {"bruno": ["Hides"], "chloe": ["Stone"]}})
-    game.apply({"do": "next"})
+    next_step(game)
     assert game.players["anna"].cards == {}
     assert game.players["bruno"].cards.get("Hides") == 1 and game.players["chloe"].cards == {"Stone": 1}
     assert any("Hides given to bruno; Stone given to chloe" in e.text for e in game.log)
@@ -581,7 +582,7 @@ def test_cards_given_to_the_other_players_are_checked(tmp_path, given, why):
     game = _gifts_game(tmp_path)
     with pytest.raises(Refused) as refused:
         game.apply({"do": "choose", "player": "anna", "calamity": "Banditry", "given": given})
-        game.apply({"do": "next"})
+        next_step(game)
     assert refused.value.code == "CIV142" and why in refused.value.message
 
 
@@ -685,3 +686,66 @@ def test_a_recorded_game_s_stacks_keep_no_emptied_layer_and_their_counts_right()
                     counted[card] = counted.get(card, 0) + n
             for card in stacks.dealt[block][number]:
                 assert stacks.holds(block, number, card) == counted.get(card, 0), (block, number, card)
+
+
+# --- the step of the draw ends when every player with cities has drawn; purchases wait for it
+
+@pytest.mark.parametrize("edition, seats, track, step", [
+    ("megaciv", FIVE_WEST, "basic", "Trade cards acquisition"),
+    ("civ1981", [("anna", None), ("bruno", None), ("chloe", None)], None, "Acquire trade cards"),
+    ("civ1980", [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")], None, "Acquire trade cards"),
+    ("expansion", [("anna", None), ("bruno", None), ("chloe", None)], None, "Trade card acquisition"),
+])
+def test_next_waits_for_every_player_with_cities_to_draw(edition, seats, track, step):
+    # every edition: each player draws one card per city (1980 43.8, 1981 15.2, the Expansion 27,
+    # Mega Civilization 6a); a player without cities owes no draw
+    from civdsl.ledger.play import CHOICE
+
+    game = new_game(edition, seats, track)
+    census(game, anna=3, bruno=2)
+    step_named(game, step)
+    before = (game.step, game.events, {n: dict(p.cards) for n, p in game.players.items()})
+    with pytest.raises(Refused) as refused:
+        game.apply({"do": "next"})
+    r = refused.value
+    assert r.code == CHOICE and [n["player"] for n in r.needs] == ["bruno", "anna"]  # the order of the draw
+    assert {n["key"] for n in r.needs} == {"draw"} and "bruno, anna have not" in r.message
+    assert (game.step, game.events, {n: dict(p.cards) for n, p in game.players.items()}) == before
+    game.apply({"do": "draw", "player": "bruno", "cards": []})  # the stacks' cards are not what is tested
+    with pytest.raises(Refused, match="anna has not"):
+        game.apply({"do": "next"})
+    game.apply({"do": "draw", "player": "anna", "cards": []})
+    game.apply({"do": "next"})
+    assert step not in game.current["name"]
+
+
+def test_mega_civilization_sells_trade_cards_after_every_draw_in_the_order_of_the_draw():
+    # seed 004, 6b: "After all players have drawn their regular trade cards, in the exact same
+    # order as step 6a, each player may choose to purchase": bruno (2 cities) buys before anna (3);
+    # once anna has bought, bruno's turn has passed
+    game = new_game()
+    census(game, anna=3, bruno=2)
+    step_named(game, "Trade cards acquisition")
+    for name in ("anna", "bruno"):
+        game.players[name].treasury = 40
+    game.apply({"do": "draw", "player": "bruno", "seed": 5})
+    buy = {"do": "buy-cards", "stacks": [9], "seed": 6}
+    with pytest.raises(Refused, match="every player with cities has drawn: anna has not"):
+        game.apply({**buy, "player": "bruno"})  # he has drawn, anna not yet
+    assert game.players["bruno"].treasury == 40
+    game.apply({"do": "draw", "player": "anna", "seed": 5})
+    game.apply({**buy, "player": "anna"})
+    with pytest.raises(Refused, match="bruno's turn to buy has passed: anna, after him in the order of the draw"):
+        game.apply({**buy, "player": "bruno"})
+    assert game.players["bruno"].treasury == 40 and game.players["anna"].treasury == 25
+
+
+def test_the_older_editions_sell_trade_cards_right_after_the_buyer_s_own_draw():
+    # 1981 15.6: in his turn to draw; a player buys while others have still to draw
+    game = new_game("civ1981", [("anna", None), ("bruno", None)], None)
+    census(game, anna=3, bruno=2)
+    step_named(game, "Acquire trade cards")
+    game.players["bruno"].treasury = 40
+    game.apply({"do": "draw", "player": "bruno", "seed": 5})
+    game.apply({"do": "buy-cards", "player": "bruno", "stacks": [9], "seed": 6})
+    assert game.players["bruno"].treasury < 40 and not game.done.get(("draw", "anna"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import next_step
+
 from civdsl.api import load
 from civdsl.ledger import gamefile
 
@@ -78,7 +80,7 @@ def test_an_edition_without_set_ups_checks_none():
 
 
 def test_game_new_refuses_a_mixed_set_up_and_writes_nothing(tmp_path):
-    from conftest import run_cli
+    from conftest import next_step, run_cli
 
     out = tmp_path / "g.yaml"
     proc = run_cli("game", "new", "megaciv", "--players", "a:Minoa,b:Saba,c:Hatti,d:Hellas,e:Egypt", "--ast",
@@ -101,12 +103,12 @@ def _two_epidemics_against_bruno():
     for n in ("anna", "bruno", "chloe", "dario"):
         game.apply({"do": "census", "player": n, "cities": 4, "tokens": 40})
     while "Resolve calamities" not in game.current["name"]:
-        game.apply({"do": "next"})
+        next_step(game)
     game.players["anna"].calamities = [("Epidemic", "dario")]
     game.players["chloe"].calamities = [("Epidemic", "dario")]
     for _ in range(10):
         try:
-            game.apply({"do": "next"})
+            next_step(game)
         except Refused as r:
             assert r.code == CHOICE
             n = r.needs[0]
@@ -136,7 +138,7 @@ def test_a_second_calamity_of_a_name_has_its_own_choice():
                 "occurrence": 2})
     for _ in range(5):  # the others' losses, in tokens
         try:
-            game.apply({"do": "next"})
+            next_step(game)
             break
         except Refused as r:
             n = r.needs[0]
@@ -205,7 +207,7 @@ def test_1980_s_tabulation_by_players():
 
 
 def test_explain_shows_the_block_a_civilization_plays_in_some_set_ups():
-    from conftest import run_cli
+    from conftest import next_step, run_cli
 
     out = run_cli("explain", "megaciv", "Assyria")
     assert out.exit_code == 0, out.output

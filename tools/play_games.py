@@ -122,8 +122,12 @@ class Player:
         return self.rng.choice([c for c, x in m.COMMODITIES.items() if x["stack"] == stack])
 
     def _buy_trade_cards(self, args) -> None:
+        from civdsl.ledger.events import draw_order
+
         g, m = self.game, self.game.module
-        for p in g.seated():
+        draws = g.current_actions().get("draw_trade_cards")
+        # where purchases wait for every draw, they go in the order of the draw (Mega Civilization 6b)
+        for p in (draw_order(g, draws) if draws and args.get("after") == "every_draw" else g.seated()):
             if p.treasury >= 18 and self.rng.random() < 0.5:
                 if g.stacks is not None:  # the top card of his stack 9, drawn with a seed
                     self.add({"do": "buy-cards", "player": p.name, "stacks": [9], "seed": self.rng.randrange(2**31)})
@@ -273,6 +277,10 @@ class Player:
             if tokens > p.tokens:
                 cities, tokens = min(p.cities, cities + 1), 0
             self.add({"do": "choose", "player": p.name, "calamity": cal, "cities": cities, "tokens": tokens, **nth})
+        elif key == "units":  # the units in an area: cities first
+            cities = min(p.cities, need["amount"])
+            self.add({"do": "choose", "player": p.name, "calamity": cal, "cities": cities,
+                      "tokens": need["amount"] - cities, **nth})
         elif key in ("discard_cards", "discard_face_value", "give_cards"):
             cards = [c for c, n in sorted(p.cards.items(), key=lambda kv: -g.module.COMMODITIES[kv[0]]["value"])
                      for _ in range(n)]

@@ -62,10 +62,7 @@ def _table(game: Game, calamities: list[dict]) -> Table:
     whose calamities read only their victims and beneficiaries builds no other) and built again
     at the next read after a calamity changed him (`Table.changed`)."""
     names = [p.name for p in game.seated()]
-    ranks = {}
-    for p in game.seated():
-        civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
-        ranks[p.name] = civ["rank"] if civ else None
+    ranks = {p.name: game.ast_place(p) for p in game.seated()}
     borders = {relation: {p: {q for pair in pairs if p in pair for q in pair if q != p} for p in names}
                for relation, pairs in game.borders.items()}
     return Table(game.rulebook, {}, ranks, borders, calamities, dict(game.options), names,
@@ -188,9 +185,11 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
     the beneficiary (vocabulary.TRANSFER_KINDS)."""
     amount = effect.get("taken", effect.get("amount"))
     kind, bound = effect["kind"], effect.get("bound")
-    if not amount:
+    if not amount and kind != "destroy_area_units":
         return ""
     choice = game.choices.get((calamity, p.name, occurrence), {})
+    if kind == "destroy_area_units":  # no amount: every unit in the areas, as many as the victim has there
+        return _area_units(game, p, effect["area"], choice, calamity, occurrence)
     if kind in TRANSFER_KINDS and effect.get("to") == "others":
         return _given_to_others(game, p, amount, choice, calamity, occurrence)
     if kind in TRANSFER_KINDS and beneficiary is not None and beneficiary != p.name:
@@ -203,21 +202,27 @@ def _take(game: Game, p, effect: dict, calamity: str, occurrence: int, beneficia
     if bound in CITY_FACTS and kind == "destroy_cities":
         return _pieces(p, amount, 0)
     if bound in CITY_FACTS and kind == "reduce_cities":
-        left = game.turn_facts.get(p.name, {}).get("reduced_city_tokens")
-        if left is None:
-            raise Refused(CHOICE, f"{calamity} reduces {amount} of {p.name}'s cities: how many tokens does each "
-                          "leave?", [f"choose {p.name} reduced_city_tokens=N"],
-                          needs=[{"player": p.name, "calamity": None, "key": "reduced_city_tokens", "amount": amount}])
-        stock = p.tokens_in_stock(game.pieces)
-        placed = amount * left if stock is None else min(amount * left, stock)  # tokens come from stock
-        p.cities = max(p.cities - amount, 0)
-        p.tokens = p.tokens + placed
-        return f"{_n(amount, 'city', 'cities')} reduced ({placed} tokens from stock replace them)"
+        return _reduced(game, p, amount, calamity)
     if bound == "unit_points" or (bound or "").endswith("_units"):  # anywhere, or in an area: his pieces
         return _chosen_pieces(game, p, amount, choice, calamity, occurrence)
     if bound in ("commodity_cards", "commodity_face_value"):
         return _chosen_cards(game, p, amount, effect, choice, calamity, occurrence)
     return f"{in_words(kind)} {amount} (not kept by the ledger: enter what changes on the map as a census)"
+
+
+def _reduced(game: Game, p, amount: int, calamity: str) -> str:
+    """AMOUNT of the player's cities reduced: each leaves the tokens he says (a fact of the map),
+    as far as his stock holds them."""
+    left = game.turn_facts.get(p.name, {}).get("reduced_city_tokens")
+    if left is None:
+        raise Refused(CHOICE, f"{calamity} reduces {amount} of {p.name}'s cities: how many tokens does each "
+                      "leave?", [f"choose {p.name} reduced_city_tokens=N"],
+                      needs=[{"player": p.name, "calamity": None, "key": "reduced_city_tokens", "amount": amount}])
+    stock = p.tokens_in_stock(game.pieces)
+    placed = amount * left if stock is None else min(amount * left, stock)  # tokens come from stock
+    p.cities = max(p.cities - amount, 0)
+    p.tokens = p.tokens + placed
+    return f"{_n(amount, 'city', 'cities')} reduced ({placed} tokens from stock replace them)"
 
 
 def _simple_fact(p, bound: str) -> int:
@@ -284,6 +289,30 @@ def _pieces(p, cities: int, tokens: int) -> str:
 
 def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+def _area_units(game: Game, p, area: str, choice: dict, calamity: str, occurrence: int) -> str:
+    """Every unit in the AREA areas is lost, whoever owns it: the victim's are the units he entered
+    as his `AREA_units` fact (cities and tokens: which is his to say where he has both); the
+    other players' there are a fact of the map the ledger is not given, so the log says so."""
+    fact = f"{area}_units"
+    units = min((game.turn_facts.get(p.name) or {}).get(fact) or 0, p.cities + p.tokens)
+    if not units:
+        return ""
+    others = f"; every other player's units in the {in_words(area)} areas are lost too (enter them as a census)"
+    if units == p.cities + p.tokens or not p.cities or not p.tokens:
+        return _pieces(p, min(units, p.cities), units - min(units, p.cities)) + others
+    if "cities" not in choice and "tokens" not in choice:
+        raise Refused(CHOICE, f"{calamity}: {p.name} loses his {units} units in the {in_words(area)} areas, cities "
+                      "and tokens as they stand on the map",
+                      [f"choose {p.name} {which(calamity, occurrence)} cities=C tokens=T (C + T = {units})"],
+                      needs=[{"player": p.name, "calamity": calamity, "key": "units", "amount": units,
+                              "occurrence": occurrence}])
+    cities, tokens = choice.get("cities", 0), choice.get("tokens", 0)
+    if cities + tokens != units or cities > p.cities or tokens > p.tokens:
+        raise Refused(ILLEGAL, f"{calamity}: {p.name} loses his {units} units in the {in_words(area)} areas, from "
+                      f"{p.cities} cities and {p.tokens} tokens: not {cities} cities and {tokens} tokens")
+    return _pieces(p, cities, tokens) + others
 
 
 def _chosen_pieces(game: Game, p, amount: int, choice: dict, calamity: str, occurrence: int) -> str:

@@ -367,6 +367,38 @@ def _block(game: Game, p, cards: list[str]) -> None:
                           field="cards")
 
 
+def _in_turn_to_buy(game: Game, p) -> None:
+    """Refuse a purchase of trade cards before the draws its step's `after` waits for: the buyer's
+    own (1980 43.8, 1981 15.6: in his turn to draw; the Expansion 27.51: right after his draw), or
+    every draw (Mega Civilization 6b: after all players have drawn, in the order of the draw: one
+    who bought closes the turn to buy of those before him)."""
+    acts = game.current_actions()
+    draws = acts.get("draw_trade_cards")
+    if draws is None:
+        return
+    if acts["buy_trade_cards"].get("after") != "every_draw":
+        if p.cities and not game.done.get(("draw", p.name)):
+            raise Refused(ILLEGAL, f"{p.name} buys after his draw", field="player")
+        return
+    owing = [q.name for q in draw_order(game, draws) if q.cities and not game.done.get(("draw", q.name))]
+    if owing:
+        raise Refused(ILLEGAL, f"trade cards are bought once every player with cities has drawn: {', '.join(owing)} "
+                      f"{'has' if len(owing) == 1 else 'have'} not", field="player")
+    seats = [q.name for q in game.seated()]
+    later = [q.name for q in game.seated() if _draws_after(draws, seats, q, p) and game.done.get(("buy-cards", q.name))]
+    if later:
+        raise Refused(ILLEGAL, f"{p.name}'s turn to buy has passed: {later[0]}, after him in the order of the draw, "
+                      "has bought", field="player")
+
+
+def _draws_after(args: dict, seats: list, q, p) -> bool:
+    """Whether Q's turn in the draw comes after P's: more cities (fewest_cities; equal counts are
+    the table's to order), or a later seat (SEATS: the seated players' names in seat order)."""
+    if args.get("order") == "fewest_cities":
+        return q.cities > p.cities
+    return seats.index(q.name) > seats.index(p.name)
+
+
 def buy_cards(game: Game, event: dict) -> None:
     """Cards bought for treasury: named (the player took them), or drawn from the top of the
     stacks named with a seed (`buy-cards PLAYER stack=9,9 seed=N`)."""
@@ -380,9 +412,7 @@ def buy_cards(game: Game, event: dict) -> None:
     else:
         cards = _card_names(game, event.get("cards"))
         numbers = [_stack(game, c) or 0 for c in cards]
-    if p.cities and "draw_trade_cards" in game.current_actions() and not game.done.get(("draw", p.name)):
-        # 1980 43.8, 1981 15.6: in his turn to draw; the Expansion 27.51: right after his draw
-        raise Refused(ILLEGAL, f"{p.name} buys after his draw", field="player")
+    _in_turn_to_buy(game, p)
     _once(game, "buy-cards", p.name)
     answer = trade_card_prices(game.module, p.advances, list(numbers), p.treasury)
     if answer["illegal"]:
@@ -451,6 +481,18 @@ def hand_limit(game: Game, player, args: dict) -> int | None:
     if limit is None:
         return None
     return limit + sum(ab.get("delta", 0) for _, ab in abilities_of(game.module, player.advances, "hand_limit"))
+
+
+def check_owed_events(game: Game, args: dict, event: str) -> None:
+    """The step of an action (its ARGS) ends only when every seated player with cities has
+    entered EVENT (the trade cards each draws: one per city, every player), listed in the order
+    the action gives; which cards he drew is his to enter, never guessed."""
+    owing = [p.name for p in draw_order(game, args) if p.cities and not game.done.get((event, p.name))]
+    if owing:
+        raise Refused(CHOICE, f"the step ends only when every player with cities has entered `{event}`: "
+                      f"{', '.join(owing)} {'has' if len(owing) == 1 else 'have'} not",
+                      [f"{event} {n} ...: {event_words(event)}" for n in owing],
+                      field="step", needs=[{"player": n, "calamity": None, "key": event} for n in owing])
 
 
 def check_hand_limits(game: Game, args: dict) -> None:
@@ -790,7 +832,7 @@ def _revolt_gainer(game: Game, tied: list, ast_breaks_ties: bool):
         return tied[0]
     if not ast_breaks_ties:
         return None
-    ranks = [_ast_place(game, q) for q in tied]
+    ranks = [game.ast_place(q) for q in tied]
     if any(r is None for r in ranks):
         return None
     return tied[ranks.index(min(ranks))]
@@ -857,15 +899,9 @@ def _epoch_words(marker: dict) -> str:
     return f" ({epoch})" if epoch else ""
 
 
-def _ast_place(game: Game, p) -> int | None:
-    """The place of the player's civilization in A.S.T. order, or None where it has none."""
-    civ = getattr(game.module, "CIVILIZATIONS", {}).get(p.civilization)
-    return civ["rank"] if civ else None
-
-
 def _rank(game: Game, p) -> int:
     """The player's place in A.S.T. order; players without one after all who have, by seat."""
-    place = _ast_place(game, p)
+    place = game.ast_place(p)
     return place if place is not None else 10_000 + list(game.players).index(p.name)
 
 

@@ -103,6 +103,11 @@ class Game:
         """The current step's actions by kind (steps.actions)."""
         return self.step_actions[self.step]
 
+    def ast_place(self, p) -> int | None:
+        """The place of the player's civilization in A.S.T. order, or None where it has none."""
+        civ = getattr(self.module, "CIVILIZATIONS", {}).get(p.civilization)
+        return civ["rank"] if civ else None
+
     def seated(self) -> list:
         return list(self._at_table())
 

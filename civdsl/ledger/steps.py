@@ -20,6 +20,20 @@ EVENTS_OF_ACTION = (
 )
 
 
+# the phase actions every player who can must take before their step ends, with the event that
+# takes it: a player with cities draws his trade cards (each edition's text: one card per city,
+# for every player), so `next` waits for every such draw
+OWED_BY_EACH_PLAYER = (("draw_trade_cards", "draw"),)
+
+
+def owed_event(action: str) -> str | None:
+    """The event every player with cities owes in the action's step (None: nobody owes one)."""
+    for kind, event in OWED_BY_EACH_PLAYER:
+        if kind == action:
+            return event
+    return None
+
+
 def events_of(action: str) -> tuple:
     """The events the phase action lets players enter (none: it runs by itself)."""
     for kind, events in EVENTS_OF_ACTION:

@@ -10,11 +10,11 @@ from ..errors import StateError
 from .calamities import resolve_step
 from .decks import deal
 from .ending import check_end
-from .events import EVENT_KINDS, alter_ast, check_fields, check_hand_limits, event_words, handle
+from .events import EVENT_KINDS, alter_ast, check_fields, check_hand_limits, check_owed_events, event_words, handle
 from .events import field_kinds, run_automatic, waits_for_choices
 from .play import Game
 from .refusals import ILLEGAL, Refused
-from .steps import AUTOMATIC_ACTIONS, action_of, events_of, takes_events
+from .steps import AUTOMATIC_ACTIONS, action_of, events_of, owed_event, takes_events
 
 
 
@@ -75,6 +75,10 @@ class Ledger(Game):
     def next_step(self) -> None:
         """End the current step (its checks first) and move on to the next that takes events."""
         acts = self.current_actions()
+        for kind in acts:
+            owed = owed_event(kind)
+            if owed is not None:
+                check_owed_events(self, acts[kind], owed)
         for kind in self.waiting:
             run_automatic(self, kind, acts[kind])
         if "hand_limit" in acts:

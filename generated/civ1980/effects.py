@@ -412,7 +412,7 @@ TURN = (
     {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 479, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 479),)},
     {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 480, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 480),)},
     {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 481, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 481),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 482, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 483), ('buy_trade_cards', {}, 484))},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 482, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 483), ('buy_trade_cards', {'after': 'own_draw'}, 484))},
     {'name': 'Trade', 'when': 'E9, 43.9', 'line': 486, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 486),)},
     {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 487, 'actions': (('buy_advances', {}, 487),)},
     {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 488, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 488), ('census', {'cities': None, 'tokens': None, 'ships': None}, 488))},

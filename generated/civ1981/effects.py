@@ -437,7 +437,7 @@ TURN = (
     {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 549),)},
     {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 550, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 550),)},
     {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 551, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 552),)},
-    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 554, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 555), ('buy_trade_cards', {}, 556))},
+    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 554, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 555), ('buy_trade_cards', {'after': 'own_draw'}, 556))},
     {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 558, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 559),)},
     {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 561, 'actions': (('buy_advances', {}, 562), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 563))},
     {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 565, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 566), ('census', {'cities': None, 'tokens': None, 'ships': None}, 567))},

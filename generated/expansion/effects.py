@@ -1331,7 +1331,7 @@ TURN = (
     {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
     {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1284, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1284),)},
     {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1285, 'actions': ()},
-    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1286, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1287), ('buy_trade_cards', {}, 1288))},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1286, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1287), ('buy_trade_cards', {'after': 'own_draw'}, 1288))},
     {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1290, 'actions': (('trade', {'least_cards': 'trade_min_cards', 'received_calamities': 'tradable'}, 1291),)},
     {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1293, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1293),)},
     {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1294, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1294),)},

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'gentle_granary', 'name': 'Gentle granaries (house rule on gentle)', 'language': 1, 'bases': ('megaciv', 'gentle')}
 SOURCE_PATH = 'rulebooks/house/gentle_granary.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'ff7ab0b6068b20b6806d6a00b9501d30a075bc71b9b29f53e0b274c62e3fcae0', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932', 'rulebooks/house/gentle_granary.civ': '1c083a987b06b3564d98656f42939eff0ced11f0c0edc6cad1563d86b1afbe72'}
+SOURCES = {'rulebooks/megaciv.civ': '6ef87c93e2e6b11b16ea537abb3c367cd8ed268780fdefa7d7982d66036a6ab1', 'rulebooks/house/gentle.civ': '992502d4c52b36abf28572a2400fd86900928170b4932818fd675dd823323932', 'rulebooks/house/gentle_granary.civ': '1c083a987b06b3564d98656f42939eff0ced11f0c0edc6cad1563d86b1afbe72'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -1047,7 +1047,7 @@ TURN = (
     {'name': 'Movement', 'when': 'phase 3', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1247),)},
     {'name': 'Conflict', 'when': 'phase 4', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1248),)},
     {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1249, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1250),)},
-    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1252, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1253), ('buy_trade_cards', {}, 1254))},
+    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1252, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1253), ('buy_trade_cards', {'after': 'every_draw'}, 1254))},
     {'name': 'Trade', 'when': 'phase 7', 'line': 1256, 'actions': (('trade', {'least_cards': 'trade_least_cards', 'received_calamities': 'tradable'}, 1256),)},
     {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1257, 'actions': ()},
     {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1258, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1258),)},
