@@ -497,7 +497,14 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
     # the check of an argument, by the kind of its parameter (vocabulary.Param.kind); a kind
     # without one here is not checked
     _ARGUMENT_CHECKS = {"enum": "_enum_argument", "str": "_str_argument", "int": "_int_argument",
-                        "quantity": "_quantity_argument"}
+                        "quantity": "_quantity_argument", "option": "_option_argument"}
+
+    def _option_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
+        """The name of a rule option the rulebook declares (the ledger reads its setting in each game)."""
+        word = value.parts[0] if isinstance(value, Name) and len(value.parts) == 1 else None
+        if word not in self.ed.options:
+            self.d.error("CIV017", f"`{p.name}` of `{call.name}` must name a rule option of the rulebook", value.span,
+                         item=item, help=suggestion(unparse(value), list(self.ed.options)) if word else None)
 
     def _quantity_argument(self, call: Call, p: vocab.Param, value, item: str, literal_only: bool) -> None:
         """A whole number written out, or the name of a constant or of a table (read at the number

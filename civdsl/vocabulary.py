@@ -386,13 +386,17 @@ _PHASE_ACTIONS = [
                          Param("bound", "enum", choices=("stock", "none"), default="stock",
                                doc="stock: never more than the tokens in stock; the cities not taxed revolt"),
                          Param("revolt_rank", "str", doc="the fact whose most makes a player the beneficiary of "
-                                                         "a tax revolt (absent: the edition's `beneficiary_rank`)")),
+                                                         "a tax revolt (absent: the edition's `beneficiary_rank`)"),
+                         Param("unclaimed_revert", "option", doc="the rule option that, on, gives revolting cities "
+                                                                 "no player can take over back to their owner "
+                                                                 "(absent or off: they are destroyed)")),
          "each player moves {rate} tokens per city from stock to treasury",
          "Automatic: treasury grows by the rate times the cities (a held `tax_rate` ability is its holder's "
          "choice: the step then waits for his `tax` event); with "
          "bound stock a player short of tokens moves all he has and the cities he could not tax revolt: the "
          "player with the most `revolt_rank` (no victim of a revolt) annexes them as his cities in stock allow, "
-         "then the next, in A.S.T. order of the victims; the rest are destroyed.",
+         "then the next, in A.S.T. order of the victims; the rest are destroyed, or stay their owner's where "
+         "the `unclaimed_revert` option is on.",
          main=None),
     Kind("draw_trade_cards", (Param("stacks", "quantity", required=True, doc="the highest stack"),
                               Param("order", "enum", choices=("fewest_cities", "seat"), default="seat",

@@ -749,3 +749,49 @@ def test_the_older_editions_sell_trade_cards_right_after_the_buyer_s_own_draw():
     game.apply({"do": "draw", "player": "bruno", "seed": 5})
     game.apply({"do": "buy-cards", "player": "bruno", "stacks": [9], "seed": 6})
     assert game.players["bruno"].treasury < 40 and not game.done.get(("draw", "anna"))
+
+
+@pytest.mark.parametrize("edition, setting, cities_after, said", [
+    # 1981 6.3.2 NOTE: "(In rare cases where no player can take over remaining revolting cities,
+    # they are eliminated instead.) It is just possible that this could lead some or all of the
+    # cities to revert back to the original player": eliminated by default, reverting as an option
+    ("civ1981", None, 3, "1 revolting city is destroyed"),
+    ("civ1981", True, 4, "1 revolting city reverts to him"),
+    # 1980 43.1 is silent on cities nobody can take; 64: they may "revert back to the original
+    # player": reverting by default, destroyed as an option
+    ("civ1980", None, 4, "1 revolting city reverts to him"),
+    ("civ1980", False, 3, "1 revolting city is destroyed"),
+])
+def test_revolting_cities_nobody_can_take_over_by_each_reading(tmp_path, edition, setting, cities_after, said):
+    from civdsl.ledger.gameview import stamped
+
+    rb = load(edition)
+    seats = ([("anna", None), ("bruno", None), ("chloe", None)] if edition == "civ1981"
+             else [("anna", "Asia"), ("bruno", "Italy"), ("chloe", "Crete")])
+    setup = gamefile.new_setup(edition, rb, seats, None, None, 0)
+    if setting is not None:
+        setup["options"] = {"revolt_cities_revert": setting}
+    game = gamefile.start(rb, setup)
+    limit = game.pieces["cities"]
+    events = []
+    for event in ({"do": "census", "player": "anna", "cities": 4, "tokens": game.pieces["tokens"] - 7},
+                  {"do": "census", "player": "bruno", "cities": limit, "tokens": 10},  # no city in stock
+                  {"do": "census", "player": "chloe", "cities": limit, "tokens": 10}):
+        events.append(stamped(game, event))
+        game.apply(events[-1])
+    while game.turn == 1:
+        try:
+            events.append(stamped(game, {"do": "next"}))
+            game.apply(events[-1])
+        except Refused as r:
+            events.pop()
+            for need in r.needs:
+                answer = ({"do": "draw", "player": need["player"], "cards": []} if need["key"] == "draw" else
+                          {"do": "ast", "player": need["player"], "move": "stays"})
+                events.append(stamped(game, answer))
+                game.apply(events[-1])
+    path = tmp_path / "game.yaml"
+    path.write_text(gamefile.text(gamefile.GameFile(setup, events)), encoding="utf-8")
+    replayed = gamefile.replay(rb, gamefile.read(path))
+    assert replayed.players["anna"].cities == cities_after and replayed.players["bruno"].cities == limit
+    assert any(said in e.text for e in replayed.log), [e.text for e in replayed.log if "revolt" in e.text]

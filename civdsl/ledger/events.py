@@ -801,6 +801,11 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
         while cities:
             candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
             if not candidates:
+                revert = args.get("unclaimed_revert")
+                if revert and game.option(revert):
+                    game.note(f"{victim.name}: {_n(cities, 'revolting city reverts', 'revolting cities revert')} to "
+                              f"him (no other player has cities in stock; rule option {revert} on)", args["line"])
+                    break
                 victim.cities = victim.cities - cities
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
                           "(no other player has cities in stock)", args["line"])

@@ -103,6 +103,11 @@ class Game:
         """The current step's actions by kind (steps.actions)."""
         return self.step_actions[self.step]
 
+    def option(self, name: str) -> bool:
+        """A rule option's setting in this game: the game file's, else the rulebook's."""
+        value = self.options.get(name)
+        return self.module.OPTIONS[name] if value is None else value
+
     def ast_place(self, p) -> int | None:
         """The place of the player's civilization in A.S.T. order, or None where it has none."""
         civ = getattr(self.module, "CIVILIZATIONS", {}).get(p.civilization)

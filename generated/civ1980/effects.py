@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '5541bcce2501e949251e889d46f98ae13bbff3d5d61c4663b0ead829dddfea78'}
+SOURCES = {'rulebooks/civ1980.civ': 'd90ac7c3473e33e88041016b212984c55afefed81e836227921e344f84497408'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -307,7 +307,7 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 
 ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {}  # each rule switch's setting in the rulebook (PlayerState.option)
+OPTIONS = {'revolt_cities_revert': True}  # each rule switch's setting in the rulebook (PlayerState.option)
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
@@ -321,7 +321,7 @@ CALAMITIES = _rt.records((
     '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 345, "summary": "Reduce 4 cities. Other players share 2 among them, each at most: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 365, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 498, 'discard': 500, 'order': 502, 'assign': 504}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 502, 'discard': 504, 'order': 506, 'assign': 508}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -405,23 +405,23 @@ SCORE_TIEBREAKS = [
 SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 473, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock'}, 473),)},
-    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 474, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 475),)},
-    {'name': 'Census', 'when': 'E3, 43.3', 'line': 477, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 477),)},
-    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 478, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 478),)},
-    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 479, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 479),)},
-    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 480, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 480),)},
-    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 481, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 481),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 482, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 483), ('buy_trade_cards', {'after': 'own_draw'}, 484))},
-    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 486, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 486),)},
-    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 487, 'actions': (('buy_advances', {}, 487),)},
-    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 488, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 488), ('census', {'cities': None, 'tokens': None, 'ships': None}, 488))},
-    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 489, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 489),)},
-    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 490, 'actions': (('alter_ast', {}, 491), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 492))},
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 477, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert'}, 477),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 478, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 479),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 481, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 481),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 482, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 482),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 483, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 483),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 484, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 484),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 485, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 485),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 486, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 487), ('buy_trade_cards', {'after': 'own_draw'}, 488))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 490, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 490),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 491, 'actions': (('buy_advances', {}, 491),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 492, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 492), ('census', {'cities': None, 'tokens': None, 'ships': None}, 492))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 493, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 493),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 494, 'actions': (('alter_ast', {}, 495), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 496))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 615}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 619}',
 ))
 
 SETUP_PLAYERS = {
@@ -432,7 +432,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, None),
 }
 
-LINES = _rt.line_map('72:439 78:249 85:255 87:255 88:255 90:255 93:255 94:255 98:257 109:257 110:257 119:262 124:269 125:269 126:267 127:267 128:268 130:270 131:270 137:268 138:268 142:270 143:270 149:278 154:283 155:283 156:284 158:285 159:285 160:285 168:284 169:284 173:285 174:285 175:285 183:291 188:297 189:297 190:296 191:296 193:300 194:298 195:298 196:300 197:300 198:300 199:300 209:313 214:318 215:318 216:319 218:321 219:321 227:319 228:319 232:323 233:323 239:331 244:336 246:337 247:337 248:339 249:339 258:345 263:350 264:350 265:351 267:352 268:352 269:354 270:354 278:351 279:351 283:358 284:356 285:356 292:365 297:370 298:370 337:379 344:380 348:380 352:381 356:382 360:384 364:384 368:385 372:385 376:386 378:386 399:419 400:420 401:421 408:473 409:474 410:477 411:478 412:479 413:480 414:481 415:482 416:486 417:487 418:488 419:489 420:490 424:615 428:408 429:409 430:410 431:411 432:412')
+LINES = _rt.line_map('72:439 78:249 85:255 87:255 88:255 90:255 93:255 94:255 98:257 109:257 110:257 119:262 124:269 125:269 126:267 127:267 128:268 130:270 131:270 137:268 138:268 142:270 143:270 149:278 154:283 155:283 156:284 158:285 159:285 160:285 168:284 169:284 173:285 174:285 175:285 183:291 188:297 189:297 190:296 191:296 193:300 194:298 195:298 196:300 197:300 198:300 199:300 209:313 214:318 215:318 216:319 218:321 219:321 227:319 228:319 232:323 233:323 239:331 244:336 246:337 247:337 248:339 249:339 258:345 263:350 264:350 265:351 267:352 268:352 269:354 270:354 278:351 279:351 283:358 284:356 285:356 292:365 297:370 298:370 337:379 344:380 348:380 352:381 356:382 360:384 364:384 368:385 372:385 376:386 378:386 399:419 400:420 401:421 408:477 409:478 410:481 411:482 412:483 413:484 414:485 415:486 416:490 417:491 418:492 419:493 420:494 424:619 428:408 429:409 430:410 431:411 432:412')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:93 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:132 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
 # fmt: on

@@ -1322,7 +1322,7 @@ SCORE_TIEBREAKS = [
 SCORE_AST = (1176,)
 SCORE_LOWER_FIRST = (1179,)
 TURN = (
-    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1273, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None}, 1274),)},
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1273, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None}, 1274),)},
     {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1276, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1277),)},
     {'name': 'Census', 'when': 'always (20)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
     {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
