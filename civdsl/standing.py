@@ -268,8 +268,8 @@ def _unknown_move(out: dict, state: PlayerState, module, track: str, position: i
     if position == module.AST[track]["spaces"]:
         out["move"] = "finished"
         return
-    meets = {all_met(r["met"] for r in _needs(epochs_out[there]["requirements"], here == there))
-             for here, there in _steps_possible(module, track, state, position)}
+    meets = {all_met(r["met"] for r in step_needs(epochs_out[there]["requirements"], here == there))
+             for here, there in steps_possible(module, track, state, position)}
     if len(meets) == 1 and None not in meets:
         out["move"] = "forward" if meets == {True} else "stays"
         return
@@ -279,7 +279,7 @@ def _unknown_move(out: dict, state: PlayerState, module, track: str, position: i
     out["move"] = "unknown"
 
 
-def _steps_possible(module, track: str, state: PlayerState, position: int) -> set[tuple[int, int]]:
+def steps_possible(module, track: str, state: PlayerState, position: int) -> set[tuple[int, int]]:
     """(the epoch of the marker's space, the epoch of the next) on every row the marker may be on;
     with no row, the next space is in the same epoch or the one after."""
     try:
@@ -293,7 +293,7 @@ def _steps_possible(module, track: str, state: PlayerState, position: int) -> se
     return {(h, n) for h in here for n in (h, h + 1) if n <= last}
 
 
-def _needs(reqs: list, inside: bool) -> list:
+def step_needs(reqs: list, inside: bool) -> list:
     """What a step needs: entering an epoch all its requirements, a step inside one only those
     marked `each step`."""
     return [r for r in reqs if r.get("each_step")] if inside else reqs
@@ -303,7 +303,7 @@ def _step_forward(out: dict, position: int, epoch: str, reqs: list, inside: bool
     """What moving the marker one space forward, into EPOCH, needs and whether it is met: entering
     an epoch needs all its requirements; a step INSIDE one only those marked `each step`."""
     out["next_space"], out["next_epoch"] = position + 1, epoch
-    out["needs"] = _needs(reqs, inside)
+    out["needs"] = step_needs(reqs, inside)
     out["meets"] = all_met(r["met"] for r in out["needs"])
     if out["move"] is None:
         out["move"] = {True: "forward", False: "stays", None: "unknown"}[out["meets"]]

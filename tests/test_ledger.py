@@ -559,3 +559,33 @@ def test_a_volcanic_eruption_on_tokens_alone_asks_nothing():
     game = _volcano_game(0, 10)
     next_step(game)
     assert game.players["anna"].tokens == 7
+
+
+def _entered_forward(edition, cities, position=0, epoch=None, advances=()):
+    game = new_game(edition, [("anna", None), ("bruno", None)], None)
+    census(game, anna=(cities, 10), bruno=(3, 10))
+    game.players["anna"].ast_position = position
+    game.players["anna"].advances = list(advances)
+    step_named(game, "succession markers")
+    game.apply({"do": "ast", "player": "anna", "move": "forward", **({"epoch": epoch} if epoch else {})})
+    return game
+
+
+@pytest.mark.parametrize("edition", ["civ1981", "expansion"])
+def test_an_entered_step_forward_says_what_the_requirements_leave_it(edition):
+    # no row places the marker: from the start a step may stay in the first epoch or enter the
+    # second, which needs two cities (1981 20; the Expansion 34.22); with one city only the first
+    game = _entered_forward(edition, 1)
+    first = game.module.AST[game.track()]["epochs"][0][0]
+    said = next(e.text for e in game.log if e.text.startswith("anna: the marker moves forward"))
+    assert said.endswith(f"so the next space is still in {first})")
+
+
+def test_an_entered_step_forward_the_requirements_forbid_everywhere_is_refused():
+    # the Expansion 34.22-34.23 and 34.31: in the Early Bronze Age each step needs two cities, and
+    # entering the Late Bronze Age three and three cards: with one city no step forward is allowed
+    with pytest.raises(Refused, match="anna's marker themselves \\(stays\\)"):
+        _entered_forward("expansion", 1, position=4, epoch="Early Bronze Age")
+    game = _entered_forward("expansion", 3, position=4, epoch="Early Bronze Age")
+    said = next(e.text for e in game.log if e.text.startswith("anna: the marker moves forward"))
+    assert said.endswith("so the next space is still in Early Bronze Age)")  # three cards are missing

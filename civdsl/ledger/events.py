@@ -32,7 +32,8 @@ EVENT_WORDS = (
                "or a fact it needs (choose PLAYER fact=value)"),
     ("buy", "advances a player buys and the payment (buy PLAYER ADVANCE... pay CARD... treasury N)"),
     ("discard", "cards a player discards (discard PLAYER CARD...)"),
-    ("ast", "a marker's move where the rulebook gives no row to tell it (ast PLAYER forward|stays|back)"),
+    ("ast", "a marker's move where the rulebook gives no row to tell it (ast PLAYER forward|stays|back, with "
+            "epoch=NAME: the epoch of his marker's space, which the requirements of a step forward depend on)"),
 )
 
 
@@ -57,7 +58,7 @@ EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", 
                 ("pay", _NAMES), ("treasury", _COUNT), ("cities", _COUNT), ("tokens", _COUNT), ("ships", _COUNT),
                 ("turn", _COUNT), ("step", _COUNT), ("secondary", _SECONDARY), ("facts", _MAP), ("borders", _MAP),
                 ("occurrence", _COUNT), ("seed", _COUNT), ("stacks", _COUNTS), ("given", _GIVEN),
-                ("rate", _COUNT))
+                ("rate", _COUNT), ("epoch", _TEXT))
 
 
 def _is_count(value) -> bool:
@@ -804,7 +805,8 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 revert = args.get("unclaimed_revert")
                 if revert and game.option(revert):
                     game.note(f"{victim.name}: {_n(cities, 'revolting city reverts', 'revolting cities revert')} to "
-                              f"him (no other player has cities in stock; rule option {revert} on)", args["line"])
+                              "him (no other player has cities in stock, and the reading of the rules in play gives them back)",
+                              args["line"])
                     break
                 victim.cities = victim.cities - cities
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
@@ -866,13 +868,49 @@ def ast(game: Game, event: dict) -> None:
     move = event.get("move")
     if move not in ("forward", "stays", "back"):
         raise Refused(ILLEGAL, "the move is forward, stays or back", field="move")
+    epoch = event.get("epoch")
+    if epoch is not None:  # the epoch of the marker's space, as the players' board shows it
+        names = [name for name, _ in game.module.AST[game.track()]["epochs"]]
+        if epoch not in names:
+            raise Refused(ILLEGAL, f"no epoch `{epoch}` on the track (epochs: {', '.join(names)})", field="epoch")
+        facts = dict(game.turn_facts.get(p.name) or {})
+        facts["ast_epoch"] = epoch
+        game.turn_facts[p.name] = facts
     marker = _marker(game, p)
     if marker.get("move") not in (None, "unknown"):
         raise Refused(ILLEGAL, f"the rules move {p.name}'s marker themselves ({marker['move']}): nothing to enter",
                       field="move")
+    implied = _forward_held_to_requirements(game, p) if move == "forward" else ""
     game.ast_moves[p.name] = move
     words = "stays" if move == "stays" else f"moves {move}"
-    game.note(f"{p.name}: the marker {words} (entered: the rulebook gives no row to tell)", _line(game, "alter_ast"))
+    game.note(f"{p.name}: the marker {words} (entered: the rulebook gives no row to tell{implied})",
+              _line(game, "alter_ast"))
+
+
+def _forward_held_to_requirements(game: Game, p) -> str:
+    """An entered step forward, held to the epoch requirements of every place the marker may be
+    on (1981 20, the Expansion 33: entering an epoch needs its cities and cards): refused where
+    none allows it or where a fact it needs is not known; where only some do, the log says what
+    the move tells of the map."""
+    steps = game.forward_steps(p, game.track())
+    if any(s["met"] is None for s in steps) and not any(s["met"] is True for s in steps):
+        raise Refused(CHOICE, f"whether {p.name}'s marker may move forward depends on facts the game does not "
+                      "hold: " + "; ".join(_unmet_words(s) for s in steps if s["met"] is None),
+                      [f"choose {p.name} FACT=N"], field="move")
+    allowed = [s for s in steps if s["met"] is True]
+    if not allowed:
+        raise Refused(ILLEGAL, f"{p.name}'s marker cannot move forward: " + "; ".join(_unmet_words(s) for s in steps),
+                      field="move")
+    if len(allowed) == len(steps):
+        return ""
+    return ": so the next space " + " or ".join(
+        (f"enters {s['epoch']}" if s["enters"] else f"is still in {s['epoch']}") for s in allowed)
+
+
+def _unmet_words(step: dict) -> str:
+    what = f"entering {step['epoch']}" if step["enters"] else f"a step inside {step['epoch']}"
+    unmet = [f"{r['requirement']} ({r['value']}, needs {r['needs']})" for r in step["needs"] if r["met"] is not True]
+    return f"{what} needs {', '.join(unmet)}"
 
 
 def alter_ast(game: Game, args: dict) -> None:

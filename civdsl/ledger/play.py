@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..diagnostics import did_you_mean
 from ..handvalue import player_block
 from ..playerstate import PlayerState
-from ..standing import _goes_back, ast_counted, marker
+from ..standing import _goes_back, all_met, ast_counted, marker, step_needs, steps_possible
 from ..startcredits import apply_start_credits, start_credits
 from .quantities import pieces, quantity
 from .steps import actions, steps
@@ -224,13 +224,29 @@ class Game:
         """The player's marker as `civdsl epoch` answers it (where it is, what the next space needs,
         and whether it moves), evaluating the requirements of the next space's epoch only."""
         t = self.module.AST[track]
-        st = self.state(player)
+        st = self.state(player, self.turn_facts.get(player.name))  # with the map facts entered this turn
         backward = [b(st) for b in t["backward"]]
         # what standing.epochs does before it places the marker, without every epoch's requirements
         goes_back = _goes_back(self.module, track, st, st.fact("ast_position"), backward)
         # the requirements count what held advances add (standing.ast_counted), the backward rule does not
         counted, _ = ast_counted(self.module, st)
         return marker(self.module, track, st, _EpochsOnDemand(t["epochs"], counted), backward, goes_back)
+
+    def forward_steps(self, player: Player, track: str) -> list:
+        """Each step forward the marker may take where the rulebook cannot place it on its row: the
+        epoch of the next space, whether the step enters it, what it needs and whether that is met
+        (a step inside an epoch needs its `each step` requirements, entering one all of them)."""
+        t = self.module.AST[track]
+        st = self.state(player, self.turn_facts.get(player.name))
+        counted, _ = ast_counted(self.module, st)
+        epochs = _EpochsOnDemand(t["epochs"], counted)
+        names = [name for name, _ in t["epochs"]]
+        out = []
+        for here, there in sorted(steps_possible(self.module, track, st, player.ast_position)):
+            reqs = step_needs(epochs[there]["requirements"], here == there)
+            out.append({"epoch": names[there], "enters": here != there, "needs": reqs,
+                        "met": all_met(r["met"] for r in reqs)})
+        return out
 
     def note(self, text: str, line: int | None = None) -> None:
         self.log.append(Entry(self.turn, self.current["name"], text, line, self.events))
