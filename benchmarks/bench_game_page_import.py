@@ -32,10 +32,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from companion_harness import NODE, node_available  # noqa: E402
 
 # An import replays every event of the file once, so its budget is per event: a recorded game of
-# the largest table (18 players, 12 turns: 1,919 events) imports within a second in Node, four
-# seconds on the phone profile of bench_ledger_page.py (a phone taken as four times slower than
-# this machine's Node), the wait of opening a saved document; one added event keeps its own
-# budget there (25 ms in Node, 100 ms on the phone).
+# the largest table (18 players, 12 turns) imports in the wait of opening a saved document, on the
+# phone profile of bench_ledger_page.py (a phone taken as PHONE_FACTOR times slower than this
+# machine's Node); one added event keeps its own budget there.
 IMPORT_BUDGET_MS_PER_EVENT = 0.5
 PHONE_FACTOR = 4
 

@@ -805,8 +805,8 @@ def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
                 revert = args.get("unclaimed_revert")
                 if revert and game.option(revert):
                     game.note(f"{victim.name}: {_n(cities, 'revolting city reverts', 'revolting cities revert')} to "
-                              "him (no other player has cities in stock, and the reading of the rules in play gives them back)",
-                              args["line"])
+                              "him (no other player has cities in stock, and the reading of the rules in play gives "
+                              "them back)", args["line"])
                     break
                 victim.cities = victim.cities - cities
                 game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
@@ -889,27 +889,24 @@ def ast(game: Game, event: dict) -> None:
 
 def _forward_held_to_requirements(game: Game, p) -> str:
     """An entered step forward, held to the epoch requirements of every place the marker may be
-    on (1981 20, the Expansion 33: entering an epoch needs its cities and cards): refused where
-    none allows it or where a fact it needs is not known; where only some do, the log says what
-    the move tells of the map."""
+    on (1980 43.13, 1981 20, the Expansion 34: entering an epoch needs its cities and cards):
+    refused where none allows it; where only some do, or where what one needs is not known, the
+    log says what the move tells of the map (the players' word on their board)."""
     steps = game.forward_steps(p, game.track())
-    if any(s["met"] is None for s in steps) and not any(s["met"] is True for s in steps):
-        raise Refused(CHOICE, f"whether {p.name}'s marker may move forward depends on facts the game does not "
-                      "hold: " + "; ".join(_unmet_words(s) for s in steps if s["met"] is None),
-                      [f"choose {p.name} FACT=N"], field="move")
-    allowed = [s for s in steps if s["met"] is True]
-    if not allowed:
+    possible = [s for s in steps if s["met"] is not False]
+    if not possible:
         raise Refused(ILLEGAL, f"{p.name}'s marker cannot move forward: " + "; ".join(_unmet_words(s) for s in steps),
                       field="move")
-    if len(allowed) == len(steps):
-        return ""
-    return ": so the next space " + " or ".join(
-        (f"enters {s['epoch']}" if s["enters"] else f"is still in {s['epoch']}") for s in allowed)
+    told = "" if len(possible) == len(steps) else ": so the next space " + " or ".join(
+        (f"enters {s['epoch']}" if s["enters"] else f"is still in {s['epoch']}") for s in possible)
+    unknown = [_unmet_words(s) for s in possible if s["met"] is None]
+    return told + ("; not known from the game: " + "; ".join(unknown) if unknown else "")
 
 
 def _unmet_words(step: dict) -> str:
     what = f"entering {step['epoch']}" if step["enters"] else f"a step inside {step['epoch']}"
-    unmet = [f"{r['requirement']} ({r['value']}, needs {r['needs']})" for r in step["needs"] if r["met"] is not True]
+    unmet = [f"{r['requirement']} ({'not known' if r['met'] is None else r['value']}, needs {r['needs']})"
+             for r in step["needs"] if r["met"] is not True]
     return f"{what} needs {', '.join(unmet)}"
 
 
