@@ -63,6 +63,56 @@ def test_the_one_turn_questions_read_a_player_of_a_game_file(command):
     assert wrong.returncode == 1 and "no player `zed`" in wrong.stderr
 
 
+@pytest.mark.parametrize("command", ["score", "epoch", "plan"])
+def test_a_game_file_in_the_rulebook_place_asks_with_its_own_edition(command):
+    path = next(p for p in GAMES if p.stem == "civ1981-5")
+    named = run_cli(command, "civ1981", "--state", path, "--player", "chloe", "--json")
+    alone = run_cli(command, path, "--player", "chloe", "--json")
+    assert named.returncode == alone.returncode and not alone.stderr
+    assert json.loads(alone.stdout) == json.loads(named.stdout)
+    both = run_cli(command, path, "--state", path, "--player", "chloe")
+    assert both.returncode == 2 and "not both" in both.stderr
+
+
+@pytest.mark.parametrize("command", ["score", "epoch", "plan"])
+def test_a_game_of_another_edition_is_refused_not_replayed_under_the_wrong_rules(command):
+    path = next(p for p in GAMES if p.stem == "civ1981-5")
+    proc = run_cli(command, "expansion", "--state", path, "--player", "anna")
+    assert proc.returncode == 2
+    assert "is a game of civ1981, not of expansion" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["epoch", "plan"])
+def test_a_game_file_without_a_player_names_its_players(command):
+    path = next(p for p in GAMES if p.stem == "civ1981-5")
+    proc = run_cli(command, path)
+    assert proc.returncode == 2
+    assert "add --player NAME (players: anna, bruno, chloe, dario, eva)" in proc.stderr
+
+
+def test_score_of_a_game_file_ranks_every_player_with_the_tie_breakers_of_a_tie():
+    path = next(p for p in GAMES if p.stem == "megaciv-5")
+    table = run_cli("score", path, "--json")
+    assert table.returncode == 0, table.stderr
+    rows = json.loads(table.stdout)["players"]
+    assert sorted(r["player"] for r in rows) == ["anna", "bruno", "chloe", "dario", "eva"]
+    for row in rows:  # each total is the player's own answer
+        own = json.loads(run_cli("score", path, "--player", row["player"], "--json").stdout)
+        assert row["total"] == own["total"]
+    totals = [r["total"] for r in rows]
+    assert totals == sorted(totals, reverse=True)
+    text = run_cli("score", path).stdout.splitlines()
+    assert [line.split(":")[0].strip() for line in text] == [f"{i}. {r['player']}" for i, r in enumerate(rows, 1)]
+    tied = [line for line, r in zip(text, rows) if totals.count(r["total"]) > 1]
+    alone = [line for line, r in zip(text, rows) if totals.count(r["total"]) == 1]
+    assert tied and all("tie-break" in line for line in tied)  # bruno and anna: 62 each
+    assert alone and not any("tie-break" in line for line in alone)
+    # the first tie-breaker that differs orders them: the total price of the advances held
+    first, second = [r for r in rows if totals.count(r["total"]) > 1]
+    differ = next(a["value"] for a, b in zip(first["tiebreaks"], second["tiebreaks"]) if a["value"] != b["value"])
+    assert differ > next(b["value"] for a, b in zip(first["tiebreaks"], second["tiebreaks"]) if a["value"] != b["value"])
+
+
 def test_the_schema_file_is_derived_and_every_recorded_game_follows_it():
     import jsonschema
     import yaml

@@ -280,22 +280,55 @@ def open_rulebook(rulebook: str):
         return load(rulebook)
 
 
+def game_question(rulebook: str, state_file: str | None) -> tuple[str, str | None]:
+    """A game file where the rulebook goes (`civdsl plan GAME --player P`): the game's own edition,
+    the file as the state. Anything else is returned as given."""
+    from pathlib import Path
+
+    from ..ledger import gamefile
+
+    if not gamefile.is_game_file(rulebook):
+        return rulebook, state_file
+    if state_file is not None:
+        raise click.UsageError("the game file is the state already: give --state or a game file, not both")
+    return gamefile.edition_source(gamefile.read(Path(rulebook)), rulebook), rulebook
+
+
 def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = (), player: str | None = None,
           rulebook=None) -> dict:
     """The facts of a --state file and --set; a game file as --state gives PLAYER's state in it now."""
+    from ..ledger import gamefile
     from ..state import facts_from
 
-    if state_file is not None and player is not None:
-        from ..ledger import gamefile
-
-        if not gamefile.is_game_file(state_file):
-            raise click.UsageError("--player reads a game file (`civdsl game new`); the --state file is not one")
-        given = gamefile.player_facts(state_file, player, rulebook)
+    if state_file is not None and gamefile.is_game_file(state_file):
+        gf = played_with(state_file, rulebook)
+        if player is None:
+            raise click.UsageError(f"a game file answers for one of its players: add --player NAME (players: "
+                                   f"{', '.join(p['name'] for p in gf.setup['players'])})")
+        given = gamefile.player_facts(gf, player, rulebook)
         extra = facts_from(None, sets, options)
         return {**given, **extra}
     if player is not None:
-        raise click.UsageError("--player needs a game file as --state")
+        raise click.UsageError("--player reads a game file (`civdsl game new`) as --state"
+                               + ("; the --state file is not one" if state_file is not None else ""))
     return facts_from(state_file, sets, options)
+
+
+def played_with(game_path: str, rulebook):
+    """The game file, refused where it is a game of another rulebook than the question's: its
+    states only mean something under the rules that made them."""
+    from pathlib import Path
+
+    from ..escape import shown_name
+    from ..ledger import gamefile
+
+    gf = gamefile.read(Path(game_path))
+    source = gamefile.edition_source(gf, game_path)
+    if rulebook is not None and open_rulebook(source).module is not rulebook.module:
+        raise click.UsageError(f"{shown_name(Path(game_path))} is a game of {gf.setup['edition']}, not of "
+                               f"{rulebook.id}: ask with its rulebook, or give the game file in its place "
+                               "(civdsl plan GAME --player NAME)")
+    return gf
 
 
 PLAYER_HELP = "With a game file as --state: answer for this player's state in it, after its last event."

@@ -32,7 +32,7 @@ def _load(path: str):
         gf = gamefile.read(Path(path))
     except gamefile.GameFileError as exc:
         _fail_reading(exc, path)
-    rb = open_rulebook(_edition(gf.setup["edition"], path))
+    rb = open_rulebook(gamefile.edition_source(gf, path))
     return gf, rb
 
 
@@ -44,13 +44,6 @@ def _fail_reading(exc, path: str):
         shown = Path(path).read_bytes().decode("utf-8", errors="replace")  # the line, its wrong byte as U+FFFD
         _fail(exc.code, str(exc), path, exc.line, exc.column, source=shown, help="save the file as UTF-8")
     _fail(exc.code, str(exc), path, exc.line, 1)
-
-
-def _edition(edition: str, game_path: str) -> str:
-    """A house rule's path is written relative to the game file."""
-    if edition.endswith(".civ"):
-        return str((Path(game_path).parent / edition))
-    return edition
 
 
 def _replay(rb, gf, path: str, upto: int | None = None):

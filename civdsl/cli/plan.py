@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import PLAYER_HELP, SET_HELP, command, emit_json, facts, open_rulebook, option_switch
+from .common import PLAYER_HELP, SET_HELP, command, emit_json, facts, game_question, open_rulebook, option_switch
 
 
 @command()
@@ -31,12 +31,15 @@ from .common import PLAYER_HELP, SET_HELP, command, emit_json, facts, open_ruleb
 @option_switch
 def plan(rulebook, state_file, holds, sets, player, objective_spec, want, avoid, top, explain, horizon, hand_limit, save,
          options, as_json):
-    """The advances to buy this turn that maximise an objective, their prices and the payment."""
+    """The advances to buy this turn that maximise an objective, their prices and the payment.
+
+    RULEBOOK may be a game file (`civdsl game new`): its own rulebook, and the state of --player in it."""
     from ..plan import plan as make_plan
     from ..plan import render
     from ..sourcemap import rules_of
     from ..state import split_names
 
+    rulebook, state_file = game_question(rulebook, state_file)
     rb = open_rulebook(rulebook)
     given = facts(state_file, sets, options, player, rb)  # `--option NAME=on|off`: switches the rules read (start credits, ...)
     with rules_of(rb.module):  # a rule failing on this state is a diagnostic at its rulebook line

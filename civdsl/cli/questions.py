@@ -11,6 +11,7 @@ import click
 from .common import HOLDS_HELP, PLAYER_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
+from .common import game_question as _game_question
 from .common import open_rulebook as _open
 from .common import option_switch as _option_switch
 
@@ -368,9 +369,11 @@ def epoch(rulebook, track, holds, state_file, sets, player, options, as_json):
 
     With `civilization` and `ast_position` in the state, the answer is for your own row: the
     space and epoch you are on, what moving one space forward needs with your count for every
-    requirement, and whether the marker moves forward, stays or moves back."""
+    requirement, and whether the marker moves forward, stays or moves back. RULEBOOK may be a game
+    file (`civdsl game new`): its own rulebook, and the state of --player in it."""
     from ..state import split_names
 
+    rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
     if track == "":  # `--ast` with no name
         _list_tracks(rb, as_json)
@@ -549,11 +552,18 @@ _MOVE = {"back": _moves_back,
 @click.option("--player", help=PLAYER_HELP)
 @_option_switch
 def score(rulebook, holds, state_file, sets, player, options, as_json):
-    """Victory points and tie-breakers for one player."""
+    """Victory points and tie-breakers for one player; for every player of a game file.
+
+    RULEBOOK may be a game file (`civdsl game new`): its own rulebook, and every player's score in
+    it now, best first (--player: one player's)."""
     from ..state import split_names
 
+    rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
     _require_score(rb)
+    if player is None and state_file is not None and not holds and not sets and _is_game(state_file):
+        _standings(rb, state_file, as_json)
+        return
     data = rb.score(split_names(holds), _facts(state_file, sets, options, player, rb))
     if as_json:
         _emit_json(data, rb.id)
@@ -570,6 +580,32 @@ def score(rulebook, holds, state_file, sets, player, options, as_json):
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
     _exit_if_incomplete(data)
+
+
+def _is_game(path: str) -> bool:
+    from ..ledger import gamefile
+
+    return gamefile.is_game_file(path)
+
+
+def _standings(rb, game_path: str, as_json: bool) -> None:
+    """Every seated player's score in the game now, best first, with the tie-breakers that rank
+    them (the final scores once the game is over)."""
+    from ..gcpause import paused
+    from ..ledger import gamefile
+    from ..ledger.gameview import standing_lines
+    from .common import played_with
+
+    gf = played_with(game_path, rb)
+    with paused():
+        rows = gamefile.standings(rb, gf)
+    if as_json:
+        _emit_json({"players": rows}, rb.id)
+        _exit_if_incomplete({"complete": all(r["complete"] for r in rows)})
+        return
+    for line in standing_lines(rows):
+        click.echo(line)
+    _exit_if_incomplete({"complete": all(r["complete"] for r in rows)})
 
 
 def _require_score(rb) -> None:

@@ -178,22 +178,45 @@ def new_setup(rulebook_arg: str, rulebook, players: list[tuple[str, str | None]]
             "ast_track": ast_track, "last_turn": last_turn, "seed": seed}
 
 
-def player_facts(path: Path, player: str, rulebook) -> dict:
-    """A player's state in the game file, now, as the facts a one-turn question reads (`plan`,
+def player_facts(gf: GameFile, player: str, rulebook) -> dict:
+    """A player's state in the game (`read`), now, as the facts a one-turn question reads (`plan`,
     `epoch`, `score` with `--state GAME --player P`)."""
-    gf = read(Path(path))
-    try:
-        game = replay(rulebook, gf)
-    except ReplayError as exc:
-        raise GameFileError(f"event {exc.index + 1}: {exc.refusal.message}", exc.line, exc.refusal.code) from None
+    game = _replayed(rulebook, gf)
     if player not in game.players:
         from ..diagnostics import did_you_mean
 
         best = did_you_mean(player, list(game.players))
-        raise GameFileError(f"no player `{player}` in the game" + (f" (did you mean `{best}`?)" if best else ""))
+        raise GameFileError(f"no player `{player}` in the game" + (f" (did you mean `{best}`?)" if best else
+                                                                    f" (players: {', '.join(game.players)})"))
     from .ending import sole_leaders
 
     return game.facts(game.players[player], {"sole_leader": sole_leaders(game) == [player]})
+
+
+def standings(rulebook, gf: GameFile) -> list[dict]:
+    """Every seated player's score in the game now, best first (ending.final_scores; once the
+    game is over, its final scores)."""
+    from .ending import final_scores
+
+    game = _replayed(rulebook, gf)
+    return game.scores if game.ended else final_scores(game)
+
+
+def _replayed(rulebook, gf: GameFile) -> Ledger:
+    """The game replayed for a question: an event the replay refuses is the file's error."""
+    try:
+        return replay(rulebook, gf)
+    except ReplayError as exc:
+        raise GameFileError(f"event {exc.index + 1}: {exc.refusal.message}", exc.line, exc.refusal.code) from None
+
+
+def edition_source(gf: GameFile, game_path) -> str:
+    """The rulebook a game is played with: its `edition`, an edition id or a house rule's path
+    written relative to the game file."""
+    edition = gf.setup["edition"]
+    if edition.endswith(".civ"):
+        return str(Path(game_path).parent / edition)
+    return edition
 
 
 def is_game_file(path) -> bool:

@@ -74,11 +74,25 @@ def names_player(entry, player: str) -> bool:
 
 def score_lines(game) -> list[str]:
     """The final scores, best first, a tie the tie-breakers leave said to be the table's."""
+    return standing_lines(game.scores or [])
+
+
+def standing_lines(rows: list) -> list[str]:
+    """Scores (ending.final_scores' rows), best first, each with what makes it up and, where
+    another player has the same total, the tie-breakers; a tie they leave said to be the table's."""
     out = []
-    for i, s in enumerate(game.scores or []):
+    totals = [s["total"] for s in rows]
+    for i, s in enumerate(rows):
         tied = f" (tied with {s['tied_with']} after every tie-breaker: the table decides)" if "tied_with" in s else ""
-        out.append(f"  {i + 1}. {s['player']}: {s['total']}{tied}")
+        parts = [f"{p['label']} {_known(p['points'])}" for p in s["points"]]
+        if len([t for t in totals if t == s["total"]]) > 1:
+            parts.extend(f"tie-break {t['label']} {_known(t['value'])}" for t in s["tiebreaks"])
+        out.append(f"  {i + 1}. {s['player']}: {_known(s['total'])}{tied}" + (f" ({'; '.join(parts)})" if parts else ""))
     return out
+
+
+def _known(value) -> str:
+    return "not known" if value is None else str(value)
 
 
 def expects_line(game) -> str:
