@@ -285,10 +285,13 @@ def game_question(rulebook: str, state_file: str | None) -> tuple[str, str | Non
     the file as the state. Anything else is returned as given."""
     from pathlib import Path
 
+    if rulebook.endswith(".civ") or not os.path.isfile(rulebook):  # an edition id or a rulebook
+        return rulebook, state_file
     from ..ledger import gamefile
 
-    if not gamefile.is_game_file(rulebook):
+    if not is_game_file(rulebook):
         return rulebook, state_file
+
     if state_file is not None:
         raise click.UsageError("the game file is the state already: give --state or a game file, not both")
     return gamefile.edition_source(gamefile.read(Path(rulebook)), rulebook), rulebook
@@ -297,10 +300,11 @@ def game_question(rulebook: str, state_file: str | None) -> tuple[str, str | Non
 def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = (), player: str | None = None,
           rulebook=None) -> dict:
     """The facts of a --state file and --set; a game file as --state gives PLAYER's state in it now."""
-    from ..ledger import gamefile
     from ..state import facts_from
 
-    if state_file is not None and gamefile.is_game_file(state_file):
+    if state_file is not None and is_game_file(state_file):
+        from ..ledger import gamefile
+
         gf = played_with(state_file, rulebook)
         if player is None:
             raise click.UsageError(f"a game file answers for one of its players: add --player NAME (players: "
@@ -312,6 +316,13 @@ def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...
         raise click.UsageError("--player reads a game file (`civdsl game new`) as --state"
                                + ("; the --state file is not one" if state_file is not None else ""))
     return facts_from(state_file, sets, options)
+
+
+def is_game_file(path: str) -> bool:
+    """Whether PATH is a game file (`civdsl game new`), the ledger imported only when asked."""
+    from ..ledger import sniff
+
+    return sniff.is_game_file(path)
 
 
 def played_with(game_path: str, rulebook):

@@ -27,7 +27,7 @@ COMMANDS = {
              "--trade-cards, the treasury price of trade cards bought from the stacks."),
     "epoch": ("civdsl.cli.questions", "epoch",
               "Where your marker is and what the next space needs; or each epoch's requirements."),
-    "score": ("civdsl.cli.questions", "score", "Victory points and tie-breakers for one player."),
+    "score": ("civdsl.cli.questions", "score", "Victory points and tie-breakers for one player; for every player of a game file."),
     "hand": ("civdsl.cli.questions", "hand",
              "The value of a hand of commodity cards: each set, worthless cards and the total; with a "
              "state, what the player's block and advances make of it."),

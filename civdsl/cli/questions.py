@@ -11,6 +11,7 @@ import click
 from .common import HOLDS_HELP, PLAYER_HELP, SET_HELP, STATE_HELP, command
 from .common import emit_json as _emit_json
 from .common import facts as _facts
+from .common import is_game_file as _is_game_file
 from .common import game_question as _game_question
 from .common import open_rulebook as _open
 from .common import option_switch as _option_switch
@@ -561,7 +562,7 @@ def score(rulebook, holds, state_file, sets, player, options, as_json):
     rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
     _require_score(rb)
-    if player is None and state_file is not None and not holds and not sets and _is_game(state_file):
+    if player is None and state_file is not None and not holds and not sets and _is_game_file(state_file):
         _standings(rb, state_file, as_json)
         return
     data = rb.score(split_names(holds), _facts(state_file, sets, options, player, rb))
@@ -580,12 +581,6 @@ def score(rulebook, holds, state_file, sets, player, options, as_json):
     if data["missing_facts"]:
         click.echo(f"incomplete: the state does not give {', '.join(data['missing_facts'])}")
     _exit_if_incomplete(data)
-
-
-def _is_game(path: str) -> bool:
-    from ..ledger import gamefile
-
-    return gamefile.is_game_file(path)
 
 
 def _standings(rb, game_path: str, as_json: bool) -> None:

@@ -16,6 +16,7 @@ from ..startcredits import start_credits
 from . import eventjson, gametext
 from .play import Refused
 from .reads import Memo
+from .sniff import is_game_file  # noqa: F401  (what the command line asks of a file)
 from .turn import Ledger
 from .gamecheck import (FORMAT, MAX_EVENTS, MAX_PLAYERS, PLAYER_KEYS, TOP_KEYS, GameFileError,  # noqa: F401
                         SetupError, check_setup, event_keys, ledger_for, setups_for, top_keys)
@@ -217,16 +218,6 @@ def edition_source(gf: GameFile, game_path) -> str:
     if edition.endswith(".civ"):
         return str(Path(game_path).parent / edition)
     return edition
-
-
-def is_game_file(path) -> bool:
-    """Whether a YAML file is a game file (its first key says so), read no further than needed."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return "\ncivdsl_game:" in "\n" + head
 
 
 def game_schema() -> dict:

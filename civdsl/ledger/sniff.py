@@ -1,0 +1,15 @@
+"""Whether a file is a game file, told from its first key: the question commands ask it of every
+file given as a rulebook or a state, so it reads no further than needed and imports nothing of
+the ledger."""
+
+from __future__ import annotations
+
+
+def is_game_file(path) -> bool:
+    """Whether a YAML file is a game file (its first key says so), read no further than needed."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return "\ncivdsl_game:" in "\n" + head
