@@ -16,9 +16,10 @@ and import nothing of the command line:
 - `words.py`: events as players type them;
 - `calamities.py`: the calamity step, built from the players' states, one calamity at a time;
 - `gamecheck.py`: the game file's data checked, and the game its set-up starts;
-- `gamefile.py`: the game file (YAML) read and written atomically.
+- `gamefile.py`: the game file (YAML) read and written atomically;
+- `sniff.py`: whether a file is a game file, told without importing the rest of the ledger.
 
-All but `calamities.py`, `gamefile.py` and `reads.py` are engine modules (companion/py2es.py
+All but `calamities.py`, `gamefile.py`, `reads.py` and `sniff.py` are engine modules (companion/py2es.py
 translates them for the page: docs/engine-route.md); `gamefile.py` is their host here (it hands
 the game its start-credit memo and locates a rule's error at its rulebook line).
 """
