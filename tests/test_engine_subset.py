@@ -103,7 +103,23 @@ REFUSED = [
     ("def f(d, k, ys):\n    d[k] += ys\n    return d\n", 2, "`d[k] +=`"),
     # JavaScript's `replace` replaces the first occurrence only: never left to run as JavaScript's
     ("def f(s):\n    return s.replace('_', ' ')\n", 2, "replace() (JavaScript's text method"),
+    # a method of Python's values the runtime does not translate is never left to JavaScript: an
+    # Array has no count(), and a text's split(sep, n) keeps n pieces there, not n splits
+    ("def f(xs):\n    return xs.count(1)\n", 2, "count() of a text, list, dict or set"),
+    ("def f(s):\n    return s.split('.', 2)\n", 2, "split() of a text, list, dict or set"),
+    ("def f(xs):\n    xs.insert(0, 1)\n    return xs\n", 2, "insert() of a text, list, dict or set"),
+    ("def f(s):\n    return s.upper()\n", 2, "upper() of a text, list, dict or set"),
 ]
+
+
+def test_no_engine_class_names_a_method_as_a_builtin_value_does():
+    """A call of a built-in value's method the runtime does not translate is refused unless an engine
+    class defines one so named; such a class method would let `xs.count(1)` on a list through, so
+    none is named like one (the runtime's dicts and sets keep Python's names: they are the values)."""
+    from civdsl.companion import pycalls
+
+    kept = pycalls.DICT_SET_METHODS | {"append", "extend", "sort", "index", "pop"}
+    assert (py2es._method_names() & pycalls._BUILTIN_METHODS) - kept == set()
 
 
 @pytest.mark.parametrize("source, line, construct", REFUSED, ids=[r[2] for r in REFUSED])

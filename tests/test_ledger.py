@@ -589,3 +589,12 @@ def test_an_entered_step_forward_the_requirements_forbid_everywhere_is_refused()
     game = _entered_forward("expansion", 3, position=4, epoch="Early Bronze Age")
     said = next(e.text for e in game.log if e.text.startswith("anna: the marker moves forward"))
     assert said.endswith("so the next space is still in Early Bronze Age)")  # three cards are missing
+
+
+def test_a_map_fact_asked_of_a_player_whose_name_has_a_dot_names_him_whole():
+    """What a calamity lacks of another player (`players.NAME.FACT`) is asked of NAME whole: a name
+    may hold a dot (`game new` takes any), a fact's name never does."""
+    from civdsl.ledger.calamities import _need
+
+    need = _need({"victim": "anna", "calamity": "Flood"}, "players.dr. who.volcano_cities")
+    assert need == {"player": "dr. who", "calamity": None, "key": "volcano_cities"}

@@ -52,7 +52,7 @@ def test_every_edition_declares_the_decks_its_seed_gives_and_no_more():
 def test_a_game_deals_the_deck_of_its_player_count_and_block():
     game = new_game()
     assert game.stacks.decks == {"west": "West, 5-8 players"}
-    assert game.stacks.count("west", 1) == 18 and game.stacks.count("west", 9) == 4 + 5 + 2
+    assert game.stacks.cards_in("west", 1) == 18 and game.stacks.cards_in("west", 9) == 4 + 5 + 2
 
 
 def test_clear_keeps_the_calamities_out_of_the_top_cards():
@@ -69,7 +69,7 @@ def test_the_nontradable_calamity_is_the_last_card_of_its_stack():
     from civdsl.ledger.draws import Draws
 
     rng = Draws(1)
-    drawn = [game.stacks.draw("west", 2, rng) for _ in range(game.stacks.count("west", 2))]
+    drawn = [game.stacks.draw("west", 2, rng) for _ in range(game.stacks.cards_in("west", 2))]
     assert drawn[-1] == "Volcanic Eruption or Earthquake" and game.stacks.draw("west", 2, rng) is None
 
 
@@ -173,7 +173,7 @@ def test_a_seeded_draw_takes_one_card_from_each_stack_and_replays_alike():
     step_named(again, "Trade cards acquisition")
     again.apply({"do": "draw", "player": "anna", "seed": 11})
     assert again.players["anna"].cards == cards
-    assert game.stacks.count("west", 1) == 17
+    assert game.stacks.cards_in("west", 1) == 17
 
 
 def test_a_card_the_stack_no_longer_holds_cannot_be_drawn_by_hand():
@@ -230,7 +230,7 @@ def test_a_player_draws_only_after_those_with_fewer_cities():
     step_named(game, "Acquire trade cards")
     with pytest.raises(Refused, match=r"bruno draws first \(fewer cities\)"):
         game.apply({"do": "draw", "player": "anna", "seed": 1})
-    assert not game.players["anna"].cards and game.stacks.count(None, 1) == 14
+    assert not game.players["anna"].cards and game.stacks.cards_in(None, 1) == 14
     game.apply({"do": "draw", "player": "bruno", "seed": 1})
     game.apply({"do": "draw", "player": "anna", "seed": 1})
     assert sum(game.players["anna"].cards.values()) == 3
@@ -273,7 +273,7 @@ def test_two_cards_bought_from_a_stack_holding_one_are_refused():
     game.apply({"do": "draw", "player": "anna", "cards": ["Ochre"]})
     with pytest.raises(Refused, match="stack 9 is empty: no card to buy"):
         game.apply({"do": "buy-cards", "player": "anna", "stacks": [9, 9], "seed": 2})
-    assert game.players["anna"].treasury == 40 and game.stacks.count(None, 9) == 1
+    assert game.players["anna"].treasury == 40 and game.stacks.cards_in(None, 9) == 1
 
 
 def test_mega_civilization_s_printed_drawing_example_replays():
@@ -303,7 +303,7 @@ def test_discarded_cards_go_under_their_stack_when_the_turn_ends():
     first = next(c for c in held if game.module.COMMODITIES.get(c, {}).get("stack") == 1)
     step_named(game, "Civilization advances acquisition")
     game.apply({"do": "discard", "player": "anna", "cards": [first]})
-    assert game.stacks.count("west", 1) == 17  # on the discard pile this turn
+    assert game.stacks.cards_in("west", 1) == 17  # on the discard pile this turn
     turn = game.turn
     while game.turn == turn:
         try:
@@ -315,7 +315,7 @@ def test_discarded_cards_go_under_their_stack_when_the_turn_ends():
                 game.apply({"do": "discard", "player": "anna", "cards": cards})
             else:
                 raise
-    assert game.stacks.count("west", 1) == 18
+    assert game.stacks.cards_in("west", 1) == 18
     assert game.stacks.layers["west"][1][-1] == {first: 1}
 
 
@@ -493,10 +493,10 @@ def test_a_draw_with_a_bad_seed_is_refused_and_changes_nothing(event, words):
     game = new_game()
     census(game, anna=2)
     step_named(game, "Trade cards acquisition")
-    before = game.stacks.count("west", 1)
+    before = game.stacks.cards_in("west", 1)
     with pytest.raises(Refused, match=words):
         game.apply(event)
-    assert game.stacks.count("west", 1) == before and game.players["anna"].cards == {}
+    assert game.stacks.cards_in("west", 1) == before and game.players["anna"].cards == {}
 
 
 def test_a_civil_war_faction_goes_to_the_beneficiary():
@@ -613,11 +613,11 @@ def test_a_card_bought_with_a_seed_is_the_top_of_its_stack():
     step_named(game, "Trade cards acquisition")
     game.players["anna"].treasury = 15
     game.apply({"do": "draw", "player": "anna", "seed": 1})
-    before = game.stacks.count("west", 9)
+    before = game.stacks.cards_in("west", 9)
     game.apply({"do": "buy-cards", "player": "anna", "stacks": [9], "seed": 4})
     (card,) = [c for c in game.players["anna"].cards if game.module.COMMODITIES[c]["stack"] != 1]
     assert game.module.COMMODITIES[card]["stack"] == 9  # the top 5 cards of stack 9 hold no calamity
-    assert game.players["anna"].treasury == 0 and game.stacks.count("west", 9) == before - 1
+    assert game.players["anna"].treasury == 0 and game.stacks.cards_in("west", 9) == before - 1
     from civdsl.ledger import words
 
     assert words.parse("buy-cards anna stack=9 seed=4".split())[0] == {"do": "buy-cards", "player": "anna",

@@ -287,6 +287,11 @@ class _Module(StatementTranslation, CallTranslation):
         fn = _function_nodes_of(qualified).get(name)
         return (fn, False) if fn is not None else None
 
+    def engine_method(self, name: str) -> bool:
+        """Whether a class of the engine modules, of this module or of the runtime (its dicts and
+        sets) has a method NAME."""
+        return name in _method_names() or self._defines_method(name)
+
     def global_name(self, name: str) -> str:
         return f"{self.prefix}_{name}"
 

@@ -53,6 +53,12 @@ _ANY_METHODS = {"pop": ("pyPop", 2), "clear": ("pyClear", 0), "lower": ("pyLower
 # (`replace` there replaces the first occurrence only): refused where no class of the module
 # defines one, never left to run as JavaScript's
 _JS_NAMESAKES = {"replace"}
+# every method of Python's texts, lists, dicts and sets: one the translation has no helper for and
+# no engine class defines would be left to JavaScript, which has it under another meaning or not at
+# all (a list's count() is no Array method): refused instead
+# (a list's reverse() is an Array's, in place, the same)
+_BUILTIN_METHODS = frozenset(m for t in (str, list, tuple, dict, set, frozenset) for m in dir(t)
+                             if not m.startswith("_")) - {"reverse"}
 _STR_METHODS = {"partition": "pyPartition", "rpartition": "pyRpartition", "startswith": "pyStartsWith",
                 "endswith": "pyEndsWith", "split": "pySplit"}
 
@@ -259,6 +265,8 @@ class CallTranslation:
             self.refuse(e, f"the method {m}")
         if m in _JS_NAMESAKES and not self._defines_method(m):
             self.refuse(e, f"{m}() (JavaScript's text method of that name means another thing)")
+        if m in _BUILTIN_METHODS and not self.engine_method(m):
+            self.refuse(e, f"{m}() of a text, list, dict or set (the runtime has no translation of it)")
         if e.keywords:
             return f"{target}.{m}({self._ordered(e, _Signature.of(self._only_method(e, m), True))})"
         return f"{target}.{m}({', '.join(self._arg(a) for a in e.args)})"

@@ -112,7 +112,7 @@ def _need(c: dict, missing: str) -> dict:
     if missing.startswith("borders."):
         return {"player": c["victim"], "calamity": None, "key": missing}
     if missing.startswith("players."):
-        _, name, fact = missing.split(".", 2)
+        name, _, fact = missing[len("players."):].rpartition(".")  # a fact's name has no dot; a player's may
         return {"player": name, "calamity": None, "key": fact}
     return {"player": c["victim"], "calamity": None, "key": missing}
 

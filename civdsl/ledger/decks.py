@@ -40,7 +40,7 @@ class Stacks:
         return Stacks({b: {n: [dict(layer) for layer in ls] for n, ls in st.items()} for b, st in self.layers.items()},
                       self.dealt, self.decks, {k: [dict(x) for x in v] for k, v in self.pending.items()})
 
-    def count(self, block: str | None, number: int) -> int:
+    def cards_in(self, block: str | None, number: int) -> int:
         return sum(sum(layer.values()) for layer in self.layers.get(block, {}).get(number, ()))
 
     def holds(self, block: str | None, number: int, card: str) -> int:
@@ -123,7 +123,7 @@ class Stacks:
         self.pending = {}
 
     def to_data(self) -> list[dict]:
-        return [{"block": b, "deck": self.decks[b], "stacks": {n: self.count(b, n) for n in sorted(st)},
+        return [{"block": b, "deck": self.decks[b], "stacks": {n: self.cards_in(b, n) for n in sorted(st)},
                  "discarded": {n: sum(sum(x.values()) for x in self.pending.get((b, n), ())) for n in sorted(st)}}
                 for b, st in self.layers.items()]
 

@@ -319,7 +319,7 @@ def _from_stacks(game: Game, p, cards: list[str], key: str) -> None:
             continue
         if not game.stacks.take(block, number, card):
             where = f"stack {number}" + (f" of the {block} block" if block else "")
-            raise Refused(ILLEGAL, f"{where} holds no {card} now ({game.stacks.count(block, number)} cards left in it; "
+            raise Refused(ILLEGAL, f"{where} holds no {card} now ({game.stacks.cards_in(block, number)} cards left in it; "
                           "the others are in hands or on the discard pile)", field=key)
 
 
