@@ -109,6 +109,7 @@ REFUSED = [
     ("def f(s):\n    return s.split('.', 2)\n", 2, "split() of a text, list, dict or set"),
     ("def f(xs):\n    xs.insert(0, 1)\n    return xs\n", 2, "insert() of a text, list, dict or set"),
     ("def f(s):\n    return s.upper()\n", 2, "upper() of a text, list, dict or set"),
+    ("def f(n):\n    return '%d cards' % n\n", 2, "a text formatted with %"),
 ]
 
 
@@ -499,6 +500,13 @@ def texts_only(xs):
     return "-".join(xs)
 
 
+def containers_as_text(xs):
+    ys = xs.copy()
+    ys.append(len(xs))
+    d = {"a": xs[0], "b": [None, True]}
+    return str(xs), f"{d}|{set(xs[:1])}", str(ys), len(xs), str(d.copy())
+
+
 def aliases(xs, a):
     ys = list(xs)
     zs = ys
@@ -578,7 +586,7 @@ def _arguments(name: str, rng: random.Random) -> list:
         "bits": [[abs(x) for x in small]], "calls": [small], "loops": [rng.randint(0, 12)],
         "floats": [a % 50, b % 50], "aliases": [small, a], "objects": [small, a % 1000], "exceptions": [small],
         "builtin_exceptions": [small, rng.randint(0, 2)], "properties": [a % 100, small], "texts": [small],
-        "texts_only": [small], "text_builtins": [["".join(rng.choice(" \tab'\"\n\u00e9\x1c") for _ in range(rng.randint(0, 6)))
+        "texts_only": [small], "containers_as_text": [small], "text_builtins": [["".join(rng.choice(" \tab'\"\n\u00e9\x1c") for _ in range(rng.randint(0, 6)))
                                                   for _ in range(4)]],
         "text_methods": [["".join(rng.choice("ab=*:,12") for _ in range(rng.randint(0, 7))) for _ in range(6)]],
     }[name]

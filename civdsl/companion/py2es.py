@@ -649,8 +649,11 @@ class _Module(StatementTranslation, CallTranslation):
         return f"pyDict({text})" if pairs else "pyDict()"  # pylib.js: pyDict of nothing is a new empty dict
 
     def expr_BinOp(self, e) -> str:
-        left, right = self.expr(e.left), self.expr(e.right)
         op = type(e.op)
+        if op is ast.Mod and (isinstance(e.left, ast.JoinedStr)
+                              or isinstance(e.left, ast.Constant) and isinstance(e.left.value, str)):
+            self.refuse(e, "a text formatted with % (write an f-string)")
+        left, right = self.expr(e.left), self.expr(e.right)
         if op in _BINARY:
             if self.is_int(e.left) and self.is_int(e.right) and op is not ast.FloorDiv:
                 return f"exact({left} {_BINARY[op]} {right})"

@@ -257,6 +257,8 @@ class CallTranslation:
         if list_form is not None:
             return list_form
         target = self.expr(func.value)
+        if m == "copy" and not e.args and not e.keywords:  # a list's is an Array's slice()
+            return f"pyCopyOf({target})"
         if m in DICT_SET_METHODS:
             self._keywords(e, set())
             any_order = m in ("union", "update")

@@ -447,6 +447,8 @@ function pyStr(v) {
   if (v === true) return "True";
   if (v === false) return "False";
   if (v instanceof PyFloat) return floatRepr(v.v);
+  // a list, tuple, dict or set: str() is Python's repr() of it, never JavaScript's "1,a"
+  if (Array.isArray(v) || v instanceof PyDict || v instanceof PySet) return pyRepr(v);
   return String(v);
 }
 

@@ -468,6 +468,9 @@ function pyCopy(x) {
   return Object.assign(Object.create(Object.getPrototypeOf(x)), x);
 }
 
+// x.copy(): a list's is a new Array; a dict's, a set's or an engine class's its own method
+function pyCopyOf(x) { return Array.isArray(x) ? x.slice() : x.copy(); }
+
 function pyPartial(fn) {
   const bound = Array.prototype.slice.call(arguments, 1);
   return function () {
