@@ -110,6 +110,8 @@ REFUSED = [
     ("def f(xs):\n    xs.insert(0, 1)\n    return xs\n", 2, "insert() of a text, list, dict or set"),
     ("def f(s):\n    return s.upper()\n", 2, "upper() of a text, list, dict or set"),
     ("def f(n):\n    return '%d cards' % n\n", 2, "a text formatted with %"),
+    # Python's lambda sees the loop name's last value, JavaScript's each turn's own
+    ("def f(n):\n    return [lambda x: x + i for i in range(n)]\n", 2, "a lambda in a comprehension that reads"),
 ]
 
 
@@ -504,7 +506,7 @@ def containers_as_text(xs):
     ys = xs.copy()
     ys.append(len(xs))
     d = {"a": xs[0], "b": [None, True]}
-    return str(xs), f"{d}|{set(xs[:1])}", str(ys), len(xs), str(d.copy())
+    return str(xs), f"{d}|{set(xs[:1])}", str(ys), len(xs), str(d.copy()), (xs[0] + 0.5) // 2, -xs[1] // 2.0
 
 
 def aliases(xs, a):

@@ -729,7 +729,21 @@ class _Module(StatementTranslation, CallTranslation):
 
     # comprehensions: a loop in an arrow function called at once (its names are its own, as in Python)
 
+    def _no_late_binding(self, e) -> None:
+        """A lambda made in a comprehension that reads the comprehension's loop name sees its last
+        value in Python and each turn's in JavaScript: refused."""
+        looped = set()
+        for gen in e.generators:
+            looped |= set(pyscopes.target_names(gen.target))
+        for value in pyscopes.comprehension_values(e):
+            for node in ast.walk(value):
+                if isinstance(node, ast.Lambda):
+                    own = {a.arg for a in node.args.args}
+                    if any(isinstance(n, ast.Name) and n.id in looped - own for n in ast.walk(node.body)):
+                        self.refuse(node, "a lambda in a comprehension that reads the loop's name")
+
     def _comprehension(self, e, start: str, add: str, result: str, any_order: bool) -> str:
+        self._no_late_binding(e)
         self.scopes.append(_Scope(set(), cls=self.scopes[-1].cls if self.scopes else None))
         heads = []
         for gen in e.generators:

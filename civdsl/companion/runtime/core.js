@@ -206,6 +206,10 @@ function div(a, b) {
 
 function floordiv(a, b) {
   if (typeof a === "number" && typeof b === "number" && b !== 0) return Math.floor(a / b);
+  if ((a instanceof PyFloat || b instanceof PyFloat) && !(a instanceof Unknown || b instanceof Unknown)) {
+    if (+b === 0) throw new RuleError("ZeroDivisionError", "float floor division by zero");
+    return pf(Math.floor(+a / +b));  // a float's // is a float, as in Python
+  }
   const q = div(a, b);
   return q instanceof Unknown ? q : Math.floor(q.n / q.d);
 }
