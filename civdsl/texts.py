@@ -31,8 +31,29 @@ def short_text(value, limit: int = 80) -> str:
 
 
 def value_text(value) -> str:
-    """A value for a message as Python writes it (strings quoted), cut short."""
-    return short_text(value if not isinstance(value, str) else repr(value[:200]))
+    """A value for a message as the user's file holds it, in YAML's flow form: a text quoted (as
+    Python quotes it), true and false, an empty value (YAML's null) as `empty`, lists and mappings
+    with their first items; cut short. Python's own words (None, True) never reach a player."""
+    return short_text(_flow(value, 0))
+
+
+def _flow(value, depth: int) -> str:
+    if isinstance(value, str):
+        return repr(value[:200])
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, dict)) and depth >= 3:
+        return "..."
+    if isinstance(value, (list, tuple)):
+        more = ", ..." if len(value) > 20 else ""
+        return "[" + ", ".join([_flow(v, depth + 1) for v in value[:20]]) + more + "]"
+    if isinstance(value, dict):
+        pairs = list(value.items())
+        more = ", ..." if len(pairs) > 20 else ""
+        return "{" + ", ".join([f"{_flow(k, depth + 1)}: {_flow(v, depth + 1)}" for k, v in pairs[:20]]) + more + "}"
+    return short_text(value)
 
 
 def casefolded(text: str) -> str:
