@@ -239,3 +239,19 @@ def test_game_new_refuses_a_last_turn_where_the_edition_ends_only_at_the_finish(
                    "-o", game)
     assert proc.returncode == 2 and "does not end on a last turn the players agree" in proc.stderr
     assert "Traceback" not in proc.stderr and not game.exists()
+
+
+@pytest.mark.parametrize("typed, word", [("census ann cities=x", "cities=x"),
+                                         ("census ann cities=2 tokens=-1", "tokens=-1"),
+                                         ("draw ann seed=abc", "seed=abc")])
+def test_a_word_that_is_no_whole_number_is_pointed_at(tmp_path, typed, word):
+    game = tmp_path / "g.yaml"
+    assert run_cli("game", "new", "civ1981", "--players", "ann,bob,cy", "-o", game).returncode == 0
+    before = game.read_bytes()
+    proc = run_cli("game", "add", game, *typed.split())
+    assert proc.returncode == 1 and game.read_bytes() == before
+    lines = proc.stderr.splitlines()
+    column = typed.index(word) + 1
+    assert lines[0].startswith(f"<event>:1:{column}: error[CIV142]: ")
+    caret = next(line for line in lines if "^" in line)
+    assert caret.split("| ", 1)[1] == " " * (column - 1) + "^" * len(word)

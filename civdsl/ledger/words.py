@@ -109,7 +109,12 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
         raise Refused(ILLEGAL, f"usage: {usage(kind)}", field="do")
     event: dict = {"do": kind, "player": words[1]}
     at["player"] = 1
-    _read(kind, event, at, words[2:])
+    try:
+        _read(kind, event, at, words[2:])
+    except Refused as r:  # a word that cannot be read: located at that word (its key's, once known)
+        if r.field in at:
+            r.field = f"#{at[r.field]}"
+        raise
     return event, at
 
 
@@ -119,7 +124,8 @@ def _census(event: dict, at: dict, rest: list[str]) -> None:
 
 def _draw(event: dict, at: dict, rest: list[str]) -> None:
     if len(rest) == 1 and rest[0].startswith("seed="):
-        event["seed"], at["seed"] = _number(rest[0][5:], "seed"), 2
+        at["seed"] = 2
+        event["seed"] = _number(rest[0][5:], "seed")
     else:
         _card_list(event, at, rest)
 
@@ -130,10 +136,11 @@ def _buy_cards(event: dict, at: dict, rest: list[str]) -> None:
     for j, w in enumerate(rest):
         key, _, value = w.partition("=")
         if key == "stack":
+            at["stack"] = at["stacks"] = j + 2
             event["stacks"] = [_number(v, "stack") for v in value.split(",") if v][:100]
-            at["stacks"] = j + 2
         else:
-            event["seed"], at["seed"] = _number(value, "seed"), j + 2
+            at["seed"] = j + 2
+            event["seed"] = _number(value, "seed")
 
 
 def _card_list(event: dict, at: dict, rest: list[str]) -> None:
@@ -165,8 +172,8 @@ def _assignments(event: dict, at: dict, words: list[str], first: int, keys) -> N
         key, eq, value = w.partition("=")
         if not eq or (keys and key not in keys):
             raise Refused(ILLEGAL, f"expected {' or '.join(f'{k}=N' for k in keys)}, not `{w}`", field=f"#{first + j}")
-        event[key] = _number(value, key)
         at[key] = first + j
+        event[key] = _number(value, key)
 
 
 def _buy(event: dict, at: dict, rest: list[str]) -> None:
@@ -177,8 +184,8 @@ def _buy(event: dict, at: dict, rest: list[str]) -> None:
     i = end
     while i < len(rest):
         if rest[i] == "treasury" and i + 1 < len(rest):
-            event["treasury"] = _number(rest[i + 1], "treasury")
             at["treasury"] = i + 3
+            event["treasury"] = _number(rest[i + 1], "treasury")
             i += 2
         elif rest[i] == "pay":
             j = i + 1
