@@ -590,12 +590,18 @@ class Differ:
                 self.add("rulings", "changed", name, "calls", [unparse(c) for c in x.calls],
                          [unparse(c) for c in y.calls], f"ruling {name}: " + "; ".join(
                              unparse(c) for c in y.calls if unparse(c) not in {unparse(d) for d in x.calls}))
-        self._listed(self.reporter("rulings", None), None, list(self.a.overrules), list(self.b.overrules),
-                     word="overrules")
+        self._listed(self.reporter("rulings", None), None, [self._overrule(x) for x in self.a.overrules.values()],
+                     [self._overrule(x) for x in self.b.overrules.values()], word="overrules")
         self._listed(self.reporter("rulings", None), None, [f"{n} {quote(x.text)}" for n, x in self.a.laws.items()],
                      [f"{n} {quote(x.text)}" for n, x in self.b.laws.items()], word="law")
         self._listed(self.reporter("rulings", None), None, list(self.a.dropped_laws), list(self.b.dropped_laws),
                      word="drop law")
+
+    def _overrule(self, x) -> str:
+        """An overrules line with the ruling's question (where the rulebook holds it) and the why."""
+        ruling = self.b.rulings.get(x.name) or self.a.rulings.get(x.name)
+        asked = f" ({quote(ruling.question)})" if ruling is not None else ""
+        return f"ruling {x.name}{asked}: {quote(x.why)}"
 
     def errata(self):
         self._listed(self.reporter("errata", None), None, [f"{e.code} {quote(self.renames.name(e.item))}" for e in self.a.errata],

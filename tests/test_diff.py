@@ -161,7 +161,9 @@ def test_house_rule_against_its_base():
     assert "Famine: modifier Pottery: 5 fewer points of damage -> 8 fewer points of damage" in texts
     assert "Epidemic: primary damage 15 -> 12" in texts
     assert "extends nothing -> megaciv" in texts
-    assert "+ overrules famine_agriculture" in texts  # the ruling whose answer it changes on purpose
+    # the ruling whose answer it changes on purpose, with its question and why
+    assert ('+ overrules ruling famine_agriculture ("Does Agriculture make famine worse for its primary victim?"): '
+            '"the primary victim starts from 8 damage, not 10, so Agriculture\'s 5 more make 13"') in texts
     # nothing it does not touch
     assert not any(t.startswith(("Tempest", "Pottery", "+ ", "- ")) for t in texts if "overrules" not in t), texts
 
