@@ -5,6 +5,7 @@ time travel, JSON, the one-turn questions on a game file, the schema, and hostil
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,16 @@ def test_a_word_that_is_no_whole_number_is_pointed_at(tmp_path, typed, word):
     assert lines[0].startswith(f"<event>:1:{column}: error[CIV142]: ")
     caret = next(line for line in lines if "^" in line)
     assert caret.split("| ", 1)[1] == " " * (column - 1) + "^" * len(word)
+
+
+@pytest.mark.parametrize("command", [["score"], ["plan", "--player", "anna"], ["epoch", "--player", "anna"]])
+def test_a_question_of_a_game_file_the_replay_refuses_is_located_at_its_event(tmp_path, command):
+    path = tmp_path / "game.yaml"
+    lines = next(p for p in GAMES if p.stem == "civ1981-5").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"do": "census"' in line)
+    lines[at] = re.sub(r'"cities": \d+', '"cities": 99', lines[at])  # over the pieces a player has
+    path.write_text("".join(lines), encoding="utf-8")
+    proc = run_cli(command[0], path, *command[1:])
+    assert proc.returncode == 1
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"{path}:{at + 1}:3: error[CIV142]: event ") and "99 cities" in first

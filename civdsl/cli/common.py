@@ -280,11 +280,31 @@ def open_rulebook(rulebook: str):
         return load(rulebook)
 
 
+def fail_located(code: str, message: str, path: str, line: int | None, column: int, end: int | None = None,
+                 notes=(), source: str | None = None, help: str | None = None):
+    """An error in a file the user gave (a game file, its event), located at its line and column
+    with the line and a caret, as the compiler reports a rulebook's: raised as RulebookError."""
+    from pathlib import Path
+
+    from ..diagnostics import Diagnostics, Span
+    from ..errors import RulebookError
+
+    d = Diagnostics()
+    if source is None and line is not None:
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            source = None
+    if source is not None:
+        d.add_source(path, source)
+    span = Span(path, line, column, end) if line is not None else None
+    d.error(code, message if span else f"{path}: {message}", span, notes=list(notes), help=help)
+    raise RulebookError(message, d)
+
+
 def game_question(rulebook: str, state_file: str | None) -> tuple[str, str | None]:
     """A game file where the rulebook goes (`civdsl plan GAME --player P`): the game's own edition,
     the file as the state. Anything else is returned as given."""
-    from pathlib import Path
-
     if rulebook.endswith(".civ") or not os.path.isfile(rulebook):  # an edition id or a rulebook
         return rulebook, state_file
     from ..ledger import gamefile
@@ -294,7 +314,25 @@ def game_question(rulebook: str, state_file: str | None) -> tuple[str, str | Non
 
     if state_file is not None:
         raise click.UsageError("the game file is the state already: give --state or a game file, not both")
-    return gamefile.edition_source(gamefile.read(Path(rulebook)), rulebook), rulebook
+    return gamefile.edition_source(read_game(rulebook), rulebook), rulebook
+
+
+def read_game(path: str):
+    """The game file at PATH (ledger.gamefile.read); one it cannot read is an error at its line."""
+    from pathlib import Path
+
+    from ..ledger import gamefile
+
+    try:
+        return gamefile.read(Path(path))
+    except gamefile.GameFileError as exc:
+        fail_located(exc.code, str(exc), path, exc.line, 1)
+
+
+def game_error(exc, path: str):
+    """A game's event the replay refuses, at its line of the file (the column of its `{`), as
+    `civdsl game show` reports it."""
+    fail_located(exc.code, str(exc), path, exc.line, 3 if exc.line is not None else 1)
 
 
 def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...] = (), player: str | None = None,
@@ -309,7 +347,10 @@ def facts(state_file: str | None, sets: tuple[str, ...], options: tuple[str, ...
         if player is None:
             raise click.UsageError(f"a game file answers for one of its players: add --player NAME (players: "
                                    f"{', '.join(p['name'] for p in gf.setup['players'])})")
-        given = gamefile.player_facts(gf, player, rulebook)
+        try:
+            given = gamefile.player_facts(gf, player, rulebook)
+        except gamefile.GameFileError as exc:
+            game_error(exc, state_file)
         extra = facts_from(None, sets, options)
         return {**given, **extra}
     if player is not None:
@@ -333,7 +374,7 @@ def played_with(game_path: str, rulebook):
     from ..escape import shown_name
     from ..ledger import gamefile
 
-    gf = gamefile.read(Path(game_path))
+    gf = read_game(game_path)
     source = gamefile.edition_source(gf, game_path)
     if rulebook is not None and open_rulebook(source).module is not rulebook.module:
         raise click.UsageError(f"{shown_name(Path(game_path))} is a game of {gf.setup['edition']}, not of "

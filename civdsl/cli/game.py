@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from .common import CONTEXT_SETTINGS, Conventions, command, emit_json, open_rulebook
+from .common import fail_located as _fail
 
 
 class _Group(Conventions, click.Group):
@@ -72,24 +73,6 @@ def _line_naming(path: str, civilization: str | None) -> int | None:
     except (OSError, UnicodeDecodeError):
         return None
     return next((i + 1 for i, text in enumerate(lines) if "civilization" in text and civilization in text), None)
-
-
-def _fail(code: str, message: str, path: str, line: int | None, column: int, end: int | None = None,
-          notes=(), source: str | None = None, help: str | None = None):
-    from ..diagnostics import Diagnostics, Span
-    from ..errors import RulebookError
-
-    d = Diagnostics()
-    if source is None and line is not None:
-        try:
-            source = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            source = None
-    if source is not None:
-        d.add_source(path, source)
-    span = Span(path, line, column, end) if line is not None else None
-    d.error(code, message if span else f"{path}: {message}", span, notes=list(notes), help=help)
-    raise RulebookError(message, d)
 
 
 @command("new")

@@ -589,11 +589,14 @@ def _standings(rb, game_path: str, as_json: bool) -> None:
     from ..gcpause import paused
     from ..ledger import gamefile
     from ..ledger.gameview import standing_lines
-    from .common import played_with
+    from .common import game_error, played_with
 
     gf = played_with(game_path, rb)
-    with paused():
-        rows = gamefile.standings(rb, gf)
+    try:
+        with paused():
+            rows = gamefile.standings(rb, gf)
+    except gamefile.GameFileError as exc:
+        game_error(exc, game_path)
     if as_json:
         _emit_json({"players": rows}, rb.id)
         _exit_if_incomplete({"complete": all(r["complete"] for r in rows)})
