@@ -655,7 +655,7 @@ def secondary(cal: Calamity) -> str | None:
 def _secondary_victims(sec) -> str | None:
     """Who the secondary victims are, said before their effects; None when they are none."""
     if sec.share is not None:
-        return f"other players share {quantity_text(sec.share)} among them, each at most"
+        return f"other players share {quantity_text(sec.share)} among them, at most this much each"
     if _every_other(sec.count):
         return "every other player"
     return _counted_victims(sec.count)
