@@ -372,10 +372,24 @@ def _not_words(e: Expr) -> str | None:
 
 
 def _compared_words(e: Expr) -> str | None:
-    """Two quantities compared, or joined by and/or (nested inside another node)."""
+    """Two quantities compared, or joined by and/or (nested inside another node). A counted fact
+    bounded by a number and what adds to it reads as a possession ("at most 35 unit points, 5
+    more with Music"), which fits after "with" as every other condition does."""
     if _is_op(e, _COMPARE):
-        return f"{quantity_words(e.left)} {_COMPARE[e.op]} {quantity_words(e.right)}"
+        right = quantity_words(e.right)
+        noun = _noun_of(e.left) if e.op in _BOUND_WORDS else None
+        head, sep, rest = right.partition(", ")
+        if noun is not None and head.isdigit():
+            return f"{_BOUND_WORDS[e.op]} {head} {noun[0] if head == '1' else noun[1]}{sep}{rest}"
+        if noun is not None:  # "more unit points in stock than the most ... among the players within reach"
+            return _AS_MANY[e.op].format(noun=noun[1], than=right)
+        return f"{quantity_words(e.left)} {_COMPARE[e.op]} {right}"
     return condition(e) if _is_op(e, ("and", "or")) else None
+
+
+_BOUND_WORDS = {"<=": "at most", ">=": "at least", "<": "fewer than", ">": "more than", "==": "exactly"}
+_AS_MANY = {"<=": "at most as many {noun} as {than}", ">=": "at least as many {noun} as {than}",
+            "<": "fewer {noun} than {than}", ">": "more {noun} than {than}", "==": "as many {noun} as {than}"}
 
 
 def _state_fact(e: Expr) -> str | None:

@@ -1073,6 +1073,16 @@ def test_a_cancel_condition_with_held_advances_reads_as_more_and_fewer():
     megaciv = load(ROOT / "rulebooks" / "megaciv.civ")
     (expr, _span), = megaciv.calamities["Civil War"].cancel
     words = describe.condition(expr)
-    assert words.endswith("at most 35, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, "
-                          "5 fewer with Philosophy, 5 fewer with Military")
+    # a possession, as every condition after "with" reads ("a victim with at most 35 unit points, ...")
+    assert words == ("at most 35 unit points, 5 more with Music, 5 more with Drama and Poetry, 10 more with "
+                     "Democracy, 5 fewer with Philosophy, 5 fewer with Military")
     assert "times" not in words and "_" not in words
+
+
+def test_a_fact_compared_with_another_quantity_reads_as_a_possession():
+    """The Expansion's Civil War: "a victim with more unit points in stock than the most ... among the
+    players within reach", never "with the unit points in stock is above ..."."""
+    expansion = load(ROOT / "rulebooks" / "expansion.civ")
+    words = describe.cancelled(expansion.calamities["Civil War"])
+    assert "more unit points in stock than the most unit points in stock among the players within reach" in words
+    assert " is above " not in words and " is at most " not in words and " is the " not in words
