@@ -20,6 +20,13 @@ def cost_for(module, st, buy: list) -> dict:
     """The price of the advances BUY (any declared name) for the state, with the purchase's
     problems (`illegal`: reported, never priced silently) and the start credits' notes."""
     buy = canonical_names(module, "advance", list(buy), "--buy")
+    seen, twice = set(), []
+    for b in buy:  # an advance is bought once: a second naming would be priced again
+        if b in seen and b not in twice:
+            twice.append(b)
+        seen.add(b)
+    if twice:
+        raise StateError("--buy: named more than once: " + ", ".join(twice))
     already = [b for b in buy if b in st.held_set]
     if already:
         raise StateError("--buy: already held: " + ", ".join(already))

@@ -219,6 +219,7 @@ _COST_QUESTIONS = [
     ("megaciv", "trade cards nobody sells", {}, {"tradeCards": "3"}),
     ("expansion", "trade cards for treasury", {}, {"tradeCards": "9,3", "holds": "Rhetoric"}),
     ("megaciv", "already held", {}, {"holds": "Pottery", "buy": "Pottery"}),
+    ("megaciv", "one advance named twice", {}, {"buy": "Pottery, pottery, Agriculture"}),
     ("civ1981", "Law bought alongside Democracy", {}, {"buy": "Law,Democracy"}),
     ("megaciv", "neither buy nor trade cards", {}, {}),
     ("megaciv", "an aka name in any case", {}, {"buy": "drama and poetry"}),

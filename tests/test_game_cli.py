@@ -269,3 +269,10 @@ def test_a_question_of_a_game_file_the_replay_refuses_is_located_at_its_event(tm
     assert proc.returncode == 1
     first = proc.stderr.splitlines()[0]
     assert first.startswith(f"{path}:{at + 1}:3: error[CIV142]: event ") and "99 cities" in first
+
+
+def test_an_advance_named_twice_is_refused_never_priced_twice(tmp_path):
+    """`cost --buy Pottery,Pottery` once priced Pottery twice (total 120); a game's `buy` event
+    reads the same price engine."""
+    proc = run_cli("cost", "megaciv", "--buy", "Pottery,pottery,Agriculture")
+    assert proc.returncode == 1 and "--buy: named more than once: Pottery" in proc.stderr
