@@ -29,8 +29,10 @@ def question_state(module, facts_table: dict, holds: list, facts: dict, source: 
     _kept(problems, None, lambda: check_purchase_facts(clean, module, source))
     if problems:
         raise StateError("\n".join(problems))
-    out = list(held)
-    out.extend([h for h in clean.get("holds") or [] if h not in held])
+    out = []
+    for h in list(held) + list(clean.get("holds") or []):  # held is a set: a name given twice is held once
+        if h not in out:
+            out.append(h)
     return out, {k: v for k, v in clean.items() if k != "holds"}, switches
 
 

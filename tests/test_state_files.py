@@ -7,6 +7,7 @@ this file covers the command-line options, unreadable files and the checker's ru
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -186,3 +187,15 @@ def test_holds_of_another_shape_is_refused_even_when_empty(holds):
     assert str(info.value) == "state: `holds` must be a list of names"
     assert rb.state((), {"holds": [], "cities": 3}).held == ()
     assert rb.state((), {"holds": None}).held == ()
+
+
+def test_an_advance_given_twice_is_held_once(tmp_path):
+    """Holding is a set: `--holds Pottery,pottery`, or a state listing an advance twice, counts it
+    once (a score once counted "Civilization advances: 2" for one Pottery)."""
+    state = tmp_path / "state.yaml"
+    state.write_text("holds: [Pottery, Pottery, Music]\n", encoding="utf-8")
+    for args in (["--holds", "Pottery,pottery"], ["--state", state, "--holds", "Music"]):
+        proc = run_cli("score", "megaciv", *args, "--json")
+        data = json.loads(proc.stdout)
+        held = {"--holds": 1, "--state": 2}[args[0]]
+        assert next(p for p in data["points"] if p["label"] == "Civilization advances")["points"] == held
