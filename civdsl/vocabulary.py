@@ -271,7 +271,10 @@ class ResolutionSetting(Record):
     many: bool = False  # a list of values (each once), else exactly one
 
 
-RESOLUTION_ORDER = ("minor_first", "stack", "nontradable_first", "ast")
+# each key of the order of resolution, and what it means in a player's words
+RESOLUTION_ORDER_WORDS = {"minor_first": "minor calamities before the others", "stack": "ascending stack",
+                          "nontradable_first": "non-tradable before tradable within a stack", "ast": "A.S.T. ranking"}
+RESOLUTION_ORDER = tuple(RESOLUTION_ORDER_WORDS)
 RELATIONS = {
     "others": "every other player",
     "everyone": "every player, this one included",
@@ -297,8 +300,8 @@ RESOLUTION_SETTINGS: dict[str, ResolutionSetting] = {s.name: s for s in [
                       "name held twice, first), random (at random, `--seed`), highest_stack (those of the highest "
                       "stacks: the lowest are kept)", many=True),
     ResolutionSetting("order", RESOLUTION_ORDER, ("stack", "ast"), False,
-                      "the order of resolution, key by key: minor_first (minor calamities before the others), "
-                      "stack (ascending stack), nontradable_first (of one stack), ast (A.S.T. ranking)", many=True),
+                      "the order of resolution, key by key: "
+                      + ", ".join(f"{k} ({w})" for k, w in RESOLUTION_ORDER_WORDS.items()), many=True),
     ResolutionSetting("beneficiary_rank", "facts", ("cities_in_stock", "tokens_in_stock"), True,
                       "the beneficiary not named by a trade is the candidate with most of the first fact, ties by "
                       "the next, ...", many=True),

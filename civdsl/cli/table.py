@@ -99,8 +99,10 @@ def _print_limits(rb, phase, data: dict) -> None:
          + (f", {len(data['discarded'])} discarded" if data["discarded"] else ""))
     for d in data["discarded"]:
         echo(f"  discarded: {d['victim']}'s {d['calamity']} ({DISCARD_WHY[d['why']]}){_where(rb, 'discard')}")
+    from ..vocabulary import RESOLUTION_ORDER_WORDS
+
     order = rb.module.TABLE_RULES["order"]
-    echo(f"  order: {', '.join(o.replace('_', ' ') for o in order)}{_where(rb, 'order')}")
+    echo(f"  order: {'; '.join(RESOLUTION_ORDER_WORDS.get(o, o) for o in order)}{_where(rb, 'order')}")
     for n in data["notes"]:
         echo(f"  note: {n}")
 
