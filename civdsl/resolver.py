@@ -596,8 +596,8 @@ class _Applier:
         if not self._require_extension(item, "remove"):
             return
         if item.name not in coll:
-            self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to remove", item.span, item=item.name,
-                             help=suggestion(item.name, coll))
+            self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to remove", item.name_span or item.span,
+                             item=item.name, help=suggestion(item.name, coll))
             return
         del coll[item.name]
         if item.value in ("calamity", "commodity"):
@@ -619,8 +619,8 @@ class _Applier:
         if not self._require_extension(item, "change"):
             return
         if item.name not in coll:
-            self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to change", item.span, item=item.name,
-                             help=suggestion(item.name, coll))
+            self.diags.error("CIV011", f"there is no {item.value} `{item.name}` to change", item.name_span or item.span,
+                             item=item.name, help=suggestion(item.name, coll))
             return
         base = coll[item.name]
         target = _editable_copy(base, item.value)
