@@ -30,6 +30,11 @@ def short_text(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def known_text(value) -> str:
+    """A figure an answer may not know: the number, or `unknown`."""
+    return "unknown" if value is None else str(value)
+
+
 def value_text(value) -> str:
     """A value for a message as the user's file holds it, in YAML's flow form: a text quoted (as
     Python quotes it), true and false, an empty value (YAML's null) as `empty`, lists and mappings

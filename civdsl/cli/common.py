@@ -318,15 +318,25 @@ def game_question(rulebook: str, state_file: str | None) -> tuple[str, str | Non
 
 
 def read_game(path: str):
-    """The game file at PATH (ledger.gamefile.read); one it cannot read is an error at its line."""
+    """The game file at PATH (ledger.gamefile.read); one it cannot read is an error at its line.
+    A question reads it twice (its edition, then its state): the second read is the first's, while
+    the file is unchanged."""
     from pathlib import Path
 
     from ..ledger import gamefile
 
-    try:
-        return gamefile.read(Path(path))
-    except gamefile.GameFileError as exc:
-        fail_located(exc.code, str(exc), path, exc.line, 1)
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _GAMES_READ:
+        try:
+            _GAMES_READ.clear()
+            _GAMES_READ[key] = gamefile.read(Path(path))
+        except gamefile.GameFileError as exc:
+            fail_located(exc.code, str(exc), path, exc.line, 1)
+    return _GAMES_READ[key]
+
+
+_GAMES_READ: dict = {}  # the last game file read, by its path, time and size
 
 
 def game_error(exc, path: str):

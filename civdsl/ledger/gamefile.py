@@ -16,7 +16,6 @@ from ..startcredits import start_credits
 from . import eventjson, gametext
 from .play import Refused
 from .reads import Memo
-from .sniff import is_game_file  # noqa: F401  (what the command line asks of a file)
 from .turn import Ledger
 from .gamecheck import (FORMAT, MAX_EVENTS, MAX_PLAYERS, PLAYER_KEYS, TOP_KEYS, GameFileError,  # noqa: F401
                         SetupError, check_setup, event_keys, ledger_for, setups_for, top_keys)

@@ -7,6 +7,7 @@ line's."""
 
 from __future__ import annotations
 
+from ..texts import known_text
 from .decks import declared_counts, decks_for
 from .draws import MODULUS, Draws
 from .events import draw_order
@@ -84,15 +85,11 @@ def standing_lines(rows: list) -> list[str]:
     totals = [s["total"] for s in rows]
     for i, s in enumerate(rows):
         tied = f" (tied with {s['tied_with']} after every tie-breaker: the table decides)" if "tied_with" in s else ""
-        parts = [f"{p['label']} {_known(p['points'])}" for p in s["points"]]
+        parts = [f"{p['label']} {known_text(p['points'])}" for p in s["points"]]
         if len([t for t in totals if t == s["total"]]) > 1:
-            parts.extend(f"tie-break {t['label']} {_known(t['value'])}" for t in s["tiebreaks"])
-        out.append(f"  {i + 1}. {s['player']}: {_known(s['total'])}{tied}" + (f" ({'; '.join(parts)})" if parts else ""))
+            parts.extend(f"tie-break {t['label']} {known_text(t['value'])}" for t in s["tiebreaks"])
+        out.append(f"  {i + 1}. {s['player']}: {known_text(s['total'])}{tied}" + (f" ({'; '.join(parts)})" if parts else ""))
     return out
-
-
-def _known(value) -> str:
-    return "not known" if value is None else str(value)
 
 
 def expects_line(game) -> str:
