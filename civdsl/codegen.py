@@ -151,7 +151,7 @@ def _advance_record(a) -> dict:
     """An advance's data as the runtime reads it (ADVANCES)."""
     return {"cost": a.cost, "groups": tuple(a.groups), "vp": a.vp, "vp_when": tuple(a.vp_when), "credits": dict(a.credits),
             "specific": {s.target: s.amount for s in a.specific}, "requires": tuple(a.requires),
-            "supply": a.supply, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
+            "supply": a.supply, "supply_table": a.supply_table, "abilities": tuple((ab.kind, dict(ab.args)) for ab in a.abilities),
             "line": a.span.line}
 
 

@@ -57,6 +57,7 @@ VALUES = {
     "strings with places": ValueShape("STRING (COMMA STRING)*", False, _TEXTS, "list[str]"),
     "name": ValueShape("NAME", False, {"type": "string"}, "str"),
     "name with place": ValueShape("NAME", False, {"type": "string"}, "str"),
+    "table name": ValueShape("TABLE NAME", False, {"type": "string"}, "str"),  # `table ID`: a declared table
     "names with places": ValueShape("NAME (COMMA NAME)*", False, _TEXTS, "list[str]"),
 }
 
@@ -182,6 +183,10 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
         FieldSpec("supply", "supply", "number", False, None, "replace", "cards in the supply",
                   "how many cards of the advance the game has", explain="; supply {} cards",
                   value="number", bound=Bound(0, 1_000, "the number of cards of an advance")),
+        FieldSpec("supply", "supply_table", "`table` and a table name", False, "table", "replace", "cards in use by players",
+                  "where the cards in use depend on the number of players: the table whose bands give them (a state "
+                  "without `players` is held to `supply`, the box's)", explain="; in use: {}",
+                  value="table name"),
         FieldSpec("ability", "ability", "an ability call (vocabulary)", True, "ability", "replace_all", "ability",
                   "what holding the advance lets a player do", what_it_does=True, attr="abilities",
                   section="Abilities", schema={"type": "array", "items": {"$ref": "#/$defs/ability"}}),
@@ -284,7 +289,7 @@ ITEM_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
 # The parts of each kind's first line in `civdsl explain`, in order (each field's `explain` words
 # them): "cost 60, 1 VP; groups Crafts; supply 3 cards".
 EXPLAIN_HEAD = {
-    "advance": ("cost", "vp", "groups", "supply"),
+    "advance": ("cost", "vp", "groups", "supply", "supply_table"),
     "calamity": ("stack", "class", "beneficiary"),
     "commodity": ("value", "count", "stack", "block"),
     "civilization": ("rank", "block"),

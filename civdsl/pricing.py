@@ -400,15 +400,16 @@ def _trade_card_offers(module, holds) -> tuple[dict[int, list], list]:
     return offers, limits
 
 
-def purchase_problems(module, holds, buys) -> list[dict]:
+def purchase_problems(module, holds, buys, facts: dict) -> list[dict]:
     """Why a purchase is not allowed, advance by advance: the checks `plan` applies to its
     candidates. Prerequisites must be held before this turn: all advances of a turn are bought
     together (1981 17.10), so one bought alongside does not count; a `card_limit` constant caps
-    the advances held."""
+    the advances held; an advance whose every card the other players hold (the `others_hold` fact
+    of FACTS) is sold out."""
     held = set(holds)
     out, seen = [], set()
     for name in buys:
-        why = _purchase_problem(module, name, held, seen, buys)
+        why = _purchase_problem(module, name, held, seen, buys) or sold_out(module, name, facts)
         if why is not None:
             out.append({"advance": name, "why": why})
         seen.add(name)
@@ -489,13 +490,53 @@ def _covered(adv: dict, args: dict) -> bool:
     return args["group"] in adv["groups"] and adv["cost"] is not None and adv["cost"] < args["cost_below"]
 
 
-def cost_notes(module, start: dict | None) -> list[str]:
-    """What a price leaves out: supply limits, and the start credits (START, startcredits'
-    answer for the state) where the state cannot give them."""
-    notes = []
-    if any(a["supply"] for a in module.ADVANCES.values()):
-        notes.append("supply (cards of each advance in the box) is not checked: the state does not say what "
-                     "other players hold")
+def sold_out(module, name: str, facts: dict) -> str | None:
+    """Why the box has no card of an advance left: the rulebook limits its supply (the cards in
+    use for the number of players, where a `supply TABLE` gives them) and the other players hold
+    every card of it (the `others_hold` fact of FACTS; without it nothing is known to be sold out).
+    Without `players` an advance whose cards in use depend on it is held to the box's `supply`."""
+    taken = facts.get("others_hold")
+    in_use = cards_in_use(module, name, facts.get("players"))
+    if in_use is None or taken is None or taken.get(name, 0) < in_use:
+        return None
+    if in_use == 0:
+        return "none of its cards is in use in this game"
+    return "sold out: the other players hold " + ("the one card in use" if in_use == 1 else f"all {in_use} cards in use")
+
+
+def cards_in_use(module, name: str, players) -> int | None:
+    """The cards of an advance in the game: its `supply TABLE`'s band for PLAYERS where it has one
+    and the number is known, else its `supply` (None: not limited)."""
+    adv = module.ADVANCES[name]
+    table = adv["supply_table"]
+    if table is not None and players is not None:
+        for low, high, value in module.TABLES[table]:
+            if players >= low and (high is None or players <= high):
+                return value
+    return adv["supply"]
+
+
+def supply_notes(module, facts: dict) -> list[str]:
+    """The notes of an answer on the rulebook's supply limits it cannot check: all of them without
+    what the other players hold (`others_hold`), those that depend on an unknown `players`."""
+    limited = [n for n, a in module.ADVANCES.items() if a["supply"] is not None or a["supply_table"] is not None]
+    if not limited:
+        return []
+    if facts.get("others_hold") is None:
+        return ["supply (cards of each advance in the box) is not checked: the state does not say what other players "
+                "hold (`others_hold`)"]
+    by_players = [n for n in limited if module.ADVANCES[n]["supply_table"] is not None]
+    if by_players and facts.get("players") is None:
+        return [f"the cards in use of {', '.join(by_players)} depend on the number of players, which the state does "
+                "not give (`players`): the box's supply is checked instead"]
+    return []
+
+
+def cost_notes(module, start: dict | None, facts: dict) -> list[str]:
+    """What a price leaves out: the supply limits the state's FACTS cannot check (supply_notes),
+    and the start credits (START, startcredits' answer for the state) where the state cannot give
+    them."""
+    notes = supply_notes(module, facts)
     if start is not None and start["per_group"] is None:
         need = ", ".join(f"`{m}`" for m in start["missing"])
         notes.append(f"start credits are not counted: they depend on {need}" if need else

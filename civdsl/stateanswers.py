@@ -32,9 +32,9 @@ def cost_for(module, st, buy: list) -> dict:
         raise StateError("--buy: already held: " + ", ".join(already))
     result = prices(module, st.held, list(buy), st.facts.get("credits"))
     # the same legality `plan` applies to its candidates
-    result["illegal"] = purchase_problems(module, st.held, list(buy))
+    result["illegal"] = purchase_problems(module, st.held, list(buy), st.facts)
     result["start_credits"] = st.start_credits
-    result["notes"] = cost_notes(module, st.start_credits)
+    result["notes"] = cost_notes(module, st.start_credits, st.facts)
     return result
 
 

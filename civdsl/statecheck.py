@@ -56,9 +56,10 @@ def by_own_names(module, facts: dict) -> dict:
         from_state = canonical_names(module, "advance", from_state, "holds", False)
     if not (from_state is None or from_state == []):
         out["holds"] = from_state
-    hand = out.get("commodities")
-    if isinstance(hand, dict) and _names(list(hand)):
-        out["commodities"] = _canonical_hand(module, hand)
+    for fact, kind in (("commodities", "commodity"), ("others_hold", "advance")):
+        counts = out.get(fact)
+        if isinstance(counts, dict) and _names(list(counts)):
+            out[fact] = _canonical_counts(module, kind, fact, counts)
     return out
 
 
@@ -68,11 +69,12 @@ def _names(value) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
-def _canonical_hand(module, hand: dict) -> dict:
-    """A hand of cards by each commodity's own name (cards named twice, by `aka`, added up)."""
-    names = canonical_names(module, "commodity", list(hand), "commodities", False)
+def _canonical_counts(module, kind: str, fact: str, counts: dict) -> dict:
+    """Cards counted by name (a hand of commodities, the advances others hold) by each item's own
+    name (cards named twice, by `aka`, added up)."""
+    names = canonical_names(module, kind, list(counts), fact, False)
     merged = {}
-    for own, n in zip(names, hand.values()):
+    for own, n in zip(names, counts.values()):
         if own in merged and whole_number(n) and whole_number(merged[own]):
             merged[own] = merged[own] + n
         else:
@@ -146,7 +148,8 @@ class _FactChecker:
     def __init__(self, source: str, advances, commodities, groups):
         self.source, self.advances, self.groups = source, advances, groups
         # what the names of a list fact (advances) or a map fact (groups) are, where not these
-        self.named = {"start_credits_used": (groups, "group"), "commodities": (commodities, "commodity")}
+        self.named = {"start_credits_used": (groups, "group"), "commodities": (commodities, "commodity"),
+                      "others_hold": (advances, "advance")}
         self.problems = []
 
     def problem(self, text: str) -> None:
@@ -193,6 +196,8 @@ class _FactChecker:
                 self.problem(f"`{key}` names unknown {what} `{key_text(name)}`{self.hint(name, list(valid))}")
             elif not count(n):
                 self.problem(f"`{key}.{name}` must be a whole number from 0 to {thousands(MAX_COUNT)}")
+            elif what == "advance" and valid[name]["supply"] is not None and n > valid[name]["supply"]:
+                self.problem(f"`{key}.{name}` is {n}, but the box has {valid[name]['supply']} cards of it")
         return value
 
 

@@ -31,6 +31,7 @@ _SHAPES: dict[str, Callable[[Any, list, Bound | None], Any]] = {  # Any: the syn
     "strings": lambda t, ts, bound: [t._string(x) for x in ts],
     "strings with places": lambda t, ts, bound: [(t._string(x), span_of(t.file, x)) for x in ts],
     "name": lambda t, ts, bound: ts[0].value,
+    "table name": lambda t, ts, bound: ts[0].value,  # the keyword `table` is not a value token
     "name with place": lambda t, ts, bound: (ts[0].value, span_of(t.file, ts[0])),
     "names with places": lambda t, ts, bound: [(x.value, span_of(t.file, x)) for x in ts],
 }

@@ -377,9 +377,27 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
         self._advance_credits(adv)
         if adv.supply is not None and adv.supply < 0:
             self.d.error("CIV025", "negative supply", adv.field_spans["supply"], item=name)
+        if adv.supply_table is not None:
+            self._supply_table(adv)
         self._advance_vp(adv)
         for ability in adv.abilities:
             self._call(ability.call, vocab.ABILITY_KINDS, "CIV016", "ability", name, literal_only=True)
+
+    def _supply_table(self, adv: Advance) -> None:
+        """The table of the cards in use by players is declared, and each of its bands gives a
+        whole number no greater than the box's `supply`."""
+        span = adv.field_spans["supply_table"]
+        if adv.supply_table not in self.ed.tables:
+            self.d.error("CIV013", f"`supply` of `{adv.name}` names no table: `{adv.supply_table}`", span, item=adv.name,
+                         help=suggestion(adv.supply_table, list(self.ed.tables)))
+            return
+        for value, where in self._engine_values(adv.supply_table, "table"):
+            if not whole_number(value) or value < 0:
+                self.d.error("CIV112", f"the cards of `{adv.name}` in use must be a whole number from 0, not {value}",
+                             where, item=adv.name, notes=[f"`supply table {adv.supply_table}` reads this table"])
+            elif adv.supply is not None and value > adv.supply:
+                self.d.error("CIV112", f"{value} cards of `{adv.name}` in use, but the box has {adv.supply} (`supply`)",
+                             where, item=adv.name, notes=[f"`supply table {adv.supply_table}` reads this table"])
 
     def _advance_cost(self, adv: Advance) -> None:
         """A cost, given (`unknown` counts), and not negative."""

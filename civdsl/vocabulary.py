@@ -531,6 +531,8 @@ FACTS: dict[str, Fact] = {f.name: f for f in [
     Fact("players", "int", "players in the game", minimum=1, words=("player", "players")),
     Fact("commodities", "map", "commodity cards in hand, by name"),
     Fact("credits", "map", "credit points held by group, from free allocations (e.g. credit tokens of your choice)"),
+    Fact("others_hold", "map", "cards of each civilization advance the other players hold: where the rulebook limits "
+         "an advance's `supply`, one they hold every card of is sold out (absent: the supply is not checked)"),
     Fact("traded_by", "str", "who traded the calamity to the victim: a player name, or empty if drawn",
          states=("a card traded to the victim", "a card the victim drew"),
          words=("player who traded the card", "player who traded the card")),

@@ -211,6 +211,12 @@ _TEST_STATES = [
      {"avoid": ["Mysticism", "Cloth Making"], "top": 4}),
     ("civ1981", "a rule option switched on", {"holds": ["Pottery"], "treasury": 200},
      {"option": {"calamity_floor": True}, "top": 2}),
+    ("civ1981", "what the others hold: Mysticism sold out with five players",
+     {"holds": [], "treasury": 100, "players": 5, "others_hold": {"Mysticism": 2, "Pottery": 4, "Law": 1}}, {}),
+    ("civ1980", "what the others hold without the player count",
+     {"holds": [], "treasury": 100, "others_hold": {"mysticism": 2}}, {"top": 2}),
+    ("civ1981", "what the others hold, with a wanted advance sold out",
+     {"holds": [], "treasury": 100, "players": 4, "others_hold": {"Mysticism": 2}}, {"want": ["Mysticism"]}),
     ("megaciv", "the example state file", yaml.safe_load((ROOT / "examples" / "state.yaml").read_text()), {}),
 ]
 
@@ -222,6 +228,8 @@ _COST_QUESTIONS = [
     ("megaciv", "one advance named twice", {}, {"buy": "Pottery, pottery, Agriculture"}),
     ("civ1981", "Law bought alongside Democracy", {}, {"buy": "Law,Democracy"}),
     ("megaciv", "neither buy nor trade cards", {}, {}),
+    ("civ1981", "a sold-out advance", {"players": 4, "others_hold": {"Mysticism": 2}}, {"buy": "Mysticism,Pottery"}),
+    ("civ1981", "more cards held by others than the box has", {"others_hold": {"Pottery": 5}}, {"buy": "Pottery"}),
     ("megaciv", "an aka name in any case", {}, {"buy": "drama and poetry"}),
 ]
 
@@ -264,6 +272,11 @@ def _random_instance(rng: random.Random, module, max_candidates: int):
         state["players"] = rng.randint(5, 18)
     if rng.random() < 0.5:
         state["credits"] = {rng.choice(list(module.GROUPS)): rng.choice([5, 10, 20])}
+    limited = [n for n in rest if module.ADVANCES[n]["supply"] is not None]
+    if limited and rng.random() < 0.5:  # what the other players hold: some advances sold out
+        state["others_hold"] = {n: rng.randint(0, module.ADVANCES[n]["supply"]) for n in rng.sample(limited, min(4, len(limited)))}
+        if rng.random() < 0.5:
+            state["players"] = rng.randint(2, 7)
     return state, among
 
 

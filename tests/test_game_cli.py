@@ -29,7 +29,7 @@ def test_a_short_game_from_new_to_undo(tmp_path):
     assert "anna: census: cities 0 -> 2, tokens 0 -> 8  [rulebooks/megaciv.civ:" in added.stdout
     shown = run_cli("game", "show", game, "--player", "anna")
     assert "anna (Egypt): 2 cities, 8 tokens (47 in stock)" in shown.stdout
-    assert "next: census" in shown.stdout  # Movement takes map outcomes too
+    assert "turn 1, step 3 of 13, \"Movement\", takes: census" in shown.stdout  # Movement takes map outcomes too
     data = json.loads(run_cli("game", "show", game, "--json").stdout)
     assert (data["turn"], data["step"], data["step_name"]) == (1, 3, "Movement")
     assert run_cli("game", "show", game, "--event", "1", "--json").returncode == 0
@@ -184,7 +184,7 @@ def test_game_new_refuses_a_player_count_the_edition_gives_no_deck_for(tmp_path)
                                                           "Rome", "Kushan"]))
     made = run_cli("game", "new", "expansion", "--players", twelve, "-o", game)
     assert made.returncode == 0, made.stderr
-    assert "trade stacks dealt: West, 12-15 players, East, 12-15 players" in made.stdout
+    assert 'trade stacks dealt from the decks "West, 12-15 players", "East, 12-15 players"' in made.stdout
 
 
 def test_game_fmt_rewrites_a_hand_edited_file_in_the_form_game_writes(tmp_path):

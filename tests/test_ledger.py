@@ -252,6 +252,39 @@ def test_the_1981_printed_purchase_example_replays():
     assert anna.advances == ["Mysticism", "Music"] and anna.treasury == 0 and anna.cards == {}
 
 
+CIV1981_FIVE = [("anna", "Africa"), ("bruno", "Italy"), ("chloe", "Illyria"), ("dario", "Thrace"), ("eva", "Crete")]
+
+
+@pytest.mark.parametrize("players, holders, sold_out", [
+    (CIV1981_FIVE, ["bruno", "chloe"], True),  # 26.4: 2 Mysticism cards in use with five players
+    (CIV1981_FIVE, ["bruno"], False),
+    (CIV1981_FIVE + [("fabio", "Egypt")], ["bruno", "chloe"], False),  # 24.4 (six or seven): all 3
+])
+def test_an_advance_whose_cards_in_use_the_others_hold_is_sold_out(players, holders, sold_out):
+    # seed 001 22.3.1: 3 Mysticism cards in the box; 26.4-29.4: fewer in use with fewer players
+    game = new_game("civ1981", players, None)
+    step_named(game, "Acquire civilization cards")
+    for name in holders:
+        game.players[name].advances = ["Mysticism"]
+    game.players["anna"].treasury = 30
+    buy = {"do": "buy", "player": "anna", "advances": ["Mysticism"], "pay": [], "treasury": 30}
+    if sold_out:
+        with pytest.raises(Refused, match="Mysticism: sold out: the other players hold all 2 cards in use"):
+            game.apply(buy)
+    else:
+        game.apply(buy)
+        assert game.players["anna"].advances == ["Mysticism"]
+
+
+def test_a_players_facts_in_a_game_say_what_the_others_hold():
+    game = new_game("civ1981", CIV1981_FIVE, None)
+    game.players["bruno"].advances = ["Mysticism", "Pottery"]
+    game.players["chloe"].advances = ["Pottery"]
+    assert game.others_hold(game.players["anna"]) == {"others_hold": {"Mysticism": 1, "Pottery": 2}}
+    assert game.others_hold(game.players["bruno"]) == {"others_hold": {"Pottery": 1}}
+    assert new_game().others_hold(new_game().players["anna"]) == {}  # Mega Civilization limits no supply
+
+
 def test_a_purchase_the_payment_does_not_cover_is_refused():
     game = new_game()
     _to_purchase(game, ["Ochre", "Papyri", "Fish"])

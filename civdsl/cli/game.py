@@ -121,7 +121,9 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     click.echo(f"{output}: {rb.name}, {len(seats)} players" + (f", set-up {game.setup}" if game.setup else ""))
     _start_credits(rb, game)
     if game.stacks is not None:
-        click.echo(f"trade stacks dealt: {', '.join(game.stacks.decks.values())}")
+        decks = list(game.stacks.decks.values())
+        click.echo(f"trade stacks dealt from the deck{'s' if len(decks) > 1 else ''} "
+                   + ", ".join(f'"{d}"' for d in decks))
     else:
         click.echo(f"no trade deck declared for {len(seats)} players: the players enter the cards they draw")
     _expects(game)

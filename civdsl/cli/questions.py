@@ -422,7 +422,8 @@ def _epochs_reached(t: dict, m: dict | None) -> None:
     """A track without a known marker: the epochs reached and each one's requirements."""
     if m is not None:
         click.echo(f"{t['name']}: the epoch of your marker is not known: {m['unknown']}")
-    click.echo(f"{t['name']}: reached {t['reached'] or 'no epoch'}")
+    click.echo(f"{t['name']}: " + (f"the requirements are met up to {t['reached']}" if t["reached"] else
+                                    "no epoch's requirements are met"))
     for e in t["epochs"]:
         click.echo(f"  [{_mark(e['met'], 'x', ' ')}] {e['epoch']}")
         for r in e["requirements"]:

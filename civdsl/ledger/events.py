@@ -536,11 +536,12 @@ def _priced(game: Game, p, wanted: list[str]) -> dict:
     """The price of the advances by the edition's price engine, for what the player holds now;
     an unknown, held or illegal purchase is refused."""
     try:
-        cost = cost_for(game.module, game.state(p), wanted)
+        cost = cost_for(game.module, game.state(p, game.others_hold(p)), wanted)
     except StateError as exc:  # an unknown or an already held advance
         raise Refused(ILLEGAL, _without_prefix(str(exc), "--buy: "), field="advances")
     if cost["illegal"]:
-        raise Refused(ILLEGAL, "; ".join(i.get("why", str(i)) for i in cost["illegal"]), field="advances")
+        raise Refused(ILLEGAL, "; ".join((f"{i['advance']}: " if i["advance"] else "") + i["why"]
+                                         for i in cost["illegal"]), field="advances")
     return cost
 
 

@@ -190,7 +190,8 @@ def player_facts(gf: GameFile, player: str, rulebook) -> dict:
                                                                     f" (players: {', '.join(game.players)})"))
     from .ending import sole_leaders
 
-    return game.facts(game.players[player], {"sole_leader": sole_leaders(game) == [player]})
+    me = game.players[player]
+    return game.facts(me, {"sole_leader": sole_leaders(game) == [player], **game.others_hold(me)})
 
 
 def standings(rulebook, gf: GameFile) -> list[dict]:

@@ -93,7 +93,11 @@ def standing_lines(rows: list) -> list[str]:
 
 
 def expects_line(game) -> str:
-    return "next: " + "; ".join(game.expects())
+    """Where the game stands and the events its step takes (`next` among them, ending it)."""
+    if game.ended:
+        return "the game is over: it takes no more events"
+    return f"turn {game.turn}, step {game.step + 1} of {len(game.steps)}, \"{game.current['name']}\", takes: " + \
+        "; ".join(game.expects())
 
 
 def event_text(event: dict) -> str:

@@ -168,6 +168,18 @@ class Game:
             out["block"] = block
         return out
 
+    def others_hold(self, player: Player) -> dict:
+        """Facts of a purchase: the cards of each advance the players other than PLAYER hold
+        (`others_hold`), where the rulebook limits an advance's supply; none where it limits none."""
+        if all(a["supply"] is None and a["supply_table"] is None for a in self.module.ADVANCES.values()):
+            return {}
+        taken: dict[str, int] = {}
+        for other in self.players.values():
+            if other.name != player.name:
+                for a in other.advances:
+                    taken[a] = taken.get(a, 0) + 1
+        return {"others_hold": taken}
+
     def setup_block(self, player: Player) -> str | None:
         """The block the player's civilization plays in this game's set-up where it is not its
         printed one (`block ID for "SETUP"`); None: its printed block."""

@@ -5,6 +5,7 @@ advance not bought was left out."""
 from __future__ import annotations
 
 from ..errors import StateError
+from ..pricing import supply_notes
 from ..runtime import PlayerState
 from ..startcredits import start_credits
 from ..unknown import number
@@ -22,7 +23,7 @@ def _notes(problem: PurchaseProblem) -> list[str]:
     notes = []
     if problem.card_limit is not None and len(problem.holds) > problem.card_limit:
         notes.append(f"the state holds {len(problem.holds)} advances, more than the card limit")
-    return notes + _payment_notes(problem) + _rulebook_notes(problem.module)
+    return notes + _payment_notes(problem) + _rulebook_notes(problem.module, problem.facts)
 
 
 def _payment_notes(problem: PurchaseProblem) -> list[str]:
@@ -41,12 +42,10 @@ def _payment_notes(problem: PurchaseProblem) -> list[str]:
     return notes
 
 
-def _rulebook_notes(module) -> list[str]:
-    """The rulebook's rules the plan does not check (supply) or reads strictly (prerequisites)."""
-    notes = []
-    if any(a["supply"] for a in module.ADVANCES.values()):
-        notes.append("supply (cards of each advance in the box) is not checked: the state does not say "
-                     "what other players hold")
+def _rulebook_notes(module, facts: dict) -> list[str]:
+    """The rulebook's rules the plan does not check (the supply limits the state's FACTS cannot
+    check) or reads strictly (prerequisites)."""
+    notes = supply_notes(module, facts)
     if any(a["requires"] for a in module.ADVANCES.values()):
         notes.append("prerequisites must be held before this turn")
     return notes

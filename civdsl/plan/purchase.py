@@ -39,7 +39,7 @@ import functools
 from typing import Any, Iterable
 
 from ..errors import StateError
-from ..pricing import item_prices, prices, purchase_total, treasury_value
+from ..pricing import item_prices, prices, purchase_total, sold_out, treasury_value
 from ..pystd.heaps import heappush, heapreplace
 from ..runtime import PlayerState, lookup
 from ..statecheck import canonical_names
@@ -288,7 +288,7 @@ class PurchaseProblem:
         missing = [r for r in adv["requires"] if r not in self.held]
         if missing:
             return f"needs {', '.join(missing)} held before this turn"
-        return None
+        return sold_out(self.module, name, self.facts)
 
     def _price_candidates(self) -> None:
         """Prices before same-turn abilities: pricing.prices on every candidate that carries no

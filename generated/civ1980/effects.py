@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '7ec680cd47a43c6ac74a342f1045f27be971cd97a8d75bfd66cd13348d56639b'}
+SOURCES = {'rulebooks/civ1980.civ': '9c4795a8ef21562b6efc8fe1139d38e36cfff0432e4b873f9a8cfe5ad87e4851'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -31,22 +31,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#E377C2', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 72}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [], "line": 93}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "abilities": [], "line": 114}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 126}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 136}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 147}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 157}]',
-    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "abilities": [], "line": 169}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "abilities": [], "line": 182}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "abilities": [], "line": 192}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "abilities": [], "line": 205}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "abilities": [], "line": 217}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 226}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "abilities": [], "line": 235}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 72}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 93}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 114}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 127}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 137}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 148}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 158}]',
+    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 170}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 183}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 193}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 206}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 218}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 227}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 236}]',
 ))
 COMMODITIES = _rt.records((
     '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
@@ -77,129 +77,129 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1980.civ:249
+    # rulebooks/civ1980.civ:250
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:255
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:256
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((255, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
+            s.undecided.append((256, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1980.civ:255
+            e0_area = 'volcano'  # rulebooks/civ1980.civ:256
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1980.civ:255
-            e1_area = 'any'  # rulebooks/civ1980.civ:255
+            e1_amount = 1  # rulebooks/civ1980.civ:256
+            e1_area = 'any'  # rulebooks/civ1980.civ:256
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 257)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 258)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 255))
+            effects.append(('destroy_area_units', {'area': e0_area}, 256))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 255))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 256))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1980.civ:257
-        e0_area = 'adjacent'  # rulebooks/civ1980.civ:257
+        e0_amount = 1  # rulebooks/civ1980.civ:258
+        e0_area = 'adjacent'  # rulebooks/civ1980.civ:258
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 257)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 258)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
-    # rulebooks/civ1980.civ:262
+    # rulebooks/civ1980.civ:263
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 269, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:269
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 269, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
-        e0_amount = 17  # rulebooks/civ1980.civ:267
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:267
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 268)
+        if s.decide((s.fact('flood_plain_units') == 0), 270, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:270
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 270, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
+        e0_amount = 17  # rulebooks/civ1980.civ:268
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:268
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 269)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:270
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 270, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 267)]
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:271
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 271, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 268)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:268
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:268
+        e0_amount = 10  # rulebooks/civ1980.civ:269
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:269
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:270
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 270, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 268)]
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:271
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 271, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 269)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 4, major nontradable). Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1980.civ:278
+    # rulebooks/civ1980.civ:279
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1980.civ:283
-        e0_area = 'any'  # rulebooks/civ1980.civ:283
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 284)
+        e0_amount = 9  # rulebooks/civ1980.civ:284
+        e0_area = 'any'  # rulebooks/civ1980.civ:284
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 285)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:285
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:286
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 285, 'rulebooks/civ1980.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 286, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 278, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 283)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 279, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 284)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1980.civ:284
-        e0_area = 'any'  # rulebooks/civ1980.civ:284
+        e0_amount = 11  # rulebooks/civ1980.civ:285
+        e0_area = 'any'  # rulebooks/civ1980.civ:285
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:285
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:286
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 285, 'rulebooks/civ1980.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 286, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 278, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 284)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 279, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 285)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1980.civ:291
+    # rulebooks/civ1980.civ:292
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') < 35), 297, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:297
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 297, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
-        e0_amount = 35  # rulebooks/civ1980.civ:296
-        e0_by_victim = 15  # rulebooks/civ1980.civ:296
+        if s.decide((s.fact('unit_points') < 35), 298, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:298
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 298, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
+        e0_amount = 35  # rulebooks/civ1980.civ:297
+        e0_by_victim = 15  # rulebooks/civ1980.civ:297
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:300
-        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:298
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 298, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:300
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 300, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:300
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 300, 'rulebooks/civ1980.civ')
+        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:301
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:299
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 299, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:301
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 301, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:301
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 301, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 291, 'rulebooks/civ1980.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 296)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 292, 'rulebooks/civ1980.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 297)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -208,48 +208,48 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1980.civ:313
+    # rulebooks/civ1980.civ:314
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:318
-        e0_area = 'any'  # rulebooks/civ1980.civ:318
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 319)
+        e0_amount = 16  # rulebooks/civ1980.civ:319
+        e0_area = 'any'  # rulebooks/civ1980.civ:319
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 320)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:321
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 321, 'rulebooks/civ1980.civ')
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:322
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 322, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 313, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 318)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 314, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 319)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:319
-        e0_area = 'any'  # rulebooks/civ1980.civ:319
+        e0_amount = 10  # rulebooks/civ1980.civ:320
+        e0_area = 'any'  # rulebooks/civ1980.civ:320
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:323
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 323, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 319)]
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:324
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 324, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 320)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1980.civ:331
+    # rulebooks/civ1980.civ:332
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:336
+        e0_amount = 4  # rulebooks/civ1980.civ:337
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:337
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 337, 'rulebooks/civ1980.civ')
-        if (('Democracy' in held)):  # rulebooks/civ1980.civ:339
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 339, 'rulebooks/civ1980.civ')
+        if (('Law' in held)):  # rulebooks/civ1980.civ:338
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 338, 'rulebooks/civ1980.civ')
+        if (('Democracy' in held)):  # rulebooks/civ1980.civ:340
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 340, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 331, 'rulebooks/civ1980.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 336)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 332, 'rulebooks/civ1980.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 337)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -257,49 +257,49 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:345
+    # rulebooks/civ1980.civ:346
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:350
-        e0_area = 'any'  # rulebooks/civ1980.civ:350
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 351)
+        e0_amount = 4  # rulebooks/civ1980.civ:351
+        e0_area = 'any'  # rulebooks/civ1980.civ:351
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 352)
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:352
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 352, 'rulebooks/civ1980.civ')
-        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:354
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 354, 'rulebooks/civ1980.civ')
+        if (('Law' in held)):  # rulebooks/civ1980.civ:353
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 353, 'rulebooks/civ1980.civ')
+        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:355
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 355, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 345, 'rulebooks/civ1980.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 350)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 346, 'rulebooks/civ1980.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 351)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:351
-        e0_area = 'any'  # rulebooks/civ1980.civ:351
+        e0_amount = 2  # rulebooks/civ1980.civ:352
+        e0_area = 'any'  # rulebooks/civ1980.civ:352
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:358
-        if (('Law' in held)):  # rulebooks/civ1980.civ:356
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 356, 'rulebooks/civ1980.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:359
+        if (('Law' in held)):  # rulebooks/civ1980.civ:357
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 357, 'rulebooks/civ1980.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 351)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 352)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1980.civ:365
+    # rulebooks/civ1980.civ:366
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:370
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:370
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:371
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:371
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 365, 'rulebooks/civ1980.civ')
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 370)]
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 366, 'rulebooks/civ1980.civ')
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 371)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -312,16 +312,16 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 249, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 262, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 278, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 291, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 313, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 331, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 345, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 365, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 250, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 263, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 279, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 292, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 314, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 332, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 346, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 366, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 504, 'discard': 506, 'order': 508, 'assign': 510}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 505, 'discard': 507, 'order': 509, 'assign': 511}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -336,46 +336,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:379
+    # rulebooks/civ1980.civ:380
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:380
+    # rulebooks/civ1980.civ:381
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 380),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 381),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:381
+    # rulebooks/civ1980.civ:382
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 382),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 383),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:384
+    # rulebooks/civ1980.civ:385
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 384),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 385),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:385
+    # rulebooks/civ1980.civ:386
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 385),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 386),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:386
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 386)
+    # rulebooks/civ1980.civ:387
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 387)
 
 
 AST = {
@@ -396,32 +396,32 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 419),
-    ('Trade cards', lambda s: s.derived('hand_value'), 420),
-    ('Treasury', lambda s: s.fact('treasury'), 421),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 420),
+    ('Trade cards', lambda s: s.derived('hand_value'), 421),
+    ('Treasury', lambda s: s.fact('treasury'), 422),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 477, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert'}, 478),)},
-    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 480, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 481),)},
-    {'name': 'Census', 'when': 'E3, 43.3', 'line': 483, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 483),)},
-    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 484, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 484),)},
-    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 485, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 485),)},
-    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 486, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 486),)},
-    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 487, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 487),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 488, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 489), ('buy_trade_cards', {'after': 'own_draw'}, 490))},
-    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 492, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 492),)},
-    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 493, 'actions': (('buy_advances', {}, 493),)},
-    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 494, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 494), ('census', {'cities': None, 'tokens': None, 'ships': None}, 494))},
-    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 495, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 495),)},
-    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 496, 'actions': (('alter_ast', {}, 497), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 498))},
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 478, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert'}, 479),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 481, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 482),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 484, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 484),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 485, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 485),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 486, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 486),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 487, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 487),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 488, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 488),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 489, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 490), ('buy_trade_cards', {'after': 'own_draw'}, 491))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 493, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 493),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 494, 'actions': (('buy_advances', {}, 494),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 495, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 495), ('census', {'cities': None, 'tokens': None, 'ships': None}, 495))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 496, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 496),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 497, 'actions': (('alter_ast', {}, 498), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 499))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 621}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 622}',
 ))
 
 SETUP_PLAYERS = {
@@ -432,7 +432,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, None),
 }
 
-LINES = _rt.line_map('72:439 78:249 85:255 87:255 88:255 90:255 93:255 94:255 98:257 109:257 110:257 119:262 124:269 125:269 126:267 127:267 128:268 130:270 131:270 137:268 138:268 142:270 143:270 149:278 154:283 155:283 156:284 158:285 159:285 160:285 168:284 169:284 173:285 174:285 175:285 183:291 188:297 189:297 190:296 191:296 193:300 194:298 195:298 196:300 197:300 198:300 199:300 209:313 214:318 215:318 216:319 218:321 219:321 227:319 228:319 232:323 233:323 239:331 244:336 246:337 247:337 248:339 249:339 258:345 263:350 264:350 265:351 267:352 268:352 269:354 270:354 278:351 279:351 283:358 284:356 285:356 292:365 297:370 298:370 337:379 344:380 348:380 352:381 356:382 360:384 364:384 368:385 372:385 376:386 378:386 399:419 400:420 401:421 408:477 409:480 410:483 411:484 412:485 413:486 414:487 415:488 416:492 417:493 418:494 419:495 420:496 424:621 428:408 429:409 430:410 431:411 432:412')
+LINES = _rt.line_map('72:440 78:250 85:256 87:256 88:256 90:256 93:256 94:256 98:258 109:258 110:258 119:263 124:270 125:270 126:268 127:268 128:269 130:271 131:271 137:269 138:269 142:271 143:271 149:279 154:284 155:284 156:285 158:286 159:286 160:286 168:285 169:285 173:286 174:286 175:286 183:292 188:298 189:298 190:297 191:297 193:301 194:299 195:299 196:301 197:301 198:301 199:301 209:314 214:319 215:319 216:320 218:322 219:322 227:320 228:320 232:324 233:324 239:332 244:337 246:338 247:338 248:340 249:340 258:346 263:351 264:351 265:352 267:353 268:353 269:355 270:355 278:352 279:352 283:359 284:357 285:357 292:366 297:371 298:371 337:380 344:381 348:381 352:382 356:383 360:385 364:385 368:386 372:386 376:387 378:387 399:420 400:421 401:422 408:478 409:481 410:484 411:485 412:486 413:487 414:488 415:489 416:493 417:494 418:495 419:496 420:497 424:622 428:409 429:410 430:411 431:412 432:413')
 LINE_FILES = ('rulebooks/civ1980.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
 # fmt: on

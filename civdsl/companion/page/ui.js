@@ -1344,6 +1344,7 @@
     holds: () => ADVANCE_NAMES.concat(Object.keys(ALIASES)),
     commodities: () => Object.keys(COMMODITIES).concat(Object.keys(COMMODITY_ALIASES)),
     credits: () => Object.keys(GROUPS),
+    others_hold: () => ADVANCE_NAMES.concat(Object.keys(ALIASES)),
     start_credits_used: () => Object.keys(GROUPS),
     civilization: () => Object.keys(CIVS),
     ast_track: () => Object.keys(TRACKS),
