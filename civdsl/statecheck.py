@@ -196,7 +196,7 @@ class _FactChecker:
                 self.problem(f"`{key}` names unknown {what} `{key_text(name)}`{self.hint(name, list(valid))}")
             elif not count(n):
                 self.problem(f"`{key}.{name}` must be a whole number from 0 to {thousands(MAX_COUNT)}")
-            elif what == "advance" and valid[name]["supply"] is not None and n > valid[name]["supply"]:
+            elif what == "advance" and valid[name].get("supply") is not None and n > valid[name]["supply"]:
                 self.problem(f"`{key}.{name}` is {n}, but the box has {valid[name]['supply']} cards of it")
         return value
 

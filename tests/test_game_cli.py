@@ -276,3 +276,14 @@ def test_an_advance_named_twice_is_refused_never_priced_twice(tmp_path):
     reads the same price engine."""
     proc = run_cli("cost", "megaciv", "--buy", "Pottery,pottery,Agriculture")
     assert proc.returncode == 1 and "--buy: named more than once: Pottery" in proc.stderr
+
+
+def test_a_plan_for_a_player_of_a_game_knows_what_the_others_hold():
+    # in the recorded five-player game every card of Drama and Poetry in the box (4, seed 001 22.3.1)
+    # is held by bruno, chloe, dario and eva, so anna cannot buy it; nothing is left unchecked
+    proc = run_cli("plan", ROOT / "tests" / "games" / "civ1981-5.yaml", "--player", "anna")
+    assert proc.returncode == 0, proc.stderr
+    assert "  Drama and Poetry: sold out: the other players hold all 4 cards in use" in proc.stdout.splitlines()
+    assert "supply" not in proc.stdout
+    held = run_cli("plan", ROOT / "tests" / "games" / "civ1981-5.yaml", "--player", "bruno")
+    assert "Drama and Poetry" not in held.stdout  # bruno holds one himself

@@ -113,6 +113,9 @@ def problems(data: dict) -> str:
     ({"commodities": {"Grain": "2"}}, "`commodities.Grain` must be a whole number"),
     ({"commodities": {"Grain": 10**10}}, "`commodities.Grain` must be a whole number from 0"),
     ({"credits": {"craft": 5}}, "unknown group `craft` (did you mean `crafts`?)"),
+    ({"others_hold": {"Potery": 1}}, "`others_hold` names unknown advance `Potery` (did you mean `Pottery`?)"),
+    ({"others_hold": {"Pottery": -1}}, "`others_hold.Pottery` must be a whole number from 0"),
+    ({"others_hold": ["Pottery"]}, "`others_hold` must be a mapping of name: number"),
 ])
 def test_each_problem_names_the_key_and_the_closest_valid_name(data, text):
     assert text in problems(data)
