@@ -303,7 +303,9 @@ class Differ:
     def _plain(ch, spec: item_fields.FieldSpec, old, new) -> None:
         x, y = getattr(old, spec.model_attr), getattr(new, spec.model_attr)
         if x != y:
-            ch(spec.key, x, y, f"{spec.key} {_show(spec, x)} -> {_show(spec, y)}")
+            # a field sharing its keyword with another (`supply table`, `block ID when`) by its words
+            label = spec.word if spec.key == spec.word else spec.words
+            ch(spec.key, x, y, f"{label} {_show(spec, x)} -> {_show(spec, y)}")
 
     def _advance_credits(self, ch, spec, old: Advance, new: Advance) -> None:
         self._amounts(ch, "credits", old.credits, new.credits, str)

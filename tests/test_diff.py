@@ -212,6 +212,15 @@ def test_prose_is_counted_or_listed(tmp_path):
     assert '+ note "two"' in res.output and '- note "one"' in res.output
 
 
+def test_a_field_sharing_its_keyword_is_named_by_its_words(tmp_path):
+    house = _write(tmp_path, "h.civ", 'language 1\nedition h "Fewer mystics" extends civ1981\n'
+                                      'table mystics "Mysticism in use" {\n  2..7: 1,\n}\n'
+                                      'change advance "Mysticism" { supply table mystics }\n')
+    a, b = load_edition("civ1981"), load_edition(str(house))
+    lines = render_text(a, b, diff(a, b)).splitlines()
+    assert "  Mysticism: cards in use by players mysticism_cards_by_players -> mystics" in lines
+
+
 def test_errors_are_reported(tmp_path):
     res = run_cli("diff", "megaciv", "megacv")
     assert res.exit_code == 1
