@@ -15,6 +15,7 @@ import operator
 from functools import partial
 
 from . import vocabulary as vocab
+from .expressions import unparse
 from .model import Calamity, Effect, EffectBranch, Exclusion, Modifier, ModifierOp
 from .phrases import Count, change, effect_text, fact_words, kind_template, name_words, noun, sentence
 from .syntax import (BinOp, Bool, Call, CancelOp, ChangeOp, Expr, ImmuneOp, Name, Neg, NodeVisitor, Not, Num, OptionOp,
@@ -787,3 +788,16 @@ def _among(cal: Calamity, edition) -> str:
     if among == "same_block":
         words += _separate_blocks(_setting(cal, edition, "separate_blocks"), edition)
     return words
+
+
+def cards_in_use(ed, table: str) -> str:
+    """The bands of an advance's `supply table TABLE`: "1 with 2-3 players, 2 with 4-5 players"."""
+    if table not in ed.tables:
+        return table
+    return ", ".join(f"{unparse(b.value)} with {_players(b.low, b.high)}" for b in ed.tables[table].bands)
+
+
+def _players(low: int, high: int | None) -> str:
+    if high is None:
+        return f"{low} or more players"
+    return f"{low} player{'' if low == 1 else 's'}" if low == high else f"{low}-{high} players"

@@ -239,16 +239,7 @@ def _beneficiary(ed: Edition, cal: Calamity, kind: str) -> str:
 
 
 def _cards_by_players(ed: Edition, adv: Advance, table: str) -> str:
-    """The bands of a `supply TABLE`: "1 with 2-3 players, 2 with 4-5 players"."""
-    if table not in ed.tables:
-        return table
-    return ", ".join(f"{unparse(b.value)} with {_players(b.low, b.high)}" for b in ed.tables[table].bands)
-
-
-def _players(low: int, high: int | None) -> str:
-    if high is None:
-        return f"{low} or more players"
-    return f"{low} player{'' if low == 1 else 's'}" if low == high else f"{low}-{high} players"
+    return describe.cards_in_use(ed, table)
 
 
 _NAMED = {"groups": _group_names, "beneficiary": _beneficiary, "supply_table": _cards_by_players}

@@ -1087,3 +1087,11 @@ def test_a_fact_compared_with_another_quantity_reads_as_a_possession():
     words = describe.cancelled(expansion.calamities["Civil War"])
     assert "more unit points in stock than the most unit points in stock among the players within reach" in words
     assert " is above " not in words and " is at most " not in words and " is the " not in words
+
+
+def test_the_cards_of_an_advance_in_use_by_player_count_are_charted(civ1981_files):
+    # seed 001 22.3.1: 3 Mysticism cards; 26.4-29.4: 1 with two or three players, 2 with four or five
+    by_name = {r["Advance"]: r for r in rows(civ1981_files["charts/advances.csv"])}
+    assert by_name["Mysticism"]["Cards"].splitlines() == [
+        "3", "in use: 1 with 2-3 players, 2 with 4-5 players, 3 with 6-7 players"]
+    assert by_name["Pottery"]["Cards"] == "4"

@@ -253,7 +253,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
         "specific credits towards "
         "the advance named. The last column is derived from the calamities' modifiers: + worse, "
         "\u2212 better, \u00b1 mixed, \u21c4 a choice for the holder."],
-        _advance_fields(chips_for(ed), inter) + [_Field(Column("Printed rule", 1.0),
+        _advance_fields(ed, chips_for(ed), inter) + [_Field(Column("Printed rule", 1.0),
                                                          lambda a: _clauses_cell(ed, "advance", a),
                                                          has=lambda a: bool(ed.cited_clauses("advance", a.name)))],
         ed.advances, order, marks)
@@ -268,7 +268,7 @@ def advances_chart(ed: Edition, marks=None) -> Chart:
     return Chart("advances", "Advances", [t, flat, *options, *_rulings_table(ed, "advance-rulings", order)])
 
 
-def _advance_fields(chips: dict, inter: dict) -> list[_Field]:
+def _advance_fields(ed: Edition, chips: dict, inter: dict) -> list[_Field]:
     """The advances table's columns in print order; the group credits get a column per colour, as
     the printed advance sheets give them."""
     return [
@@ -283,8 +283,15 @@ def _advance_fields(chips: dict, inter: dict) -> list[_Field]:
         _Field(Column("Calamities it changes", 2.8), lambda a: lines(
             *[(Sign(i.direction), " ", Strong(i.calamity.name), ": ", i.text) for i in inter.get(a.name, [])])),
         _Field(Column("Requires", 0.9), lambda a: cell(", ".join(a.requires)), has=lambda a: bool(a.requires)),
-        _Field(Column("Cards", 0.65, numeric=True), lambda a: _number_or_blank(a.supply),
-               has=lambda a: a.supply is not None)]
+        _Field(Column("Cards", 0.65, numeric=True), lambda a: _cards(ed, a),
+               has=lambda a: a.supply is not None or a.supply_table is not None)]
+
+
+def _cards(ed: Edition, a) -> Cell:
+    """The cards of an advance in the box and, where the player count sets them, those in use."""
+    if a.supply_table is None:
+        return _number_or_blank(a.supply)
+    return lines("" if a.supply is None else str(a.supply), f"in use: {describe.cards_in_use(ed, a.supply_table)}")
 
 
 def _group_credit_field(g: Chip) -> _Field:
