@@ -135,7 +135,7 @@ def python_shown(rb, game) -> dict:
             "players": [{"name": p.name, "line": gameview.player_line(game, p)} for p in game.players.values()],
             "stacks": gameview.stacks_lines(game),
             "log": [{"text": gameview.log_line(rb.module.SOURCE_PATH, e), "event": e.event} for e in game.log],
-            "scores": gameview.score_lines(game), "expects": gameview.expects_line(game),
+            "scores": gameview.score_lines(game), "expects": gameview.takes_line(game),
             "kinds": list(__import__("civdsl.ledger.turn", fromlist=["kinds"]).kinds()),
             "stepKinds": gameview.step_events(game), "ended": game.ended}
 
@@ -190,7 +190,7 @@ def test_game_show_prints_the_texts_the_page_shows(tmp_path):
         assert gameview.player_line(game, p) in lines
     for entry in game.log:
         assert "  " + gameview.log_line(rb.module.SOURCE_PATH, entry) in lines
-    assert lines[-1] == gameview.expects_line(game)
+    assert lines[-1] == gameview.takes_line(game)
 
 
 def test_a_refused_typed_event_names_its_word_as_game_add_does(tmp_path):

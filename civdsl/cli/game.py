@@ -320,7 +320,9 @@ def show(path, turn, upto, player, log, as_json):
         _show_log(rb, game, player)
     if game.scores:
         _show_scores(game)
-    _expects(game)
+    from ..ledger.gameview import takes_line
+
+    click.echo(takes_line(game))  # the heading above says where the game stands
 
 
 def _check_player(game, player: str | None, path) -> None:

@@ -93,11 +93,20 @@ def standing_lines(rows: list) -> list[str]:
 
 
 def expects_line(game) -> str:
-    """Where the game stands and the events its step takes (`next` among them, ending it)."""
+    """Where the game stands and the events its step takes (`next` among them, ending it): the
+    command line's last line, far from the heading."""
     if game.ended:
-        return "the game is over: it takes no more events"
+        return _OVER
     return f"turn {game.turn}, step {game.step + 1} of {len(game.steps)}, \"{game.current['name']}\", takes: " + \
         "; ".join(game.expects())
+
+
+def takes_line(game) -> str:
+    """The events the current step takes, for a view that shows the heading just above (the page)."""
+    return _OVER if game.ended else "this step takes: " + "; ".join(game.expects())
+
+
+_OVER = "the game is over: it takes no more events"
 
 
 def event_text(event: dict) -> str:

@@ -96,7 +96,7 @@ function gameShown(game, player) {
     stacks: gv_stacks_lines(game),
     log: about.map((e) => ({text: gv_log_line(source, e), event: e.event})),
     scores: gv_score_lines(game),
-    expects: gv_expects_line(game),
+    expects: gv_takes_line(game),
     kinds: lt_kinds().slice(),
     stepKinds: gv_step_events(game),
     ended: Boolean(game.ended),
