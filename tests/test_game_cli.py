@@ -64,21 +64,25 @@ def test_the_one_turn_questions_read_a_player_of_a_game_file(command):
     assert wrong.returncode == 1 and "no player `zed`" in wrong.stderr
 
 
-@pytest.mark.parametrize("command", ["score", "epoch", "plan"])
+# what each one-turn question asks besides the rulebook and the player
+ASKED = {"score": [], "epoch": [], "plan": [], "cost": ["--buy", "Law"], "resolve": ["Famine"]}
+
+
+@pytest.mark.parametrize("command", list(ASKED))
 def test_a_game_file_in_the_rulebook_place_asks_with_its_own_edition(command):
     path = next(p for p in GAMES if p.stem == "civ1981-5")
-    named = run_cli(command, "civ1981", "--state", path, "--player", "chloe", "--json")
-    alone = run_cli(command, path, "--player", "chloe", "--json")
+    named = run_cli(command, "civ1981", *ASKED[command], "--state", path, "--player", "chloe", "--json")
+    alone = run_cli(command, path, *ASKED[command], "--player", "chloe", "--json")
     assert named.returncode == alone.returncode and not alone.stderr
     assert json.loads(alone.stdout) == json.loads(named.stdout)
-    both = run_cli(command, path, "--state", path, "--player", "chloe")
+    both = run_cli(command, path, *ASKED[command], "--state", path, "--player", "chloe")
     assert both.returncode == 2 and "not both" in both.stderr
 
 
-@pytest.mark.parametrize("command", ["score", "epoch", "plan"])
+@pytest.mark.parametrize("command", list(ASKED))
 def test_a_game_of_another_edition_is_refused_not_replayed_under_the_wrong_rules(command):
     path = next(p for p in GAMES if p.stem == "civ1981-5")
-    proc = run_cli(command, "expansion", "--state", path, "--player", "anna")
+    proc = run_cli(command, "expansion", *ASKED[command], "--state", path, "--player", "anna")
     assert proc.returncode == 2
     assert "is a game of civ1981, not of expansion" in proc.stderr
 
@@ -287,3 +291,12 @@ def test_a_plan_for_a_player_of_a_game_knows_what_the_others_hold():
     assert "supply" not in proc.stdout
     held = run_cli("plan", ROOT / "tests" / "games" / "civ1981-5.yaml", "--player", "bruno")
     assert "Drama and Poetry" not in held.stdout  # bruno holds one himself
+
+
+def test_the_price_for_a_player_of_a_game_refuses_what_the_others_hold_every_card_of():
+    proc = run_cli("cost", ROOT / "tests" / "games" / "civ1981-5.yaml", "--player", "anna", "--buy",
+                   "Drama and Poetry")
+    assert proc.returncode == 1
+    assert "illegal purchase: Drama and Poetry: sold out: the other players hold all 4 cards in use" in proc.stderr
+    resolved = run_cli("resolve", ROOT / "tests" / "games" / "civ1981-5.yaml", "Famine", "--player", "anna")
+    assert resolved.returncode == 0 and "primary victim holding Music, Mysticism, Pottery" in resolved.stdout

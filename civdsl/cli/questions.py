@@ -105,13 +105,16 @@ def _undecided(data: dict) -> None:
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 @click.option("--assigned", type=click.IntRange(0, None), metavar="N",
               help="With --role secondary: the amount the primary victim assigned to this victim.")
+@click.option("--player", help=PLAYER_HELP)
 @_option_switch
-def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, options, as_json):
-    """What CALAMITY does to a victim, after every modifier, with a trace."""
+def resolve(rulebook, calamity, role, holds, state_file, sets, assigned, player, options, as_json):
+    """What CALAMITY does to a victim, after every modifier, with a trace. RULEBOOK may be a game
+    file (`civdsl game new`): its own rulebook, and the state of --player in it."""
     from ..state import split_names
 
+    rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
-    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options), assigned=assigned)
+    r = rb.resolve(calamity, role, split_names(holds), _facts(state_file, sets, options, player, rb), assigned=assigned)
     data = r.to_dict()
     if as_json:
         _emit_json(data, rb.id)
@@ -267,19 +270,23 @@ def _set_options(facts: list[str]) -> str:
 @click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--player", help=PLAYER_HELP)
 @_option_switch
-def cost(rulebook, holds, buy, trade_cards, state_file, sets, options, as_json):
+def cost(rulebook, holds, buy, trade_cards, state_file, sets, player, options, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
-    --trade-cards, the treasury price of trade cards bought from the stacks."""
+    --trade-cards, the treasury price of trade cards bought from the stacks. RULEBOOK may be a game
+    file (`civdsl game new`): its own rulebook, and the state of --player in it, with what the
+    other players hold (an advance whose cards they all hold is sold out)."""
     from ..state import split_names
     from ..stateanswers import cost_asked
 
     cost_asked(buy, trade_cards)
+    rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
     if trade_cards:
-        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options), as_json)
+        _trade_cards(rb, holds, trade_cards, _facts(state_file, sets, options, player, rb), as_json)
     if buy:
-        _buy(rb, split_names(holds), split_names(buy), _facts(state_file, sets, options), as_json)
+        _buy(rb, split_names(holds), split_names(buy), _facts(state_file, sets, options, player, rb), as_json)
 
 
 def _buy(rb, holds: list[str], buy: list[str], facts: dict, as_json: bool) -> None:
