@@ -65,7 +65,7 @@ def test_the_one_turn_questions_read_a_player_of_a_game_file(command):
 
 
 # what each one-turn question asks besides the rulebook and the player
-ASKED = {"score": [], "epoch": [], "plan": [], "cost": ["--buy", "Law"], "resolve": ["Famine"]}
+ASKED = {"score": [], "epoch": [], "plan": [], "cost": ["--buy", "Law"], "resolve": ["Famine"], "hand": []}
 
 
 @pytest.mark.parametrize("command", list(ASKED))
@@ -300,3 +300,18 @@ def test_the_price_for_a_player_of_a_game_refuses_what_the_others_hold_every_car
     assert "illegal purchase: Drama and Poetry: sold out: the other players hold all 4 cards in use" in proc.stderr
     resolved = run_cli("resolve", ROOT / "tests" / "games" / "civ1981-5.yaml", "Famine", "--player", "anna")
     assert resolved.returncode == 0 and "primary victim holding Music, Mysticism, Pottery" in resolved.stdout
+
+
+def test_the_hand_of_a_player_of_a_game_is_his_cards_unless_others_are_given():
+    game = ROOT / "tests" / "games" / "civ1981-5.yaml"
+    shown = json.loads(run_cli("game", "show", game, "--json").stdout)
+    anna = next(p for p in shown["players"] if p["name"] == "anna")
+    own = json.loads(run_cli("hand", game, "--player", "anna", "--json").stdout)
+    from civdsl.api import load
+
+    commodities = load("civ1981").module.COMMODITIES
+    held = {c: n for c, n in anna["cards"].items() if c in commodities}
+    assert held and {s["commodity"]: s["cards"] for s in own["sets"]} == held
+    given = json.loads(run_cli("hand", game, "--player", "anna", "--cards", "Salt x3", "--json").stdout)
+    assert [(s["commodity"], s["cards"]) for s in given["sets"]] == [("Salt", 3)]
+    assert run_cli("hand", "civ1981", "--cards", "Salt", "--player", "anna").returncode == 2

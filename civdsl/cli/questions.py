@@ -637,38 +637,55 @@ def _require_score(rb) -> None:
 
 @command()
 @click.argument("rulebook")
-@click.option("--cards", required=True, help='Commodity cards: "Grain x3, Salt x2, Oil".')
+@click.option("--cards", help='Commodity cards: "Grain x3, Salt x2, Oil" (with a game file and --player, '
+              "his hand when not given).")
 @click.option("--holds", help="Advances held (Trade Routes, Trade Empire, ...).")
 @click.option("--state", "state_file", type=click.Path(dir_okay=False),
               help="Player state (YAML): players, civilization or block for the trade-block bonus.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
+@click.option("--player", help=PLAYER_HELP)
 @_option_switch
-def hand(rulebook, cards, holds, state_file, sets, options, as_json):
+def hand(rulebook, cards, holds, state_file, sets, player, options, as_json):
     """The value of a hand of commodity cards: each set, worthless cards and the total; with a
-    state, what the player's block and advances make of it."""
+    state, what the player's block and advances make of it. RULEBOOK may be a game file (`civdsl
+    game new`): its own rulebook, and the state and hand of --player in it."""
     from ..plan import hand_report, parse_cards, render_hand
     from ..factchecks import hand_limits
     from ..state import StateError, split_names
 
+    rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
+    asked = holds or state_file or sets or options or player
+    facts = _facts(state_file, sets, options, player, rb) if asked else None
+    if cards is None:
+        if player is None:
+            raise click.UsageError("give --cards, or a game file and --player for his hand")
+        cards = _hand_of(rb.module, facts.get("commodities", {}))
     calamities: dict = {}  # calamity cards held, where the edition values them (calamity_card_value)
     parsed = parse_cards(rb.module, cards, calamities)
     impossible = hand_limits(parsed, rb.module.COMMODITIES, "--cards")
     if impossible:
         raise StateError("\n".join(impossible))
-    player = None
-    if holds or state_file or sets or options:
-        player = rb.state(split_names(holds), _facts(state_file, sets, options))
+    state = None
+    if facts is not None:
+        state = rb.state(split_names(holds), facts)
     from ..sourcemap import rules_of
 
     with rules_of(rb.module):  # a rule failing on this hand is a diagnostic at its rulebook line
-        report = hand_report(rb.module, parsed, player, calamities)
+        report = hand_report(rb.module, parsed, state, calamities)
     if as_json:
         _emit_json(report, rb.id)
     else:
         click.echo(render_hand(report, rb.name))
         _hand_extras(report)
     _exit_if_incomplete(report)
+
+
+def _hand_of(module, held: dict) -> str:
+    """A game player's cards as `--cards` writes them: the calamity cards among them only where the
+    edition values them in a hand (`calamity_card_value`)."""
+    valued = "calamity_card_value" in module.CONSTS
+    return ", ".join(f"{name} x{n}" for name, n in held.items() if n and (valued or name not in module.CALAMITIES))
 
 
 def _hand_extras(report: dict) -> None:
