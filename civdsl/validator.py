@@ -22,6 +22,7 @@ from .parser import unknown_field_help
 from .references import Index
 from .statecheck import whole_number
 from .sublanguages import used_by
+from .texts import value_text
 from .syntax import Call, CancelOp, ChangeOp, ImmuneOp, Name, Neg, NodeVisitor, Num, OptionOp, StopOp, Str
 
 # how a declaration of each kind is called in messages
@@ -393,7 +394,7 @@ class _Validator(CardChecks, InvariantChecks, NodeVisitor):
             return
         for value, where in self._engine_values(adv.supply_table, "table"):
             if not whole_number(value) or value < 0:
-                self.d.error("CIV112", f"the cards of `{adv.name}` in use must be a whole number from 0, not {value}",
+                self.d.error("CIV112", f"the cards of `{adv.name}` in use must be a whole number from 0, not {value_text(value)}",
                              where, item=adv.name, notes=[f"`supply table {adv.supply_table}` reads this table"])
             elif adv.supply is not None and value > adv.supply:
                 self.d.error("CIV112", f"{value} cards of `{adv.name}` in use, but the box has {adv.supply} (`supply`)",
