@@ -9,7 +9,6 @@ Values cross as tagged JSON (`encode` here, `dec`/`enc` in the drivers).
 
 from __future__ import annotations
 
-import functools
 import json
 import subprocess
 import tempfile
@@ -79,17 +78,26 @@ GAME_DRIVER = r"""
 const ledgerInput = JSON.parse(require("fs").readFileSync(0, "utf8"));
 """ + CODEC + r"""
 const ledgerRulebook = gameRulebook();  // the page's host's (runtime/gamehost.js): the rulebook the ledger reads
-// the log's entries cross as [k, newer]: the first k entries are the last snapshot's, unchanged
-// (compared as text), and `newer` the rest; js_game puts each whole log back (`_whole_logs`)
+// each snapshot holds what changed since the last, as python_game writes it: the log's entries as
+// [k, newer], the first k entries the last snapshot's, unchanged (compared as text), and `newer`
+// the rest (`_newer_entries`); the players as [n, [[i, data], ...]], how many and those whose data
+// changed (all of them in the first: `_changed_players`). Equal snapshots after every event mean
+// equal games at every step.
 let loggedTexts = [];
+let playerTexts = [];
 function gameSnapshot(g) {
   const log = g.log.map((e) => enc(e.to_data()));
   const texts = log.map((entry) => JSON.stringify(entry));
   let kept = 0;
   while (kept < texts.length && kept < loggedTexts.length && texts[kept] === loggedTexts[kept]) kept++;
   loggedTexts = texts;
-  return enc([g.turn, g.step, g.ended, g.events, g.players.values().map((p) => p.to_data())])
-    .concat([[kept, log.slice(kept)], enc(g.expects())]);
+  const players = g.players.values().map((p) => enc(p.to_data()));
+  const now = players.map((data) => JSON.stringify(data));
+  const changed = [];
+  for (let i = 0; i < now.length; i++) if (now[i] !== playerTexts[i]) changed.push([{int: String(i)}, players[i]]);
+  playerTexts = now;
+  return enc([g.turn, g.step, g.ended, g.events])
+    .concat([[{int: String(now.length)}, changed], [kept, log.slice(kept)], enc(g.expects())]);
 }
 const ledgerTimes = [];  // each applied event's time in ms (its snapshot apart)
 const ledgerOut = (() => {
@@ -122,29 +130,36 @@ process.stdout.write(JSON.stringify({answers: ledgerOut, ms: ledgerTimes}));
 """
 
 
-def _game_snapshot(game) -> list:
-    return encode([game.turn, game.step, game.ended, game.events, [p.to_data() for p in game.players.values()]]) + [
-        [_encoded_entry(tuple((k, type(v), v) for k, v in e.to_data().items())) for e in game.log], encode(game.expects())]
+def _game_snapshot(game, seen: dict) -> list:
+    """The game after an event as the driver's gameSnapshot sends it: the players as the changes
+    since the last snapshot, the log as the entries kept from it and the newer ones (SEEN: what the
+    last snapshot held, updated here)."""
+    return encode([game.turn, game.step, game.ended, game.events]) + [
+        _changed_players([encode(p.to_data()) for p in game.players.values()], seen.setdefault("players", [])),
+        _newer_entries(game.log, seen), encode(game.expects())]
 
 
-@functools.lru_cache(maxsize=None)
-def _encoded_entry(items: tuple) -> dict:
-    """A log entry's data (its items as key, type, value: 1 and True are one key to a dict) encoded
-    once a run, whichever snapshot holds it: the log grows by an entry or a few an event, and every
-    snapshot holds all of it. Answers are only compared, never changed."""
-    return encode({k: v for k, _, v in items})
+def _newer_entries(log: list, seen: dict) -> list:
+    """[k, newer]: the first k entries of LOG equal the last snapshot's (a log entry is never
+    changed once written, so the same entry is equal; another is compared by its data, as the
+    driver compares texts), NEWER the rest, encoded."""
+    before, encoded = seen.get("log", []), seen.get("encoded", [])
+    kept = 0
+    while kept < len(log) and kept < len(before) and (
+            log[kept] is before[kept] or encode(log[kept].to_data()) == encoded[kept]):
+        kept += 1
+    newer = [encode(e.to_data()) for e in log[kept:]]
+    seen["log"], seen["encoded"] = list(log), encoded[:kept] + newer
+    return [kept, newer]
 
 
-def _whole_logs(answers: list) -> list:
-    """The driver's snapshots with each log whole again: it sends `[k, newer]`, the last snapshot's
-    first k entries followed by NEWER (see gameSnapshot)."""
-    log: list = []
-    for answer in answers:
-        if isinstance(answer, list):
-            kept, newer = answer[5]
-            log = log[:kept] + newer
-            answer[5] = log
-    return answers
+def _changed_players(players: list, seen: list) -> list:
+    """[how many, [[index, data] of each player whose data differs from SEEN's]]: a snapshot equal
+    to the page's after every event means both games equal at every step, as long as the first
+    (which holds every player) is; comparing changes keeps an 18-player game's comparison small."""
+    changed = [[encode(i), data] for i, data in enumerate(players) if i >= len(seen) or seen[i] != data]
+    seen[:] = players
+    return [encode(len(players)), changed]
 
 
 def game_events(path: Path, mixed: int = 0) -> list:
@@ -260,14 +275,15 @@ def python_game(path: Path, mixed: int = 0, events: list | None = None) -> tuple
     rb = load(gf.setup["edition"])
     game = gamefile.start(rb, gf.setup)
     setup = {"setup": gf.setup, "name": rb.name}
-    answers = [_game_snapshot(game)]
+    seen: dict = {}
+    answers = [_game_snapshot(game, seen)]
     for event in events if events is not None else game_events(path, mixed):
         try:
             game.apply(event)
         except refusals.Refused as r:
             answers.append({"refused": [r.code, str(r), r.field, r.choices]})
             continue
-        answers.append(_game_snapshot(game))
+        answers.append(_game_snapshot(game, seen))
     return setup, answers
 
 
@@ -286,7 +302,7 @@ def js_game(edition: str, setup, events: list) -> tuple[list, list]:
                               capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
-    return _whole_logs(out["answers"]), out["ms"]
+    return out["answers"], out["ms"]
 
 
 # events the recorded games do not hold, refused whatever the state: tried after the game's start
