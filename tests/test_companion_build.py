@@ -78,8 +78,10 @@ def test_every_shipped_house_rule_renders_a_page(rendered):
 # hand's reader and the answers' assembly were then translated too, replacing their hand-written
 # twins (the engines 9.8 KB more before minifying, api.js, core.js, plan.js and resolve.js 5.2 KB
 # less), and the planner gained the whole-advance bound: the Expansion is 277,014 (+4.1% against
-# the last hand-written engines' 266,049), and the goal is 280,000, inside the issue's +30%.
-PAGE_WEIGHT_GOAL = 280_000
+# the last hand-written engines' 266,049), and the goal was 280,000. The supply limits, checked
+# with what the other players hold (pricing.sold_out, cards_in_use, supply_notes) and written once
+# in Python, brought the Expansion to 280,217 (+5.3%): the goal is 285,000, inside the issue's +30%.
+PAGE_WEIGHT_GOAL = 285_000
 
 
 @pytest.mark.parametrize("rulebook", [p for p in list(shipped_rulebooks().values()) + shipped_house_rules()
