@@ -1189,3 +1189,28 @@ def test_the_plan_pane_answers_for_the_chosen_objective_and_reads_expressions_as
         else:
             assert page["plans"][0]["buy"] == best["buy"] and page["plans"][0]["objective"] == str(best["objective"])
     assert _console_errors(driver) == []
+
+
+def test_what_the_other_players_hold_makes_an_advance_sold_out(driver, pages):
+    """At phone width, 1981 with five players (seed 001 26.4: 2 Mysticism cards in use): the other
+    players holding both, Mysticism in the basket is not allowed, said as the command line says it,
+    as is an advance whose prerequisite is not held."""
+    _resize(driver, PHONE, True)
+    try:
+        _open(driver, pages["civ1981"])
+        _settle(driver)
+        _click(driver, "#others-hold summary")
+        for _ in range(2):
+            _click(driver, "button[aria-label='more Mysticism (3 in the box)']")
+        for _ in range(5):
+            _click(driver, "button[aria-label='more players in the game']")
+        _click(driver, "button[aria-label='buy Mysticism']")
+        _click(driver, "button[aria-label='buy Democracy']")
+        _settle(driver)
+        shown = driver.find_element("tag name", "body").text.splitlines()
+        assert "not allowed: Mysticism: sold out: the other players hold all 2 cards in use" in shown
+        assert "not allowed: Democracy: needs Law held before this turn" in shown
+        assert not any("{" in line for line in shown if line.startswith("not allowed"))
+        assert _console_errors(driver) == []
+    finally:
+        _resize(driver, DESKTOP, False)

@@ -614,6 +614,27 @@
     return parts.length ? section("hand", "Commodity cards", ...parts) : null;
   }
 
+  // Where the rulebook limits an advance's cards: how many the other players hold, so that the
+  // prices and the plan know which are sold out (the `others_hold` fact; none given: not checked).
+  function othersHoldBox() {
+    const s = player().state;
+    const limited = ADVANCE_NAMES.filter((a) => ADVANCES[a].supply !== null && ADVANCES[a].supply !== undefined);
+    if (!limited.length) return null;
+    const taken = has(s, "others_hold") ? s.others_hold : dict();
+    const inner = el("div", {cls: "fields"});
+    for (const a of limited) {
+      inner.appendChild(stepper("others_hold." + a, a + " (" + ADVANCES[a].supply + " in the box)", has(taken, a) ? taken[a] : 0,
+        (v) => {
+          const m = copyOf(s.others_hold);
+          if (v) m[a] = v; else delete m[a];
+          if (Object.keys(m).length) s.others_hold = m; else delete s.others_hold;
+          changed();
+        }));
+    }
+    return el("details", {id: "others-hold", cls: "credits"},
+      el("summary", {text: "Cards the other players hold"}), inner);
+  }
+
   // ---- advances: held ticks, prices after credits, the basket ---------------------------------
 
   const rows = new Map();  // advance -> {row, held checkbox, price cell, buy button}
@@ -645,7 +666,7 @@
       el("div", {cls: "field search"}, el("label", {for: "adv-search", text: "Find an advance"}), search),
       el("p", {cls: "muted", text: "Tick the advances you hold" + (CAN_COST ? "; the price is what each costs you now, "
         + "after credits. Add advances to the basket to price a purchase." : ".")}),
-      lists);
+      lists, othersHoldBox());
   }
 
   function advanceRow(a, isHeld) {
@@ -756,10 +777,15 @@
       const price = item && item.price !== null && item.price !== undefined ? item.price : null;
       r.price.textContent = price === null ? "?" : String(price);
       const why = (item && item.credits || []).map((c) => "\u2212" + c.amount + " " + c.from);
-      const bad = (ans.illegal || []).map((x) => (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x)));
+      const bad = (ans.illegal || []).map(illegalText);
       r.price.title = why.concat(bad).join("; ");
       r.row.classList.toggle("illegal", bad.length > 0);
     }
+  }
+
+  // An illegal purchase as the command line says it: the advance, where it names one, and why.
+  function illegalText(x) {
+    return (x.advance ? x.advance + ": " : "") + x.why;
   }
 
   // ---- results ---------------------------------------------------------------------------------
@@ -802,7 +828,7 @@
         + ans.total_at_least + "."}));
     }
     for (const x of ans.illegal || []) {
-      out.appendChild(el("p", {cls: "problem", text: "not allowed: " + (typeof x === "string" ? x : x.message || x.reason || JSON.stringify(x))}));
+      out.appendChild(el("p", {cls: "problem", text: "not allowed: " + illegalText(x)}));
     }
     for (const n of ans.notes || []) out.appendChild(el("p", {cls: "muted", text: typeof n === "string" ? n : JSON.stringify(n)}));
     if (CAN_PLAN) {
