@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import describe, roundexplain
 from . import fields as item_fields
+from . import vocabulary as vocab
 from .expressions import quote, unparse
 from .model import Advance, Calamity, Commodity, Edition, Effect
 from .references import Index, index_chain, mentions
@@ -137,7 +138,9 @@ def explain_item(rulebook: str, item: str) -> str:
     round_name = roundexplain.find(index, item)  # a stat, a dice pool, ... of the round rules
     if round_name is not None:
         return roundexplain.explain(ed, index, *round_name)
-    kind, name, asked = _find(ed, item, roundexplain.names(index))
+    if item in vocab.FACTS or item in vocab.DERIVED_NAMES:
+        return _fact_text(ed, index, item)
+    kind, name, asked = _find(ed, item, roundexplain.names(index) + list(vocab.FACTS) + list(vocab.DERIVED_NAMES))
     obj = getattr(ed, _POOLS[kind])[name]
     lines = _title(ed, kind, name, asked) + _item_text(ed, kind, obj, index)
     lines += _printed_clauses(ed, kind, {name, *obj.aka}) + _rulings(ed, name)
@@ -145,6 +148,30 @@ def explain_item(rulebook: str, item: str) -> str:
     history = _history(index, kind, {name, *obj.aka}, len(checked.chain))
     lines += ["  " + h for h in history] or [f"  {_where(obj.span)}"]
     return "\n".join(lines)
+
+
+# a fact's value in a state file, by the fact's type
+_STATE_EXAMPLES = {"int": "3", "list": "[Pottery]", "map": "{Pottery: 2}", "bool": "true", "str": "Egypt"}
+
+
+def _fact_text(ed: Edition, index: Index, name: str) -> str:
+    """A player fact (or a number the rules derive from the facts): what it is, how a state gives
+    it, and each statement of the rulebook that reads it."""
+    fact = vocab.FACTS.get(name)
+    title = f"{name}: {'a player fact' if fact else 'a number derived from the player facts'} in {ed.id} ({ed.name})"
+    lines = [title, "=" * len(title), fact.doc if fact else vocab.DERIVED_NAMES[name]]
+    if fact is not None:
+        lines.append(f"a state gives it as `{name}: {_STATE_EXAMPLES.get(fact.type, '...')}`")
+    readers = sorted((r for r in index.uses("fact", name) if index.in_force(r)),
+                     key=lambda r: (r.file, r.span.line, r.span.column))
+    said = [f"  {_owner_words(r.owner)}  {_where(r.span)}" for r in readers]
+    return "\n".join(lines + ["", f"Rules of this rulebook that read it ({len(said)}):" if said else
+                               "Rules of this rulebook that read it: none"] + said)
+
+
+def _owner_words(owner: tuple) -> str:
+    kind, name = owner
+    return f"{kind.replace('_', ' ')} {name}" if name else kind.replace("_", " ")
 
 
 def _rulings(ed: Edition, name: str) -> list[str]:

@@ -47,3 +47,15 @@ def test_a_section_with_nothing_in_it_says_the_declared_words_or_is_left_out(tmp
     assert lines[lines.index(f"{modifiers}:") + 1] == "  none"
     assert "Secondary victims:" not in lines and "Cancelled when:" not in lines
     assert "Who may not be a secondary victim:" not in lines
+
+
+def test_a_player_fact_is_explained_with_every_rule_that_reads_it(tmp_path):
+    lines = _explain(tmp_path, 'calamity "Flood" { stack 3 class minor primary { damage(1) }\n'
+                               '  cancel when cities >= 3 }\n', "cities")
+    assert lines[0].startswith("cities: a player fact in ")
+    assert "a state gives it as `cities: 3`" in lines
+    assert "Rules of this rulebook that read it (1):" in lines
+    assert any(line.startswith("  calamity Flood  ") and line.endswith("t.civ:7") for line in lines)
+    unread = _explain(tmp_path, "", "others_hold")
+    assert "a state gives it as `others_hold: {Pottery: 2}`" in unread
+    assert unread[-1] == "Rules of this rulebook that read it: none"
