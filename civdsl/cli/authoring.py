@@ -453,9 +453,13 @@ def _impact(a: str, b: str, seed: int, exit_code: bool, as_json: bool) -> None:
 @command()
 @click.argument("words", nargs=-1, required=True, metavar="CODE | RULEBOOK ITEM")
 def explain(words, as_json):
-    """Explain a diagnostic code (civdsl explain CIV012), or everything a rulebook says about one
-    advance or calamity (civdsl explain megaciv Pottery), or a player fact and the rules that read
-    it (civdsl explain megaciv cities)."""
+    """Explain a diagnostic code, or everything a rulebook says about one advance, calamity or
+    player fact.
+
+    \b
+    civdsl explain CIV012             a diagnostic code
+    civdsl explain megaciv Pottery    an advance or a calamity
+    civdsl explain megaciv cities     a player fact and the rules that read it"""
     if len(words) == 1:
         from ..codes import explain as explain_code
 

@@ -44,8 +44,8 @@ COMMANDS = {
     "diff": ("civdsl.cli.authoring", "diff",
              "What changes from rulebook A to rulebook B (edition ids or paths, in any mix)."),
     "explain": ("civdsl.cli.authoring", "explain",
-                "Explain a diagnostic code (civdsl explain CIV012), or everything a rulebook says about one "
-                "advance or calamity (civdsl explain megaciv Pottery)."),
+                "Explain a diagnostic code, or everything a rulebook says about one advance, calamity or "
+                "player fact."),
     "cover": ("civdsl.cli.authoring", "cover",
               "Which statement implements each printed clause of RULEBOOK, which are acknowledged, which are "
               "uncovered; with --text, what a new printing changes."),
