@@ -75,6 +75,8 @@ def _module_source(ed: Edition, files: dict[str, str]) -> str:
     w.line(f"ALIASES = {aliases!r}")
     w.line(f"BOUNDS = {vocab.BOUNDS!r}")
     w.line(f"OPTIONS = {options!r}  # each rule switch's setting in the rulebook (PlayerState.option)")
+    # what each switch means, in the rulebook's words: a page shows it, never the switch's name
+    w.line(f"OPTION_DOCS = {({k: o.doc for k, o in ed.options.items()})!r}")
     w.line(f"AMOUNTS = {({k: ed.amount_setting(k) for k in vocab.AMOUNT_SETTINGS})!r}")
     w.line("")
     w.line("")

@@ -240,6 +240,30 @@ def test_every_control_is_labelled_and_nothing_is_wider_than_the_phone(driver, p
     assert _console_errors(driver) == []
 
 
+def test_rule_options_read_as_the_rulebook_words_them_on_both_pages(driver, page):
+    """A rule option's checkbox is labelled with the rulebook's `option NAME "..."` text (which
+    reading it is, and the paragraph), on the game page's new-game form and on the companion page:
+    never the option's command-line name."""
+    import civdsl
+
+    docs = civdsl.load("civ1980").module.OPTION_DOCS
+    assert docs and all(docs.values())
+    for path, selector in ((page, "#new-game fieldset.options label"),
+                           (page.with_name("companion.html"), "#app fieldset.options label")):
+        if path.name == "game.html":
+            _open(driver, path, fresh=True)
+        else:
+            driver.get(path.as_uri())
+            for _ in range(300):
+                if driver.find_elements("css selector", selector):
+                    break
+                time.sleep(0.02)
+        labels = driver.find_elements("css selector", selector)
+        assert [x.text for x in labels if x.is_displayed()] == list(docs.values()), path.name
+        assert not any("_" in x.text for x in labels)
+        assert _console_errors(driver) == []
+
+
 def test_a_damaged_stored_game_is_reported_and_the_others_kept(driver, page):
     """A stored game whose text is not a game file (edited in the browser's storage) opens with the
     reader's error at its line; the other games open as they were."""

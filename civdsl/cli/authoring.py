@@ -349,12 +349,12 @@ class _FmtRun:
 
 @command()
 @click.argument("name")
-@click.option("--from", "base", default="megaciv", show_default=True,
+@click.option("--from", "--base", "base", default="megaciv", show_default=True,
               help="The rulebook to extend: a shipped edition id or a path.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
 @click.option("--title", help="Display name (default: derived from NAME and the base).")
 def new(name, base, output, title, as_json):
-    """Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."""
+    """Write a commented house-rule skeleton NAME.civ that extends a rulebook (--from) and passes `civdsl check`."""
     from ..scaffold import ScaffoldError, check_name, skeleton
 
     out = Path(output) if output else Path(f"{name}.civ")

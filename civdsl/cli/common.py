@@ -393,7 +393,7 @@ def played_with(game_path: str, rulebook):
     return gf
 
 
-PLAYER_HELP = "With a game file as --state: answer for this player's state in it, after its last event."
+PLAYER_HELP = "With a game file (as RULEBOOK or --state): answer for this player's state in it, after its last event."
 
 
 # `--option NAME=on|off` on every question command: a rule switch the rulebook declares

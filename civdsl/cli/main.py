@@ -40,7 +40,7 @@ COMMANDS = {
               "Compile rulebooks into OUTPUT/<edition>/ (effects.py, model.json, charts)."),
     "fmt": ("civdsl.cli.authoring", "fmt", "Rewrite rulebooks in the canonical layout."),
     "new": ("civdsl.cli.authoring", "new",
-            "Write a commented house-rule skeleton NAME.civ that extends BASE and passes `civdsl check`."),
+            "Write a commented house-rule skeleton NAME.civ that extends a rulebook (--from) and passes `civdsl check`."),
     "diff": ("civdsl.cli.authoring", "diff",
              "What changes from rulebook A to rulebook B (edition ids or paths, in any mix)."),
     "explain": ("civdsl.cli.authoring", "explain",

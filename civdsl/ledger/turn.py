@@ -130,5 +130,5 @@ class Ledger(Game):
         for kind, _, _ in self.current["actions"]:
             if kind not in AUTOMATIC_ACTIONS or kind in self.waiting:
                 out.extend(f"{ev}: {event_words(ev)}" for ev in events_of(kind))
-        return out + ["next: end this step"]
+        return out + ["next: this step is done, go on to the next (next)"]
 

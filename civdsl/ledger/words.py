@@ -99,7 +99,7 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     if usage(kind) is None:
         best = did_you_mean(kind, kinds())
         raise Refused(ILLEGAL, f"no event `{kind}`" + (f" (did you mean `{best}`?)" if best else "")
-                      + f"; events: {', '.join(kinds())}", field="do")
+                      + f"; events: {', '.join(kinds())} (`next` ends the step)", field="do")
     at = {"do": 0}
     if kind == "next":
         if len(words) > 1:

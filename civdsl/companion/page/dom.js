@@ -29,3 +29,10 @@ function clear(node) {
 function byId(id) {
   return document.getElementById(id);
 }
+
+// a rule option in the rulebook's words (its `option NAME "..."` text); a house rule's option
+// declared without one is shown by its name, spaced
+function optionText(model, name) {
+  const docs = model.OPTION_DOCS || {};
+  return Object.prototype.hasOwnProperty.call(docs, name) && docs[name] ? docs[name] : name.replace(/_/g, " ");
+}

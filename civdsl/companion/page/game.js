@@ -224,9 +224,10 @@
       field("new-last-turn", "Last turn, where the players agree one (empty: none)",
         el("input", {type: "number", min: "1", max: "1000", inputmode: "numeric"})),
       field("new-seed", "Seed of the random choices", el("input", {type: "number", min: "0", value: "0", inputmode: "numeric"})),
-      options.map((o, i) => el("div", {cls: "check"},
-        el("input", {type: "checkbox", id: "new-option-" + i, "data-option": o, checked: !!M.OPTIONS[o]}),
-        el("label", {for: "new-option-" + i, text: o.replace(/_/g, " ")}))),
+      options.length ? el("fieldset", {cls: "options"}, el("legend", {text: "Rule options"}),
+        options.map((o, i) => el("div", {cls: "check"},
+          el("input", {type: "checkbox", id: "new-option-" + i, "data-option": o, checked: !!M.OPTIONS[o]}),
+          el("label", {for: "new-option-" + i, text: optionText(M, o)})))) : null,
       el("button", {type: "submit", id: "create", text: "Start the game"})));
     return form;
   }

@@ -557,7 +557,7 @@
           else s.options[name] = cb.checked;
           changed();
         }}});
-        box.appendChild(el("div", {cls: "check"}, cb, el("label", {for: id, text: name.replace(/_/g, " ")})));
+        box.appendChild(el("div", {cls: "check"}, cb, el("label", {for: id, text: optionText(M, name)})));
       }
       parts.push(box);
     }
