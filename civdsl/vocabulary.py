@@ -392,11 +392,16 @@ _PHASE_ACTIONS = [
                                                          "a tax revolt (absent: the edition's `beneficiary_rank`)"),
                          Param("unclaimed_revert", "option", doc="the rule option that, on, gives revolting cities "
                                                                  "no player can take over back to their owner "
-                                                                 "(absent or off: they are destroyed)")),
+                                                                 "(absent or off: they are destroyed)"),
+                         Param("whole_cities", "option", doc="the rule option that, on, has a player short of tokens "
+                                                             "pay only the tax of the cities that do not revolt, "
+                                                             "keeping the tokens that pay no whole city's tax "
+                                                             "(absent or off: he moves all his stock)")),
          "each player moves {rate} tokens per city from stock to treasury",
          "Automatic: treasury grows by the rate times the cities (a held `tax_rate` ability is its holder's "
          "choice: the step then waits for his `tax` event); with "
-         "bound stock a player short of tokens moves all he has and the cities he could not tax revolt: the "
+         "bound stock a player short of tokens moves all he has (only the tax of the cities he keeps where the "
+         "`whole_cities` option is on) and the cities he could not tax revolt: the "
          "player with the most `revolt_rank` (no victim of a revolt) annexes them as his cities in stock allow, "
          "then the next, in A.S.T. order of the victims; the rest are destroyed, or stay their owner's where "
          "the `unclaimed_revert` option is on.",

@@ -439,6 +439,30 @@ def test_1981_gives_revolting_cities_to_the_most_tokens_in_stock():
     assert (game.players["anna"].cities, game.players["chloe"].cities) == (3, 2)
 
 
+@pytest.mark.parametrize("edition", ["civ1980", "civ1981", "expansion"])
+@pytest.mark.parametrize("whole_cities", [False, True], ids=["whole-stock", "whole-cities"])
+def test_a_player_short_of_tokens_pays_his_stock_or_whole_cities_by_the_reading_in_play(edition, whole_cities):
+    # 1980 43.1, 1981 6.2, the Expansion 18.31: the cities whose tax cannot be paid revolt, and the
+    # texts do not say what becomes of the tokens that pay no whole city's tax. Default: all of the
+    # stock moves (Mega Civilization 1b says so); option tax_whole_cities: only the tax of the
+    # cities kept. Four cities at 2 per city and 7 tokens in stock: one city revolts either way.
+    rb = load(edition)
+    setup = gamefile.new_setup(edition, rb, [("anna", None), ("bruno", None), ("chloe", None)], None, None, 0)
+    if whole_cities:
+        setup["options"] = {"tax_whole_cities": True}
+    game = gamefile.start(rb, setup)
+    game.apply({"do": "census", "player": "anna", "cities": 4, "tokens": game.pieces["tokens"] - 7})
+    game.apply({"do": "census", "player": "bruno", "cities": 1, "tokens": 20})
+    game.apply({"do": "census", "player": "chloe", "cities": 1, "tokens": 10})
+    through_the_turn(game)
+    anna = game.players["anna"]
+    assert anna.cities == 3
+    assert anna.treasury == (6 if whole_cities else 7)
+    assert anna.tokens_in_stock(game.pieces) == (1 if whole_cities else 0)
+    assert any(f"anna pays {6 if whole_cities else 7} tax (2 per city on 4)" in e.text and "1 city revolts" in e.text
+               for e in game.log)
+
+
 # --- civilizations that change block in a combined game ---------------------------------------------
 
 @pytest.mark.parametrize("players, west, east", [(10, 10, 0), (11, 0, 11), (12, 6, 6), (13, 6, 7), (14, 7, 7),

@@ -760,12 +760,8 @@ def collect_tax(game: Game, args: dict) -> None:
         if not p.cities:
             continue
         rate = game.tax_rates[p.name] if p.name in game.tax_rates else _tax_range(game, args, p)[0]
-        due = rate * p.cities
-        stock = p.tokens_in_stock(game.pieces)
-        paid = due if args["bound"] == "none" or stock is None else min(due, stock)
+        paid, stock, short, immune = _tax_payment(game, args, p, rate)
         p.treasury = p.treasury + paid
-        short = rate != 0 and paid != due
-        immune = short and bool(abilities_of(game.module, p.advances, "no_tax_revolt"))
         revolting = p.cities - stock // rate if short and not immune else 0
         if revolting:
             revolts.append((p, revolting))
@@ -775,6 +771,21 @@ def collect_tax(game: Game, args: dict) -> None:
         game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
                   args["line"])
     _tax_revolts(game, sorted(revolts, key=lambda r: _rank(game, r[0])), args)
+
+
+def _tax_payment(game: Game, args: dict, p, rate: int) -> tuple:
+    """(what the player pays, his tokens in stock, whether he is short of the tax due, whether his
+    cities never revolt over it). Short of tokens he pays his whole stock, or, where the rule
+    option that `whole_cities` names is on, only the tax of the cities that do not revolt."""
+    due = rate * p.cities
+    stock = p.tokens_in_stock(game.pieces)
+    paid = due if args["bound"] == "none" or stock is None else min(due, stock)
+    short = rate != 0 and paid != due
+    immune = short and bool(abilities_of(game.module, p.advances, "no_tax_revolt"))
+    whole = args.get("whole_cities")
+    if short and not immune and whole and game.option(whole):
+        paid = (stock // rate) * rate
+    return paid, stock, short, immune
 
 
 def _n(n: int, one: str, many: str) -> str:

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': '9c4795a8ef21562b6efc8fe1139d38e36cfff0432e4b873f9a8cfe5ad87e4851'}
+SOURCES = {'rulebooks/civ1980.civ': 'ce4cf99e74f41d73ec2ee2e981baa75ace1cb38d3916efed1eb9be5e4b7091ce'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -307,8 +307,8 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 
 ALIASES = {'advance': {'Drama and Poetry': 'Drama & Poetry'}, 'calamity': {'Iconoclasm and Heresy': 'Iconoclasm & Heresy'}, 'commodity': {'Spice': 'Spices'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {'revolt_cities_revert': True}  # each rule switch's setting in the rulebook (PlayerState.option)
-OPTION_DOCS = {'revolt_cities_revert': "64: revolting cities no other player can take over revert to their owner (off: they are destroyed, as the 1981 rules' 6.3.2 NOTE says)"}
+OPTIONS = {'revolt_cities_revert': True, 'tax_whole_cities': False}  # each rule switch's setting in the rulebook (PlayerState.option)
+OPTION_DOCS = {'revolt_cities_revert': "64: revolting cities no other player can take over revert to their owner (off: they are destroyed, as the 1981 rules' 6.3.2 NOTE says)", 'tax_whole_cities': 'the other reading of 43.1: a player short of tokens pays only the tax of the cities that do not revolt and keeps the rest (default: he moves his whole stock, as Mega Civilization 1b says)'}
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('none',), 'city_points': (), 'prevention': ('amount',)}
 
 
@@ -322,7 +322,7 @@ CALAMITIES = _rt.records((
     '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 346, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
     '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 366, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 505, 'discard': 507, 'order': 509, 'assign': 511}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 507, 'discard': 509, 'order': 511, 'assign': 513}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -406,23 +406,23 @@ SCORE_TIEBREAKS = [
 SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 478, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert'}, 479),)},
-    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 481, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 482),)},
-    {'name': 'Census', 'when': 'E3, 43.3', 'line': 484, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 484),)},
-    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 485, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 485),)},
-    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 486, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 486),)},
-    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 487, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 487),)},
-    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 488, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 488),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 489, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 490), ('buy_trade_cards', {'after': 'own_draw'}, 491))},
-    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 493, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 493),)},
-    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 494, 'actions': (('buy_advances', {}, 494),)},
-    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 495, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 495), ('census', {'cities': None, 'tokens': None, 'ships': None}, 495))},
-    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 496, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 496),)},
-    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 497, 'actions': (('alter_ast', {}, 498), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 499))},
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 480, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 481),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 483, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 484),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 486, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 486),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 487, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 487),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 488, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 488),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 489, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 489),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 490, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 490),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 491, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 492), ('buy_trade_cards', {'after': 'own_draw'}, 493))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 495, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 495),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 496, 'actions': (('buy_advances', {}, 496),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 497, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 497), ('census', {'cities': None, 'tokens': None, 'ships': None}, 497))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 498, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 498),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 499, 'actions': (('alter_ast', {}, 500), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 501))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 622}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 624}',
 ))
 
 SETUP_PLAYERS = {
@@ -433,7 +433,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, None),
 }
 
-LINES = _rt.line_map('72:440 78:250 85:256 87:256 88:256 90:256 93:256 94:256 98:258 109:258 110:258 119:263 124:270 125:270 126:268 127:268 128:269 130:271 131:271 137:269 138:269 142:271 143:271 149:279 154:284 155:284 156:285 158:286 159:286 160:286 168:285 169:285 173:286 174:286 175:286 183:292 188:298 189:298 190:297 191:297 193:301 194:299 195:299 196:301 197:301 198:301 199:301 209:314 214:319 215:319 216:320 218:322 219:322 227:320 228:320 232:324 233:324 239:332 244:337 246:338 247:338 248:340 249:340 258:346 263:351 264:351 265:352 267:353 268:353 269:355 270:355 278:352 279:352 283:359 284:357 285:357 292:366 297:371 298:371 338:380 345:381 349:381 353:382 357:383 361:385 365:385 369:386 373:386 377:387 379:387 400:420 401:421 402:422 409:478 410:481 411:484 412:485 413:486 414:487 415:488 416:489 417:493 418:494 419:495 420:496 421:497 425:622 429:409 430:410 431:411 432:412 433:413')
+LINES = _rt.line_map('72:440 78:250 85:256 87:256 88:256 90:256 93:256 94:256 98:258 109:258 110:258 119:263 124:270 125:270 126:268 127:268 128:269 130:271 131:271 137:269 138:269 142:271 143:271 149:279 154:284 155:284 156:285 158:286 159:286 160:286 168:285 169:285 173:286 174:286 175:286 183:292 188:298 189:298 190:297 191:297 193:301 194:299 195:299 196:301 197:301 198:301 199:301 209:314 214:319 215:319 216:320 218:322 219:322 227:320 228:320 232:324 233:324 239:332 244:337 246:338 247:338 248:340 249:340 258:346 263:351 264:351 265:352 267:353 268:353 269:355 270:355 278:352 279:352 283:359 284:357 285:357 292:366 297:371 298:371 338:380 345:381 349:381 353:382 357:383 361:385 365:385 369:386 373:386 377:387 379:387 400:420 401:421 402:422 409:480 410:483 411:486 412:487 413:488 414:489 415:490 416:491 417:495 418:496 419:497 420:498 421:499 425:624 429:409 430:410 431:411 432:412 433:413')
 LINE_FILES = ('rulebooks/civ1980.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '424fe4c4f516383e1b7a182be466de5cea0119fd2319610e4e7a61ea31c63368'}
+SOURCES = {'rulebooks/civ1981.civ': '78ec7c8499c5771e7abdff6a53753f91c6ad4f2f983c08c0a837a3b53a6634c7'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -31,22 +31,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#C0392B', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 91}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 101}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 112}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 122}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 133}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 146}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 156}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 167}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 177}]',
-    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 189}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 203}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 214}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 227}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 240}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 249}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 258}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 93}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 103}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 114}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 124}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 135}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 148}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 158}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 169}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 179}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 191}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 205}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 216}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 229}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 242}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 251}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 260}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
@@ -77,82 +77,82 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:272
+    # rulebooks/civ1981.civ:274
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:278
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:280
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((278, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
+            s.undecided.append((280, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:278
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:280
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1981.civ:278
-            e1_area = 'any'  # rulebooks/civ1981.civ:278
+            e1_amount = 1  # rulebooks/civ1981.civ:280
+            e1_area = 'any'  # rulebooks/civ1981.civ:280
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 281)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 283)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 278))
+            effects.append(('destroy_area_units', {'area': e0_area}, 280))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 278))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 280))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:281
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:281
+        e0_amount = 1  # rulebooks/civ1981.civ:283
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:283
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 281)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 283)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1981.civ:287
+    # rulebooks/civ1981.civ:289
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:292
-        e0_area = 'any'  # rulebooks/civ1981.civ:292
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 294)
+        e0_amount = 9  # rulebooks/civ1981.civ:294
+        e0_area = 'any'  # rulebooks/civ1981.civ:294
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 296)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:298
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:300
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 298, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:296
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 300, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:298
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 296, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 298, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 287, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 292)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 289, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 294)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:294
-        e0_area = 'any'  # rulebooks/civ1981.civ:294
+        e0_amount = 11  # rulebooks/civ1981.civ:296
+        e0_area = 'any'  # rulebooks/civ1981.civ:296
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:298
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:300
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 298, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:296
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 300, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:298
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 296, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 298, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 287, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 294)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 289, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 296)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -160,24 +160,24 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1981.civ:304
+    # rulebooks/civ1981.civ:306
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= 35), 311, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:311
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 311, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:309
-        e0_by_victim = 15  # rulebooks/civ1981.civ:309
+        if s.decide((s.fact('unit_points') <= 35), 313, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:313
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 313, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:311
+        e0_by_victim = 15  # rulebooks/civ1981.civ:311
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:315
-        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:313
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 313, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:315
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 315, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:315
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 315, 'rulebooks/civ1981.civ')
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:317
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:315
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 315, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:317
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 317, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:317
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 317, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 304, 'rulebooks/civ1981.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 309)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 306, 'rulebooks/civ1981.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 311)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -186,37 +186,37 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:333
+    # rulebooks/civ1981.civ:335
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 344, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:344
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 344, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:338
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:338
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 340)
+        if s.decide((s.fact('flood_plain_units') == 0), 346, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:346
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 346, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:340
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:340
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 342)
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:342
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:344
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 342, 'rulebooks/civ1981.civ')
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:346
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 346, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 338)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 344, 'rulebooks/civ1981.civ')
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:348
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 348, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 340)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:340
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:340
+        e0_amount = 10  # rulebooks/civ1981.civ:342
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:342
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:342
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:344
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 342, 'rulebooks/civ1981.civ')
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:346
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 346, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 340)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 344, 'rulebooks/civ1981.civ')
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:348
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 348, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 342)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -224,37 +224,37 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader). Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:354
+    # rulebooks/civ1981.civ:356
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:359
-        e0_area = 'any'  # rulebooks/civ1981.civ:359
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 361)
+        e0_amount = 16  # rulebooks/civ1981.civ:361
+        e0_area = 'any'  # rulebooks/civ1981.civ:361
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 363)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:367
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 367, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:363
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:369
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 369, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:365
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 363, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 365, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 354, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 359)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 356, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 361)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:361
-        e0_area = 'any'  # rulebooks/civ1981.civ:361
+        e0_amount = 10  # rulebooks/civ1981.civ:363
+        e0_area = 'any'  # rulebooks/civ1981.civ:363
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:363
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:365
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 363, 'rulebooks/civ1981.civ')
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:369
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 369, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 361)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 365, 'rulebooks/civ1981.civ')
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:371
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 371, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 363)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -262,18 +262,18 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:377
+    # rulebooks/civ1981.civ:379
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:382
+        e0_amount = 4  # rulebooks/civ1981.civ:384
         trace = []
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:384
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 384, 'rulebooks/civ1981.civ')
-        if (('Democracy' in held)):  # rulebooks/civ1981.civ:386
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 386, 'rulebooks/civ1981.civ')
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:386
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 386, 'rulebooks/civ1981.civ')
+        if (('Democracy' in held)):  # rulebooks/civ1981.civ:388
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 388, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 377, 'rulebooks/civ1981.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 382)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 379, 'rulebooks/civ1981.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 384)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -281,49 +281,49 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:391
+    # rulebooks/civ1981.civ:393
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:396
-        e0_area = 'any'  # rulebooks/civ1981.civ:396
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 398)
+        e0_amount = 4  # rulebooks/civ1981.civ:398
+        e0_area = 'any'  # rulebooks/civ1981.civ:398
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 400)
         trace = []
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:400
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 400, 'rulebooks/civ1981.civ')
-        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:402
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 402, 'rulebooks/civ1981.civ')
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:402
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 402, 'rulebooks/civ1981.civ')
+        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:404
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 404, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 391, 'rulebooks/civ1981.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 396)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 393, 'rulebooks/civ1981.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 398)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:398
-        e0_area = 'any'  # rulebooks/civ1981.civ:398
+        e0_amount = 2  # rulebooks/civ1981.civ:400
+        e0_area = 'any'  # rulebooks/civ1981.civ:400
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:406
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:404
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 404, 'rulebooks/civ1981.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:408
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:406
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 406, 'rulebooks/civ1981.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 398)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 400)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1981.civ:412
+    # rulebooks/civ1981.civ:414
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:418
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:418
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:420
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:420
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 412, 'rulebooks/civ1981.civ')
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 418)]
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 414, 'rulebooks/civ1981.civ')
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 420)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -331,22 +331,22 @@ def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
 
 ALIASES = {'advance': {'Drama & Poetry': 'Drama and Poetry'}, 'calamity': {'Iconoclasm & Heresy': 'Iconoclasm and Heresy'}, 'commodity': {'Spices': 'Spice'}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {'calamity_floor': False, 'africa_iron_age_entry': False, 'revolt_cities_revert': False}  # each rule switch's setting in the rulebook (PlayerState.option)
-OPTION_DOCS = {'calamity_floor': '24.1: no calamity loss takes a player below 16 unit points; losses resume only above 15', 'africa_iron_age_entry': '24.2: with six or seven players Africa enters the Early Iron Age one space later', 'revolt_cities_revert': '6.3.2 NOTE, its last sentence: revolting cities no other player can take over revert to their owner (default: its parenthesis, they are eliminated)'}
+OPTIONS = {'calamity_floor': False, 'africa_iron_age_entry': False, 'revolt_cities_revert': False, 'tax_whole_cities': False}  # each rule switch's setting in the rulebook (PlayerState.option)
+OPTION_DOCS = {'calamity_floor': '24.1: no calamity loss takes a player below 16 unit points; losses resume only above 15', 'africa_iron_age_entry': '24.2: with six or seven players Africa enters the Early Iron Age one space later', 'revolt_cities_revert': '6.3.2 NOTE, its last sentence: revolting cities no other player can take over revert to their owner (default: its parenthesis, they are eliminated)', 'tax_whole_cities': 'the other reading of 6.2: a player short of tokens pays only the tax of the cities that do not revolt and keeps the rest (default: he moves his whole stock, as Mega Civilization 1b says)'}
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 272, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 287, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 304, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 333, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 354, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 377, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 391, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 412, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 274, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 289, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 306, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 335, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 356, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 379, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 393, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 414, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 579, 'discard': 581, 'order': 583, 'assign': 585}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 581, 'discard': 583, 'order': 585, 'assign': 587}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -361,46 +361,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:428
+    # rulebooks/civ1981.civ:430
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:429
+    # rulebooks/civ1981.civ:431
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 429),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 431),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:431
+    # rulebooks/civ1981.civ:433
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 432),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 434),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:435
+    # rulebooks/civ1981.civ:437
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 435),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 437),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:437
+    # rulebooks/civ1981.civ:439
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 438),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 440),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:441
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 441)
+    # rulebooks/civ1981.civ:443
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 443)
 
 
 AST = {
@@ -421,32 +421,32 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 478),
-    ('Trade cards', lambda s: s.derived('hand_value'), 479),
-    ('Treasury', lambda s: s.fact('treasury'), 480),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 480),
+    ('Trade cards', lambda s: s.derived('hand_value'), 481),
+    ('Treasury', lambda s: s.fact('treasury'), 482),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 540, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert'}, 541),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 543, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 544),)},
-    {'name': 'Census', 'when': 'always; simultaneous', 'line': 546, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 546),)},
-    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 547, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 548),)},
-    {'name': 'Movement', 'when': 'always; census order', 'line': 550, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 550),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 551, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 551),)},
-    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 552, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 552),)},
-    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 553, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 554),)},
-    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 556, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 557), ('buy_trade_cards', {'after': 'own_draw'}, 558))},
-    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 560, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 561),)},
-    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 563, 'actions': (('buy_advances', {}, 564), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 565))},
-    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 567, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 568), ('census', {'cities': None, 'tokens': None, 'ships': None}, 569))},
-    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 571, 'actions': (('alter_ast', {}, 572), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 573))},
+    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 542, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 543),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 545, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 546),)},
+    {'name': 'Census', 'when': 'always; simultaneous', 'line': 548, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 548),)},
+    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 550),)},
+    {'name': 'Movement', 'when': 'always; census order', 'line': 552, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 552),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 553, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 553),)},
+    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 554, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 554),)},
+    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 555, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 556),)},
+    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 558, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 559), ('buy_trade_cards', {'after': 'own_draw'}, 560))},
+    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 562, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 563),)},
+    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 565, 'actions': (('buy_advances', {}, 566), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 567))},
+    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 569, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 570), ('census', {'cities': None, 'tokens': None, 'ships': None}, 571))},
+    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 573, 'actions': (('alter_ast', {}, 574), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 575))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 696}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 698}',
 ))
 
 SETUP_PLAYERS = {
@@ -457,7 +457,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, '4.4: each player chooses one of the nine nations; two are not in play with seven'),
 }
 
-LINES = _rt.line_map('72:506 78:272 85:278 87:278 88:278 90:278 93:278 94:278 98:281 109:281 110:281 119:287 124:292 125:292 126:294 128:298 129:298 130:298 131:296 132:296 133:296 142:294 143:294 147:298 148:298 149:298 150:296 151:296 152:296 161:304 166:311 167:311 168:309 169:309 171:315 172:313 173:313 174:315 175:315 176:315 177:315 187:333 192:344 193:344 194:338 195:338 196:340 198:342 199:342 200:342 201:346 202:346 209:340 210:340 214:342 215:342 216:342 217:346 218:346 225:354 230:359 231:359 232:361 234:367 235:367 236:363 237:363 238:363 247:361 248:361 252:363 253:363 254:363 255:369 256:369 263:377 268:382 270:384 271:384 272:386 273:386 282:391 287:396 288:396 289:398 291:400 292:400 293:402 294:402 302:398 303:398 307:406 308:404 309:404 316:412 321:418 322:418 362:428 369:429 373:429 377:431 381:432 385:435 389:435 393:437 397:438 401:441 403:441 424:478 425:479 426:480 433:540 434:543 435:546 436:547 437:550 438:551 439:552 440:553 441:556 442:560 443:563 444:567 445:571 449:696 453:461 454:463 455:465 456:467 457:469')
+LINES = _rt.line_map('72:508 78:274 85:280 87:280 88:280 90:280 93:280 94:280 98:283 109:283 110:283 119:289 124:294 125:294 126:296 128:300 129:300 130:300 131:298 132:298 133:298 142:296 143:296 147:300 148:300 149:300 150:298 151:298 152:298 161:306 166:313 167:313 168:311 169:311 171:317 172:315 173:315 174:317 175:317 176:317 177:317 187:335 192:346 193:346 194:340 195:340 196:342 198:344 199:344 200:344 201:348 202:348 209:342 210:342 214:344 215:344 216:344 217:348 218:348 225:356 230:361 231:361 232:363 234:369 235:369 236:365 237:365 238:365 247:363 248:363 252:365 253:365 254:365 255:371 256:371 263:379 268:384 270:386 271:386 272:388 273:388 282:393 287:398 288:398 289:400 291:402 292:402 293:404 294:404 302:400 303:400 307:408 308:406 309:406 316:414 321:420 322:420 362:430 369:431 373:431 377:433 381:434 385:437 389:437 393:439 397:440 401:443 403:443 424:480 425:481 426:482 433:542 434:545 435:548 436:549 437:552 438:553 439:554 440:555 441:558 442:562 443:565 444:569 445:573 449:698 453:463 454:465 455:467 456:469 457:471')
 LINE_FILES = ('rulebooks/civ1981.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:- 0:3:- 0:3:- 0:3:- 0:1:- 0:1:72 0:1:79 0:1:71 0:1:165 0:1:116'
 # fmt: on

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': 'ffc6f0578a4451be57d554c107bfb751e910190f84c779c5a2712aafa93bd278'}
+SOURCES = {'rulebooks/expansion.civ': '50c6b3a6a07d3d87758aa69495a16df8ff5d7f9ef8341d3a04e369c98d9fa02b'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -32,57 +32,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 125}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 135}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 144}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 154}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 164}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 175}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["movement", {"delta": 1}]], "line": 188}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 198}]',
-    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 210}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 220}]',
-    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 20}]], "line": 233}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 10}]], "line": 244}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 254}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 263}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 274}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 285}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 294}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 307}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["discount", {"amount": 50}]], "line": 316}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 325}]',
-    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 336}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 5}]], "line": 345}]',
-    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 356}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 366}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 375}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 384}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 393}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 404}]',
-    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 414}]',
-    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 424}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_support", {"delta": 1}]], "line": 433}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 444}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 454}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 464}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 474}]',
-    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 484}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 494}]',
-    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 503}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["no_tax_revolt", {}]], "line": 513}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 523}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 533}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 542}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 552}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 562}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 571}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 580}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 590}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 599}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 609}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 618}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 627}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 127}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 137}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 146}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 156}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 166}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 177}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["movement", {"delta": 1}]], "line": 190}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 200}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 212}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 222}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 20}]], "line": 235}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 10}]], "line": 246}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 256}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 265}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 276}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 287}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 296}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 309}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["discount", {"amount": 50}]], "line": 318}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 327}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 338}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 5}]], "line": 347}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 358}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 368}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 377}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 386}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 395}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 406}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 416}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 426}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_support", {"delta": 1}]], "line": 435}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 446}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 456}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 466}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 476}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 486}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 496}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 505}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["no_tax_revolt", {}]], "line": 515}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 525}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 535}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 544}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 554}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 564}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 573}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 582}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 592}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 601}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 611}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 620}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 629}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west", "block_when": []}]',
@@ -154,79 +154,79 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:644
+    # rulebooks/expansion.civ:646
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:651
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:653
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((651, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((653, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:652
+            e0_area = 'volcano'  # rulebooks/expansion.civ:654
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:654
-            e1_area = 'any'  # rulebooks/expansion.civ:654
-            e2_amount = 0  # rulebooks/expansion.civ:655
-            e2_area = 'any'  # rulebooks/expansion.civ:655
+            e1_amount = 1  # rulebooks/expansion.civ:656
+            e1_area = 'any'  # rulebooks/expansion.civ:656
+            e2_amount = 0  # rulebooks/expansion.civ:657
+            e2_area = 'any'  # rulebooks/expansion.civ:657
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:657
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:657
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 659)
+        e3_amount = 0  # rulebooks/expansion.civ:659
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:659
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 661)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:666
-        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:664
-            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 664, 'rulebooks/expansion.civ')
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:668
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:666
+            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 666, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((668, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((670, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 668, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 670, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:668
+        elif m1:  # rulebooks/expansion.civ:670
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 668, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 670, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((667, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((669, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 667, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 669, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:667
+        elif m1:  # rulebooks/expansion.civ:669
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 667, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 669, 'rulebooks/expansion.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 652))
+            effects.append(('destroy_area_units', {'area': e0_area}, 654))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 654))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 656))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 655))
-        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 657))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 644, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 657))
+        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 659))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 646, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:660
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:660
-        e1_amount = 0  # rulebooks/expansion.civ:661
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:661
+        e0_amount = 1  # rulebooks/expansion.civ:662
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:662
+        e1_amount = 0  # rulebooks/expansion.civ:663
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:663
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:664
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 664, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 660), ('damage', {'amount': e1_amount, 'area': e1_area}, 661)]
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:666
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 666, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 662), ('damage', {'amount': e1_amount, 'area': e1_area}, 663)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
@@ -234,70 +234,70 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader's cities in stock; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): exactly cities annexed, as many as the smaller of 2 and the trader's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the trader's cities in stock; Diplomacy and a card the victim drew (primary victim): 1 more city reduced."
-    # rulebooks/expansion.civ:679
+    # rulebooks/expansion.civ:681
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:686
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:688
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((686, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((688, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:687
-            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:688
-            e1_area = 'any'  # rulebooks/expansion.civ:688
+            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:689
+            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:690
+            e1_area = 'any'  # rulebooks/expansion.civ:690
         if ub1 or not b1:
-            e2_amount = 1  # rulebooks/expansion.civ:690
-            e2_area = 'any'  # rulebooks/expansion.civ:690
+            e2_amount = 1  # rulebooks/expansion.civ:692
+            e2_area = 'any'  # rulebooks/expansion.civ:692
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
         trace = []
-        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:693
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:698
+        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:695
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:700
         if type(c) is _U:
-            s.undecided.append((698, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((700, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(c, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 698, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 700, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif c:  # rulebooks/expansion.civ:698
+        elif c:  # rulebooks/expansion.civ:700
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 698, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 700, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((694, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
+            s.undecided.append((696, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
                 u = _rt.unknown_of(m0, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 694, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 696, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:694
+        elif m0:  # rulebooks/expansion.civ:696
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 694, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 696, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((695, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
+            s.undecided.append((697, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 695, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 697, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/expansion.civ:695
+        elif m0:  # rulebooks/expansion.civ:697
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 695, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 697, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': e0_amount}, 687))
+            effects.append(('annex_cities', {'amount': e0_amount}, 689))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 688))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 690))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 690))
-        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 679, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 692))
+        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 681, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -306,12 +306,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:705
+    # rulebooks/expansion.civ:707
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:711
+        e0_amount = 10  # rulebooks/expansion.civ:713
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 711)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 713)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -320,49 +320,49 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, at most this much each: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:715
+    # rulebooks/expansion.civ:717
     held = s.held_set
     if role == 'primary':
         e1_amount = None
-        e0_amount = 10  # rulebooks/expansion.civ:722
-        e0_area = 'any'  # rulebooks/expansion.civ:722
-        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:723
+        e0_amount = 10  # rulebooks/expansion.civ:724
+        e0_area = 'any'  # rulebooks/expansion.civ:724
+        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:725
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((723, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((725, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:723
-            e1_area = 'any'  # rulebooks/expansion.civ:723
+            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:725
+            e1_area = 'any'  # rulebooks/expansion.civ:725
         if ub1 or not b1:
             pass
         if ub1:
             e1_amount = None
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 725)
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 727)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:726
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 726, 'rulebooks/expansion.civ')
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:728
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 728, 'rulebooks/expansion.civ')
         effects = []
-        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 722))
+        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 724))
         if e1_amount is not None:
-            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 723))
-        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 715, 'rulebooks/expansion.civ')
+            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 725))
+        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 717, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:725
-        e0_area = 'any'  # rulebooks/expansion.civ:725
+        e0_amount = 8  # rulebooks/expansion.civ:727
+        e0_area = 'any'  # rulebooks/expansion.civ:727
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:726
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 726, 'rulebooks/expansion.civ')
-        if (('Calendar' in held)):  # rulebooks/expansion.civ:727
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 727, 'rulebooks/expansion.civ')
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:728
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 728, 'rulebooks/expansion.civ')
+        if (('Calendar' in held)):  # rulebooks/expansion.civ:729
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 729, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 715, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 725)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 717, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 727)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -370,31 +370,31 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:733
+    # rulebooks/expansion.civ:735
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:739
-        e0_area = 'any'  # rulebooks/expansion.civ:739
+        e0_amount = 3  # rulebooks/expansion.civ:741
+        e0_area = 'any'  # rulebooks/expansion.civ:741
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:740
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 740, 'rulebooks/expansion.civ')
-                    if (('Deism' in held)):  # rulebooks/expansion.civ:742
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 742, 'rulebooks/expansion.civ')
-                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:744
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 744, 'rulebooks/expansion.civ')
+                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:742
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 742, 'rulebooks/expansion.civ')
+                    if (('Deism' in held)):  # rulebooks/expansion.civ:744
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 744, 'rulebooks/expansion.civ')
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:746
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 746, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:746
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 746, 'rulebooks/expansion.civ')
+                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:748
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 748, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 733, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 735, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 733, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 739)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 735, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 741)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -403,15 +403,15 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:750
+    # rulebooks/expansion.civ:752
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:756
-        e1_amount = 5  # rulebooks/expansion.civ:756
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:758
+        e1_amount = 5  # rulebooks/expansion.civ:758
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 750, 'rulebooks/expansion.civ')
-        effects = [('lose_ships', {'amount': e0_amount}, 756), ('lose_treasury', {'amount': e1_amount}, 756)]
+            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 752, 'rulebooks/expansion.civ')
+        effects = [('lose_ships', {'amount': e0_amount}, 758), ('lose_treasury', {'amount': e1_amount}, 758)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -420,67 +420,67 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or more unit points in stock than the most unit points in stock among the players within reach; or civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:760
+    # rulebooks/expansion.civ:762
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 768, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:768
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 768, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 769, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:769
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 769, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 776, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:776
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 776, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 797, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:797
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 797, 'cancelled: more unit points in stock than the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 798, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:798
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 798, 'cancelled: civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide((s.neighbours('near') == 0), 799, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:799
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 799, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:766
-        e0_by_victim = 15  # rulebooks/expansion.civ:766
-        e1_amount = 0  # rulebooks/expansion.civ:766
-        e1_area = 'any'  # rulebooks/expansion.civ:766
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 776, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:776
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 776, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 777, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:777
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 777, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 778, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:778
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 778, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 799, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:799
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 799, 'cancelled: more unit points in stock than the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 800, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:800
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 800, 'cancelled: civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide((s.neighbours('near') == 0), 801, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:801
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 801, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:768
+        e0_by_victim = 15  # rulebooks/expansion.civ:768
+        e1_amount = 0  # rulebooks/expansion.civ:768
+        e1_area = 'any'  # rulebooks/expansion.civ:768
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:777
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:779
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:781
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:782
-        if m0:  # rulebooks/expansion.civ:777
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 777, 'rulebooks/expansion.civ')
-        if m0:  # rulebooks/expansion.civ:777
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 777, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:779
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 779, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:779
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 779, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:781
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 781, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:781
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 781, 'rulebooks/expansion.civ')
-        if (('Military' in held)):  # rulebooks/expansion.civ:787
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 787, 'rulebooks/expansion.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:789
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 789, 'rulebooks/expansion.civ')
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:791
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 791, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:783
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 783, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:784
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 784, 'rulebooks/expansion.civ')
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:779
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:781
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:783
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:784
+        if m0:  # rulebooks/expansion.civ:779
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 779, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:779
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 779, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:781
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 781, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:781
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 781, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:783
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 783, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:783
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 783, 'rulebooks/expansion.civ')
+        if (('Military' in held)):  # rulebooks/expansion.civ:789
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 789, 'rulebooks/expansion.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:791
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 791, 'rulebooks/expansion.civ')
+        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:793
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 793, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:785
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 785, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:786
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 786, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 760, 'rulebooks/expansion.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 766), ('damage', {'amount': e1_amount, 'area': e1_area}, 766)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 762, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 768), ('damage', {'amount': e1_amount, 'area': e1_area}, 768)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -490,30 +490,30 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:809
+    # rulebooks/expansion.civ:811
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:815
+        e0_amount = 15  # rulebooks/expansion.civ:817
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:816
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 816, 'rulebooks/expansion.civ')
-                    if (('Mining' in held)):  # rulebooks/expansion.civ:818
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 818, 'rulebooks/expansion.civ')
+                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:818
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 818, 'rulebooks/expansion.civ')
+                    if (('Mining' in held)):  # rulebooks/expansion.civ:820
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 820, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Mythology' in held)):  # rulebooks/expansion.civ:820
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 820, 'rulebooks/expansion.civ')
-                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:822
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 822, 'rulebooks/expansion.civ')
+                    if (('Mythology' in held)):  # rulebooks/expansion.civ:822
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 822, 'rulebooks/expansion.civ')
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:824
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 824, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 809, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 811, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 809, 'rulebooks/expansion.civ')
-        effects = [('support_tokens_withheld', {'amount': e0_amount}, 815)]
+            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 811, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': e0_amount}, 817)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -522,17 +522,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:828
+    # rulebooks/expansion.civ:830
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:834
-        e0_area = 'any'  # rulebooks/expansion.civ:834
+        e0_amount = 1  # rulebooks/expansion.civ:836
+        e0_area = 'any'  # rulebooks/expansion.civ:836
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:835
-        if s.decide(m0, 835, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:835
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 835, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 834)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:837
+        if s.decide(m0, 837, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:837
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 837, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 836)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -541,77 +541,77 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:839
+    # rulebooks/expansion.civ:841
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 854, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:854
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 854, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 856, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:856
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 856, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:846
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:848
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((846, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((848, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 17  # rulebooks/expansion.civ:847
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:847
+            e0_amount = 17  # rulebooks/expansion.civ:849
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:849
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:849
-            e1_area = 'coastal'  # rulebooks/expansion.civ:849
-            e2_amount = 0  # rulebooks/expansion.civ:850
-            e2_area = 'coastal'  # rulebooks/expansion.civ:850
+            e1_amount = 1  # rulebooks/expansion.civ:851
+            e1_area = 'coastal'  # rulebooks/expansion.civ:851
+            e2_amount = 0  # rulebooks/expansion.civ:852
+            e2_area = 'coastal'  # rulebooks/expansion.civ:852
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 853)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 855)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:857
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:859
         if type(m1) is _U:
-            s.undecided.append((859, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((861, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 859, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 861, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:859
+        elif m1:  # rulebooks/expansion.civ:861
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 859, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 861, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((858, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((860, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 858, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 860, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:858
+        elif m1:  # rulebooks/expansion.civ:860
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 858, 'rulebooks/expansion.civ')
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:855
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 860, 'rulebooks/expansion.civ')
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:857
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 855, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 847))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 849))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 849))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 851))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 850))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 839, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 852))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 841, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:853
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:853
+        e0_amount = 10  # rulebooks/expansion.civ:855
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:855
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:855
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 855, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 853)]
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:857
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 855)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -619,30 +619,30 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:867
+    # rulebooks/expansion.civ:869
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 874, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:874
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 874, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:873
+        if s.decide((s.fact('edge_units') == 0), 876, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:876
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 876, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:875
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Politics' in held)):  # rulebooks/expansion.civ:881
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 881, 'rulebooks/expansion.civ')
-                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:883
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 883, 'rulebooks/expansion.civ')
+                    if (('Politics' in held)):  # rulebooks/expansion.civ:883
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 883, 'rulebooks/expansion.civ')
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:885
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 885, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:885
-                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 885, 'rulebooks/expansion.civ')
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:887
+                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 887, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 867, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 869, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 867, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 873)]
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 869, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 875)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -650,14 +650,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:891
+    # rulebooks/expansion.civ:893
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:897
-        e0_area = 'any'  # rulebooks/expansion.civ:897
-        e1_amount = 5  # rulebooks/expansion.civ:897
+        e0_amount = 1  # rulebooks/expansion.civ:899
+        e0_area = 'any'  # rulebooks/expansion.civ:899
+        e1_amount = 5  # rulebooks/expansion.civ:899
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 897), ('lose_treasury', {'amount': e1_amount}, 897)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 899), ('lose_treasury', {'amount': e1_amount}, 899)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -666,69 +666,69 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:901
+    # rulebooks/expansion.civ:903
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:907
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 908)
+        e0_amount = 3  # rulebooks/expansion.civ:909
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:909
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:909
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 910)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:911
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 901, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 909), ('lose_ships', {'amount': e1_amount}, 909)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 903, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:908
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:908
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:908
+        e0_amount = 2  # rulebooks/expansion.civ:910
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:910
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:910
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:911
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 908), ('lose_ships', {'amount': e1_amount}, 908)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 901, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 910), ('lose_ships', {'amount': e1_amount}, 910)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 903, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -736,70 +736,70 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:901
+    # rulebooks/expansion.civ:903
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:907
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:907
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:907
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 908)
+        e0_amount = 3  # rulebooks/expansion.civ:909
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:909
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:909
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 910)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:911
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 907), ('lose_ships', {'amount': e1_amount}, 907)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 909), ('lose_ships', {'amount': e1_amount}, 909)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:908
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:908
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:908
+        e0_amount = 2  # rulebooks/expansion.civ:910
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:910
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:910
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:911
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:909
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 909, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:911
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 911, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:913
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 913, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 901, 'rulebooks/expansion.civ')
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 901, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 908), ('lose_ships', {'amount': e1_amount}, 908)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 910), ('lose_ships', {'amount': e1_amount}, 910)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -812,39 +812,39 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:923
+    # rulebooks/expansion.civ:925
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:929
-        e0_area = 'any'  # rulebooks/expansion.civ:929
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 930)
+        e0_amount = 16  # rulebooks/expansion.civ:931
+        e0_area = 'any'  # rulebooks/expansion.civ:931
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 932)
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Medicine' in held)):  # rulebooks/expansion.civ:932
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 932, 'rulebooks/expansion.civ')
-                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:934
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 934, 'rulebooks/expansion.civ')
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:934
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 934, 'rulebooks/expansion.civ')
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:936
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 936, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:940
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 940, 'rulebooks/expansion.civ')
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:942
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 942, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:942
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 942, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:944
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 944, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 929)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 931)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:930
-        e0_area = 'any'  # rulebooks/expansion.civ:930
+        e0_amount = 10  # rulebooks/expansion.civ:932
+        e0_area = 'any'  # rulebooks/expansion.civ:932
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
@@ -852,21 +852,21 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Medicine' in held)):  # rulebooks/expansion.civ:936
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 936, 'rulebooks/expansion.civ')
-                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:938
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 938, 'rulebooks/expansion.civ')
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:938
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 938, 'rulebooks/expansion.civ')
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:940
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 940, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:940
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 940, 'rulebooks/expansion.civ')
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:942
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 942, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:942
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 942, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:944
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 944, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 923, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 930)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 932)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -874,16 +874,16 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:949
+    # rulebooks/expansion.civ:951
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:955
-        e0_area = 'coastal'  # rulebooks/expansion.civ:955
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:955
+        e0_amount = 5  # rulebooks/expansion.civ:957
+        e0_area = 'coastal'  # rulebooks/expansion.civ:957
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:957
         trace = []
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 949, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 955), ('lose_ships', {'amount': e1_amount}, 955)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 951, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 957), ('lose_ships', {'amount': e1_amount}, 957)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -893,26 +893,26 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:960
+    # rulebooks/expansion.civ:962
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:966
+        e0_amount = 10  # rulebooks/expansion.civ:968
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Coinage' in held)):  # rulebooks/expansion.civ:967
-                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 967, 'rulebooks/expansion.civ')
+                    if (('Coinage' in held)):  # rulebooks/expansion.civ:969
+                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 969, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Law' in held)):  # rulebooks/expansion.civ:969
-                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 969, 'rulebooks/expansion.civ')
+                    if (('Law' in held)):  # rulebooks/expansion.civ:971
+                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 971, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 960, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 962, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 960, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 966)]
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 962, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 968)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -922,38 +922,38 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:974
+    # rulebooks/expansion.civ:976
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:980
+        e0_amount = 3  # rulebooks/expansion.civ:982
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Music' in held)):  # rulebooks/expansion.civ:981
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 981, 'rulebooks/expansion.civ')
-                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:983
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 983, 'rulebooks/expansion.civ')
-                    if (('Law' in held)):  # rulebooks/expansion.civ:985
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 985, 'rulebooks/expansion.civ')
-                    if (('Democracy' in held)):  # rulebooks/expansion.civ:987
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 987, 'rulebooks/expansion.civ')
+                    if (('Music' in held)):  # rulebooks/expansion.civ:983
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 983, 'rulebooks/expansion.civ')
+                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:985
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 985, 'rulebooks/expansion.civ')
+                    if (('Law' in held)):  # rulebooks/expansion.civ:987
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 987, 'rulebooks/expansion.civ')
+                    if (('Democracy' in held)):  # rulebooks/expansion.civ:989
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 989, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Military' in held)):  # rulebooks/expansion.civ:989
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 989, 'rulebooks/expansion.civ')
-                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:991
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 991, 'rulebooks/expansion.civ')
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:993
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 993, 'rulebooks/expansion.civ')
-                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:995
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 995, 'rulebooks/expansion.civ')
+                    if (('Military' in held)):  # rulebooks/expansion.civ:991
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 991, 'rulebooks/expansion.civ')
+                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:993
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 993, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:995
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 995, 'rulebooks/expansion.civ')
+                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:997
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 997, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 974, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 976, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 974, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 980)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 976, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 982)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -961,13 +961,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:1000
+    # rulebooks/expansion.civ:1002
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:1006
-        e0_area = 'any'  # rulebooks/expansion.civ:1006
+        e0_amount = 5  # rulebooks/expansion.civ:1008
+        e0_area = 'any'  # rulebooks/expansion.civ:1008
         trace = []
-        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1006)]
+        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1008)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -976,30 +976,30 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:1012
+    # rulebooks/expansion.civ:1014
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.neighbours('land') == 0), 1026, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1026
-            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1026, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1018
+        if s.decide((s.neighbours('land') == 0), 1028, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1028
+            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1028, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1020
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1019
-                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1019, 'rulebooks/expansion.civ')
+                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1021
+                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1021, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1021
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1021, 'rulebooks/expansion.civ')
-                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1023
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1023, 'rulebooks/expansion.civ')
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1023
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1023, 'rulebooks/expansion.civ')
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1025
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1025, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1012, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1014, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1012, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 1018)]
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1014, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 1020)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1008,40 +1008,40 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:1034
+    # rulebooks/expansion.civ:1036
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:1040
-        e0_area = 'any'  # rulebooks/expansion.civ:1040
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1041)
+        e0_amount = 4  # rulebooks/expansion.civ:1042
+        e0_area = 'any'  # rulebooks/expansion.civ:1042
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1043)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1043
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1045
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1045
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1045, 'rulebooks/expansion.civ')
-                    if (('Theology' in held)):  # rulebooks/expansion.civ:1047
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1047, 'rulebooks/expansion.civ')
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1047
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1047, 'rulebooks/expansion.civ')
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1049
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1049, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1049
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1049, 'rulebooks/expansion.civ')
+                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1051
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1051, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
-        if s.decide(m0, 1043, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1043
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1043, 'rulebooks/expansion.civ'))
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
+        if s.decide(m0, 1045, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1045
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1045, 'rulebooks/expansion.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1040)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1042)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:1041
-        e0_area = 'any'  # rulebooks/expansion.civ:1041
+        e0_amount = 2  # rulebooks/expansion.civ:1043
+        e0_area = 'any'  # rulebooks/expansion.civ:1043
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
@@ -1049,35 +1049,35 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1045
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1045, 'rulebooks/expansion.civ')
-                    if (('Theology' in held)):  # rulebooks/expansion.civ:1047
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1047, 'rulebooks/expansion.civ')
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1047
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1047, 'rulebooks/expansion.civ')
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1049
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1049, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1034, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1041)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1043)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:1055
+    # rulebooks/expansion.civ:1057
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1061
-        e0_area = 'any'  # rulebooks/expansion.civ:1061
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1063
+        e0_area = 'any'  # rulebooks/expansion.civ:1063
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1062
-        if s.decide(m0, 1062, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1062
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1062, 'rulebooks/expansion.civ'))
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1064
+        if s.decide(m0, 1064, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1064
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1064, 'rulebooks/expansion.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1055, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1061)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1057, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1063)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -1087,29 +1087,29 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:1066
+    # rulebooks/expansion.civ:1068
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 1073, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1073
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 1073, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:1072
+        if s.decide((s.fact('cities') == 0), 1075, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1075
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 1075, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:1074
         e1_active = True
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1074
-                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1074, 'rulebooks/expansion.civ')
+                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1076
+                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1076, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Library' in held)):  # rulebooks/expansion.civ:1076
-                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1076, 'rulebooks/expansion.civ')
+                    if (('Library' in held)):  # rulebooks/expansion.civ:1078
+                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1078, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1066, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1068, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1066, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': e0_amount}, 1072), ('advance_after_back', {}, 1072)]
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1068, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 1074), ('advance_after_back', {}, 1074)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1118,57 +1118,57 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:1081
+    # rulebooks/expansion.civ:1083
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:1087
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1087
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1088)
+        e0_amount = 2  # rulebooks/expansion.civ:1089
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1089
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1090)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:1090
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1090, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1087)]
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1092
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1092, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1089)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:1088
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1088
+        e0_amount = 1  # rulebooks/expansion.civ:1090
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1090
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:1090
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1090, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1088)]
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1092
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1092, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1090)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:1095
+    # rulebooks/expansion.civ:1097
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1102
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1104
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((1102, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((1104, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 1  # rulebooks/expansion.civ:1102
-            e0_to = 'trader'  # rulebooks/expansion.civ:1102
+            e0_amount = 1  # rulebooks/expansion.civ:1104
+            e0_to = 'trader'  # rulebooks/expansion.civ:1104
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:1102
+            e1_amount = 1  # rulebooks/expansion.civ:1104
         if ub1:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1102))
+            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1104))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': e1_amount}, 1102))
+            effects.append(('discard_cards', {'amount': e1_amount}, 1104))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1176,38 +1176,38 @@ def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
 
 ALIASES = {'advance': {'Astronavigation': 'Astronomy'}, 'calamity': {'Volcanic Eruption or Earthquake': 'Volcano/Earthquake'}, 'commodity': {}}
 BOUNDS = {'damage': {'*': 'unit_points', 'flood_plain': 'flood_plain_units', 'volcano': 'volcano_units', 'coastal': 'coastal_units'}, 'destroy_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'reduce_cities': {'*': 'cities', 'coastal': 'coastal_cities', 'volcano': 'volcano_cities', 'open_sea': 'cities_adjacent_open_sea'}, 'annex_unit_points': {'*': 'unit_points'}, 'annex_cities': {'*': 'cities'}, 'pirate_cities': {'*': 'cities', 'coastal': 'coastal_cities'}, 'lose_treasury': {'*': 'treasury'}, 'discard_face_value': {'*': 'commodity_face_value'}, 'discard_cards': {'*': 'commodity_cards'}, 'give_cards': {'*': 'commodity_cards'}, 'lose_ships': {'*': 'ships'}, 'ast_back': {'*': 'ast_position'}, 'civil_war_faction': {'*': 'unit_points'}, 'faction_split': {'*': 'unit_points'}, 'lose_tokens': {'*': 'tokens'}}
-OPTIONS = {'prevent_floor_add': False, 'cyclone_prevention_on_amount': False, 'civil_war_tie_cancels': False, 'wool_grain_by_14_33': False}  # each rule switch's setting in the rulebook (PlayerState.option)
-OPTION_DOCS = {'prevent_floor_add': 'the other reading of how modifiers combine: preventions, then the zero floor, then additions (default: additions and preventions together, then the floor)', 'cyclone_prevention_on_amount': 'the other reading of 30.612-30.615: Masonry and Calendar lower the number of cities to reduce before it is bounded by the cities exposed (default: they spare cities among those exposed)', 'civil_war_tie_cancels': 'the other reading of 30.4112: a victim tied for the most unit points in stock also has the most, so the civil war is cancelled (default: only strictly more cancels it)', 'wool_grain_by_14_33': 'the other reading of the stack-4 blocks: 14.33 puts Grain in the West set, so Wool is the shared card (default: 9.1, Wool West and Grain shared)'}
+OPTIONS = {'prevent_floor_add': False, 'cyclone_prevention_on_amount': False, 'civil_war_tie_cancels': False, 'tax_whole_cities': False, 'wool_grain_by_14_33': False}  # each rule switch's setting in the rulebook (PlayerState.option)
+OPTION_DOCS = {'prevent_floor_add': 'the other reading of how modifiers combine: preventions, then the zero floor, then additions (default: additions and preventions together, then the floor)', 'cyclone_prevention_on_amount': 'the other reading of 30.612-30.615: Masonry and Calendar lower the number of cities to reduce before it is bounded by the cities exposed (default: they spare cities among those exposed)', 'civil_war_tie_cancels': 'the other reading of 30.4112: a victim tied for the most unit points in stock also has the most, so the civil war is cancelled (default: only strictly more cancels it)', 'tax_whole_cities': 'the other reading of 18.31: a player short of tokens pays only the tax of the cities that do not revolt and keeps the rest (default: he moves his whole stock, as Mega Civilization 1b says)', 'wool_grain_by_14_33': 'the other reading of the stack-4 blocks: 14.33 puts Grain in the West set, so Wool is the shared card (default: 9.1, Wool West and Grain shared)'}
 AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 'set', 'cap'), 'losses': ('least_over',), 'city_points': (), 'prevention': ('amount',)}
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 644, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 679, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 705, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 715, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, at most this much each: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 733, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 750, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 760, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or more unit points in stock than the most unit points in stock among the players within reach; or civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 809, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 828, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 839, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 867, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 891, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 901, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 923, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 949, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 960, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 974, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 1000, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1012, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1034, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1055, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1066, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1081, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1095, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 646, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 681, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 707, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 717, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, at most this much each: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 735, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 752, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 762, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or more unit points in stock than the most unit points in stock among the players within reach; or civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 811, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 830, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 841, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 869, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 893, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 903, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 925, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 951, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 962, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 976, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 1002, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1014, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1036, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1057, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1068, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1083, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1097, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1310, 'minor_limit': 1312, 'discard': 1314, 'order': 1316, 'beneficiary_rank': 1319, 'beneficiary_ties': 1320, 'assign': 1321}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
+TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1312, 'minor_limit': 1314, 'discard': 1316, 'order': 1318, 'beneficiary_rank': 1321, 'beneficiary_ties': 1322, 'assign': 1323}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1238,49 +1238,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:1114
+    # rulebooks/expansion.civ:1116
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1116
+    # rulebooks/expansion.civ:1118
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1117, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1119, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1120
+    # rulebooks/expansion.civ:1122
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1121, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1122),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1123, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1124),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1125
+    # rulebooks/expansion.civ:1127
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1126, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1127),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1128, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1129),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1130
+    # rulebooks/expansion.civ:1132
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1131, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1132),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1133, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1134),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:1135
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1135)
+    # rulebooks/expansion.civ:1137
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1137)
 
 
 AST = {
@@ -1310,48 +1310,48 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1173),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 1174),
-    ('Treasury', lambda s: s.fact('treasury'), 1175),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1176),
-    ('Cities', lambda s: (s.fact('cities') * 50), 1177),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1178),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1175),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 1176),
+    ('Treasury', lambda s: s.fact('treasury'), 1177),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1178),
+    ('Cities', lambda s: (s.fact('cities') * 50), 1179),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1180),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1179),
+    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1181),
 ]
-SCORE_AST = (1176,)
-SCORE_LOWER_FIRST = (1179,)
+SCORE_AST = (1178,)
+SCORE_LOWER_FIRST = (1181,)
 TURN = (
-    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1273, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None}, 1274),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1276, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1277),)},
-    {'name': 'Census', 'when': 'always (20)', 'line': 1279, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1279),)},
-    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1280, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1280),)},
-    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1282, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1282),)},
-    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
-    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1284, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1284),)},
-    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1285, 'actions': ()},
-    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1286, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1287), ('buy_trade_cards', {'after': 'own_draw'}, 1288))},
-    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1290, 'actions': (('trade', {'least_cards': 'trade_min_cards', 'received_calamities': 'tradable'}, 1291),)},
-    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1293, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1293),)},
-    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1294, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1294),)},
-    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1295, 'actions': ()},
-    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1296, 'actions': (('buy_advances', {}, 1297), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1298))},
-    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1300, 'actions': (('alter_ast', {}, 1301), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1302))},
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1275, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': 'tax_whole_cities'}, 1276),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1278, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1279),)},
+    {'name': 'Census', 'when': 'always (20)', 'line': 1281, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1281),)},
+    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1282, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1282),)},
+    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1283, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1283),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1284, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1284),)},
+    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1285, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1285),)},
+    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1286, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1286),)},
+    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1287, 'actions': ()},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1288, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1289), ('buy_trade_cards', {'after': 'own_draw'}, 1290))},
+    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1292, 'actions': (('trade', {'least_cards': 'trade_min_cards', 'received_calamities': 'tradable'}, 1293),)},
+    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1295, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1295),)},
+    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1296, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1296),)},
+    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1297, 'actions': ()},
+    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1298, 'actions': (('buy_advances', {}, 1299), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1300))},
+    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1302, 'actions': (('alter_ast', {}, 1303), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1304))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "5-7 players", "players": [5, 7], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Superstition", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1463}',
-    '{"name": "8-11 players", "players": [8, 11], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7], ["Bone", 8]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Wax", 8], ["Treachery", 1], ["Squandered Wealth", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Ceramics", 8], ["Superstition", 1], ["Tempest", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Grain", 8], ["Slave Revolt", 1], ["City in Flames", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Glass", 6], ["Barbarian Hordes", 1], ["City Riots", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Lead", 6], ["Epidemic", 1], ["Coastal Migration", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Herbs", 6], ["Civil Disorder", 1], ["Tribal Conflict", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Obsidian", 4], ["Iconoclasm and Heresy", 1], ["Minor Uprising", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Amber", 4], ["Piracy", 1], ["Banditry", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1476}',
-    '{"name": "West, 12-15 players", "players": [12, 15], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 7], ["Clay", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Papyrus", 7], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Wool", 7], ["Grain", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gems", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Ivory", 4], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1519}',
-    '{"name": "East, 12-15 players", "players": [12, 15], "block": "east", "stacks": [[1, [{"cards": [["Hides", 7], ["Flax", 7]], "clear": null}]], [2, [{"cards": [["Stone", 7], ["Furs", 8], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9], ["Timber", 8], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Livestock", 7], ["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Spices", 6], ["Jade", 5], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearl", 5], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1544}',
+    '{"name": "5-7 players", "players": [5, 7], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Superstition", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1465}',
+    '{"name": "8-11 players", "players": [8, 11], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7], ["Bone", 8]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Wax", 8], ["Treachery", 1], ["Squandered Wealth", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Ceramics", 8], ["Superstition", 1], ["Tempest", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Grain", 8], ["Slave Revolt", 1], ["City in Flames", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Glass", 6], ["Barbarian Hordes", 1], ["City Riots", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Lead", 6], ["Epidemic", 1], ["Coastal Migration", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Herbs", 6], ["Civil Disorder", 1], ["Tribal Conflict", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Obsidian", 4], ["Iconoclasm and Heresy", 1], ["Minor Uprising", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Amber", 4], ["Piracy", 1], ["Banditry", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1478}',
+    '{"name": "West, 12-15 players", "players": [12, 15], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 7], ["Clay", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Papyrus", 7], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Wool", 7], ["Grain", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gems", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Ivory", 4], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1521}',
+    '{"name": "East, 12-15 players", "players": [12, 15], "block": "east", "stacks": [[1, [{"cards": [["Hides", 7], ["Flax", 7]], "clear": null}]], [2, [{"cards": [["Stone", 7], ["Furs", 8], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9], ["Timber", 8], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Livestock", 7], ["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Spices", 6], ["Jade", 5], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearl", 5], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1546}',
 ))
 
 SETUP_PLAYERS = {
 }
 
-LINES = _rt.line_map('144:1243 147:80 149:80 152:80 155:644 163:651 165:651 166:651 168:652 171:654 172:654 173:655 174:655 179:657 180:657 181:659 183:666 184:664 185:664 186:668 187:668 188:668 190:668 191:668 192:668 193:668 195:668 196:667 197:667 198:667 200:667 201:667 202:667 203:667 205:667 220:660 221:660 222:661 223:661 227:664 228:664 235:679 243:686 245:686 246:686 248:687 249:688 250:688 252:690 253:690 259:693 260:698 261:698 262:698 263:698 265:698 266:698 267:698 268:698 270:698 271:694 272:694 273:694 275:694 276:694 277:694 278:694 279:694 281:694 282:695 283:695 284:695 286:695 287:695 288:695 289:695 290:695 292:695 307:705 312:711 321:715 327:722 328:722 329:723 331:723 332:723 334:723 335:723 340:725 342:726 343:726 354:725 355:725 359:726 360:726 361:727 362:727 371:733 376:739 377:739 383:740 384:740 385:742 386:742 387:744 388:744 390:746 391:746 404:750 409:756 410:756 421:760 426:768 427:768 428:769 429:769 430:770 431:770 432:771 433:771 434:772 435:772 436:773 437:773 438:774 439:774 440:775 441:775 442:776 443:776 444:797 445:797 446:798 447:798 448:799 449:799 450:766 451:766 452:766 453:766 455:777 456:779 457:781 458:782 459:777 460:777 461:777 462:777 463:779 464:779 465:779 466:779 467:781 468:781 469:781 470:781 471:787 472:787 473:789 474:789 475:791 476:791 477:783 478:783 479:784 480:784 491:809 496:815 502:816 503:816 504:818 505:818 507:820 508:820 509:822 510:822 523:828 528:834 529:834 532:835 533:835 534:835 542:839 547:854 548:854 552:846 554:846 555:846 557:847 558:847 560:849 561:849 562:850 563:850 568:853 570:857 571:859 572:859 573:859 575:859 576:859 577:859 578:859 580:859 581:858 582:858 583:858 585:858 586:858 587:858 588:858 590:858 591:855 593:855 607:853 608:853 612:855 613:855 620:867 625:874 626:874 627:873 633:881 634:881 635:883 636:883 638:885 639:885 651:891 656:897 657:897 658:897 667:901 672:907 673:907 674:907 675:908 677:911 683:909 684:909 685:909 686:911 687:911 688:911 689:911 690:911 692:913 693:913 704:908 705:908 706:908 710:911 716:909 717:909 718:909 719:911 720:911 721:911 722:911 723:911 725:913 726:913 737:901 742:907 743:907 744:907 745:908 747:911 752:909 753:909 754:911 755:911 756:911 757:911 759:913 760:913 774:908 775:908 776:908 780:911 785:909 786:909 787:911 788:911 789:911 790:911 792:913 793:913 807:901 813:923 818:929 819:929 820:930 826:932 827:932 828:934 829:934 831:940 832:940 833:942 834:942 846:930 847:930 855:936 856:936 857:938 858:938 860:940 861:940 862:942 863:942 875:949 880:955 881:955 882:955 894:960 899:966 905:967 906:967 908:969 909:969 923:974 928:980 934:981 935:981 936:983 937:983 938:985 939:985 940:987 941:987 943:989 944:989 945:991 946:991 947:993 948:993 949:995 950:995 962:1000 967:1006 968:1006 977:1012 982:1026 983:1026 984:1018 990:1019 991:1019 993:1021 994:1021 995:1023 996:1023 1009:1034 1014:1040 1015:1040 1016:1041 1019:1043 1024:1045 1025:1045 1026:1047 1027:1047 1029:1049 1030:1049 1034:1043 1035:1043 1043:1041 1044:1041 1052:1045 1053:1045 1054:1047 1055:1047 1066:1055 1071:1061 1072:1061 1075:1062 1076:1062 1077:1062 1088:1066 1093:1073 1094:1073 1095:1072 1102:1074 1103:1074 1105:1076 1106:1076 1119:1081 1124:1087 1125:1087 1126:1088 1128:1090 1129:1090 1135:1088 1136:1088 1140:1090 1141:1090 1147:1095 1154:1102 1156:1102 1157:1102 1159:1102 1160:1102 1162:1102 1239:1114 1246:1116 1250:1117 1254:1120 1258:1121 1259:1122 1263:1125 1267:1126 1268:1127 1272:1130 1276:1131 1277:1132 1281:1135 1283:1135 1313:1173 1314:1174 1315:1175 1316:1176 1317:1177 1318:1178 1321:1179 1326:1273 1327:1276 1328:1279 1329:1280 1330:1281 1331:1282 1332:1283 1333:1284 1334:1285 1335:1286 1336:1290 1337:1293 1338:1294 1339:1295 1340:1296 1341:1300 1345:1463 1346:1476 1347:1519 1348:1544')
+LINES = _rt.line_map('144:1245 147:80 149:80 152:80 155:646 163:653 165:653 166:653 168:654 171:656 172:656 173:657 174:657 179:659 180:659 181:661 183:668 184:666 185:666 186:670 187:670 188:670 190:670 191:670 192:670 193:670 195:670 196:669 197:669 198:669 200:669 201:669 202:669 203:669 205:669 220:662 221:662 222:663 223:663 227:666 228:666 235:681 243:688 245:688 246:688 248:689 249:690 250:690 252:692 253:692 259:695 260:700 261:700 262:700 263:700 265:700 266:700 267:700 268:700 270:700 271:696 272:696 273:696 275:696 276:696 277:696 278:696 279:696 281:696 282:697 283:697 284:697 286:697 287:697 288:697 289:697 290:697 292:697 307:707 312:713 321:717 327:724 328:724 329:725 331:725 332:725 334:725 335:725 340:727 342:728 343:728 354:727 355:727 359:728 360:728 361:729 362:729 371:735 376:741 377:741 383:742 384:742 385:744 386:744 387:746 388:746 390:748 391:748 404:752 409:758 410:758 421:762 426:770 427:770 428:771 429:771 430:772 431:772 432:773 433:773 434:774 435:774 436:775 437:775 438:776 439:776 440:777 441:777 442:778 443:778 444:799 445:799 446:800 447:800 448:801 449:801 450:768 451:768 452:768 453:768 455:779 456:781 457:783 458:784 459:779 460:779 461:779 462:779 463:781 464:781 465:781 466:781 467:783 468:783 469:783 470:783 471:789 472:789 473:791 474:791 475:793 476:793 477:785 478:785 479:786 480:786 491:811 496:817 502:818 503:818 504:820 505:820 507:822 508:822 509:824 510:824 523:830 528:836 529:836 532:837 533:837 534:837 542:841 547:856 548:856 552:848 554:848 555:848 557:849 558:849 560:851 561:851 562:852 563:852 568:855 570:859 571:861 572:861 573:861 575:861 576:861 577:861 578:861 580:861 581:860 582:860 583:860 585:860 586:860 587:860 588:860 590:860 591:857 593:857 607:855 608:855 612:857 613:857 620:869 625:876 626:876 627:875 633:883 634:883 635:885 636:885 638:887 639:887 651:893 656:899 657:899 658:899 667:903 672:909 673:909 674:909 675:910 677:913 683:911 684:911 685:911 686:913 687:913 688:913 689:913 690:913 692:915 693:915 704:910 705:910 706:910 710:913 716:911 717:911 718:911 719:913 720:913 721:913 722:913 723:913 725:915 726:915 737:903 742:909 743:909 744:909 745:910 747:913 752:911 753:911 754:913 755:913 756:913 757:913 759:915 760:915 774:910 775:910 776:910 780:913 785:911 786:911 787:913 788:913 789:913 790:913 792:915 793:915 807:903 813:925 818:931 819:931 820:932 826:934 827:934 828:936 829:936 831:942 832:942 833:944 834:944 846:932 847:932 855:938 856:938 857:940 858:940 860:942 861:942 862:944 863:944 875:951 880:957 881:957 882:957 894:962 899:968 905:969 906:969 908:971 909:971 923:976 928:982 934:983 935:983 936:985 937:985 938:987 939:987 940:989 941:989 943:991 944:991 945:993 946:993 947:995 948:995 949:997 950:997 962:1002 967:1008 968:1008 977:1014 982:1028 983:1028 984:1020 990:1021 991:1021 993:1023 994:1023 995:1025 996:1025 1009:1036 1014:1042 1015:1042 1016:1043 1019:1045 1024:1047 1025:1047 1026:1049 1027:1049 1029:1051 1030:1051 1034:1045 1035:1045 1043:1043 1044:1043 1052:1047 1053:1047 1054:1049 1055:1049 1066:1057 1071:1063 1072:1063 1075:1064 1076:1064 1077:1064 1088:1068 1093:1075 1094:1075 1095:1074 1102:1076 1103:1076 1105:1078 1106:1078 1119:1083 1124:1089 1125:1089 1126:1090 1128:1092 1129:1092 1135:1090 1136:1090 1140:1092 1141:1092 1147:1097 1154:1104 1156:1104 1157:1104 1159:1104 1160:1104 1162:1104 1239:1116 1246:1118 1250:1119 1254:1122 1258:1123 1259:1124 1263:1127 1267:1128 1268:1129 1272:1132 1276:1133 1277:1134 1281:1137 1283:1137 1313:1175 1314:1176 1315:1177 1316:1178 1317:1179 1318:1180 1321:1181 1326:1275 1327:1278 1328:1281 1329:1282 1330:1283 1331:1284 1332:1285 1333:1286 1334:1287 1335:1288 1336:1292 1337:1295 1338:1296 1339:1297 1340:1298 1341:1302 1345:1465 1346:1478 1347:1521 1348:1546')
 LINE_FILES = ('rulebooks/expansion.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:37:60 0:37:60 0:45:68 0:45:68 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:45:58 0:45:58 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:38:67 0:38:67 0:41:74 0:41:74 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:49:71 0:49:71 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:48:75 0:48:75 0:35:62 0:35:62 0:41:68 0:41:68 0:40:71 0:40:71 0:45:76 0:45:76 0:44:75 0:44:75 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:40:63 0:40:63 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:28:51 0:28:51 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:88 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:- 0:1:- 0:1:- 0:1:- 0:1:-'
 # fmt: on

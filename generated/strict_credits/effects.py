@@ -1041,7 +1041,7 @@ SCORE_TIEBREAKS = [
 SCORE_AST = (1143,)
 SCORE_LOWER_FIRST = (1153,)
 TURN = (
-    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1243, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None}, 1243),)},
+    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1243, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': None}, 1243),)},
     {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1244, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1245),)},
     {'name': 'Movement', 'when': 'phase 3', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1247),)},
     {'name': 'Conflict', 'when': 'phase 4', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1248),)},
