@@ -380,11 +380,15 @@ ABILITY_KINDS: dict[str, Kind] = {k.name: k for k in _ABILITIES}
 _PHASE_ACTIONS = [
     Kind("census", (Param("cities", "quantity", doc="cities a player has (board and stock together)"),
                     Param("tokens", "quantity", doc="tokens a player has (board, stock and treasury together)"),
-                    Param("ships", "quantity", doc="ships a player may have on the board")),
+                    Param("ships", "quantity", doc="ships a player may have on the board"),
+                    Param("treasury", "enum", choices=("spend",),
+                          doc="spend: this step's census may lower a player's treasury (tokens he pays on the "
+                              "board, for ships), never raise it")),
          "players enter the cities, tokens and ships they have on the board",
          "Map outcomes entered as facts; every later step reads them. The quantities are the pieces each player "
          "has: the census never exceeds them, and tokens in stock are the tokens left off the board and out of "
-         "the treasury.", main=None),
+         "the treasury. Where `treasury=spend`, a census may also give the treasury left after what the player "
+         "paid on the board (ships built or kept); the tokens paid go back to his stock.", main=None),
     Kind("collect_tax", (Param("rate", "quantity", required=True, doc="treasury tokens per city"),
                          Param("bound", "enum", choices=("stock", "none"), default="stock",
                                doc="stock: never more than the tokens in stock; the cities not taxed revolt"),

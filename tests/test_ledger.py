@@ -127,6 +127,33 @@ def test_a_census_over_the_pieces_the_rulebook_declares_is_refused_and_changes_n
     assert game.players["anna"].to_data() == before
 
 
+def test_a_census_where_ships_are_paid_records_the_treasury_spent_and_only_there():
+    # 1980 43.4: a ship costs 2 tokens, usually from the treasury, and 1 to keep it; the step
+    # "Construct ships" declares census(treasury=spend): the census gives the treasury left, and
+    # the tokens paid go back to the stock (43.4: "returned to the Stock")
+    from civdsl.ledger.words import parse
+
+    game = new_game("civ1980", [("anna", "Crete"), ("bruno", "Italy"), ("chloe", "Asia")], None)
+    census(game, anna=(2, 20))
+    through_the_turn(game)  # the next turn's taxation: 2 per city into anna's treasury
+    anna = game.players["anna"]
+    assert anna.treasury == 4
+    step_named(game, "Construct ships")
+    assert "treasury=N" in game.expects()[0]
+    stock = anna.tokens_in_stock(game.pieces)
+    event, _ = parse(["census", "anna", "ships=1", "treasury=2"])
+    game.apply({**event, "turn": game.turn, "step": game.step + 1})
+    assert (anna.treasury, anna.ships, anna.tokens_in_stock(game.pieces)) == (2, 1, stock + 2)
+    assert game.log[-1].text == "anna: census: ships 0 -> 1, treasury 4 -> 2 (spent on the board)"
+    with pytest.raises(Refused, match="anna holds 2, and a census only records treasury spent"):
+        game.apply({"do": "census", "player": "anna", "treasury": 3})
+    assert anna.treasury == 2
+    step_named(game, "Movement")
+    assert "treasury=N" not in game.expects()[0]
+    with pytest.raises(Refused, match='step "Movement" does not spend treasury'):
+        game.apply({"do": "census", "player": "anna", "treasury": 1})
+
+
 def test_an_event_in_a_step_that_does_not_take_it_is_refused_with_the_step_that_does():
     game = new_game()
     with pytest.raises(Refused, match="Civilization advances acquisition"):

@@ -40,7 +40,7 @@ ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civ
                   "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr",
                   "civdsl.stateanswers": "sa",
                   "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
-                  "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.events": "ev",
+                  "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.taxes": "tc", "civdsl.ledger.events": "ev",
                   "civdsl.table.seating": "tb", "civdsl.table.resolving": "rv", "civdsl.ledger.calamities": "lc",
                   "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc",
                   "civdsl.ledger.gametext": "gx", "civdsl.ledger.gameview": "gv"}
@@ -50,7 +50,7 @@ ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civ
 LEDGER_MODULES = frozenset({"civdsl.pystd.shellwords", "civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
                             "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
                             "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
-                            "civdsl.ledger.events", "civdsl.ledger.turn",
+                            "civdsl.ledger.taxes", "civdsl.ledger.events", "civdsl.ledger.turn",
                             "civdsl.ledger.gamecheck", "civdsl.table.seating", "civdsl.table.resolving",
                             "civdsl.ledger.calamities", "civdsl.ledger.gametext", "civdsl.ledger.gameview"})
 

@@ -11,12 +11,15 @@ from ..handvalue import hand_value, player_block
 from ..pricing import abilities_of, trade_card_prices
 from ..stateanswers import cost_for
 from ..statecheck import item_names
+from ..table.resolving import in_words
 from ..table.tablefile import RELATIONS
-from ..vocabulary import DERIVED_NAMES, FACTS
+from ..vocabulary import FACTS
 from .decks import declared_counts
 from .draws import Draws
 from .play import Game
+from .quantities import PIECES
 from .refusals import CHOICE, ILLEGAL, Refused
+from .taxes import tax
 from .words import thousands
 
 # each event, in the words `game show` uses for what a step expects
@@ -37,12 +40,19 @@ EVENT_WORDS = (
 )
 
 
-def event_words(event: str) -> str:
-    """What the event gives, in words."""
+def event_words(event: str, args: dict | None = None) -> str:
+    """What the event gives, in words (with ARGS, its step's action's: a census that may spend
+    treasury says so)."""
     for kind, words in EVENT_WORDS:
         if kind == event:
+            if kind == "census" and args is not None and args.get("treasury") == "spend":
+                return CENSUS_SPENDING_WORDS
             return words
     return event
+
+
+CENSUS_SPENDING_WORDS = ("a player's cities, tokens and ships on the board, and his treasury after what he paid "
+                         "for ships (census PLAYER cities=N tokens=N ships=N treasury=N)")
 
 
 # every key an event may have and what it holds (the game file's schema says the same)
@@ -229,22 +239,42 @@ def _supply(game: Game, p, cards: list[str]) -> None:
 def census(game: Game, event: dict) -> None:
     p = game.player(event.get("player"))
     pieces = game.pieces
-    given = {k: _whole(event, k) for k in ("cities", "tokens", "ships")}
-    if all(v is None for v in given.values()):
+    given = {k: _whole(event, k) for k in PIECES}
+    treasury = _spent_treasury(game, p, event)
+    if all(v is None for v in given.values()) and treasury is None:
         raise Refused(ILLEGAL, "a census gives cities, tokens or ships", field="do")
     for key, value in given.items():
         if value is not None and pieces.get(key) is not None and value > pieces[key]:
             raise Refused(ILLEGAL, f"{value} {key} on the board, but a player has {pieces[key]}", field=key)
     tokens = given["tokens"] if given["tokens"] is not None else p.tokens
-    if pieces.get("tokens") is not None and tokens + p.treasury > pieces["tokens"]:
-        raise Refused(ILLEGAL, f"{tokens} tokens on the board and {p.treasury} in treasury: more than the "
+    kept = treasury if treasury is not None else p.treasury
+    if pieces.get("tokens") is not None and tokens + kept > pieces["tokens"]:
+        raise Refused(ILLEGAL, f"{tokens} tokens on the board and {kept} in treasury: more than the "
                       f"{pieces['tokens']} tokens a player has", field="tokens")
     changes = []
     for key, value in given.items():
         if value is not None and value != p.piece_count(key):
             changes.append(f"{key} {p.piece_count(key)} -> {value}")
             p.set_piece_count(key, value)
+    if treasury is not None and treasury != p.treasury:
+        changes.append(f"treasury {p.treasury} -> {treasury} (spent on the board)")
+        p.treasury = treasury
     game.note(f"{p.name}: census: {', '.join(changes) or 'no change'}", _line(game, "census"))
+
+
+def _spent_treasury(game: Game, p, event: dict) -> int | None:
+    """The treasury a census gives, where its step lets players pay treasury on the board (ships
+    built or kept): never more than he holds, since the census records only what was spent."""
+    treasury = _whole(event, "treasury")
+    if treasury is None:
+        return None
+    if game.current_actions()["census"].get("treasury") != "spend":
+        raise Refused(ILLEGAL, f"step \"{game.current['name']}\" does not spend treasury: a census gives the "
+                      "treasury only in a step where players pay it on the board (ships)", field="treasury")
+    if treasury > p.treasury:
+        raise Refused(ILLEGAL, f"treasury {treasury}: {p.name} holds {p.treasury}, and a census only records "
+                      "treasury spent", field="treasury")
+    return treasury
 
 
 # --- trade cards -----------------------------------------------------------------------------
@@ -351,7 +381,7 @@ def draw_order(game: Game, args: dict) -> list:
     """The players in the order they draw: seat order, or the fewest cities first (ties in A.S.T. order)."""
     players = game.seated()
     if args.get("order") == "fewest_cities":
-        return sorted(players, key=lambda p: (p.cities, _rank(game, p)))
+        return sorted(players, key=lambda p: (p.cities, game.ast_order(p)))
     return players
 
 
@@ -596,18 +626,13 @@ def choose(game: Game, event: dict) -> None:
     if unknown:
         raise Refused(ILLEGAL, f"no player fact `{unknown[0]}` (see `civdsl vocab`)", field="facts")
     game.turn_facts.setdefault(p.name, {}).update(facts)
-    said = ", ".join([f"{_spaced(k)} {v}" for k, v in facts.items()]
+    said = ", ".join([f"{in_words(k)} {v}" for k, v in facts.items()]
                      + [f"{r} neighbours {', '.join(n) or 'none'}" for r, n in borders.items()])
     occurrence = event.get("occurrence") or 1
     chosen = [_choice_words(k, v) for k, v in game.choices.get((name, p.name, occurrence), {}).items()] if name else []
     nth = f" (occurrence {occurrence})" if occurrence > 1 else ""
     game.note(f"{p.name} chooses{f' for {typed}{nth}' if name else ''}: "
               f"{'; '.join(chosen + ([said] if said else []))}", _line(game, "resolve_calamities"))
-
-
-def _spaced(name: str) -> str:
-    """A fact's name in words (`volcano_cities` -> volcano cities)."""
-    return " ".join(name.split("_"))
 
 
 def _calamity_choice(game: Game, p, event: dict) -> str:
@@ -708,167 +733,6 @@ def leave(game: Game, event: dict) -> None:
 
 
 
-# --- automatic actions -----------------------------------------------------------------------
-
-def _tax_range(game: Game, args: dict, p) -> tuple:
-    """The lowest and highest tax rate the player may choose: the rulebook's rate, raised by up to
-    his held `tax_rate` abilities' `delta` and lowered by up to their `lower` (never below 0)."""
-    base = game.quantity(args["rate"])
-    held = abilities_of(game.module, p.advances, "tax_rate")
-    return (max(base - sum(ab.get("lower", 0) for _, ab in held), 0),
-            base + sum(ab.get("delta", 0) for _, ab in held))
-
-
-def _tax_choosers(game: Game, args: dict) -> list:
-    """The players with cities whose advances let them choose their tax rate, each with his range."""
-    out = []
-    for p in game.seated():
-        if p.cities:
-            low, high = _tax_range(game, args, p)
-            if low != high:
-                out.append((p, low, high))
-    return out
-
-
-def tax(game: Game, event: dict) -> None:
-    """The tax rate a player chooses for this turn, within what his advances allow."""
-    p = game.player(event.get("player"))
-    acts = game.current_actions()
-    if "collect_tax" not in game.waiting:
-        raise Refused(ILLEGAL, "the tax is collected already: no rate to choose", field="do")
-    low, high = _tax_range(game, acts["collect_tax"], p)
-    if low == high:
-        raise Refused(ILLEGAL, f"{p.name} has no choice of tax rate: {low} per city", field="player")
-    rate = event.get("rate")
-    if rate is None:
-        raise Refused(ILLEGAL, f"usage: tax {p.name} rate=N (from {low} to {high})", field="do")
-    if rate < low or rate > high:
-        raise Refused(ILLEGAL, f"{p.name}'s tax rate is from {low} to {high} per city, not {rate}", field="rate")
-    game.tax_rates[p.name] = rate
-    game.note(f"{p.name} chooses a tax rate of {rate} per city", acts["collect_tax"]["line"])
-
-
-def collect_tax(game: Game, args: dict) -> None:
-    unchosen = [(p, low, high) for p, low, high in _tax_choosers(game, args) if p.name not in game.tax_rates]
-    if unchosen:
-        raise Refused(CHOICE, "these players' advances let them choose their tax rate: each enters it",
-                      [f"tax {p.name} rate=" + "|".join(str(r) for r in range(low, high + 1)) for p, low, high in unchosen],
-                      needs=[{"player": p.name, "calamity": None, "key": "tax", "low": low, "high": high}
-                             for p, low, high in unchosen])
-    revolts = []
-    for p in game.seated():
-        if not p.cities:
-            continue
-        rate = game.tax_rates[p.name] if p.name in game.tax_rates else _tax_range(game, args, p)[0]
-        paid, stock, short, immune = _tax_payment(game, args, p, rate)
-        p.treasury = p.treasury + paid
-        revolting = p.cities - stock // rate if short and not immune else 0
-        if revolting:
-            revolts.append((p, revolting))
-        revolt = f": {stock} in stock, so {_n(revolting, 'city revolts', 'cities revolt')}" if revolting else ""
-        if immune:
-            revolt = f": {stock} in stock, and his cities never revolt over taxes"
-        game.note(f"{p.name} pays {paid} tax ({rate} per city on {p.cities}) into treasury {p.treasury}{revolt}",
-                  args["line"])
-    _tax_revolts(game, sorted(revolts, key=lambda r: _rank(game, r[0])), args)
-
-
-def _tax_payment(game: Game, args: dict, p, rate: int) -> tuple:
-    """(what the player pays, his tokens in stock, whether he is short of the tax due, whether his
-    cities never revolt over it). Short of tokens he pays his whole stock, or, where the rule
-    option that `whole_cities` names is on, only the tax of the cities that do not revolt."""
-    due = rate * p.cities
-    stock = p.tokens_in_stock(game.pieces)
-    paid = due if args["bound"] == "none" or stock is None else min(due, stock)
-    short = rate != 0 and paid != due
-    immune = short and bool(abilities_of(game.module, p.advances, "no_tax_revolt"))
-    whole = args.get("whole_cities")
-    if short and not immune and whole and game.option(whole):
-        paid = (stock // rate) * rate
-    return paid, stock, short, immune
-
-
-def _n(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def _tax_revolts(game: Game, revolts: list, args: dict) -> None:
-    """After every player has paid: each victim's revolting cities go to the player with the most
-    of the revolt's rank fact (the edition's `beneficiary_rank` by default), no victim of a revolt,
-    as far as his cities in stock allow, then to the next; the rest are destroyed. A tie the
-    ranking leaves goes to the first of the tied in A.S.T. order where the edition's
-    `beneficiary_ties` says so (and every tied civilization has its place); otherwise it is the
-    table's to settle: entered as a census."""
-    victims = {p.name for p, _ in revolts}
-    ranks = (args["revolt_rank"],) if args.get("revolt_rank") else game.module.TABLE_RULES.get(
-        "beneficiary_rank", ("cities_in_stock",))
-    ast_breaks_ties = game.module.TABLE_RULES.get("beneficiary_ties", ("ast",))[0] == "ast"
-    values: dict[str, tuple] = {}  # each candidate's rank facts, read again only once his cities change
-
-    def ranked(q) -> tuple:
-        if q.name not in values:
-            values[q.name] = _rank_values(game, q, ranks)
-        return values[q.name]
-
-    for victim, cities in revolts:
-        while cities:
-            candidates = [q for q in game.seated() if q.name not in victims and _cities_in_stock(game, q)]
-            if not candidates:
-                revert = args.get("unclaimed_revert")
-                if revert and game.option(revert):
-                    game.note(f"{victim.name}: {_n(cities, 'revolting city reverts', 'revolting cities revert')} to "
-                              "him (no other player has cities in stock, and the reading of the rules in play gives "
-                              "them back)", args["line"])
-                    break
-                victim.cities = victim.cities - cities
-                game.note(f"{victim.name}: {_n(cities, 'revolting city is', 'revolting cities are')} destroyed "
-                          "(no other player has cities in stock)", args["line"])
-                break
-            keyed = sorted(((ranked(q), q) for q in candidates),
-                           key=lambda kq: kq[0], reverse=True)
-            tied = [q for k, q in keyed if k == keyed[0][0]]
-            gainer = _revolt_gainer(game, tied, ast_breaks_ties)
-            if gainer is None:
-                game.note(f"{victim.name}: {_n(cities, 'revolting city', 'revolting cities')} for the beneficiary, "
-                          f"but {', '.join(q.name for q in tied)} tie on {', '.join(_spaced(r) for r in ranks)}: "
-                          "the table decides, enter it as a census",
-                          args["line"])
-                break
-            taken = min(cities, _cities_in_stock(game, gainer))
-            victim.cities = victim.cities - taken
-            gainer.cities = gainer.cities + taken
-            cities = cities - taken
-            values.pop(gainer.name, None)
-            broken = ", first of the tied in A.S.T. order" if len(tied) > 1 else ""
-            game.note(f"{victim.name}: {_n(taken, 'revolting city', 'revolting cities')} annexed by {gainer.name} "
-                      f"(the most {' then '.join(_spaced(r) for r in ranks)}{broken})", args["line"])
-
-
-def _revolt_gainer(game: Game, tied: list, ast_breaks_ties: bool):
-    """The one ranked first, the first of the TIED in A.S.T. order where that breaks ties and
-    every tied civilization has its place, or None: the table decides."""
-    if len(tied) == 1:
-        return tied[0]
-    if not ast_breaks_ties:
-        return None
-    ranks = [game.ast_place(q) for q in tied]
-    if any(r is None for r in ranks):
-        return None
-    return tied[ranks.index(min(ranks))]
-
-
-def _rank_values(game: Game, p, ranks: tuple) -> tuple:
-    """The facts that rank a revolt's beneficiary, in order: the player's own, or derived from them."""
-    st = game.state(p)
-    values = [st.derived(name) if name in DERIVED_NAMES else st.fact(name) for name in ranks]
-    return tuple(v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in values)
-
-
-def _cities_in_stock(game: Game, p) -> int:
-    total = game.pieces.get("cities")
-    return 0 if total is None else max(total - p.cities, 0)
-
-
 def _marker(game: Game, p) -> dict:
     return game.marker(p, game.track())
 
@@ -923,7 +787,7 @@ def _unmet_words(step: dict) -> str:
 
 
 def alter_ast(game: Game, args: dict) -> None:
-    ranked = sorted(game.seated(), key=lambda p: _rank(game, p))
+    ranked = sorted(game.seated(), key=lambda p: game.ast_order(p))
     markers = {p.name: _marker(game, p) for p in ranked}  # read before any marker moves
     unknown = [p.name for p in ranked if markers[p.name].get("move") in (None, "unknown")
                and p.name not in game.ast_moves]
@@ -949,22 +813,6 @@ def alter_ast(game: Game, args: dict) -> None:
 def _epoch_words(marker: dict) -> str:
     epoch = marker.get("next_epoch") if marker.get("move") == "forward" else marker.get("epoch")
     return f" ({epoch})" if epoch else ""
-
-
-def _rank(game: Game, p) -> int:
-    """The player's place in A.S.T. order; players without one after all who have, by seat."""
-    place = game.ast_place(p)
-    return place if place is not None else 10_000 + list(game.players).index(p.name)
-
-
-def run_automatic(game: Game, kind: str, args: dict) -> None:
-    if kind == "collect_tax":
-        collect_tax(game, args)
-
-
-def waits_for_choices(game: Game, kind: str, args: dict) -> bool:
-    """The automatic action leaves a player a choice: the step waits for it."""
-    return kind == "collect_tax" and len(_tax_choosers(game, args)) > 0
 
 
 # the events players enter, each with its handler (`handle`)

@@ -108,6 +108,11 @@ class Game:
         value = self.options.get(name)
         return self.module.OPTIONS[name] if value is None else value
 
+    def ast_order(self, p) -> int:
+        """The player's place in A.S.T. order; players without one after all who have, by seat."""
+        place = self.ast_place(p)
+        return place if place is not None else 10_000 + list(self.players).index(p.name)
+
     def ast_place(self, p) -> int | None:
         """The place of the player's civilization in A.S.T. order, or None where it has none."""
         civ = getattr(self.module, "CIVILIZATIONS", {}).get(p.civilization)

@@ -21,10 +21,14 @@ def quantity(module, value, players: int) -> int | None:
     return None
 
 
+# the pieces a census counts (its other parameter, `treasury`, says what the step lets it change)
+PIECES = ("cities", "tokens", "ships")
+
+
 def pieces(module, players: int) -> dict:
     """The pieces each player has, as the turn's first census with quantities declares them."""
     for step in getattr(module, "TURN", ()):
         for kind, args, _ in step["actions"]:
-            if kind == "census" and any(v is not None for v in args.values()):
-                return {k: quantity(module, v, players) for k, v in args.items()}
+            if kind == "census" and any(args.get(k) is not None for k in PIECES):
+                return {k: quantity(module, args.get(k), players) for k in PIECES}
     return {"cities": None, "tokens": None, "ships": None}

@@ -11,10 +11,11 @@ from .calamities import resolve_step
 from .decks import deal
 from .ending import check_end
 from .events import EVENT_KINDS, alter_ast, check_fields, check_hand_limits, check_owed_events, event_words, handle
-from .events import field_kinds, run_automatic, waits_for_choices
+from .events import field_kinds
 from .play import Game
 from .refusals import ILLEGAL, Refused
 from .steps import AUTOMATIC_ACTIONS, action_of, events_of, owed_event, takes_events
+from .taxes import run_automatic, waits_for_choices
 
 
 
@@ -127,8 +128,8 @@ class Ledger(Game):
         if self.ended:
             return ["nothing: the game is over"]
         out = []
-        for kind, _, _ in self.current["actions"]:
+        for kind, args, _ in self.current["actions"]:
             if kind not in AUTOMATIC_ACTIONS or kind in self.waiting:
-                out.extend(f"{ev}: {event_words(ev)}" for ev in events_of(kind))
+                out.extend(f"{ev}: {event_words(ev, args)}" for ev in events_of(kind))
         return out + ["next: this step is done, go on to the next (next)"]
 

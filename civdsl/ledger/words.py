@@ -11,7 +11,7 @@ from .refusals import ILLEGAL, Refused
 SEPARATOR = "/"  # between two events of one `game add`
 USAGE = (
     ("tax", "tax PLAYER rate=N"),
-    ("census", "census PLAYER cities=N tokens=N ships=N"),
+    ("census", "census PLAYER cities=N tokens=N ships=N [treasury=N]"),
     ("draw", "draw PLAYER CARD... | draw PLAYER seed=N"),
     ("buy-cards", "buy-cards PLAYER CARD... | buy-cards PLAYER stack=N,... seed=N"),
     ("trade", "trade PLAYER CARD... for PLAYER CARD..."),
@@ -119,7 +119,7 @@ def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
 
 
 def _census(event: dict, at: dict, rest: list[str]) -> None:
-    _assignments(event, at, rest, 2, ("cities", "tokens", "ships"))
+    _assignments(event, at, rest, 2, ("cities", "tokens", "ships", "treasury"))
 
 
 def _draw(event: dict, at: dict, rest: list[str]) -> None:

@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1980', 'name': 'Civilization (Hartland Trefoil, 1980)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1980.civ'
-SOURCES = {'rulebooks/civ1980.civ': 'ce4cf99e74f41d73ec2ee2e981baa75ace1cb38d3916efed1eb9be5e4b7091ce'}
+SOURCES = {'rulebooks/civ1980.civ': '983c022fbf55b44751669e87e09318c1db36105f7ef138c1bea26eb6bd338d13'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -31,22 +31,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#E377C2', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 72}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 93}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 103}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 114}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 127}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 137}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 148}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 158}]',
-    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 170}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 183}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 193}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 206}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 218}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 227}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 236}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 74}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 84}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 95}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 105}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 116}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 129}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 139}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 150}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 160}]',
+    '["Drama & Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 172}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 185}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 195}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 208}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 220}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 229}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 238}]',
 ))
 COMMODITIES = _rt.records((
     '["Hides", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
@@ -77,129 +77,129 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1980.civ:250
+    # rulebooks/civ1980.civ:252
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:256
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1980.civ:258
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((256, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
+            s.undecided.append((258, 'rulebooks/civ1980.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1980.civ:256
+            e0_area = 'volcano'  # rulebooks/civ1980.civ:258
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1980.civ:256
-            e1_area = 'any'  # rulebooks/civ1980.civ:256
+            e1_amount = 1  # rulebooks/civ1980.civ:258
+            e1_area = 'any'  # rulebooks/civ1980.civ:258
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 258)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 260)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 256))
+            effects.append(('destroy_area_units', {'area': e0_area}, 258))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 256))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 258))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1980.civ:258
-        e0_area = 'adjacent'  # rulebooks/civ1980.civ:258
+        e0_amount = 1  # rulebooks/civ1980.civ:260
+        e0_area = 'adjacent'  # rulebooks/civ1980.civ:260
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 258)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 260)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 3, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: Engineering: at most 7 points of damage.'
-    # rulebooks/civ1980.civ:263
+    # rulebooks/civ1980.civ:265
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 270, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:270
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 270, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
-        e0_amount = 17  # rulebooks/civ1980.civ:268
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:268
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 269)
+        if s.decide((s.fact('flood_plain_units') == 0), 272, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:272
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 272, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1980.civ')
+        e0_amount = 17  # rulebooks/civ1980.civ:270
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:270
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 271)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:271
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 271, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 268)]
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:273
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 273, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 270)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:269
-        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:269
+        e0_amount = 10  # rulebooks/civ1980.civ:271
+        e0_area = 'flood_plain'  # rulebooks/civ1980.civ:271
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/civ1980.civ:271
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 271, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 269)]
+        if (('Engineering' in held)):  # rulebooks/civ1980.civ:273
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 273, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 271)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_2_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 4, major nontradable). Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage. Modifiers: Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1980.civ:279
+    # rulebooks/civ1980.civ:281
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1980.civ:284
-        e0_area = 'any'  # rulebooks/civ1980.civ:284
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 285)
+        e0_amount = 9  # rulebooks/civ1980.civ:286
+        e0_area = 'any'  # rulebooks/civ1980.civ:286
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 287)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:286
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:288
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 286, 'rulebooks/civ1980.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 288, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 279, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 284)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 281, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 286)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1980.civ:285
-        e0_area = 'any'  # rulebooks/civ1980.civ:285
+        e0_amount = 11  # rulebooks/civ1980.civ:287
+        e0_area = 'any'  # rulebooks/civ1980.civ:287
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1980.civ:286
+        if (('Pottery' in held)):  # rulebooks/civ1980.civ:288
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 286, 'rulebooks/civ1980.civ')
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 288, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 279, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 285)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 281, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 287)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1980.civ:292
+    # rulebooks/civ1980.civ:294
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') < 35), 298, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:298
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 298, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
-        e0_amount = 35  # rulebooks/civ1980.civ:297
-        e0_by_victim = 15  # rulebooks/civ1980.civ:297
+        if s.decide((s.fact('unit_points') < 35), 300, 'rulebooks/civ1980.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1980.civ:300
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 300, 'cancelled: fewer than 35 unit points', 'rulebooks/civ1980.civ')
+        e0_amount = 35  # rulebooks/civ1980.civ:299
+        e0_by_victim = 15  # rulebooks/civ1980.civ:299
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:301
-        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:299
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 299, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:301
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 301, 'rulebooks/civ1980.civ')
-        if m1:  # rulebooks/civ1980.civ:301
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 301, 'rulebooks/civ1980.civ')
+        m1 = ('Philosophy' in held)  # rulebooks/civ1980.civ:303
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1980.civ:301
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 301, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:303
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 303, 'rulebooks/civ1980.civ')
+        if m1:  # rulebooks/civ1980.civ:303
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 303, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 292, 'rulebooks/civ1980.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 297)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 294, 'rulebooks/civ1980.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 299)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -208,48 +208,48 @@ def calamity_3_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader). Modifiers: Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1980.civ:314
+    # rulebooks/civ1980.civ:316
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1980.civ:319
-        e0_area = 'any'  # rulebooks/civ1980.civ:319
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 320)
+        e0_amount = 16  # rulebooks/civ1980.civ:321
+        e0_area = 'any'  # rulebooks/civ1980.civ:321
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 322)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:322
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 322, 'rulebooks/civ1980.civ')
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:324
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 324, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 314, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 319)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 316, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 321)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1980.civ:320
-        e0_area = 'any'  # rulebooks/civ1980.civ:320
+        e0_amount = 10  # rulebooks/civ1980.civ:322
+        e0_area = 'any'  # rulebooks/civ1980.civ:322
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1980.civ:324
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 324, 'rulebooks/civ1980.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 320)]
+        if (('Medicine' in held)):  # rulebooks/civ1980.civ:326
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 326, 'rulebooks/civ1980.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 322)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ', city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1980.civ:332
+    # rulebooks/civ1980.civ:334
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:337
+        e0_amount = 4  # rulebooks/civ1980.civ:339
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:338
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 338, 'rulebooks/civ1980.civ')
-        if (('Democracy' in held)):  # rulebooks/civ1980.civ:340
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 340, 'rulebooks/civ1980.civ')
+        if (('Law' in held)):  # rulebooks/civ1980.civ:340
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Law',), 340, 'rulebooks/civ1980.civ')
+        if (('Democracy' in held)):  # rulebooks/civ1980.civ:342
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 342, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 332, 'rulebooks/civ1980.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 337)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 334, 'rulebooks/civ1980.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 339)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -257,49 +257,49 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm & Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities. Modifiers: Law (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1980.civ:346
+    # rulebooks/civ1980.civ:348
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1980.civ:351
-        e0_area = 'any'  # rulebooks/civ1980.civ:351
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 352)
+        e0_amount = 4  # rulebooks/civ1980.civ:353
+        e0_area = 'any'  # rulebooks/civ1980.civ:353
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 354)
         trace = []
-        if (('Law' in held)):  # rulebooks/civ1980.civ:353
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 353, 'rulebooks/civ1980.civ')
-        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:355
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 355, 'rulebooks/civ1980.civ')
+        if (('Law' in held)):  # rulebooks/civ1980.civ:355
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law',), 355, 'rulebooks/civ1980.civ')
+        if (('Philosophy' in held)):  # rulebooks/civ1980.civ:357
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 357, 'rulebooks/civ1980.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 346, 'rulebooks/civ1980.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 351)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 348, 'rulebooks/civ1980.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 353)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1980.civ:352
-        e0_area = 'any'  # rulebooks/civ1980.civ:352
+        e0_amount = 2  # rulebooks/civ1980.civ:354
+        e0_area = 'any'  # rulebooks/civ1980.civ:354
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:359
-        if (('Law' in held)):  # rulebooks/civ1980.civ:357
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 357, 'rulebooks/civ1980.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1980.civ:361
+        if (('Law' in held)):  # rulebooks/civ1980.civ:359
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law',), 359, 'rulebooks/civ1980.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 352)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 354)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Iconoclasm & Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1980.civ:366
+    # rulebooks/civ1980.civ:368
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:371
-        e0_area = 'coastal'  # rulebooks/civ1980.civ:371
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1980.civ:373
+        e0_area = 'coastal'  # rulebooks/civ1980.civ:373
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 366, 'rulebooks/civ1980.civ')
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 371)]
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 368, 'rulebooks/civ1980.civ')
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 373)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1980.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -313,16 +313,16 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 250, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 263, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 279, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 292, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 314, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 332, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 346, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 366, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 252, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 265, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 281, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "nominee", "line": 294, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with fewer than 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 316, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 334, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm & Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 348, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 368, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 507, 'discard': 509, 'order': 511, 'assign': 513}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 516, 'discard': 518, 'order': 520, 'assign': 522}, 'paths': {'limit': 'rulebooks/civ1980.civ', 'discard': 'rulebooks/civ1980.civ', 'order': 'rulebooks/civ1980.civ', 'assign': 'rulebooks/civ1980.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Flood': calamity_1_flood,
@@ -337,46 +337,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_1st_epoch(s: PlayerState) -> list:
     'Requirements of 1st Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:380
+    # rulebooks/civ1980.civ:382
     return [
     ]
 
 
 def epoch_0_1_2nd_epoch(s: PlayerState) -> list:
     'Requirements of 2nd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:381
+    # rulebooks/civ1980.civ:383
     return [
-        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 381),
+        _rt.requirement('two cities', s.fact('cities'), '>=', 2, 383),
     ]
 
 
 def epoch_0_2_3rd_epoch(s: PlayerState) -> list:
     'Requirements of 3rd Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:382
+    # rulebooks/civ1980.civ:384
     return [
-        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 383),
+        _rt.requirement('cards of three of the four colours; a two-group card counts for both', s.derived('groups_held'), '>=', 3, 385),
     ]
 
 
 def epoch_0_3_4th_epoch(s: PlayerState) -> list:
     'Requirements of 4th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:385
+    # rulebooks/civ1980.civ:387
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 385),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 387),
     ]
 
 
 def epoch_0_4_5th_epoch(s: PlayerState) -> list:
     'Requirements of 5th Epoch on Progress Chart'
-    # rulebooks/civ1980.civ:386
+    # rulebooks/civ1980.civ:388
     return [
-        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 386),
+        _rt.requirement('civilization cards worth 1000', s.derived('advance_points'), '>=', 1000, 388),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1980.civ:387
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 387)
+    # rulebooks/civ1980.civ:389
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 389)
 
 
 AST = {
@@ -397,32 +397,32 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 420),
-    ('Trade cards', lambda s: s.derived('hand_value'), 421),
-    ('Treasury', lambda s: s.fact('treasury'), 422),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 422),
+    ('Trade cards', lambda s: s.derived('hand_value'), 423),
+    ('Treasury', lambda s: s.fact('treasury'), 424),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 480, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 481),)},
-    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 483, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 484),)},
-    {'name': 'Census', 'when': 'E3, 43.3', 'line': 486, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 486),)},
-    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 487, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 487),)},
-    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 488, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 488),)},
-    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 489, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 489),)},
-    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 490, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 490),)},
-    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 491, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 492), ('buy_trade_cards', {'after': 'own_draw'}, 493))},
-    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 495, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 495),)},
-    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 496, 'actions': (('buy_advances', {}, 496),)},
-    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 497, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 497), ('census', {'cities': None, 'tokens': None, 'ships': None}, 497))},
-    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 498, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 498),)},
-    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 499, 'actions': (('alter_ast', {}, 500), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 501))},
+    {'name': 'Taxation', 'when': 'E1, 43.1', 'line': 483, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 484),)},
+    {'name': 'Population expansion', 'when': 'E2, 43.2', 'line': 487, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit', 'treasury': None}, 488),)},
+    {'name': 'Census', 'when': 'E3, 43.3', 'line': 490, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 490),)},
+    {'name': 'Construct ships', 'when': 'E4, 43.4', 'line': 492, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 492),)},
+    {'name': 'Movement', 'when': 'E5, 43.5: in census order', 'line': 494, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 494),)},
+    {'name': 'Conflict (reduce unsupported cities)', 'when': 'E6, 43.6', 'line': 495, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 495),)},
+    {'name': 'Build cities', 'when': 'E7, 43.7', 'line': 496, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 496),)},
+    {'name': 'Acquire trade cards', 'when': 'E8, 43.8', 'line': 497, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 498), ('buy_trade_cards', {'after': 'own_draw'}, 499))},
+    {'name': 'Trade', 'when': 'E9, 43.9', 'line': 502, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 502),)},
+    {'name': 'Exchange trade cards for civilization cards', 'when': 'E10, 43.10', 'line': 504, 'actions': (('buy_advances', {}, 504),)},
+    {'name': 'Resolve calamities', 'when': 'E11, 43.11', 'line': 505, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 505), ('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 505))},
+    {'name': 'Return excess trade cards', 'when': 'E12, 43.12', 'line': 506, 'actions': (('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 506),)},
+    {'name': 'Alter the progress chart', 'when': 'E13, 43.13', 'line': 507, 'actions': (('alter_ast', {}, 508), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 509))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 624}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Hides", 7], ["Ochre", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spices", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm & Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 653}',
 ))
 
 SETUP_PLAYERS = {
@@ -433,7 +433,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, None),
 }
 
-LINES = _rt.line_map('72:440 78:250 85:256 87:256 88:256 90:256 93:256 94:256 98:258 109:258 110:258 119:263 124:270 125:270 126:268 127:268 128:269 130:271 131:271 137:269 138:269 142:271 143:271 149:279 154:284 155:284 156:285 158:286 159:286 160:286 168:285 169:285 173:286 174:286 175:286 183:292 188:298 189:298 190:297 191:297 193:301 194:299 195:299 196:301 197:301 198:301 199:301 209:314 214:319 215:319 216:320 218:322 219:322 227:320 228:320 232:324 233:324 239:332 244:337 246:338 247:338 248:340 249:340 258:346 263:351 264:351 265:352 267:353 268:353 269:355 270:355 278:352 279:352 283:359 284:357 285:357 292:366 297:371 298:371 338:380 345:381 349:381 353:382 357:383 361:385 365:385 369:386 373:386 377:387 379:387 400:420 401:421 402:422 409:480 410:483 411:486 412:487 413:488 414:489 415:490 416:491 417:495 418:496 419:497 420:498 421:499 425:624 429:409 430:410 431:411 432:412 433:413')
+LINES = _rt.line_map('72:442 78:252 85:258 87:258 88:258 90:258 93:258 94:258 98:260 109:260 110:260 119:265 124:272 125:272 126:270 127:270 128:271 130:273 131:273 137:271 138:271 142:273 143:273 149:281 154:286 155:286 156:287 158:288 159:288 160:288 168:287 169:287 173:288 174:288 175:288 183:294 188:300 189:300 190:299 191:299 193:303 194:301 195:301 196:303 197:303 198:303 199:303 209:316 214:321 215:321 216:322 218:324 219:324 227:322 228:322 232:326 233:326 239:334 244:339 246:340 247:340 248:342 249:342 258:348 263:353 264:353 265:354 267:355 268:355 269:357 270:357 278:354 279:354 283:361 284:359 285:359 292:368 297:373 298:373 338:382 345:383 349:383 353:384 357:385 361:387 365:387 369:388 373:388 377:389 379:389 400:422 401:423 402:424 409:483 410:487 411:490 412:492 413:494 414:495 415:496 416:497 417:502 418:504 419:505 420:506 421:507 425:653 429:411 430:412 431:413 432:414 433:415')
 LINE_FILES = ('rulebooks/civ1980.civ',)
-LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:40 0:3:49 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
+LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:1:- 0:3:31 0:3:31 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:24:34 0:24:34 0:42:54 0:42:54 0:1:- 0:13:37 0:46:73 0:46:73 0:52:79 0:52:79 0:1:- 0:13:29 0:13:29 0:3:41 0:46:65 0:46:65 0:53:72 0:53:72 0:23:39 0:23:39 0:3:52 0:37:56 0:37:56 0:1:- 0:13:55 0:13:55 0:3:24 0:3:57 0:23:55 0:3:- 0:5:100 0:3:73 0:23:71 0:3:87 0:23:85 0:3:47 0:3:47 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:40 0:3:63 0:3:59 0:3:70 0:3:46 0:3:- 0:3:93 0:3:85 0:3:94 0:3:99 0:3:- 0:1:- 0:1:25 0:1:25 0:1:25 0:1:25 0:1:33'
 # fmt: on

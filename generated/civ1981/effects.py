@@ -431,17 +431,17 @@ SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
     {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 542, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 543),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 545, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit'}, 546),)},
-    {'name': 'Census', 'when': 'always; simultaneous', 'line': 548, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 548),)},
-    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 550),)},
-    {'name': 'Movement', 'when': 'always; census order', 'line': 552, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 552),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 553, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 553),)},
-    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 554, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 554),)},
-    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 555, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 556),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 545, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit', 'treasury': None}, 546),)},
+    {'name': 'Census', 'when': 'always; simultaneous', 'line': 548, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 548),)},
+    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 549, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 550),)},
+    {'name': 'Movement', 'when': 'always; census order', 'line': 552, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 552),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 553, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 553),)},
+    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 554, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 554),)},
+    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 555, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 556),)},
     {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 558, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 559), ('buy_trade_cards', {'after': 'own_draw'}, 560))},
     {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 562, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 563),)},
     {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 565, 'actions': (('buy_advances', {}, 566), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 567))},
-    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 569, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 570), ('census', {'cities': None, 'tokens': None, 'ships': None}, 571))},
+    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 569, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 570), ('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 571))},
     {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 573, 'actions': (('alter_ast', {}, 574), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 575))},
 )
 

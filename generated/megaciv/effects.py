@@ -1042,16 +1042,16 @@ SCORE_AST = (1143,)
 SCORE_LOWER_FIRST = (1153,)
 TURN = (
     {'name': 'Tax collection', 'when': 'phase 1', 'line': 1243, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': None}, 1243),)},
-    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1244, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player'}, 1245),)},
-    {'name': 'Movement', 'when': 'phase 3', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1247),)},
-    {'name': 'Conflict', 'when': 'phase 4', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1248),)},
-    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1249, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1250),)},
+    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1244, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player', 'treasury': None}, 1245),)},
+    {'name': 'Movement', 'when': 'phase 3', 'line': 1247, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1247),)},
+    {'name': 'Conflict', 'when': 'phase 4', 'line': 1248, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1248),)},
+    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1249, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1250),)},
     {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1252, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1253), ('buy_trade_cards', {'after': 'every_draw'}, 1254))},
     {'name': 'Trade', 'when': 'phase 7', 'line': 1256, 'actions': (('trade', {'least_cards': 'trade_least_cards', 'received_calamities': 'tradable'}, 1256),)},
     {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1257, 'actions': ()},
     {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1258, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1258),)},
-    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1259),)},
-    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1260, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None}, 1260),)},
+    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1259, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1259),)},
+    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1260, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1260),)},
     {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1261, 'actions': (('buy_advances', {}, 1262), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1263))},
     {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1265, 'actions': (('alter_ast', {}, 1266), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1267), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'agreed', 'winner': 'score'}, 1268))},
 )

@@ -365,7 +365,7 @@
   const FORMS = {
     tax: [PLAYER, ["rate", "number", "Tax rate per city"]],
     census: [PLAYER, ["cities", "number", "Cities on the board"], ["tokens", "number", "Tokens on the board"],
-             ["ships", "number", "Ships on the board"]],
+             ["ships", "number", "Ships on the board"], ["treasury", "number", "Treasury left after paying for ships (where this step spends it)"]],
     draw: [PLAYER, ["", "names", "Cards drawn (commas between; NAME*N for several)"],
            ["seed", "number", "Or a seed: drawn for him from the stacks"]],
     "buy-cards": [PLAYER, ["", "names", "Cards bought (commas between)"], ["stack", "text", "Or the stacks (numbers, commas between)"],
