@@ -287,6 +287,26 @@ def test_a_damaged_stored_game_is_reported_and_the_others_kept(driver, page):
     assert _console_errors(driver) == []
 
 
+def test_the_census_form_records_treasury_paid_for_ships(driver, page, tmp_path):
+    """At 1980's ship step (43.4: a ship costs treasury tokens), the census form's treasury field
+    lowers the player's treasury as `census PLAYER treasury=N` does on the command line."""
+    from civdsl.ledger import gamefile
+
+    gf = gamefile.read(ROOT / "tests" / "games" / "civ1980-4.yaml")
+    at = next(i for i, e in enumerate(gf.events) if e["turn"] >= 3 and e["step"] == 4)
+    path = tmp_path / "ships.yaml"
+    path.write_text(gamefile.text(gamefile.GameFile(gf.setup, gf.events[:at])), encoding="utf-8")
+    _open(driver, page, fresh=True)
+    _import(driver, path)
+    assert "Construct ships" in _visible_text(driver, "where")
+    name, line = next((n, x) for n, x in _players(driver).items() if int(x.split("treasury ")[1].split(",")[0]) > 0)
+    treasury = int(line.split("treasury ")[1].split(",")[0])
+    _event(driver, "census", None, None, None, str(treasury - 1), player=name)
+    assert f"treasury {treasury - 1}," in _players(driver)[name]
+    assert f"{name}: census: treasury {treasury} -> {treasury - 1} (spent on the board)" in _visible_text(driver, "log")
+    assert _console_errors(driver) == []
+
+
 def test_a_calamity_waits_for_its_victims_choice(driver, page, tmp_path):
     """A game imported at its calamity step: ending the step is refused with the choices the rules
     leave to the victim (CIV143), one of them taken into the typed line in a tap; the victim's

@@ -441,7 +441,7 @@
       if (type === "names") words.push(...value.split(",").map((n) => n.trim()).filter(Boolean).map(typedWord));
       else if (type === "words") words.push(value);
       else if (type === "player" || type === "calamity") words.push(typedWord(value));
-      else if (key === "treasury") words.push(key, value);
+      else if (key === "treasury" && kind === "buy") words.push(key, value);  // `buy ... treasury N`
       else words.push(key + "=" + value.replace(/\s+/g, ""));
     });
     return words.join(" ");
