@@ -56,7 +56,7 @@ def test_an_option_no_rule_reads_is_a_warning_unless_acknowledged():
     notes = [d for d in checked.diagnostics.items if d.code == "CIV081"]
     assert [(d.level, d.item) for d in notes] == [("note", "africa_iron_age_entry")]
     assert civdsl.load("civ1981").module.OPTIONS == {"calamity_floor": False, "africa_iron_age_entry": False,
-                                                     "revolt_cities_revert": False}
+                                                     "revolt_cities_revert": False, "tax_whole_cities": False}
 
 
 # --- names: every declared name, aka included, in any case --------------------------------------
