@@ -113,7 +113,7 @@ class ClauseList:
         """The chapter a clause belongs to: `ch 8` of `ch 8 / Famine`, `19` of `19.6`."""
         if self.scheme == "headings":
             return clause_id.split(" / ", 1)[0]
-        return clause_id.split(".", 1)[0]
+        return clause_id.split(".", 1)[0].split(" ", 1)[0]  # `51 example` is printed in 51
 
     def chapter_title(self, chapter: str) -> str:
         for c in self.chapters:
@@ -148,8 +148,9 @@ def chapter_id(number: str, scheme: str) -> str:
 
 
 def within(clause_id: str, prefix: str) -> bool:
-    """Whether a clause is `prefix` or below it (`19.6` is within `19`, `ch 8 / Famine` within `ch 8`)."""
-    return clause_id == prefix or clause_id.startswith((prefix + ".", prefix + " / "))
+    """Whether a clause is `prefix` or below it (`19.6` is within `19`, `ch 8 / Famine` within `ch 8`,
+    the example printed in 51, `51 example`, within `51`)."""
+    return clause_id == prefix or clause_id.startswith((prefix + ".", prefix + " / ", prefix + " example"))
 
 
 # --- fingerprints ------------------------------------------------------------------------------

@@ -379,3 +379,27 @@ def test_a_worked_example_inside_a_numbered_paragraph_is_a_clause_of_its_own():
     before = {s.id: s.fingerprint for s in segment(text, listed)}
     after = {s.id: s.fingerprint for s in segment(changed, listed)}
     assert before["28.3"] == after["28.3"] and before["28.3 example"] != after["28.3 example"]
+
+
+def _required_words(listed: clauses.ClauseList) -> str:
+    """The docs' words for the chapters a list requires complete: "every chapter" where it names
+    each chapter its clauses belong to, else the chapters (or sections) it names."""
+    chapters = {listed.chapter_of(c) for c in listed.clauses}
+    if chapters <= set(listed.required):
+        return "every chapter"
+    return ", ".join(listed.required)
+
+
+def test_the_docs_table_of_shipped_clause_lists_says_what_each_list_holds_and_requires():
+    docs = (ROOT / "docs" / "clauses.md").read_text(encoding="utf-8")
+    for edition in SHIPPED:
+        listed = _listed(edition)
+        row = f"| `{edition}` | {len(listed.clauses)} | {_required_words(listed)} |"
+        assert row in docs, f"docs/clauses.md lacks the row {row}"
+
+
+def test_a_worked_example_printed_in_a_chapter_belongs_to_that_chapter():
+    listed = clauses.ClauseList("t", "t.clauses", "", required=["51", "16"])
+    assert listed.chapter_of("51 example") == listed.chapter_of("51.2") == "51"
+    assert listed.is_required("51 example") and listed.is_required("16.3 example")
+    assert not listed.is_required("5 example") and not listed.is_required("510")

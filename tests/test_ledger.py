@@ -154,6 +154,30 @@ def test_a_census_where_ships_are_paid_records_the_treasury_spent_and_only_there
         game.apply({"do": "census", "player": "anna", "treasury": 1})
 
 
+@pytest.mark.parametrize("edition, ships_step, other_step", [
+    # 1981 9.2-9.3 and the Expansion 21.1-21.3: a ship costs 2 tokens from treasury or a levy, 1 to keep
+    ("civ1981", "Construct and maintain ships", "Movement"),
+    ("expansion", "Ship construction and maintenance", "Movement"),
+    # Mega Civilization: ships are built and kept up during a player's movement (phase 3)
+    ("megaciv", "Movement", "Conflict"),
+])
+def test_each_edition_records_treasury_paid_for_ships_in_the_step_where_its_text_builds_them(
+        edition, ships_step, other_step):
+    game = new_game(edition, FIVE if edition == "megaciv" else [("anna", None), ("bruno", None)], None)
+    census(game, anna=(2, 20))
+    through_the_turn(game)
+    anna = game.players["anna"]
+    held = anna.treasury
+    assert held >= 2
+    step_named(game, ships_step)
+    assert "treasury=N" in game.expects()[0]
+    game.apply({"do": "census", "player": "anna", "ships": 1, "treasury": held - 2})
+    assert (anna.treasury, anna.ships) == (held - 2, 1)
+    step_named(game, other_step)
+    with pytest.raises(Refused, match="does not spend treasury"):
+        game.apply({"do": "census", "player": "anna", "treasury": 0})
+
+
 def test_an_event_in_a_step_that_does_not_take_it_is_refused_with_the_step_that_does():
     game = new_game()
     with pytest.raises(Refused, match="Civilization advances acquisition"):
