@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'civ1981', 'name': 'Civilization (Avalon Hill, 1981)', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/civ1981.civ'
-SOURCES = {'rulebooks/civ1981.civ': '715e39a7462f68575350ceb57825768201d6b911ca7637671a24385353038c24'}
+SOURCES = {'rulebooks/civ1981.civ': '551f416d4e71ec017b0c5fcd15ad6f32d917f32fa21835341a2acc13bfb0ac7f'}
 CREDIT_POLICY = 'per_card'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -31,22 +31,22 @@ GROUPS = {
     'civics': {'name': 'Civics', 'color': '#C0392B', 'symbol': None},
 }
 ADVANCES = _rt.records((
-    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 95}]',
-    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 105}]',
-    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 116}]',
-    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 126}]',
-    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 137}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 150}]',
-    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 160}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 171}]',
-    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 181}]',
-    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 193}]',
-    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 207}]',
-    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 218}]',
-    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 231}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 244}]',
-    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 253}]',
-    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 262}]',
+    '["Pottery", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 98}]',
+    '["Cloth Making", {"cost": 45, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 108}]',
+    '["Metalworking", {"cost": 80, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 119}]',
+    '["Agriculture", {"cost": 110, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10}, "specific": {"Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 129}]',
+    '["Mysticism", {"cost": 30, "groups": ["arts", "sciences"], "vp": null, "vp_when": [], "credits": {"arts": 5, "sciences": 20}, "specific": {"Law": 5, "Philosophy": 20}, "requires": [], "supply": 3, "supply_table": "mysticism_cards_by_players", "abilities": [], "line": 140}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 153}]',
+    '["Coinage", {"cost": 110, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 163}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 20}, "specific": {"Philosophy": 20}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 174}]',
+    '["Engineering", {"cost": 140, "groups": ["sciences", "crafts"], "vp": null, "vp_when": [], "credits": {"sciences": 20, "crafts": 10}, "specific": {"Philosophy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": 1}]], "line": 184}]',
+    '["Drama and Poetry", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Literacy": 20, "Democracy": 10}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 196}]',
+    '["Music", {"cost": 60, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 5, "Philosophy": 30}, "requires": [], "supply": 4, "supply_table": null, "abilities": [], "line": 210}]',
+    '["Architecture", {"cost": 80, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 15, "Democracy": 15, "Philosophy": 15, "Literacy": 15}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 221}]',
+    '["Literacy", {"cost": 110, "groups": ["civics", "arts"], "vp": null, "vp_when": [], "credits": {"arts": 5}, "specific": {"Law": 25, "Democracy": 25, "Philosophy": 25}, "requires": [], "supply": 6, "supply_table": null, "abilities": [], "line": 234}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": [], "supply": 7, "supply_table": null, "abilities": [], "line": 247}]',
+    '["Democracy", {"cost": 200, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 256}]',
+    '["Philosophy", {"cost": 240, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {}, "specific": {}, "requires": ["Law"], "supply": 5, "supply_table": null, "abilities": [], "line": 265}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": null, "block_when": []}]',
@@ -77,82 +77,82 @@ OFF_BLOCK = None
 
 def calamity_0_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.'
-    # rulebooks/civ1981.civ:276
+    # rulebooks/civ1981.civ:279
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
-        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:282
+        b1 = (s.fact('volcano_units') > 0)  # rulebooks/civ1981.civ:285
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((282, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
+            s.undecided.append((285, 'rulebooks/civ1981.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/civ1981.civ:282
+            e0_area = 'volcano'  # rulebooks/civ1981.civ:285
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/civ1981.civ:282
-            e1_area = 'any'  # rulebooks/civ1981.civ:282
+            e1_amount = 1  # rulebooks/civ1981.civ:285
+            e1_area = 'any'  # rulebooks/civ1981.civ:285
         if ub1:
             e0_active = None
             e1_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 285)
+        assignment = ((1 - _rt.min_(s.fact('volcano_units'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 288)
         trace = []
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 282))
+            effects.append(('destroy_area_units', {'area': e0_area}, 285))
         if e1_amount is not None:
-            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 282))
+            effects.append(('reduce_cities', {'amount': e1_amount, 'area': e1_area}, 285))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/civ1981.civ:285
-        e0_area = 'adjacent'  # rulebooks/civ1981.civ:285
+        e0_amount = 1  # rulebooks/civ1981.civ:288
+        e0_area = 'adjacent'  # rulebooks/civ1981.civ:288
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 285)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 288)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Pottery: 4 fewer points of damage per Grain card held.'
-    # rulebooks/civ1981.civ:291
+    # rulebooks/civ1981.civ:294
     held = s.held_set
     if role == 'primary':
-        e0_amount = 9  # rulebooks/civ1981.civ:296
-        e0_area = 'any'  # rulebooks/civ1981.civ:296
-        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 298)
+        e0_amount = 9  # rulebooks/civ1981.civ:299
+        e0_area = 'any'  # rulebooks/civ1981.civ:299
+        assignment = (None, 20, [('damage', {'amount': 11, 'area': 'any'})], 301)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:302
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:305
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 302, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:300
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 305, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:303
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 300, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 303, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 291, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 296)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 294, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 299)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 11  # rulebooks/civ1981.civ:298
-        e0_area = 'any'  # rulebooks/civ1981.civ:298
+        e0_amount = 11  # rulebooks/civ1981.civ:301
+        e0_area = 'any'  # rulebooks/civ1981.civ:301
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/civ1981.civ:302
+        if (('Pottery' in held)):  # rulebooks/civ1981.civ:305
             v = (4) * (s.cards('Grain'))
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 302, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:300
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', v, e0_amount, ('Pottery',), 305, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:303
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 300, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 303, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 291, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 298)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 294, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 301)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -160,24 +160,24 @@ def calamity_1_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points. Modifiers: Democracy without Philosophy (primary victim): exactly 45 unit points in the faction; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks.'
-    # rulebooks/civ1981.civ:308
+    # rulebooks/civ1981.civ:311
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= 35), 315, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:315
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 315, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
-        e0_amount = 35  # rulebooks/civ1981.civ:313
-        e0_by_victim = 15  # rulebooks/civ1981.civ:313
+        if s.decide((s.fact('unit_points') <= 35), 318, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:318
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 318, 'cancelled: at most 35 unit points', 'rulebooks/civ1981.civ')
+        e0_amount = 35  # rulebooks/civ1981.civ:316
+        e0_by_victim = 15  # rulebooks/civ1981.civ:316
         trace = []
-        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:319
-        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:317
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 317, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:319
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 319, 'rulebooks/civ1981.civ')
-        if m1:  # rulebooks/civ1981.civ:319
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 319, 'rulebooks/civ1981.civ')
+        m1 = ('Philosophy' in held)  # rulebooks/civ1981.civ:322
+        if (_rt.and_(('Democracy' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:320
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 45, e0_amount, ('Democracy', 'Philosophy'), 320, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:322
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 322, 'rulebooks/civ1981.civ')
+        if m1:  # rulebooks/civ1981.civ:322
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 322, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 308, 'rulebooks/civ1981.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 313)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 311, 'rulebooks/civ1981.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 316)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -186,37 +186,37 @@ def calamity_2_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain. Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Engineering: at most 7 points of damage.'
-    # rulebooks/civ1981.civ:337
+    # rulebooks/civ1981.civ:340
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('flood_plain_units') == 0), 348, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:348
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 348, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
-        e0_amount = 17  # rulebooks/civ1981.civ:342
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:342
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 344)
+        if s.decide((s.fact('flood_plain_units') == 0), 351, 'rulebooks/civ1981.civ', 'whether the calamity is cancelled'):  # rulebooks/civ1981.civ:351
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 351, 'cancelled: no unit point on the flood plain', 'rulebooks/civ1981.civ')
+        e0_amount = 17  # rulebooks/civ1981.civ:345
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:345
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 347)
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:346
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:349
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 346, 'rulebooks/civ1981.civ')
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:350
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 350, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 342)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 349, 'rulebooks/civ1981.civ')
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:353
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 353, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 345)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:344
-        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:344
+        e0_amount = 10  # rulebooks/civ1981.civ:347
+        e0_area = 'flood_plain'  # rulebooks/civ1981.civ:347
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:346
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:349
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 346, 'rulebooks/civ1981.civ')
-        if (('Engineering' in held)):  # rulebooks/civ1981.civ:350
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 350, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 344)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 349, 'rulebooks/civ1981.civ')
+        if (('Engineering' in held)):  # rulebooks/civ1981.civ:353
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 353, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 347)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -224,37 +224,37 @@ def calamity_3_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader). Modifiers: calamity floor: at most points of damage, as many as the larger of 0 and the unit points minus 15; Medicine (primary victim): exactly 11 points of damage; Medicine (secondary victim): at most 5 points of damage.'
-    # rulebooks/civ1981.civ:358
+    # rulebooks/civ1981.civ:361
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/civ1981.civ:363
-        e0_area = 'any'  # rulebooks/civ1981.civ:363
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 365)
+        e0_amount = 16  # rulebooks/civ1981.civ:366
+        e0_area = 'any'  # rulebooks/civ1981.civ:366
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 368)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:371
-            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 371, 'rulebooks/civ1981.civ')
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:367
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:374
+            e0_amount = _rt.change(trace, 'set', 'damage', 'amount', 11, e0_amount, ('Medicine',), 374, 'rulebooks/civ1981.civ')
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:370
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 367, 'rulebooks/civ1981.civ')
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 370, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 358, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 363)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 361, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 366)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/civ1981.civ:365
-        e0_area = 'any'  # rulebooks/civ1981.civ:365
+        e0_amount = 10  # rulebooks/civ1981.civ:368
+        e0_area = 'any'  # rulebooks/civ1981.civ:368
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:367
+        if (s.option('calamity_floor')):  # rulebooks/civ1981.civ:370
             v = _rt.max_(0, (s.fact('unit_points') - 15))
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 367, 'rulebooks/civ1981.civ')
-        if (('Medicine' in held)):  # rulebooks/civ1981.civ:373
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 373, 'rulebooks/civ1981.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 365)]
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', v, e0_amount, (), 370, 'rulebooks/civ1981.civ')
+        if (('Medicine' in held)):  # rulebooks/civ1981.civ:376
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 5, e0_amount, ('Medicine',), 376, 'rulebooks/civ1981.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 368)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -262,18 +262,18 @@ def calamity_4_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 4. Modifiers: Law without Democracy (primary victim): exactly 5 cities kept; Democracy (primary victim): exactly 6 cities kept.'
-    # rulebooks/civ1981.civ:381
+    # rulebooks/civ1981.civ:384
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:386
+        e0_amount = 4  # rulebooks/civ1981.civ:389
         trace = []
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:388
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 388, 'rulebooks/civ1981.civ')
-        if (('Democracy' in held)):  # rulebooks/civ1981.civ:390
-            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 390, 'rulebooks/civ1981.civ')
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Democracy' in held)))):  # rulebooks/civ1981.civ:391
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 5, e0_amount, ('Democracy', 'Law'), 391, 'rulebooks/civ1981.civ')
+        if (('Democracy' in held)):  # rulebooks/civ1981.civ:393
+            e0_amount = _rt.change(trace, 'set', 'reduce_all_but_cities', 'amount', 6, e0_amount, ('Democracy',), 393, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 381, 'rulebooks/civ1981.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 386)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 384, 'rulebooks/civ1981.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 389)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -281,49 +281,49 @@ def calamity_5_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities. Modifiers: Law without Philosophy (primary victim): exactly 3 cities reduced; Philosophy (primary victim): exactly 2 cities reduced; Law without Philosophy (secondary victim): at most 1 city reduced; Philosophy (secondary victim): suffers nothing.'
-    # rulebooks/civ1981.civ:395
+    # rulebooks/civ1981.civ:398
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/civ1981.civ:400
-        e0_area = 'any'  # rulebooks/civ1981.civ:400
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 402)
+        e0_amount = 4  # rulebooks/civ1981.civ:403
+        e0_area = 'any'  # rulebooks/civ1981.civ:403
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 405)
         trace = []
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:404
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 404, 'rulebooks/civ1981.civ')
-        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:406
-            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 406, 'rulebooks/civ1981.civ')
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:407
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 3, e0_amount, ('Law', 'Philosophy'), 407, 'rulebooks/civ1981.civ')
+        if (('Philosophy' in held)):  # rulebooks/civ1981.civ:409
+            e0_amount = _rt.change(trace, 'set', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 409, 'rulebooks/civ1981.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 395, 'rulebooks/civ1981.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 400)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 398, 'rulebooks/civ1981.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 403)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/civ1981.civ:402
-        e0_area = 'any'  # rulebooks/civ1981.civ:402
+        e0_amount = 2  # rulebooks/civ1981.civ:405
+        e0_area = 'any'  # rulebooks/civ1981.civ:405
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:410
-        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:408
-            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 408, 'rulebooks/civ1981.civ')
+        m3 = ('Philosophy' in held)  # rulebooks/civ1981.civ:413
+        if (_rt.and_(('Law' in held), lambda: _rt.not_(('Philosophy' in held)))):  # rulebooks/civ1981.civ:411
+            e0_amount = _rt.change(trace, 'cap', 'reduce_cities', 'amount', 1, e0_amount, ('Law', 'Philosophy'), 411, 'rulebooks/civ1981.civ')
         immune = m3
-        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 402)]
+        effects = [('reduce_cities', {'amount': _rt.unless_immune(immune, e0_amount), 'area': e0_area}, 405)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), immune, None, excluded))
 
 
 def calamity_7_piracy(s: PlayerState, role: str) -> Resolution:
     "Piracy (stack 9, major tradable). Destroy 1 city from coastal areas per ship of the trader that can reach the victim's coastal cities."
-    # rulebooks/civ1981.civ:416
+    # rulebooks/civ1981.civ:419
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:422
-        e0_area = 'coastal'  # rulebooks/civ1981.civ:422
+        e0_amount = s.fact('trader_ships')  # rulebooks/civ1981.civ:425
+        e0_area = 'coastal'  # rulebooks/civ1981.civ:425
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 416, 'rulebooks/civ1981.civ')
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 422)]
+            e0_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e0_amount, 419, 'rulebooks/civ1981.civ')
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 425)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/civ1981.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -337,16 +337,16 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 276, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 291, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 308, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 337, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 358, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 381, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 395, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 416, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 279, "summary": "With at least 1 unit point touched by a volcano: destroy every unit in the volcano areas; otherwise reduce 1 city. With no unit point touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 294, "summary": "Take 9 damage. Other players share 20 among them, at most this much each: take 11 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "nominee", "line": 311, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with at most 35 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": ["tokens"], "nominee_forced_if": ["Philosophy"], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 340, "summary": "Take 17 damage from the flood plain. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 361, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 384, "summary": "Reduce all cities but 4.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 398, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader", "line": 419, "summary": "Destroy 1 city from coastal areas per ship of the trader that can reach the victim\'s coastal cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 590, 'discard': 592, 'order': 594, 'assign': 596}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
+TABLE_RULES = {'limit': 2, 'major_limit': None, 'minor_limit': None, 'separate_blocks': None, 'discard': ('highest_stack',), 'order': ('stack',), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'limit': 593, 'discard': 595, 'order': 597, 'assign': 599}, 'paths': {'limit': 'rulebooks/civ1981.civ', 'discard': 'rulebooks/civ1981.civ', 'order': 'rulebooks/civ1981.civ', 'assign': 'rulebooks/civ1981.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcanic Eruption or Earthquake': calamity_0_volcanic_eruption_or_earthquake,
     'Famine': calamity_1_famine,
@@ -361,46 +361,46 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_new_stone_age(s: PlayerState) -> list:
     'Requirements of New Stone Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:432
+    # rulebooks/civ1981.civ:435
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:433
+    # rulebooks/civ1981.civ:436
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 433),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 436),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:435
+    # rulebooks/civ1981.civ:438
     return [
-        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 436),
+        _rt.requirement('cards from three of the four groups; a dual card counts for both', s.derived('groups_held'), '>=', 3, 439),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:439
+    # rulebooks/civ1981.civ:442
     return [
-        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 439),
+        _rt.requirement('seven civilization cards', s.derived('advances'), '>=', 7, 442),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Archeological Succession Table'
-    # rulebooks/civ1981.civ:441
+    # rulebooks/civ1981.civ:444
     return [
-        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 442),
+        _rt.requirement('civilization cards worth 1000; trade cards and treasury do not count', s.derived('advance_points'), '>=', 1000, 445),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/civ1981.civ:445
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 445)
+    # rulebooks/civ1981.civ:448
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 448)
 
 
 AST = {
@@ -421,32 +421,32 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards', lambda s: s.derived('advance_points'), 482),
-    ('Trade cards', lambda s: s.derived('hand_value'), 483),
-    ('Treasury', lambda s: s.fact('treasury'), 484),
+    ('Civilization cards', lambda s: s.derived('advance_points'), 485),
+    ('Trade cards', lambda s: s.derived('hand_value'), 486),
+    ('Treasury', lambda s: s.fact('treasury'), 487),
 ]
 SCORE_TIEBREAKS = [
 ]
 SCORE_AST = ()
 SCORE_LOWER_FIRST = ()
 TURN = (
-    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 545, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 546),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 549, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit', 'treasury': None}, 550),)},
-    {'name': 'Census', 'when': 'always; simultaneous', 'line': 552, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 552),)},
-    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 554, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 555),)},
-    {'name': 'Movement', 'when': 'always; census order', 'line': 558, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 558),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 559, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 559),)},
-    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 560, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 560),)},
-    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 561, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 562),)},
-    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 564, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 565), ('buy_trade_cards', {'after': 'own_draw'}, 566))},
-    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 569, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 570),)},
-    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 573, 'actions': (('buy_advances', {}, 574), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 575))},
-    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 578, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 579), ('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 580))},
-    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 582, 'actions': (('alter_ast', {}, 583), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 584))},
+    {'name': 'Collect taxation (revolts)', 'when': 'if cities exist; A.S.T. order or simultaneous', 'line': 548, 'actions': (('collect_tax', {'rate': 'tax_per_city', 'bound': 'stock', 'revolt_rank': 'tokens_in_stock', 'unclaimed_revert': 'revolt_cities_revert', 'whole_cities': 'tax_whole_cities'}, 549),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order or simultaneous', 'line': 552, 'actions': (('census', {'cities': 'city_limit', 'tokens': 'tokens_by_players', 'ships': 'ship_limit', 'treasury': None}, 553),)},
+    {'name': 'Census', 'when': 'always; simultaneous', 'line': 555, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 555),)},
+    {'name': 'Construct and maintain ships (remove surplus ships)', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 557, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 558),)},
+    {'name': 'Movement', 'when': 'always; census order', 'line': 561, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 561),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous', 'line': 562, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 562),)},
+    {'name': 'Build cities', 'when': 'if desired; A.S.T. order or simultaneous', 'line': 563, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 563),)},
+    {'name': 'Remove surplus population (reduce unsupported cities)', 'when': 'if necessary; A.S.T. order or simultaneous', 'line': 564, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 565),)},
+    {'name': 'Acquire trade cards (buy gold trade card)', 'when': 'if cities exist; least cities first', 'line': 567, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 568), ('buy_trade_cards', {'after': 'own_draw'}, 569))},
+    {'name': 'Trade', 'when': 'if desired; simultaneous', 'line': 572, 'actions': (('trade', {'least_cards': 'trade_offer_cards', 'received_calamities': 'kept'}, 573),)},
+    {'name': 'Acquire civilization cards (return excess trade cards)', 'when': 'if desired; inverse A.S.T. order', 'line': 576, 'actions': (('buy_advances', {}, 577), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'count'}, 578))},
+    {'name': 'Resolve calamities (reduce unsupported cities)', 'when': 'if cards were traded; calamity card order', 'line': 581, 'actions': (('resolve_calamities', {'drawn_tradable': 'keep'}, 582), ('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 583))},
+    {'name': 'Move succession markers on the A.S.T.', 'when': 'always', 'line': 585, 'actions': (('alter_ast', {}, 586), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'none', 'winner': 'reached'}, 587))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 719}',
+    '{"name": "The trade cards", "players": [2, 7], "block": null, "stacks": [[1, [{"cards": [["Ochre", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 5], ["Papyrus", 5]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Grain", 8]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Cloth", 7]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6]], "clear": null}, {"cards": [["Epidemic", 1]], "clear": null}]], [7, [{"cards": [["Spice", 5]], "clear": null}, {"cards": [["Civil Disorder", 1]], "clear": null}]], [8, [{"cards": [["Gems", 4]], "clear": null}, {"cards": [["Iconoclasm and Heresy", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3]], "clear": null}, {"cards": [["Piracy", 1]], "clear": null}]]], "line": 731}',
 ))
 
 SETUP_PLAYERS = {
@@ -457,7 +457,7 @@ SETUP_PLAYERS = {
     '6 or 7 players': (6, 7, '4.4: each player chooses one of the nine nations; two are not in play with seven'),
 }
 
-LINES = _rt.line_map('72:510 78:276 85:282 87:282 88:282 90:282 93:282 94:282 98:285 109:285 110:285 119:291 124:296 125:296 126:298 128:302 129:302 130:302 131:300 132:300 133:300 142:298 143:298 147:302 148:302 149:302 150:300 151:300 152:300 161:308 166:315 167:315 168:313 169:313 171:319 172:317 173:317 174:319 175:319 176:319 177:319 187:337 192:348 193:348 194:342 195:342 196:344 198:346 199:346 200:346 201:350 202:350 209:344 210:344 214:346 215:346 216:346 217:350 218:350 225:358 230:363 231:363 232:365 234:371 235:371 236:367 237:367 238:367 247:365 248:365 252:367 253:367 254:367 255:373 256:373 263:381 268:386 270:388 271:388 272:390 273:390 282:395 287:400 288:400 289:402 291:404 292:404 293:406 294:406 302:402 303:402 307:410 308:408 309:408 316:416 321:422 322:422 362:432 369:433 373:433 377:435 381:436 385:439 389:439 393:441 397:442 401:445 403:445 424:482 425:483 426:484 433:545 434:549 435:552 436:554 437:558 438:559 439:560 440:561 441:564 442:569 443:573 444:578 445:582 449:719 453:465 454:467 455:469 456:471 457:473')
+LINES = _rt.line_map('72:513 78:279 85:285 87:285 88:285 90:285 93:285 94:285 98:288 109:288 110:288 119:294 124:299 125:299 126:301 128:305 129:305 130:305 131:303 132:303 133:303 142:301 143:301 147:305 148:305 149:305 150:303 151:303 152:303 161:311 166:318 167:318 168:316 169:316 171:322 172:320 173:320 174:322 175:322 176:322 177:322 187:340 192:351 193:351 194:345 195:345 196:347 198:349 199:349 200:349 201:353 202:353 209:347 210:347 214:349 215:349 216:349 217:353 218:353 225:361 230:366 231:366 232:368 234:374 235:374 236:370 237:370 238:370 247:368 248:368 252:370 253:370 254:370 255:376 256:376 263:384 268:389 270:391 271:391 272:393 273:393 282:398 287:403 288:403 289:405 291:407 292:407 293:409 294:409 302:405 303:405 307:413 308:411 309:411 316:419 321:425 322:425 362:435 369:436 373:436 377:438 381:439 385:442 389:442 393:444 397:445 401:448 403:448 424:485 425:486 426:487 433:548 434:552 435:555 436:557 437:561 438:562 439:563 440:564 441:567 442:572 443:576 444:581 445:585 449:731 453:468 454:470 455:472 456:474 457:476')
 LINE_FILES = ('rulebooks/civ1981.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:5:88 0:5:88 0:5:88 0:28:60 0:70:86 0:70:86 0:3:80 0:47:78 0:47:78 0:1:- 0:13:22 0:13:22 0:3:36 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:27:62 0:27:62 0:27:62 0:25:60 0:25:60 0:25:60 0:1:- 0:3:32 0:3:32 0:13:44 0:13:44 0:3:94 0:69:89 0:69:89 0:42:62 0:42:62 0:63:92 0:63:92 0:1:- 0:3:37 0:3:37 0:13:41 0:13:41 0:3:54 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:24:52 0:24:52 0:25:60 0:25:60 0:25:60 0:31:43 0:31:43 0:1:- 0:13:23 0:13:23 0:3:36 0:40:53 0:40:53 0:25:60 0:25:60 0:25:60 0:24:34 0:24:34 0:25:60 0:25:60 0:25:60 0:42:54 0:42:54 0:1:- 0:13:37 0:62:89 0:62:89 0:41:68 0:41:68 0:1:- 0:13:29 0:13:29 0:3:41 0:63:82 0:63:82 0:42:61 0:42:61 0:23:39 0:23:39 0:3:52 0:65:84 0:65:84 0:1:- 0:13:55 0:13:55 0:3:28 0:3:72 0:30:70 0:3:- 0:5:96 0:3:78 0:28:76 0:3:- 0:5:106 0:3:51 0:3:51 0:3:45 0:3:34 0:3:29 0:3:- 0:3:- 0:3:52 0:3:- 0:3:54 0:3:60 0:3:78 0:3:- 0:3:- 0:3:- 0:3:- 0:3:- 0:3:- 0:1:- 0:1:72 0:1:79 0:1:71 0:1:165 0:1:116'
 # fmt: on
