@@ -433,8 +433,7 @@ def _advance_lines(eda: Edition, edb: Edition, names: list[str]) -> tuple[list[s
             for adv, out in ((x, out_a), (y, out_b)):
                 span = adv.field_spans.get(_ADVANCE_FIELD_SPANS.get(key, key), adv.span)
                 out.append(f"{span.path}:{span.line}")
-    ra, rb = _edition_rules(eda), _edition_rules(edb)
-    if (ra.get("credit_policy"), ra.get("credit_variants")) != (rb.get("credit_policy"), rb.get("credit_variants")):
+    if (eda.credit_policy, list(eda.credit_variants)) != (edb.credit_policy, list(edb.credit_variants)):
         out_a.append(f"{eda.span.path}: credit policy")
         out_b.append(f"{edb.span.path}: credit policy")
     return sorted(set(out_a), key=_line_order), sorted(set(out_b), key=_line_order)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from civdsl.companion import py2es
+from civdsl.companion import py2es, pymodules
 from companion_harness import NODE, node_available
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ needs_node = pytest.mark.skipif(not node_available(), reason="node is not instal
 
 @pytest.mark.parametrize("module", sorted(py2es.ENGINE_MODULES))
 def test_every_function_of_an_engine_module_translates(module):
-    origin, text = py2es._module_text(module)
+    origin, text = pymodules.module_text(module)
     try:
         js = py2es.translate_source(text, Path(origin).name, py2es.ENGINE_MODULES[module], qualified=module)
     except py2es.Refused as exc:

@@ -20,7 +20,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from civdsl.companion import py2es
+from civdsl.companion import py2es, pymodules
 from civdsl.ledger import eventjson, gamefile, gametext
 from companion_harness import NODE, node_available
 from ledger_harness import CODEC, encode
@@ -90,7 +90,7 @@ def _node(texts: list[str], games: list) -> dict:
     runtime = "\n".join((RUNTIME / name).read_text(encoding="utf-8") for name in ("core.js", "pylib.js"))
     parts = [py2es.library_source()]
     for module in (m for m in py2es.ENGINE_MODULES if m in py2es.LEDGER_MODULES):
-        origin, source = py2es._module_text(module)
+        origin, source = pymodules.module_text(module)
         parts.append(py2es.translate_source(source, Path(origin).name, py2es.ENGINE_MODULES[module], qualified=module))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "gametext.js"

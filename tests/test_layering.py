@@ -465,7 +465,7 @@ def test_a_kept_state_file_keeps_its_order_and_values(tmp_path, monkeypatch):
 # are run and loaded by `api`, not by those modules).
 _CHECKING = ("civdsl.api", "civdsl.frontend", "civdsl.loader", "civdsl.build", "civdsl.codegen")
 _PAGE_BUILD = ("civdsl.companion.jsgen", "civdsl.companion.jsops", "civdsl.companion.py2es",
-                "civdsl.companion.pyscopes", "civdsl.companion.pynumbers", "civdsl.companion.pystatements",
+                "civdsl.companion.pyscopes", "civdsl.companion.pymodules", "civdsl.companion.pynumbers", "civdsl.companion.pystatements",
                "civdsl.companion.page")
 
 

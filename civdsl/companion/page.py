@@ -563,6 +563,8 @@ _ENGINE_TOP_NAME = re.compile(r"^(?:function\*?|const|let|var|class)\s+([a-z]{2}
 _QUOTED = r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)*'"
 # a whole word of a script not read as a property (`name`, never `x.name` nor part of `names`)
 _UNQUALIFIED_WORD = re.compile(r"(?<![\w$.])[\w$]+")
+# a text in quotes (kept as it is), else such a word
+_QUOTED_OR_WORD = re.compile("(" + _QUOTED + r")|(?<![\w$.])([\w$]+)")
 
 
 def short_engine_names(parts: list[str], ui: str) -> list[str]:
@@ -581,9 +583,9 @@ def short_engine_names(parts: list[str], ui: str) -> list[str]:
     taken = set(_IDENTIFIER.findall("\n".join(parts) + ui))
     free = (f"${n}" for n in itertools.count())
     short = {name: next(alias for alias in free if alias not in taken) for name in names}
-    pattern = re.compile("(" + _QUOTED + r")|(?<![\w$.])(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-                         + r")(?![\w$])")
-    return [pattern.sub(lambda m: m.group(1) or short[m.group(2)], part) for part in parts]
+    # one pattern for every word and a lookup, not an alternation of the names (which the regular
+    # expression engine tries one by one at every position)
+    return [_QUOTED_OR_WORD.sub(lambda m: m.group(1) or short.get(m.group(2), m.group(2)), part) for part in parts]
 
 
 def short_runtime_locals(parts: list[str]) -> list[str]:
@@ -654,18 +656,21 @@ _JS_RESERVED_WORDS = frozenset({"async", "await", "function", "return", "new", "
                                 "delete", "in", "of", "this", "true", "false", "null", "if", "else", "for", "while"})
 
 
-def _fresh_names(taken: set[str]) -> list[str]:
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    names = [a for a in letters] + [a + b for a in letters for b in letters + "0123456789_$"]
-    return [n for n in names if n not in taken and n not in _JS_RESERVED]
-
-
 _JS_RESERVED = frozenset({"do", "if", "in"})  # the two-letter keywords
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_SHORT_NAMES = tuple(n for n in list(_LETTERS) + [a + b for a in _LETTERS for b in _LETTERS + "0123456789_$"]
+                     if n not in _JS_RESERVED)
+
+
+def _fresh_names(taken: set[str]) -> list[str]:
+    return [n for n in _SHORT_NAMES if n not in taken]
 
 
 def _renamed(function: str, names: list[str], fresh: list[str]) -> str:
     """FUNCTION's text with its locals NAMES renamed to the first of FRESH, in order; unchanged
     where a local may be a shorthand property (`{trace}`)."""
+    if not names:
+        return function
     tokens = _js_tokens(function)
     if tokens is None:
         return function
@@ -767,6 +772,7 @@ def _next_code_char(tokens, i: int) -> str:
 
 
 _FUNCTION = re.compile(r"function ([A-Za-z_$][A-Za-z0-9_$]*)\(")
+_BRACE = re.compile(r"[{}]")
 _CLASS_OR_FUNCTION = re.compile(r"(?:function ([A-Za-z_$][A-Za-z0-9_$]*)\(|class ([A-Za-z_$][A-Za-z0-9_$]*)"
                                 r"(?: extends [A-Za-z_$][A-Za-z0-9_$]*)? \{)")
 
@@ -790,10 +796,10 @@ def _top_functions(part: str, classes: bool = False) -> dict[str, tuple[int, int
                     return None
                 start, name, depth = pos, found, 0
         if start is not None and kind == "code":
-            for i, ch in enumerate(token):
-                depth += {"{": 1, "}": -1}.get(ch, 0)
-                if ch == "}" and depth == 0:
-                    spans[name] = (start, pos + i + 1)
+            for brace in _BRACE.finditer(token):
+                depth += 1 if brace.group() == "{" else -1
+                if depth == 0 and brace.group() == "}":
+                    spans[name] = (start, pos + brace.end())
                     start = None
                     break
         line_start = kind == "nl"
@@ -805,16 +811,16 @@ def _top_functions(part: str, classes: bool = False) -> dict[str, tuple[int, int
 def _without_unasked(part: str) -> tuple[str, frozenset[str] | None]:
     """PART without the functions of PAGE_LEAVES_OUT it defines, and their names (None: a part the
     scanner cannot read). The runtime files are the same part in every page: done once."""
-    found = set()
+    found, tokens = set(), _js_tokens(part)
+    if tokens is None:
+        return part, None
     for name, option in PAGE_LEAVES_OUT.items():
-        tokens = _js_tokens(part)
-        if tokens is None:
-            return part, None
         span = _function_span(tokens, name)
         if span is not None:
             refusal = js_string(f"{option} is not part of the page")
             part = part[:span[0]] + f"function {name}() {{ throw new UserError({refusal}); }}" + part[span[1]:]
             found.add(name)
+            tokens = _js_tokens(part)  # the part changed: the next name is found in its new text
     return part, frozenset(found)
 
 
@@ -828,10 +834,10 @@ def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int] 
         if start is None and kind == "code" and line_start and token.startswith(head):
             start = pos
         if start is not None and kind == "code":
-            for i, ch in enumerate(token):
-                depth += {"{": 1, "}": -1}.get(ch, 0)
-                if ch == "}" and depth == 0:
-                    return start, pos + i + 1
+            for brace in _BRACE.finditer(token):
+                depth += 1 if brace.group() == "{" else -1
+                if depth == 0 and brace.group() == "}":
+                    return start, pos + brace.end()
         line_start = kind == "nl"
         pos += len(token)
     return None

@@ -24,40 +24,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from . import jsops, pynumbers, pyscopes
+from .pymodules import ENGINE_MODULES, LEDGER_MODULES, LIBRARY_MODULES, class_nodes_of, classes_of, defined_in
+from .pymodules import engine_method_names, function_nodes_of, init_in, module_text, parsed
 from .pycalls import DICT_SET_METHODS, NO_ATTRIBUTES, CallTranslation
 from .pystatements import BINARY as _BINARY, StatementTranslation, is_super_init as _is_super_init
 from ..escape import js_string
-
-# The engine modules the page runs, with the prefix of their names in the page's script.
-ENGINE_MODULES = {"civdsl.pystd.heaps": "hq", "civdsl.pystd.iterate": "it", "civdsl.pystd.reprs": "rp",
-                  "civdsl.pystd.shellwords": "sw",
-                  "civdsl.closematch": "cm", "civdsl.texts": "tx", "civdsl.plan.search": "ps", "civdsl.plan.payment": "pp", "civdsl.plan.objectives": "ob", "civdsl.placement": "pl", "civdsl.pricing": "pr",
-                  "civdsl.standing": "st", "civdsl.handvalue": "hv",
-                  "civdsl.factchecks": "fc", "civdsl.statecheck": "sc", "civdsl.playerfacts": "pf",
-                  "civdsl.losses": "ls", "civdsl.effectlist": "ef", "civdsl.calamity_answer": "ca",
-                  "civdsl.plan.purchase": "pu", "civdsl.plan.horizon": "ph", "civdsl.plan.hand": "hd", "civdsl.plan.answer": "pa",
-                  "civdsl.ledger.draws": "dr", "civdsl.ledger.quantities": "qt", "civdsl.ledger.decks": "dk",
-                  "civdsl.ledger.players": "lp", "civdsl.playerstate": "pt", "civdsl.startcredits": "cr",
-                  "civdsl.stateanswers": "sa",
-                  "civdsl.ledger.refusals": "rf", "civdsl.ledger.steps": "ts", "civdsl.ledger.words": "wd",
-                  "civdsl.ledger.play": "lg", "civdsl.ledger.ending": "le", "civdsl.ledger.taxes": "tc", "civdsl.ledger.events": "ev",
-                  "civdsl.table.seating": "tb", "civdsl.table.resolving": "rv", "civdsl.ledger.calamities": "lc",
-                  "civdsl.ledger.turn": "lt", "civdsl.ledger.gamecheck": "gc",
-                  "civdsl.ledger.gametext": "gx", "civdsl.ledger.gameview": "gv"}
-# The game ledger's modules among them: translated and tested against Python
-# (tests/test_ledger_translated.py), and joined only to a page that keeps games
-# (`engine_source(ledger=True)`), so a page without the ledger does not carry its weight.
-LEDGER_MODULES = frozenset({"civdsl.pystd.shellwords", "civdsl.ledger.draws", "civdsl.ledger.quantities", "civdsl.ledger.decks",
-                            "civdsl.ledger.players", "civdsl.ledger.refusals", "civdsl.ledger.steps",
-                            "civdsl.ledger.words", "civdsl.ledger.play", "civdsl.ledger.ending",
-                            "civdsl.ledger.taxes", "civdsl.ledger.events", "civdsl.ledger.turn",
-                            "civdsl.ledger.gamecheck", "civdsl.table.seating", "civdsl.table.resolving",
-                            "civdsl.ledger.calamities", "civdsl.ledger.gametext", "civdsl.ledger.gameview"})
-
-# Python's library written in the subset (civdsl/pystd): the translation calls these where an engine
-# calls a library function or a composite built-in, so every script that runs a translated module
-# carries them (library_source).
-LIBRARY_MODULES = tuple(m for m in ENGINE_MODULES if m.startswith("civdsl.pystd."))
 
 # Names an engine module may import from a civdsl module that is not an engine module: the page's
 # hand-written runtime's name for each (the value model and its host). A module added to
@@ -147,7 +118,7 @@ class _Module(StatementTranslation, CallTranslation):
         self.module, self.prefix, self.short = module, prefix, short
         self.package = qualified.rsplit(".", 1)[0] if qualified else None
         self.fresh: list[str] = []
-        self.tree = ast.parse(source)
+        self.tree = parsed(source)
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.imported: dict[str, str] = {}  # local name -> "module" or "module.name"
@@ -236,9 +207,9 @@ class _Module(StatementTranslation, CallTranslation):
         for alias in node.names:
             if alias.asname:
                 self.refuse(node, f"import of {qualified}.{alias.name} under another name")
-            home = _defined_in(qualified, alias.name)
+            home = defined_in(qualified, alias.name)
             if home in ENGINE_MODULES:
-                classes = _classes_of(home)
+                classes = classes_of(home)
                 js = f"{ENGINE_MODULES[home]}_{alias.name}"
                 self.engine_imports[alias.name] = home
             elif alias.name in HOST_NAMES.get(qualified, {}):
@@ -272,7 +243,7 @@ class _Module(StatementTranslation, CallTranslation):
     def _imported_class(self, name: str) -> ast.ClassDef | None:
         """The class another engine module defines, imported under NAME (None: not one)."""
         qualified = self.engine_imports.get(name)
-        return _class_nodes_of(qualified).get(name) if qualified else None
+        return class_nodes_of(qualified).get(name) if qualified else None
 
     def imported_signature_source(self, name: str) -> tuple[ast.FunctionDef | None, bool] | None:
         """What gives the parameters of a call of a name imported from another engine module: its
@@ -281,10 +252,10 @@ class _Module(StatementTranslation, CallTranslation):
         qualified = self.engine_imports.get(name)
         if qualified is None:
             return None
-        cls = _class_nodes_of(qualified).get(name)
+        cls = class_nodes_of(qualified).get(name)
         if cls is not None:
-            return _init_in(qualified, cls), True
-        fn = _function_nodes_of(qualified).get(name)
+            return init_in(qualified, cls), True
+        fn = function_nodes_of(qualified).get(name)
         return (fn, False) if fn is not None else None
 
     def engine_method(self, name: str) -> bool:
@@ -829,6 +800,7 @@ class _Module(StatementTranslation, CallTranslation):
 
 # --- the engines -------------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)  # the page with the ledger and the one without share most modules
 def translate_source(source: str, module: str, prefix: str, short: bool = False, qualified: str | None = None) -> str:
     """The JavaScript of one engine module's text; Refused for a construct outside the subset.
     SHORT: locals renamed to one or two letters and the commonest helpers called by their aliases
@@ -848,64 +820,10 @@ def _calls_super_with_message(init: ast.FunctionDef, any_arguments: bool = False
 
 
 @functools.cache
-def _class_nodes_of(qualified: str) -> dict:
-    """The classes an engine module defines, by name (their __init__ gives a call's parameters)."""
-    return {n.name: n for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef)}
-
-
-def _init_in(qualified: str, cls: ast.ClassDef) -> ast.FunctionDef | None:
-    """The __init__ a class of the engine module QUALIFIED is made with: its own, or the one of the
-    class of another engine module it is based on (found through the module's imports)."""
-    own = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
-    if own is not None or len(cls.bases) != 1 or not isinstance(cls.bases[0], ast.Name):
-        return own
-    base = cls.bases[0].id
-    package = qualified.rsplit(".", 1)[0]
-    for node in ast.parse(_module_text(qualified)[1]).body:
-        if isinstance(node, ast.ImportFrom) and node.level and node.module \
-                and any(a.name == base and not a.asname for a in node.names):
-            origin = (package.rsplit(".", node.level - 1)[0] if node.level > 1 else package) + "." + node.module
-            if origin in ENGINE_MODULES and base in _class_nodes_of(origin):
-                return _init_in(origin, _class_nodes_of(origin)[base])
-    return None
-
-
-@functools.cache
-def _function_nodes_of(qualified: str) -> dict:
-    return {n.name: n for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.FunctionDef)}
-
-
-@functools.cache
 def _method_names() -> frozenset:
     """The names of every method of the engine modules' classes and of the runtime's dicts and
     sets: an attribute read of one of them, not called, may be a bound method."""
-    names = set(DICT_SET_METHODS) | {"append", "extend", "sort", "index", "pop"}
-    for qualified in ENGINE_MODULES:
-        for node in ast.parse(_module_text(qualified)[1]).body:
-            if isinstance(node, ast.ClassDef):
-                names.update(m.name for m in node.body if isinstance(m, ast.FunctionDef) and not m.name.startswith("__"))
-    return frozenset(names)
-
-
-@functools.cache
-def _defined_in(qualified: str, name: str) -> str:
-    """The engine module whose NAME the module QUALIFIED imports by name and so re-exports, else
-    QUALIFIED itself."""
-    if qualified in ENGINE_MODULES or importlib.util.find_spec(qualified) is None:
-        return qualified
-    package = qualified.rsplit(".", 1)[0]
-    for node in ast.parse(_module_text(qualified)[1]).body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
-                and any(a.name == name and a.asname is None for a in node.names) \
-                and f"{package}.{node.module}" in ENGINE_MODULES:
-            return f"{package}.{node.module}"
-    return qualified
-
-
-@functools.cache
-def _classes_of(qualified: str) -> frozenset:
-    """The classes an engine module defines (what its importers construct with `new`)."""
-    return frozenset(n.name for n in ast.parse(_module_text(qualified)[1]).body if isinstance(n, ast.ClassDef))
+    return frozenset(DICT_SET_METHODS) | {"append", "extend", "sort", "index", "pop"} | engine_method_names()
 
 
 @functools.cache
@@ -924,11 +842,6 @@ def _is_text(*nodes) -> bool:
 def engine_name(module: str, name: str) -> str:
     """The page's name of the function or class NAME of the engine module MODULE."""
     return f"{ENGINE_MODULES[module]}_{name}"
-
-
-def _module_text(name: str) -> tuple[str, str]:
-    spec = importlib.util.find_spec(name)
-    return spec.origin, open(spec.origin, encoding="utf-8").read()
 
 
 # The page's copy calls the runtime helpers the translation writes most through these aliases
@@ -963,7 +876,7 @@ def engine_source(short: bool = False, ledger: bool = True) -> str:
     for name, prefix in ENGINE_MODULES.items():
         if not ledger and name in LEDGER_MODULES:
             continue
-        _, text = _module_text(name)
+        _, text = module_text(name)
         parts.append(f"// {name}")
         parts.append(translate_source(text, name.rsplit(".", 1)[-1] + ".py", prefix, short, name))
     return "\n".join(parts)
@@ -976,7 +889,7 @@ def library_source(ledger: bool = False) -> str:
     for name in LIBRARY_MODULES:
         if not ledger and name in LEDGER_MODULES:
             continue
-        parts.append(translate_source(_module_text(name)[1], name.rsplit(".", 1)[-1] + ".py", ENGINE_MODULES[name],
+        parts.append(translate_source(module_text(name)[1], name.rsplit(".", 1)[-1] + ".py", ENGINE_MODULES[name],
                                       qualified=name))
     return "\n".join(parts)
 

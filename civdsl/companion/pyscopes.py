@@ -25,16 +25,25 @@ def target_names(t) -> set:
     return set()
 
 
-def own_nodes(body: list):
+_NESTED_SCOPES = (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# each body's nodes, listed once (the translator asks for a function's several times), with the
+# body itself: an entry is read only for the very list it was made from
+_OWN_NODES: dict[int, tuple[list, tuple]] = {}
+
+
+def own_nodes(body: list) -> tuple:
     """The nodes of a function's body, not those of the functions, lambdas and comprehensions in it."""
-    stack = list(body)
+    known = _OWN_NODES.get(id(body))
+    if known is not None and known[0] is body:
+        return known[1]
+    found, stack = [], list(body)
     while stack:
         node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
-                             ast.GeneratorExp)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+        found.append(node)
+        if not isinstance(node, _NESTED_SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    _OWN_NODES[id(body)] = (body, tuple(found))
+    return _OWN_NODES[id(body)][1]
 
 
 def assigned_names(body: list) -> set:
