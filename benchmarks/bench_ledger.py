@@ -36,12 +36,12 @@ def answer(rb, path: Path) -> str:
     from civdsl.cli.game import _log_line, _player_line
     from civdsl.gcpause import paused
 
-    gf = gamefile.read(path)
-    with paused():  # as `game show` replays (cli/game.py _replay)
+    with paused():  # as `game show` reads, replays and answers (cli/game.py show)
+        gf = gamefile.read(path)
         game = gamefile.replay(rb, gf)
-    out = [_player_line(game, p) for p in game.players.values()]
-    out += [_log_line(rb, e) for e in game.log]
-    return "\n".join(out) + "\n" + "; ".join(game.expects())
+        out = [_player_line(game, p) for p in game.players.values()]
+        out += [_log_line(rb, e) for e in game.log]
+        return "\n".join(out) + "\n" + "; ".join(game.expects())
 
 
 def main() -> None:

@@ -298,6 +298,13 @@ def fmt(path, check, as_json):
 def show(path, turn, upto, player, log, as_json):
     """Every player's state at any point of GAME, the log with the rule behind each change, and
     what the next step expects."""
+    from ..gcpause import paused
+
+    with paused():  # the file read, the replay and its log are all kept until the answer is written
+        _show(path, turn, upto, player, log, as_json)
+
+
+def _show(path, turn, upto, player, log, as_json) -> None:
     gf, rb = _load(path)
     if turn is not None:
         from ..ledger.gameview import events_up_to_turn
