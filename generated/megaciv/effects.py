@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'megaciv', 'name': 'Mega Civilization', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/megaciv.civ'
-SOURCES = {'rulebooks/megaciv.civ': 'f333e2cd6d0d86cdc9cf077bea3de987db63632f2dcbb861ff5eecc824da7bdf'}
+SOURCES = {'rulebooks/megaciv.civ': '400aa576aeca0be40e918ef1b022fbf4ee29dd253182c707de4094a1cc6824dc'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ('The Short Game', 'The First Game')
@@ -32,57 +32,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '☼'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 82}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 92}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 100}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "vp_when": [], "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 108}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 117}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 125}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 133}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "vp_when": [], "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 143}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 151}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 10}]], "line": 159}]',
-    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "vp_when": [], "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 169}]',
-    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 177}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 186}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 194}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 202}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 210}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 221}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 230}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 238}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 248}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 258}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 267}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 275}]',
-    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 284}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 292}]',
-    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 303}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 312}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 323}]',
-    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 331}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 341}]',
-    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 350}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 360}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 20}]], "line": 368}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 378}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["no_tax_revolt", {}]], "line": 388}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["discount", {"amount": 40}]], "line": 397}]',
-    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 406}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 414}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 424}]',
-    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 435}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 444}]',
-    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 452}]',
-    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 460}]',
-    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 468}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 475}]',
-    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 483}]',
-    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["substitute_card", {}]], "line": 491}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 501}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 510}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_support", {"delta": 1}]], "line": 518}]',
-    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ast_cities", {"delta": 1}]], "line": 527}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 84}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": 1, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 94}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 102}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": 1, "vp_when": [], "credits": {"sciences": 5, "civics": 10}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 110}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 119}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 127}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": 1, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 135}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": 1, "vp_when": [], "credits": {"arts": 5, "religion": 10}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 145}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 153}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": 1, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 10}]], "line": 161}]',
+    '["Deism", {"cost": 70, "groups": ["religion"], "vp": 1, "vp_when": [], "credits": {"crafts": 5, "religion": 10}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 171}]',
+    '["Astronavigation", {"cost": 80, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 179}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 188}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": 1, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 196}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": 1, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 204}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": 1, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 212}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": 1, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 223}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 232}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 240}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 250}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"sciences": 5, "arts": 10}, "specific": {"Mining": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 260}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "sciences": 10}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 269}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"arts": 5, "religion": 10}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 277}]',
+    '["Law", {"cost": 150, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 286}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 5}], ["trade_card_purchase", {"stack": 7, "price": 13}]], "line": 294}]',
+    '["Diplomacy", {"cost": 160, "groups": ["arts"], "vp": 3, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 305}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "sciences": 10}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 314}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "religion": 10}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 325}]',
+    '["Naval Warfare", {"cost": 160, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "civics": 10}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_capacity", {"delta": 1}]], "line": 333}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": 3, "vp_when": [], "credits": {"civics": 5, "religion": 10}, "specific": {"Theology": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 343}]',
+    '["Military", {"cost": 170, "groups": ["civics"], "vp": 3, "vp_when": [], "credits": {"crafts": 5, "civics": 10}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 352}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": 3, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 362}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 10}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 20}]], "line": 370}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": 3, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["card_treasury", {"rate": 2}]], "line": 380}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["no_tax_revolt", {}]], "line": 390}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["discount", {"amount": 40}]], "line": 399}]',
+    '["Philosophy", {"cost": 220, "groups": ["sciences", "religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 20, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 408}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["movement", {"delta": 1}], ["hand_limit", {"delta": 1}]], "line": 416}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 6, "price": 13}], ["trade_card_purchase", {"stack": 8, "price": 13}], ["treasury_value", {"value": 2}]], "line": 426}]',
+    '["Politics", {"cost": 230, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 437}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 446}]',
+    '["Advanced Military", {"cost": 240, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "civics": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 454}]',
+    '["Monotheism", {"cost": 240, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"civics": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 462}]',
+    '["Mathematics", {"cost": 250, "groups": ["sciences", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 10, "sciences": 20, "arts": 20, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 470}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"sciences": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 477}]',
+    '["Provincial Empire", {"cost": 260, "groups": ["civics"], "vp": 6, "vp_when": [], "credits": {"civics": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 485}]',
+    '["Trade Empire", {"cost": 260, "groups": ["crafts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["substitute_card", {}]], "line": 493}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": 6, "vp_when": [], "credits": {"crafts": 5, "sciences": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_advance", {"group": "sciences", "cost_below": 100}]], "line": 503}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": 6, "vp_when": [], "credits": {"arts": 5, "religion": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 512}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": 6, "vp_when": [], "credits": {"arts": 20, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_support", {"delta": 1}]], "line": 520}]',
+    '["Wonder of the World", {"cost": 290, "groups": ["crafts", "arts"], "vp": 6, "vp_when": [], "credits": {"crafts": 20, "arts": 20}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ast_cities", {"delta": 1}]], "line": 529}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 9, "stack": 1, "block": "west", "block_when": []}]',
@@ -148,14 +148,14 @@ OFF_BLOCK = None
 
 def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 2, minor). Take 2 damage from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:537
+    # rulebooks/megaciv.civ:539
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:541
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:541
-        e1_amount = 5  # rulebooks/megaciv.civ:541
+        e0_amount = 2  # rulebooks/megaciv.civ:543
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:543
+        e1_amount = 5  # rulebooks/megaciv.civ:543
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 541), ('lose_treasury', {'amount': e1_amount}, 541)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 543), ('lose_treasury', {'amount': e1_amount}, 543)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -164,12 +164,12 @@ def calamity_0_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 3, minor). Lose 10 treasury.'
-    # rulebooks/megaciv.civ:544
+    # rulebooks/megaciv.civ:546
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:548
+        e0_amount = 10  # rulebooks/megaciv.civ:550
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 548)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 550)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -178,14 +178,14 @@ def calamity_1_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 4, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/megaciv.civ:551
+    # rulebooks/megaciv.civ:553
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:555
-        e0_area = 'any'  # rulebooks/megaciv.civ:555
-        e1_amount = 5  # rulebooks/megaciv.civ:555
+        e0_amount = 1  # rulebooks/megaciv.civ:557
+        e0_area = 'any'  # rulebooks/megaciv.civ:557
+        e1_amount = 5  # rulebooks/megaciv.civ:557
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 555), ('lose_treasury', {'amount': e1_amount}, 555)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 557), ('lose_treasury', {'amount': e1_amount}, 557)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -194,17 +194,17 @@ def calamity_2_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 5, minor). Destroy 1 city. Modifiers: every victim: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/megaciv.civ:558
+    # rulebooks/megaciv.civ:560
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:562
-        e0_area = 'any'  # rulebooks/megaciv.civ:562
+        e0_amount = 1  # rulebooks/megaciv.civ:564
+        e0_area = 'any'  # rulebooks/megaciv.civ:564
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:563
-        if s.decide(m0, 563, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:563
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 563, 'rulebooks/megaciv.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 562)]
+        m0 = True  # rulebooks/megaciv.civ:565
+        if s.decide(m0, 565, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:565
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 565, 'rulebooks/megaciv.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 564)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -213,13 +213,13 @@ def calamity_3_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 6, minor). Take 5 damage.'
-    # rulebooks/megaciv.civ:567
+    # rulebooks/megaciv.civ:569
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/megaciv.civ:571
-        e0_area = 'any'  # rulebooks/megaciv.civ:571
+        e0_amount = 5  # rulebooks/megaciv.civ:573
+        e0_area = 'any'  # rulebooks/megaciv.civ:573
         trace = []
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 571)]
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 573)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -228,13 +228,13 @@ def calamity_4_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 7, minor). Destroy 1 city.'
-    # rulebooks/megaciv.civ:574
+    # rulebooks/megaciv.civ:576
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:578
-        e0_area = 'any'  # rulebooks/megaciv.civ:578
+        e0_amount = 1  # rulebooks/megaciv.civ:580
+        e0_area = 'any'  # rulebooks/megaciv.civ:580
         trace = []
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 578)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 580)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -243,16 +243,16 @@ def calamity_5_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 8, minor). Discard 2 commodity cards. Modifiers: every victim: may pay 4 treasury per card discarded instead.'
-    # rulebooks/megaciv.civ:581
+    # rulebooks/megaciv.civ:583
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:585
+        e0_amount = 2  # rulebooks/megaciv.civ:587
         trace = []
         options = []
-        m0 = True  # rulebooks/megaciv.civ:586
-        if s.decide(m0, 586, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:586
-            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 586, 'rulebooks/megaciv.civ'))
-        effects = [('discard_cards', {'amount': e0_amount}, 585)]
+        m0 = True  # rulebooks/megaciv.civ:588
+        if s.decide(m0, 588, 'rulebooks/megaciv.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/megaciv.civ:588
+            options.append(('discard_cards', 'pay_treasury', {'amount': 4}, True, (), 588, 'rulebooks/megaciv.civ'))
+        effects = [('discard_cards', {'amount': e0_amount}, 587)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -261,14 +261,14 @@ def calamity_6_banditry(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 9, minor). Destroy 1 city from coastal areas; lose 5 treasury.'
-    # rulebooks/megaciv.civ:591
+    # rulebooks/megaciv.civ:593
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:595
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:595
-        e1_amount = 5  # rulebooks/megaciv.civ:595
+        e0_amount = 1  # rulebooks/megaciv.civ:597
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:597
+        e1_amount = 5  # rulebooks/megaciv.civ:597
         trace = []
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 595), ('lose_treasury', {'amount': e1_amount}, 595)]
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 597), ('lose_treasury', {'amount': e1_amount}, 597)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -277,94 +277,94 @@ def calamity_7_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_volcanic_eruption_or_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcanic Eruption or Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Engineering and no city touched by a volcano (primary victim): 1 fewer city destroyed; 1 more city reduced.'
-    # rulebooks/megaciv.civ:601
+    # rulebooks/megaciv.civ:603
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:607
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/megaciv.civ:609
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((607, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((609, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/megaciv.civ:608
+            e0_area = 'volcano'  # rulebooks/megaciv.civ:610
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/megaciv.civ:610
-            e1_area = 'any'  # rulebooks/megaciv.civ:610
-            e2_amount = 0  # rulebooks/megaciv.civ:611
-            e2_area = 'any'  # rulebooks/megaciv.civ:611
+            e1_amount = 1  # rulebooks/megaciv.civ:612
+            e1_area = 'any'  # rulebooks/megaciv.civ:612
+            e2_amount = 0  # rulebooks/megaciv.civ:613
+            e2_area = 'any'  # rulebooks/megaciv.civ:613
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 614)
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'})], 616)
         trace = []
-        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:615
+        m0 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/megaciv.civ:617
         if type(m0) is _U:
-            s.undecided.append((616, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
+            s.undecided.append((618, 'rulebooks/megaciv.civ', 'whether Engineering changes destroy cities', m0.facts))
             v = 1
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 616, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 618, 'rulebooks/megaciv.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/megaciv.civ:616
+        elif m0:  # rulebooks/megaciv.civ:618
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 616, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'destroy_cities', 'amount', 1, e1_amount, ('Engineering',), 618, 'rulebooks/megaciv.civ')
         if type(m0) is _U:
-            s.undecided.append((617, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
+            s.undecided.append((619, 'rulebooks/megaciv.civ', 'whether Engineering changes reduce cities', m0.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m0, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 617, 'rulebooks/megaciv.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 619, 'rulebooks/megaciv.civ'))
                 e2_amount = u
-        elif m0:  # rulebooks/megaciv.civ:617
+        elif m0:  # rulebooks/megaciv.civ:619
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 617, 'rulebooks/megaciv.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 619, 'rulebooks/megaciv.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 608))
+            effects.append(('destroy_area_units', {'area': e0_area}, 610))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 610))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 612))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 611))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 601, 'rulebooks/megaciv.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 613))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 603, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/megaciv.civ:614
-        e0_area = 'adjacent'  # rulebooks/megaciv.civ:614
+        e0_amount = 1  # rulebooks/megaciv.civ:616
+        e0_area = 'adjacent'  # rulebooks/megaciv.civ:616
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 614)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 616)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Volcanic Eruption or Earthquake', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). The beneficiary annexes as many cities as the smaller of 1 and the beneficiary's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary's cities in stock. Modifiers: Diplomacy: exactly cities annexed, as many as the smaller of 2 and the beneficiary's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the beneficiary's cities in stock."
-    # rulebooks/megaciv.civ:625
+    # rulebooks/megaciv.civ:627
     held = s.held_set
     if role == 'primary':
-        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:631
-        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:632
-        e1_area = 'any'  # rulebooks/megaciv.civ:632
+        e0_amount = _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))  # rulebooks/megaciv.civ:633
+        e1_amount = (1 - _rt.min_(1, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))  # rulebooks/megaciv.civ:634
+        e1_area = 'any'  # rulebooks/megaciv.civ:634
         trace = []
-        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:634
-        if m0:  # rulebooks/megaciv.civ:635
+        m0 = ('Diplomacy' in held)  # rulebooks/megaciv.civ:636
+        if m0:  # rulebooks/megaciv.civ:637
             v = _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock')))
-            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 635, 'rulebooks/megaciv.civ')
-        if m0:  # rulebooks/megaciv.civ:636
+            e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 637, 'rulebooks/megaciv.civ')
+        if m0:  # rulebooks/megaciv.civ:638
             v = (2 - _rt.min_(2, s.of_role('beneficiary', lambda s: s.fact('cities_in_stock'))))
-            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 636, 'rulebooks/megaciv.civ')
+            e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 638, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_cities', 'amount', e0_amount, 625, 'rulebooks/megaciv.civ')
+            e0_amount = _rt.floor_step(trace, 'annex_cities', 'amount', e0_amount, 627, 'rulebooks/megaciv.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e1_amount, 625, 'rulebooks/megaciv.civ')
-        effects = [('annex_cities', {'amount': e0_amount}, 631), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 632)]
+            e1_amount = _rt.floor_step(trace, 'destroy_cities', 'amount', e1_amount, 627, 'rulebooks/megaciv.civ')
+        effects = [('annex_cities', {'amount': e0_amount}, 633), ('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 634)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -373,58 +373,58 @@ def calamity_9_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage. 3 other players each: take 5 damage. Modifiers: Agriculture (primary victim): 5 more points of damage; Pottery: 5 fewer points of damage; Calendar: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:642
+    # rulebooks/megaciv.civ:644
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:647
-        e0_area = 'any'  # rulebooks/megaciv.civ:647
-        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 648)
+        e0_amount = 10  # rulebooks/megaciv.civ:649
+        e0_area = 'any'  # rulebooks/megaciv.civ:649
+        assignment = (3, None, [('damage', {'amount': 5, 'area': 'any'})], 650)
         trace = []
-        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:649
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 649, 'rulebooks/megaciv.civ')
-        if (('Pottery' in held)):  # rulebooks/megaciv.civ:651
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 651, 'rulebooks/megaciv.civ')
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:653
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 653, 'rulebooks/megaciv.civ')
+        if (('Agriculture' in held)):  # rulebooks/megaciv.civ:651
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Agriculture',), 651, 'rulebooks/megaciv.civ')
+        if (('Pottery' in held)):  # rulebooks/megaciv.civ:653
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 653, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:655
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 655, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 642, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 647)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 644, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 649)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:648
-        e0_area = 'any'  # rulebooks/megaciv.civ:648
+        e0_amount = 5  # rulebooks/megaciv.civ:650
+        e0_area = 'any'  # rulebooks/megaciv.civ:650
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/megaciv.civ:651
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 651, 'rulebooks/megaciv.civ')
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:653
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 653, 'rulebooks/megaciv.civ')
+        if (('Pottery' in held)):  # rulebooks/megaciv.civ:653
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 653, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:655
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 655, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 642, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 648)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 644, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 650)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 3, major tradable). City support rises by 2 per city; reduce unsupported cities. Modifiers: Mythology: 1 fewer token of city support per city; Enlightenment: 1 fewer token of city support per city; Mining: 1 more token of city support per city.'
-    # rulebooks/megaciv.civ:662
+    # rulebooks/megaciv.civ:664
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/megaciv.civ:667
+        e0_amount = 2  # rulebooks/megaciv.civ:669
         trace = []
-        if (('Mythology' in held)):  # rulebooks/megaciv.civ:668
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 668, 'rulebooks/megaciv.civ')
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:670
-            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 670, 'rulebooks/megaciv.civ')
-        if (('Mining' in held)):  # rulebooks/megaciv.civ:672
-            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 672, 'rulebooks/megaciv.civ')
+        if (('Mythology' in held)):  # rulebooks/megaciv.civ:670
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Mythology',), 670, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:672
+            e0_amount = _rt.change(trace, 'prevent', 'city_support_rate', 'amount', 1, e0_amount, ('Enlightenment',), 672, 'rulebooks/megaciv.civ')
+        if (('Mining' in held)):  # rulebooks/megaciv.civ:674
+            e0_amount = _rt.change(trace, 'add', 'city_support_rate', 'amount', 1, e0_amount, ('Mining',), 674, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'city_support_rate', 'amount', e0_amount, 662, 'rulebooks/megaciv.civ')
-        effects = [('city_support_rate', {'amount': e0_amount}, 667)]
+            e0_amount = _rt.floor_step(trace, 'city_support_rate', 'amount', e0_amount, 664, 'rulebooks/megaciv.civ')
+        effects = [('city_support_rate', {'amount': e0_amount}, 669)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -433,74 +433,74 @@ def calamity_11_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 4, major nontradable). With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain. Modifiers: Engineering: 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:679
+    # rulebooks/megaciv.civ:681
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:685
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/megaciv.civ:687
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((685, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
+            s.undecided.append((687, 'rulebooks/megaciv.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 15  # rulebooks/megaciv.civ:685
-            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:685
+            e0_amount = 15  # rulebooks/megaciv.civ:687
+            e0_area = 'flood_plain'  # rulebooks/megaciv.civ:687
         if ub1 or not b1:
-            e1_amount = 5  # rulebooks/megaciv.civ:685
-            e1_area = 'coastal'  # rulebooks/megaciv.civ:685
+            e1_amount = 5  # rulebooks/megaciv.civ:687
+            e1_area = 'coastal'  # rulebooks/megaciv.civ:687
         if ub1:
             e0_amount = None
             e1_amount = None
-        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 687)
+        assignment = (s.fact('flood_plain_players'), None, [('damage', {'amount': 5, 'area': 'flood_plain'})], 689)
         trace = []
-        if (('Engineering' in held)):  # rulebooks/megaciv.civ:688
+        if (('Engineering' in held)):  # rulebooks/megaciv.civ:690
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 688, 'rulebooks/megaciv.civ')
+                e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 690, 'rulebooks/megaciv.civ')
             elif e1_amount is not None:
-                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 688, 'rulebooks/megaciv.civ')
+                e1_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e1_amount, ('Engineering',), 690, 'rulebooks/megaciv.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 685))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 687))
         if e1_amount is not None:
-            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 685))
-        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 679, 'rulebooks/megaciv.civ')
+            effects.append(('damage', {'amount': e1_amount, 'area': e1_area}, 687))
+        _rt.floor_effects(effects, trace, {'damage': 'amount'}, 681, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 5  # rulebooks/megaciv.civ:687
-        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:687
+        e0_amount = 5  # rulebooks/megaciv.civ:689
+        e0_area = 'flood_plain'  # rulebooks/megaciv.civ:689
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/megaciv.civ:688
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 688, 'rulebooks/megaciv.civ')
+        if (('Engineering' in held)):  # rulebooks/megaciv.civ:690
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Engineering',), 690, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 679, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 687)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 681, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 689)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 4, major tradable). Reduce 3 cities. Modifiers: Mysticism: 1 fewer city reduced; Deism: 1 fewer city reduced; Enlightenment: 1 fewer city reduced; Universal Doctrine: 1 more city reduced.'
-    # rulebooks/megaciv.civ:694
+    # rulebooks/megaciv.civ:696
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:699
-        e0_area = 'any'  # rulebooks/megaciv.civ:699
+        e0_amount = 3  # rulebooks/megaciv.civ:701
+        e0_area = 'any'  # rulebooks/megaciv.civ:701
         trace = []
-        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:700
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 700, 'rulebooks/megaciv.civ')
-        if (('Deism' in held)):  # rulebooks/megaciv.civ:702
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 702, 'rulebooks/megaciv.civ')
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:704
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 704, 'rulebooks/megaciv.civ')
-        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:706
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 706, 'rulebooks/megaciv.civ')
+        if (('Mysticism' in held)):  # rulebooks/megaciv.civ:702
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 702, 'rulebooks/megaciv.civ')
+        if (('Deism' in held)):  # rulebooks/megaciv.civ:704
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 704, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:706
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 706, 'rulebooks/megaciv.civ')
+        if (('Universal Doctrine' in held)):  # rulebooks/megaciv.civ:708
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 708, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 694, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 699)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 696, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 701)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -509,26 +509,26 @@ def calamity_13_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 5, major nontradable). The beneficiary annexes all but 35 unit points. Cancelled for a victim with at most 35 unit points, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military. Modifiers: Music: 5 more unit points kept; Drama and Poetry: 5 more unit points kept; Democracy: 10 more unit points kept; Philosophy: 5 fewer unit points kept; Military: 5 fewer unit points kept.'
-    # rulebooks/megaciv.civ:710
+    # rulebooks/megaciv.civ:712
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 717, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:717
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 717, 'cancelled: at most 35 unit points, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
-        e0_amount = 35  # rulebooks/megaciv.civ:715
+        if s.decide((s.fact('unit_points') <= (((((35 + (5 * ('Music' in held))) + (5 * ('Drama and Poetry' in held))) + (10 * ('Democracy' in held))) - (5 * ('Philosophy' in held))) - (5 * ('Military' in held)))), 719, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:719
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 719, 'cancelled: at most 35 unit points, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military', 'rulebooks/megaciv.civ')
+        e0_amount = 35  # rulebooks/megaciv.civ:717
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:719
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 719, 'rulebooks/megaciv.civ')
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:721
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 721, 'rulebooks/megaciv.civ')
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:723
-            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 723, 'rulebooks/megaciv.civ')
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:725
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 725, 'rulebooks/megaciv.civ')
-        if (('Military' in held)):  # rulebooks/megaciv.civ:727
-            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 727, 'rulebooks/megaciv.civ')
+        if (('Music' in held)):  # rulebooks/megaciv.civ:721
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Music',), 721, 'rulebooks/megaciv.civ')
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:723
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Drama and Poetry',), 723, 'rulebooks/megaciv.civ')
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:725
+            e0_amount = _rt.change(trace, 'add', 'annex_all_but_unit_points', 'amount', 10, e0_amount, ('Democracy',), 725, 'rulebooks/megaciv.civ')
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:727
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Philosophy',), 727, 'rulebooks/megaciv.civ')
+        if (('Military' in held)):  # rulebooks/megaciv.civ:729
+            e0_amount = _rt.change(trace, 'prevent', 'annex_all_but_unit_points', 'amount', 5, e0_amount, ('Military',), 729, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_all_but_unit_points', 'amount', e0_amount, 710, 'rulebooks/megaciv.civ')
-        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 715)]
+            e0_amount = _rt.floor_step(trace, 'annex_all_but_unit_points', 'amount', e0_amount, 712, 'rulebooks/megaciv.civ')
+        effects = [('annex_all_but_unit_points', {'amount': e0_amount}, 717)]
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil War', role, s, [], None, (), (), False, None, None))
@@ -536,20 +536,20 @@ def calamity_14_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Modifiers: Provincial Empire: 5 more barbarian tokens; Politics: 5 more barbarian tokens; Monarchy: 5 fewer barbarian tokens.'
-    # rulebooks/megaciv.civ:736
+    # rulebooks/megaciv.civ:738
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:741
+        e0_amount = 15  # rulebooks/megaciv.civ:743
         trace = []
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:742
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 742, 'rulebooks/megaciv.civ')
-        if (('Politics' in held)):  # rulebooks/megaciv.civ:744
-            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 744, 'rulebooks/megaciv.civ')
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:746
-            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 746, 'rulebooks/megaciv.civ')
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:744
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 744, 'rulebooks/megaciv.civ')
+        if (('Politics' in held)):  # rulebooks/megaciv.civ:746
+            e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 746, 'rulebooks/megaciv.civ')
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:748
+            e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 748, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 736, 'rulebooks/megaciv.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 741)]
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 738, 'rulebooks/megaciv.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 743)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -557,47 +557,47 @@ def calamity_15_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Trade Empire: 1 more city reduced; Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced.'
-    # rulebooks/megaciv.civ:752
+    # rulebooks/megaciv.civ:754
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 759, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:759
-            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 759, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
-        e0_amount = 3  # rulebooks/megaciv.civ:757
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:757
-        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 758)
+        if s.decide((s.fact('cities_adjacent_open_sea') == 0), 761, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:761
+            return _rt.cancelled(_MODULE, 'Cyclone', role, s, 761, 'cancelled: no city beside an open sea', 'rulebooks/megaciv.civ')
+        e0_amount = 3  # rulebooks/megaciv.civ:759
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:759
+        assignment = (s.fact('open_sea_players'), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'})], 760)
         trace = []
         e0_amount_unselected = 0
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:760
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 760, 'rulebooks/megaciv.civ')
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:762
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 762, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:762
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 762, 'rulebooks/megaciv.civ')
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:764
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 764, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:764
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 764, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:766
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 766, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 757)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 752, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 759)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 754, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/megaciv.civ:758
-        e0_area = 'open_sea'  # rulebooks/megaciv.civ:758
+        e0_amount = 2  # rulebooks/megaciv.civ:760
+        e0_area = 'open_sea'  # rulebooks/megaciv.civ:760
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         e0_amount_unselected = 0
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:760
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 760, 'rulebooks/megaciv.civ')
-        if (('Masonry' in held)):  # rulebooks/megaciv.civ:762
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 762, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:762
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 762, 'rulebooks/megaciv.civ')
+        if (('Masonry' in held)):  # rulebooks/megaciv.civ:764
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 764, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 1
-        if (('Calendar' in held)):  # rulebooks/megaciv.civ:764
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 764, 'rulebooks/megaciv.civ')
+        if (('Calendar' in held)):  # rulebooks/megaciv.civ:766
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 766, 'rulebooks/megaciv.civ')
             e0_amount_unselected += 2
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 758)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 752, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 760)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount'}, 754, 'rulebooks/megaciv.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -605,62 +605,62 @@ def calamity_16_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 15 damage. 2 other players each: take 10 damage (not the beneficiary). Modifiers: Medicine: 5 fewer points of damage; Enlightenment (primary victim): 5 fewer points of damage; Roadbuilding (primary victim): 5 more points of damage; Trade Empire (primary victim): 5 more points of damage; Anatomy (secondary victim): 5 fewer points of damage.'
-    # rulebooks/megaciv.civ:773
+    # rulebooks/megaciv.civ:775
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:778
-        e0_area = 'any'  # rulebooks/megaciv.civ:778
-        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 779)
+        e0_amount = 15  # rulebooks/megaciv.civ:780
+        e0_area = 'any'  # rulebooks/megaciv.civ:780
+        assignment = (2, None, [('damage', {'amount': 10, 'area': 'any'})], 781)
         trace = []
-        if (('Medicine' in held)):  # rulebooks/megaciv.civ:781
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 781, 'rulebooks/megaciv.civ')
-        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:783
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 783, 'rulebooks/megaciv.civ')
-        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:785
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 785, 'rulebooks/megaciv.civ')
-        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:787
-            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 787, 'rulebooks/megaciv.civ')
+        if (('Medicine' in held)):  # rulebooks/megaciv.civ:783
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 783, 'rulebooks/megaciv.civ')
+        if (('Enlightenment' in held)):  # rulebooks/megaciv.civ:785
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Enlightenment',), 785, 'rulebooks/megaciv.civ')
+        if (('Roadbuilding' in held)):  # rulebooks/megaciv.civ:787
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 787, 'rulebooks/megaciv.civ')
+        if (('Trade Empire' in held)):  # rulebooks/megaciv.civ:789
+            e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 789, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 773, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 778)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 775, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 780)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/megaciv.civ:779
-        e0_area = 'any'  # rulebooks/megaciv.civ:779
+        e0_amount = 10  # rulebooks/megaciv.civ:781
+        e0_area = 'any'  # rulebooks/megaciv.civ:781
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Medicine' in held)):  # rulebooks/megaciv.civ:781
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 781, 'rulebooks/megaciv.civ')
-        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:789
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 789, 'rulebooks/megaciv.civ')
+        if (('Medicine' in held)):  # rulebooks/megaciv.civ:783
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 783, 'rulebooks/megaciv.civ')
+        if (('Anatomy' in held)):  # rulebooks/megaciv.civ:791
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 791, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 773, 'rulebooks/megaciv.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 779)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 775, 'rulebooks/megaciv.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 781)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 7, major nontradable). The beneficiary annexes 15 unit points. Modifiers: Sculpture: 5 fewer unit points annexed; Law: 5 fewer unit points annexed; Monarchy: 5 more unit points annexed; Provincial Empire: 5 more unit points annexed.'
-    # rulebooks/megaciv.civ:793
+    # rulebooks/megaciv.civ:795
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/megaciv.civ:798
+        e0_amount = 15  # rulebooks/megaciv.civ:800
         trace = []
-        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:799
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 799, 'rulebooks/megaciv.civ')
-        if (('Law' in held)):  # rulebooks/megaciv.civ:801
-            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 801, 'rulebooks/megaciv.civ')
-        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:803
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 803, 'rulebooks/megaciv.civ')
-        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:805
-            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 805, 'rulebooks/megaciv.civ')
+        if (('Sculpture' in held)):  # rulebooks/megaciv.civ:801
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 801, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:803
+            e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Law',), 803, 'rulebooks/megaciv.civ')
+        if (('Monarchy' in held)):  # rulebooks/megaciv.civ:805
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 805, 'rulebooks/megaciv.civ')
+        if (('Provincial Empire' in held)):  # rulebooks/megaciv.civ:807
+            e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 807, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 793, 'rulebooks/megaciv.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 798)]
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 795, 'rulebooks/megaciv.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 800)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -669,26 +669,26 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music: 1 more city kept; Drama and Poetry: 1 more city kept; Law: 1 more city kept; Democracy: 1 more city kept; Advanced Military: 1 fewer city kept; Naval Warfare: 1 fewer city kept.'
-    # rulebooks/megaciv.civ:813
+    # rulebooks/megaciv.civ:815
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/megaciv.civ:818
+        e0_amount = 3  # rulebooks/megaciv.civ:820
         trace = []
-        if (('Music' in held)):  # rulebooks/megaciv.civ:819
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 819, 'rulebooks/megaciv.civ')
-        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:821
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 821, 'rulebooks/megaciv.civ')
-        if (('Law' in held)):  # rulebooks/megaciv.civ:823
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 823, 'rulebooks/megaciv.civ')
-        if (('Democracy' in held)):  # rulebooks/megaciv.civ:825
-            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 825, 'rulebooks/megaciv.civ')
-        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:827
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 827, 'rulebooks/megaciv.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:829
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 829, 'rulebooks/megaciv.civ')
+        if (('Music' in held)):  # rulebooks/megaciv.civ:821
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 821, 'rulebooks/megaciv.civ')
+        if (('Drama and Poetry' in held)):  # rulebooks/megaciv.civ:823
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 823, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:825
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 825, 'rulebooks/megaciv.civ')
+        if (('Democracy' in held)):  # rulebooks/megaciv.civ:827
+            e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 827, 'rulebooks/megaciv.civ')
+        if (('Advanced Military' in held)):  # rulebooks/megaciv.civ:829
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 829, 'rulebooks/megaciv.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:831
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 831, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 813, 'rulebooks/megaciv.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 818)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 815, 'rulebooks/megaciv.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 820)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -696,20 +696,20 @@ def calamity_19_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 8, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Law: 5 fewer points of face value to discard; Coinage: 5 more points of face value to discard; Wonder of the World: 5 more points of face value to discard.'
-    # rulebooks/megaciv.civ:834
+    # rulebooks/megaciv.civ:836
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/megaciv.civ:839
+        e0_amount = 10  # rulebooks/megaciv.civ:841
         trace = []
-        if (('Law' in held)):  # rulebooks/megaciv.civ:840
-            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 840, 'rulebooks/megaciv.civ')
-        if (('Coinage' in held)):  # rulebooks/megaciv.civ:842
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 842, 'rulebooks/megaciv.civ')
-        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:844
-            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 844, 'rulebooks/megaciv.civ')
+        if (('Law' in held)):  # rulebooks/megaciv.civ:842
+            e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 842, 'rulebooks/megaciv.civ')
+        if (('Coinage' in held)):  # rulebooks/megaciv.civ:844
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 844, 'rulebooks/megaciv.civ')
+        if (('Wonder of the World' in held)):  # rulebooks/megaciv.civ:846
+            e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Wonder of the World',), 846, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 834, 'rulebooks/megaciv.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 839)]
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 836, 'rulebooks/megaciv.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 841)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -719,73 +719,73 @@ def calamity_20_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city. Modifiers: Philosophy: 2 fewer cities reduced; Theology: 3 fewer cities reduced; Monotheism: 1 more city reduced; Theocracy: may discard 2 commodity cards instead of the cities reduced.'
-    # rulebooks/megaciv.civ:848
+    # rulebooks/megaciv.civ:850
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 857, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:857
-            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 857, 'cancelled: no city', 'rulebooks/megaciv.civ')
-        e0_amount = 4  # rulebooks/megaciv.civ:853
-        e0_area = 'any'  # rulebooks/megaciv.civ:853
-        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 854)
+        if s.decide((s.fact('cities') == 0), 859, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:859
+            return _rt.cancelled(_MODULE, 'Iconoclasm and Heresy', role, s, 859, 'cancelled: no city', 'rulebooks/megaciv.civ')
+        e0_amount = 4  # rulebooks/megaciv.civ:855
+        e0_area = 'any'  # rulebooks/megaciv.civ:855
+        assignment = (2, None, [('reduce_cities', {'amount': 1, 'area': 'any'})], 856)
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:864
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:858
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 858, 'rulebooks/megaciv.civ')
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:860
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 860, 'rulebooks/megaciv.civ')
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:862
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 862, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 864, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:864
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 864, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:866
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:860
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 860, 'rulebooks/megaciv.civ')
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:862
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 862, 'rulebooks/megaciv.civ')
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:864
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 864, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 866, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:866
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 866, 'rulebooks/megaciv.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 848, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 853)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 850, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 855)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
-        excluded = (856, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 856, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:854
-        e0_area = 'any'  # rulebooks/megaciv.civ:854
+        excluded = (858, 'not a player with no city', 'rulebooks/megaciv.civ') if s.decide((s.fact('cities') == 0), 858, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:856
+        e0_area = 'any'  # rulebooks/megaciv.civ:856
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
         options = []
-        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:864
-        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:858
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 858, 'rulebooks/megaciv.civ')
-        if (('Theology' in held)):  # rulebooks/megaciv.civ:860
-            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 860, 'rulebooks/megaciv.civ')
-        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:862
-            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 862, 'rulebooks/megaciv.civ')
-        if s.decide(m3, 864, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:864
-            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 864, 'rulebooks/megaciv.civ'))
+        m3 = ('Theocracy' in held)  # rulebooks/megaciv.civ:866
+        if (('Philosophy' in held)):  # rulebooks/megaciv.civ:860
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Philosophy',), 860, 'rulebooks/megaciv.civ')
+        if (('Theology' in held)):  # rulebooks/megaciv.civ:862
+            e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 862, 'rulebooks/megaciv.civ')
+        if (('Monotheism' in held)):  # rulebooks/megaciv.civ:864
+            e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 864, 'rulebooks/megaciv.civ')
+        if s.decide(m3, 866, 'rulebooks/megaciv.civ', 'whether the option to discard cards is offered') and (True):  # rulebooks/megaciv.civ:866
+            options.append(('reduce_cities', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 866, 'rulebooks/megaciv.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 848, 'rulebooks/megaciv.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 854)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 850, 'rulebooks/megaciv.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 856)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, options, False, None, excluded))
 
 
 def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Modifiers: Fundamentalism: 1 more step back on the A.S.T.; Library: 1 fewer step back on the A.S.T.; Enlightenment: may destroy 2 cities per step back on the A.S.T. instead.'
-    # rulebooks/megaciv.civ:870
+    # rulebooks/megaciv.civ:872
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/megaciv.civ:875
+        e0_amount = 1  # rulebooks/megaciv.civ:877
         e1_active = True
         trace = []
         options = []
-        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:880
-        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:876
-            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 876, 'rulebooks/megaciv.civ')
-        if (('Library' in held)):  # rulebooks/megaciv.civ:878
-            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 878, 'rulebooks/megaciv.civ')
-        if s.decide(m2, 880, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:880
-            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 880, 'rulebooks/megaciv.civ'))
+        m2 = ('Enlightenment' in held)  # rulebooks/megaciv.civ:882
+        if (('Fundamentalism' in held)):  # rulebooks/megaciv.civ:878
+            e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 878, 'rulebooks/megaciv.civ')
+        if (('Library' in held)):  # rulebooks/megaciv.civ:880
+            e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 880, 'rulebooks/megaciv.civ')
+        if s.decide(m2, 882, 'rulebooks/megaciv.civ', 'whether the option to destroy cities is offered') and (True):  # rulebooks/megaciv.civ:882
+            options.append(('ast_back', 'destroy_cities', {'amount': 2, 'area': 'any'}, True, ('Enlightenment',), 882, 'rulebooks/megaciv.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 870, 'rulebooks/megaciv.civ')
-        effects = [('ast_back', {'amount': e0_amount}, 875), ('advance_after_back', {}, 875)]
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 872, 'rulebooks/megaciv.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 877), ('advance_after_back', {}, 877)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -794,32 +794,32 @@ def calamity_22_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_23_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city. Modifiers: Cartography (primary victim): 1 more pirate city; Naval Warfare (primary victim): 1 fewer pirate city.'
-    # rulebooks/megaciv.civ:886
+    # rulebooks/megaciv.civ:888
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('coastal_cities') == 0), 896, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:896
-            return _rt.cancelled(_MODULE, 'Piracy', role, s, 896, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
-        e0_amount = 2  # rulebooks/megaciv.civ:891
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:891
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 892)
+        if s.decide((s.fact('coastal_cities') == 0), 898, 'rulebooks/megaciv.civ', 'whether the calamity is cancelled'):  # rulebooks/megaciv.civ:898
+            return _rt.cancelled(_MODULE, 'Piracy', role, s, 898, 'cancelled: no coastal city', 'rulebooks/megaciv.civ')
+        e0_amount = 2  # rulebooks/megaciv.civ:893
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:893
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 894)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/megaciv.civ:897
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 897, 'rulebooks/megaciv.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:899
-            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 899, 'rulebooks/megaciv.civ')
+        if (('Cartography' in held)):  # rulebooks/megaciv.civ:899
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 899, 'rulebooks/megaciv.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/megaciv.civ:901
+            e0_amount = _rt.change(trace, 'prevent', 'pirate_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 901, 'rulebooks/megaciv.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'pirate_cities', 'amount', e0_amount, 886, 'rulebooks/megaciv.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 891)]
+            e0_amount = _rt.floor_step(trace, 'pirate_cities', 'amount', e0_amount, 888, 'rulebooks/megaciv.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 893)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
-        excluded = (894, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 894, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
-        e0_amount = 1  # rulebooks/megaciv.civ:892
-        e0_area = 'coastal'  # rulebooks/megaciv.civ:892
+        excluded = (896, 'not a player with Naval Warfare', 'rulebooks/megaciv.civ') if s.decide(('Naval Warfare' in held), 896, 'rulebooks/megaciv.civ', 'whether the victim may be chosen') else None
+        e0_amount = 1  # rulebooks/megaciv.civ:894
+        e0_area = 'coastal'  # rulebooks/megaciv.civ:894
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 892)]
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 894)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/megaciv.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -831,32 +831,32 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 537, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 544, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 551, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 558, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 567, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 574, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 581, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 591, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 601, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 625, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 642, "summary": "Take 10 damage. 3 other players each: take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 662, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 679, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 694, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 710, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with at most 35 unit points, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 736, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 752, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 773, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 793, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 813, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 834, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 848, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 870, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 886, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 539, "summary": "Take 2 damage from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 546, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 553, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 560, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 569, "summary": "Take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 576, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 583, "summary": "Discard 2 commodity cards.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 9, "class": "minor", "beneficiary": "none", "line": 593, "summary": "Destroy 1 city from coastal areas; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcanic Eruption or Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 603, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 627, "summary": "The beneficiary annexes as many cities as the smaller of 1 and the beneficiary\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the beneficiary\'s cities in stock.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 644, "summary": "Take 10 damage. 3 other players each: take 5 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["same_block"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 664, "summary": "City support rises by 2 per city; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 4, "class": "major nontradable", "beneficiary": "none", "line": 681, "summary": "With at least 1 unit point on the flood plain: take 15 damage from the flood plain; otherwise take 5 damage from coastal areas. Each of the other players on the struck flood plain: take 5 damage from the flood plain.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 696, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 5, "class": "major nontradable", "beneficiary": "most_stock", "line": 712, "summary": "The beneficiary annexes all but 35 unit points. Cancelled for a victim with at most 35 unit points, 5 more with Music, 5 more with Drama and Poetry, 10 more with Democracy, 5 fewer with Philosophy, 5 fewer with Military.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 738, "summary": "15 barbarian tokens attack a city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 754, "summary": "Reduce 3 cities next to the open sea. Each of the other players beside the struck open sea: reduce 2 cities next to the open sea. Cancelled for a victim with no city beside an open sea. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 775, "summary": "Take 15 damage. 2 other players each: take 10 damage (not the beneficiary).", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 7, "class": "major nontradable", "beneficiary": "most_stock", "line": 795, "summary": "The beneficiary annexes 15 unit points.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["same_block"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 815, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 8, "class": "major nontradable", "beneficiary": "none", "line": 836, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 850, "summary": "Reduce 4 cities. 2 other players each: reduce 1 city (not the beneficiary, not a player with no city). Cancelled for a victim with no city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 872, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 888, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the beneficiary, not a player with Naval Warfare, not a player with no coastal city). Cancelled for a victim with no coastal city.", "exclude": ["beneficiary"], "city_points": null, "resolution": {"beneficiary_rank": ["cities_in_stock", "tokens_in_stock"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1284, 'major_limit': 1286, 'discard': 1288, 'order': 1290, 'beneficiary_rank': 1292, 'beneficiary_ties': 1294, 'assign': 1296, 'separate_blocks': 1298, 'secondary_once': 1300}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
+TABLE_RULES = {'limit': 3, 'major_limit': 2, 'minor_limit': None, 'separate_blocks': 12, 'discard': ('duplicates', 'random'), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('cities_in_stock', 'tokens_in_stock'), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('per_name',), 'assign': ('ask',), 'lines': {'limit': 1286, 'major_limit': 1288, 'discard': 1290, 'order': 1292, 'beneficiary_rank': 1294, 'beneficiary_ties': 1296, 'assign': 1298, 'separate_blocks': 1300, 'secondary_once': 1302}, 'paths': {'limit': 'rulebooks/megaciv.civ', 'major_limit': 'rulebooks/megaciv.civ', 'discard': 'rulebooks/megaciv.civ', 'order': 'rulebooks/megaciv.civ', 'beneficiary_rank': 'rulebooks/megaciv.civ', 'beneficiary_ties': 'rulebooks/megaciv.civ', 'assign': 'rulebooks/megaciv.civ', 'separate_blocks': 'rulebooks/megaciv.civ', 'secondary_once': 'rulebooks/megaciv.civ'}}
 CALAMITY_FUNCTIONS = {
     'Tempest': calamity_0_tempest,
     'Squandered Wealth': calamity_1_squandered_wealth,
@@ -887,111 +887,111 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:913
+    # rulebooks/megaciv.civ:915
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:914
+    # rulebooks/megaciv.civ:916
     return [
-        _rt.requirement('2 cities', s.fact('cities'), '>=', 2, 915, each_step=True),
+        _rt.requirement('2 cities', s.fact('cities'), '>=', 2, 917, each_step=True),
     ]
 
 
 def epoch_0_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:917
+    # rulebooks/megaciv.civ:919
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 918, each_step=True),
-        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 919, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 920, each_step=True),
+        _rt.requirement('3 advances', s.derived('advances'), '>=', 3, 921, each_step=True),
     ]
 
 
 def epoch_0_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:921
+    # rulebooks/megaciv.civ:923
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 922, each_step=True),
-        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 923, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 924, each_step=True),
+        _rt.requirement('3 advances costing 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 925, each_step=True),
     ]
 
 
 def epoch_0_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:925
+    # rulebooks/megaciv.civ:927
     return [
-        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 926, each_step=True),
-        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 927, each_step=True),
+        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 928, each_step=True),
+        _rt.requirement('2 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 2, 929, each_step=True),
     ]
 
 
 def epoch_0_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Basic A.S.T.'
-    # rulebooks/megaciv.civ:929
+    # rulebooks/megaciv.civ:931
     return [
-        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 930, each_step=True),
-        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 931, each_step=True),
+        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 932, each_step=True),
+        _rt.requirement('3 advances costing 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 933, each_step=True),
     ]
 
 
 def epoch_1_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:941
+    # rulebooks/megaciv.civ:943
     return [
     ]
 
 
 def epoch_1_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:942
+    # rulebooks/megaciv.civ:944
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 943, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 945, each_step=True),
     ]
 
 
 def epoch_1_2_middle_bronze_age(s: PlayerState) -> list:
     'Requirements of Middle Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:945
+    # rulebooks/megaciv.civ:947
     return [
-        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 946, each_step=True),
-        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 947, each_step=True),
+        _rt.requirement('3 cities', s.fact('cities'), '>=', 3, 948, each_step=True),
+        _rt.requirement('5 victory points in advances', s.derived('advance_vp'), '>=', 5, 949, each_step=True),
     ]
 
 
 def epoch_1_3_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:949
+    # rulebooks/megaciv.civ:951
     return [
-        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 950, each_step=True),
-        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 951, each_step=True),
+        _rt.requirement('4 cities', s.fact('cities'), '>=', 4, 952, each_step=True),
+        _rt.requirement('12 advances', s.derived('advances'), '>=', 12, 953, each_step=True),
     ]
 
 
 def epoch_1_4_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:953
+    # rulebooks/megaciv.civ:955
     return [
-        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 954, each_step=True),
-        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 955, each_step=True),
-        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 956, each_step=True),
+        _rt.requirement('5 cities', s.fact('cities'), '>=', 5, 956, each_step=True),
+        _rt.requirement('10 advances costing under 100', s.count_advances(cost_below=100), '>=', 10, 957, each_step=True),
+        _rt.requirement('38 victory points in advances', s.derived('advance_vp'), '>=', 38, 958, each_step=True),
     ]
 
 
 def epoch_1_5_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on Expert A.S.T.'
-    # rulebooks/megaciv.civ:958
+    # rulebooks/megaciv.civ:960
     return [
-        _rt.requirement('6 cities', s.fact('cities'), '>=', 6, 959, each_step=True),
-        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 960, each_step=True),
-        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 961, each_step=True),
+        _rt.requirement('6 cities', s.fact('cities'), '>=', 6, 961, each_step=True),
+        _rt.requirement('17 advances costing under 100', s.count_advances(cost_below=100), '>=', 17, 962, each_step=True),
+        _rt.requirement('56 victory points in advances', s.derived('advance_vp'), '>=', 56, 963, each_step=True),
     ]
 
 
 def backward_1_0(s: PlayerState) -> dict:
-    # rulebooks/megaciv.civ:963
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 963)
+    # rulebooks/megaciv.civ:965
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 965)
 
 
 AST = {
@@ -1019,58 +1019,58 @@ CIVILIZATIONS = _rt.records((
     '["Parthia", {"rank": 18, "block": "east", "rows": {"basic": {"spaces": 15, "starts": [5, 9, 11, 14, 15]}, "expert": {"spaces": 16, "starts": [5, 8, 11, 14, 15]}}, "setups": ["5 East", "6 East", "7 East", "8 East", "9 East", "10", "11", "12", "13", "14", "15", "16", "17", "18"], "block_for": {"10": "west"}}]',
 ))
 
-START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1134}
+START_CREDITS = {'amount': lambda s: _rt.lookup(TABLES['start_credits_by_players'], s.fact('players')), 'unless': lambda s: _rt.or_((s.fact('scenario') == 'The Short Game'), lambda: _rt.and_(s.option('first_game_without_start_credits'), lambda: (s.fact('scenario') == 'The First Game'))), 'once': False, 'doc': 'chapter 4: in 5-, 6- and 12-player games every player starts with one credit token of each colour (10, 5 and 5); not in The Short Game (chapter 10)', 'line': 1136}
 
 SCORE_POINTS = [
-    ('Cities in play', lambda s: s.fact('cities'), 1141),
-    ('Civilization advances', lambda s: s.derived('advance_vp'), 1142),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1143),
-    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1144),
+    ('Cities in play', lambda s: s.fact('cities'), 1143),
+    ('Civilization advances', lambda s: s.derived('advance_vp'), 1144),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1145),
+    ('Sole player in the Late Iron Age', lambda s: (s.fact('sole_leader') * 5), 1146),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. position', lambda s: s.fact('ast_position'), 1145),
-    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1146),
-    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1147),
-    ('Total price of advances held', lambda s: s.derived('advance_points'), 1148),
-    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1149),
-    ('All credit points', lambda s: s.derived('credit_total'), 1150),
-    ('Cities on the board', lambda s: s.fact('cities'), 1151),
-    ('Tokens on the board', lambda s: s.fact('tokens'), 1152),
-    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1153),
+    ('A.S.T. position', lambda s: s.fact('ast_position'), 1147),
+    ('Advances worth 6 VP', lambda s: s.count_advances(vp=6), 1148),
+    ('Advances worth 3 VP', lambda s: s.count_advances(vp=3), 1149),
+    ('Total price of advances held', lambda s: s.derived('advance_points'), 1150),
+    ('Largest credit total of one group', lambda s: s.derived('credit_max_group'), 1151),
+    ('All credit points', lambda s: s.derived('credit_total'), 1152),
+    ('Cities on the board', lambda s: s.fact('cities'), 1153),
+    ('Tokens on the board', lambda s: s.fact('tokens'), 1154),
+    ('A.S.T. ranking (the lower place wins)', lambda s: s.fact('ast_rank'), 1155),
 ]
-SCORE_AST = (1143,)
-SCORE_LOWER_FIRST = (1153,)
+SCORE_AST = (1145,)
+SCORE_LOWER_FIRST = (1155,)
 TURN = (
-    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1243, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': None}, 1243),)},
-    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1245, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player', 'treasury': None}, 1246),)},
-    {'name': 'Movement', 'when': 'phase 3', 'line': 1249, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 1249),)},
-    {'name': 'Conflict', 'when': 'phase 4', 'line': 1251, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1251),)},
-    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1252, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1253),)},
-    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1255, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1256), ('buy_trade_cards', {'after': 'every_draw'}, 1257))},
-    {'name': 'Trade', 'when': 'phase 7', 'line': 1260, 'actions': (('trade', {'least_cards': 'trade_least_cards', 'received_calamities': 'tradable'}, 1260),)},
-    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1262, 'actions': ()},
-    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1263, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1263),)},
-    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1264, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1264),)},
-    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1266, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1266),)},
-    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1267, 'actions': (('buy_advances', {}, 1268), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1269))},
-    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1271, 'actions': (('alter_ast', {}, 1272), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1273), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'agreed', 'winner': 'score'}, 1274))},
+    {'name': 'Tax collection', 'when': 'phase 1', 'line': 1245, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': None}, 1245),)},
+    {'name': 'Population expansion (and census)', 'when': 'phase 2', 'line': 1247, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player', 'treasury': None}, 1248),)},
+    {'name': 'Movement', 'when': 'phase 3', 'line': 1251, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 1251),)},
+    {'name': 'Conflict', 'when': 'phase 4', 'line': 1253, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1253),)},
+    {'name': 'City construction (and remove surplus population, check for city support)', 'when': 'phase 5', 'line': 1254, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1255),)},
+    {'name': 'Trade cards acquisition', 'when': 'phase 6', 'line': 1257, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': 'Water'}, 1258), ('buy_trade_cards', {'after': 'every_draw'}, 1259))},
+    {'name': 'Trade', 'when': 'phase 7', 'line': 1262, 'actions': (('trade', {'least_cards': 'trade_least_cards', 'received_calamities': 'tradable'}, 1262),)},
+    {'name': 'Calamity selection', 'when': 'phase 8', 'line': 1264, 'actions': ()},
+    {'name': 'Calamity resolution', 'when': 'phase 9', 'line': 1265, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1265),)},
+    {'name': 'Special abilities', 'when': 'phase 10', 'line': 1266, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1266),)},
+    {'name': 'Remove surplus population (and check for city support)', 'when': 'phase 11', 'line': 1268, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1268),)},
+    {'name': 'Civilization advances acquisition', 'when': 'phase 12', 'line': 1269, 'actions': (('buy_advances', {}, 1270), ('hand_limit', {'limit': 'hand_limit_by_players', 'calamities': 'apart'}, 1271))},
+    {'name': 'A.S.T. alteration', 'when': 'phase 13', 'line': 1273, 'actions': (('alter_ast', {}, 1274), ('end_game', {'reach': 'last_epoch', 'track': 'basic', 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1275), ('end_game', {'reach': 'last_epoch', 'track': 'expert', 'extra_turns': 1, 'turn_limit': 'agreed', 'winner': 'score'}, 1276))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "West, 5-8 players", "players": [5, 8], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1450}',
-    '{"name": "East, 5-8 players", "players": [5, 8], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1463}',
-    '{"name": "West, 9-11 players", "players": [9, 11], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1476}',
-    '{"name": "East, 9-11 players", "players": [9, 11], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1509}',
-    '{"name": "West, 12-14 players", "players": [12, 14], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1538}',
-    '{"name": "East, 12-14 players", "players": [12, 14], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1551}',
-    '{"name": "West, 15-18 players", "players": [15, 18], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4], ["Bone", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1564}',
-    '{"name": "East, 15-18 players", "players": [15, 18], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5], ["Bone", 4]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1605}',
+    '{"name": "West, 5-8 players", "players": [5, 8], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1460}',
+    '{"name": "East, 5-8 players", "players": [5, 8], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Superstition", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1473}',
+    '{"name": "West, 9-11 players", "players": [9, 11], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 9], ["Clay", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Papyri", 8], ["Iron", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Wool", 7], ["Oil", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gemstones", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Ivory", 4], ["Gold", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1486}',
+    '{"name": "East, 9-11 players", "players": [9, 11], "block": "east", "stacks": [[1, [{"cards": [["Flax", 9], ["Hides", 9]], "clear": null}, {"cards": [["Bone", 8]], "clear": null}]], [2, [{"cards": [["Stone", 8], ["Furs", 8], ["Tempest", 1]], "clear": null}, {"cards": [["Wax", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Timber", 8], ["Salt", 9], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Ceramics", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["City Riots", 1]], "clear": null}, {"cards": [["Grain", 8], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Lacquer", 6], ["Livestock", 7], ["City in Flames", 1]], "clear": null}, {"cards": [["Glass", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Silver", 5], ["Bronze", 6], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Lead", 6], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Jade", 5], ["Spice", 6], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Herbs", 6], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Banditry", 1]], "clear": null}, {"cards": [["Obsidian", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearls", 5], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Amber", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1519}',
+    '{"name": "West, 12-14 players", "players": [12, 14], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1548}',
+    '{"name": "East, 12-14 players", "players": [12, 14], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1561}',
+    '{"name": "West, 15-18 players", "players": [15, 18], "block": "west", "stacks": [[1, [{"cards": [["Clay", 5], ["Hides", 4], ["Bone", 4]], "clear": null}, {"cards": [["Ochre", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Papyri", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 5], ["Salt", 4], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Fish", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Wool", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 4], ["Livestock", 3], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Wine", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Tin", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Resin", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 3], ["Tea", 2], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Marble", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 3], ["Pearls", 2], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Ivory", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1574}',
+    '{"name": "East, 15-18 players", "players": [15, 18], "block": "east", "stacks": [[1, [{"cards": [["Clay", 4], ["Hides", 5], ["Bone", 4]], "clear": null}, {"cards": [["Flax", 9]], "clear": null}]], [2, [{"cards": [["Iron", 4], ["Furs", 4], ["Wax", 4], ["Tempest", 1]], "clear": null}, {"cards": [["Stone", 8], ["Treachery", 1]], "clear": null}, {"cards": [["Volcanic Eruption or Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fruit", 4], ["Salt", 5], ["Ceramics", 4], ["Squandered Wealth", 1]], "clear": null}, {"cards": [["Timber", 8], ["Slave Revolt", 1]], "clear": null}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 4], ["Sugar", 4], ["Grain", 4], ["City Riots", 1]], "clear": null}, {"cards": [["Cotton", 7], ["Superstition", 1]], "clear": null}, {"cards": [["Flood", 1]], "clear": null}]], [5, [{"cards": [["Textiles", 3], ["Livestock", 4], ["Glass", 3], ["City in Flames", 1]], "clear": null}, {"cards": [["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": null}, {"cards": [["Civil War", 1]], "clear": null}]], [6, [{"cards": [["Copper", 3], ["Bronze", 3], ["Lead", 3], ["Tribal Conflict", 1]], "clear": null}, {"cards": [["Silver", 5], ["Epidemic", 1]], "clear": null}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Incense", 3], ["Spice", 3], ["Herbs", 3], ["Minor Uprising", 1]], "clear": null}, {"cards": [["Jade", 5], ["Civil Disorder", 1]], "clear": null}, {"cards": [["Tyranny", 1]], "clear": null}]], [8, [{"cards": [["Gemstones", 2], ["Tea", 3], ["Obsidian", 2], ["Banditry", 1]], "clear": null}, {"cards": [["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": null}, {"cards": [["Corruption", 1]], "clear": null}]], [9, [{"cards": [["Gold", 2], ["Pearls", 3], ["Amber", 2], ["Coastal Migration", 1]], "clear": null}, {"cards": [["Silk", 4], ["Piracy", 1]], "clear": null}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1615}',
 ))
 
 SETUP_PLAYERS = {
 }
 
-LINES = _rt.line_map('143:1218 149:537 154:541 155:541 156:541 165:544 170:548 179:551 184:555 185:555 186:555 195:558 200:562 201:562 204:563 205:563 206:563 214:567 219:571 220:571 229:574 234:578 235:578 244:581 249:585 252:586 253:586 254:586 262:591 267:595 268:595 269:595 278:601 286:607 288:607 289:607 291:608 294:610 295:610 296:611 297:611 302:614 304:615 305:616 306:616 307:616 309:616 310:616 311:616 312:616 314:616 315:617 316:617 317:617 319:617 320:617 321:617 322:617 324:617 337:614 338:614 347:625 352:631 353:632 354:632 356:634 357:635 358:635 359:635 360:636 361:636 362:636 374:642 379:647 380:647 381:648 383:649 384:649 385:651 386:651 387:653 388:653 396:648 397:648 401:651 402:651 403:653 404:653 412:662 417:667 419:668 420:668 421:670 422:670 423:672 424:672 434:679 441:685 443:685 444:685 446:685 447:685 449:685 450:685 454:687 456:688 458:688 460:688 471:687 472:687 476:688 477:688 485:694 490:699 491:699 493:700 494:700 495:702 496:702 497:704 498:704 499:706 500:706 510:710 515:717 516:717 517:715 519:719 520:719 521:721 522:721 523:723 524:723 525:725 526:725 527:727 528:727 537:736 542:741 544:742 545:742 546:744 547:744 548:746 549:746 558:752 563:759 564:759 565:757 566:757 567:758 570:760 571:760 572:762 573:762 574:762 575:764 576:764 577:764 585:758 586:758 591:760 592:760 593:762 594:762 595:762 596:764 597:764 598:764 606:773 611:778 612:778 613:779 615:781 616:781 617:783 618:783 619:785 620:785 621:787 622:787 630:779 631:779 635:781 636:781 637:789 638:789 646:793 651:798 653:799 654:799 655:801 656:801 657:803 658:803 659:805 660:805 670:813 675:818 677:819 678:819 679:821 680:821 681:823 682:823 683:825 684:825 685:827 686:827 687:829 688:829 697:834 702:839 704:840 705:840 706:842 707:842 708:844 709:844 720:848 725:857 726:857 727:853 728:853 729:854 732:864 733:858 734:858 735:860 736:860 737:862 738:862 739:864 740:864 747:856 748:854 749:854 754:864 755:858 756:858 757:860 758:860 759:862 760:862 761:864 762:864 770:870 775:875 779:880 780:876 781:876 782:878 783:878 784:880 785:880 795:886 800:896 801:896 802:891 803:891 804:892 806:897 807:897 808:899 809:899 816:894 817:892 818:892 888:913 895:914 899:915 903:917 907:918 908:919 912:921 916:922 917:923 921:925 925:926 926:927 930:929 934:930 935:931 939:941 946:942 950:943 954:945 958:946 959:947 963:949 967:950 968:951 972:953 976:954 977:955 978:956 982:958 986:959 987:960 988:961 992:963 994:963 1022:1134 1025:1141 1026:1142 1027:1143 1028:1144 1031:1145 1032:1146 1033:1147 1034:1148 1035:1149 1036:1150 1037:1151 1038:1152 1039:1153 1044:1243 1045:1245 1046:1249 1047:1251 1048:1252 1049:1255 1050:1260 1051:1262 1052:1263 1053:1264 1054:1266 1055:1267 1056:1271 1060:1450 1061:1463 1062:1476 1063:1509 1064:1538 1065:1551 1066:1564 1067:1605')
+LINES = _rt.line_map('143:1220 149:539 154:543 155:543 156:543 165:546 170:550 179:553 184:557 185:557 186:557 195:560 200:564 201:564 204:565 205:565 206:565 214:569 219:573 220:573 229:576 234:580 235:580 244:583 249:587 252:588 253:588 254:588 262:593 267:597 268:597 269:597 278:603 286:609 288:609 289:609 291:610 294:612 295:612 296:613 297:613 302:616 304:617 305:618 306:618 307:618 309:618 310:618 311:618 312:618 314:618 315:619 316:619 317:619 319:619 320:619 321:619 322:619 324:619 337:616 338:616 347:627 352:633 353:634 354:634 356:636 357:637 358:637 359:637 360:638 361:638 362:638 374:644 379:649 380:649 381:650 383:651 384:651 385:653 386:653 387:655 388:655 396:650 397:650 401:653 402:653 403:655 404:655 412:664 417:669 419:670 420:670 421:672 422:672 423:674 424:674 434:681 441:687 443:687 444:687 446:687 447:687 449:687 450:687 454:689 456:690 458:690 460:690 471:689 472:689 476:690 477:690 485:696 490:701 491:701 493:702 494:702 495:704 496:704 497:706 498:706 499:708 500:708 510:712 515:719 516:719 517:717 519:721 520:721 521:723 522:723 523:725 524:725 525:727 526:727 527:729 528:729 537:738 542:743 544:744 545:744 546:746 547:746 548:748 549:748 558:754 563:761 564:761 565:759 566:759 567:760 570:762 571:762 572:764 573:764 574:764 575:766 576:766 577:766 585:760 586:760 591:762 592:762 593:764 594:764 595:764 596:766 597:766 598:766 606:775 611:780 612:780 613:781 615:783 616:783 617:785 618:785 619:787 620:787 621:789 622:789 630:781 631:781 635:783 636:783 637:791 638:791 646:795 651:800 653:801 654:801 655:803 656:803 657:805 658:805 659:807 660:807 670:815 675:820 677:821 678:821 679:823 680:823 681:825 682:825 683:827 684:827 685:829 686:829 687:831 688:831 697:836 702:841 704:842 705:842 706:844 707:844 708:846 709:846 720:850 725:859 726:859 727:855 728:855 729:856 732:866 733:860 734:860 735:862 736:862 737:864 738:864 739:866 740:866 747:858 748:856 749:856 754:866 755:860 756:860 757:862 758:862 759:864 760:864 761:866 762:866 770:872 775:877 779:882 780:878 781:878 782:880 783:880 784:882 785:882 795:888 800:898 801:898 802:893 803:893 804:894 806:899 807:899 808:901 809:901 816:896 817:894 818:894 888:915 895:916 899:917 903:919 907:920 908:921 912:923 916:924 917:925 921:927 925:928 926:929 930:931 934:932 935:933 939:943 946:944 950:945 954:947 958:948 959:949 963:951 967:952 968:953 972:955 976:956 977:957 978:958 982:960 986:961 987:962 988:963 992:965 994:965 1022:1136 1025:1143 1026:1144 1027:1145 1028:1146 1031:1147 1032:1148 1033:1149 1034:1150 1035:1151 1036:1152 1037:1153 1038:1154 1039:1155 1044:1245 1045:1247 1046:1251 1047:1253 1048:1254 1049:1257 1050:1262 1051:1264 1052:1265 1053:1266 1054:1268 1055:1269 1056:1273 1060:1460 1061:1473 1062:1486 1063:1519 1064:1548 1065:1561 1066:1574 1067:1615')
 LINE_FILES = ('rulebooks/megaciv.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:13:36 0:13:36 0:37:53 0:1:- 0:13:30 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:30 0:13:30 0:3:65 0:15:63 0:15:63 0:1:- 0:13:22 0:13:22 0:1:- 0:13:30 0:13:30 0:1:- 0:13:29 0:3:68 0:15:66 0:15:66 0:1:- 0:13:44 0:13:44 0:45:61 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:3:81 0:3:- 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:29 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:48:79 0:48:79 0:1:- 0:5:58 0:5:64 0:5:64 0:3:- 0:5:61 0:5:61 0:5:61 0:5:67 0:5:67 0:5:67 0:1:- 0:13:23 0:13:23 0:3:34 0:43:55 0:43:55 0:27:43 0:27:43 0:28:44 0:28:44 0:23:32 0:23:32 0:27:43 0:27:43 0:28:44 0:28:44 0:1:- 0:13:33 0:29:56 0:29:56 0:33:60 0:33:60 0:26:49 0:26:49 0:1:- 0:5:95 0:5:95 0:5:95 0:32:60 0:32:60 0:70:93 0:70:93 0:3:70 0:31:47 0:31:47 0:31:47 0:41:68 0:41:68 0:31:47 0:31:47 0:1:- 0:13:29 0:13:29 0:29:52 0:29:52 0:25:48 0:25:48 0:33:56 0:33:56 0:38:57 0:38:57 0:1:- 0:3:161 0:3:161 0:13:42 0:25:56 0:25:56 0:36:67 0:36:67 0:29:61 0:29:61 0:30:65 0:30:65 0:28:63 0:28:63 0:1:- 0:13:33 0:37:59 0:37:59 0:28:50 0:28:50 0:28:54 0:28:54 0:1:- 0:3:44 0:3:44 0:13:44 0:13:44 0:3:71 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:38:69 0:38:69 0:32:51 0:32:51 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:1:- 0:13:23 0:13:23 0:3:35 0:28:44 0:28:44 0:45:61 0:45:61 0:44:56 0:44:56 0:44:56 0:44:56 0:23:33 0:23:33 0:28:44 0:28:44 0:41:57 0:41:57 0:1:- 0:13:34 0:29:56 0:29:56 0:23:50 0:23:50 0:28:51 0:28:51 0:37:60 0:37:60 0:1:- 0:13:37 0:25:52 0:25:52 0:36:63 0:36:63 0:23:50 0:23:50 0:29:56 0:29:56 0:37:68 0:37:68 0:33:64 0:33:64 0:1:- 0:13:35 0:23:51 0:23:51 0:27:51 0:27:51 0:39:63 0:39:63 0:1:- 0:3:26 0:3:26 0:13:29 0:13:29 0:3:41 0:3:78 0:30:53 0:30:53 0:28:51 0:28:51 0:30:49 0:30:49 0:29:76 0:29:76 0:11:27 0:23:39 0:23:39 0:3:78 0:30:53 0:30:53 0:28:51 0:28:51 0:30:49 0:30:49 0:29:76 0:29:76 0:1:- 0:13:24 0:3:83 0:34:48 0:34:48 0:27:45 0:27:45 0:33:81 0:33:81 0:1:- 0:3:34 0:3:34 0:13:43 0:13:43 0:3:55 0:43:62 0:43:62 0:45:68 0:45:68 0:11:38 0:23:53 0:23:53 0:3:24 0:3:- 0:5:45 0:3:- 0:5:45 0:5:49 0:3:- 0:5:45 0:5:94 0:3:- 0:5:45 0:5:94 0:3:- 0:5:45 0:5:94 0:3:24 0:3:- 0:5:45 0:3:- 0:5:45 0:5:69 0:3:- 0:5:45 0:5:51 0:3:- 0:5:45 0:5:91 0:5:71 0:3:- 0:5:45 0:5:91 0:5:71 0:3:47 0:3:47 0:1:- 0:3:33 0:3:44 0:3:38 0:3:60 0:3:42 0:3:54 0:3:54 0:3:57 0:3:64 0:3:44 0:3:40 0:3:40 0:3:60 0:3:65 0:3:- 0:3:55 0:3:41 0:3:- 0:3:- 0:3:66 0:3:38 0:3:64 0:3:51 0:3:88 0:3:- 0:3:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:- 0:1:-'
 # fmt: on
