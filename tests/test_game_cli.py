@@ -315,3 +315,17 @@ def test_the_hand_of_a_player_of_a_game_is_his_cards_unless_others_are_given():
     given = json.loads(run_cli("hand", game, "--player", "anna", "--cards", "Salt x3", "--json").stdout)
     assert [(s["commodity"], s["cards"]) for s in given["sets"]] == [("Salt", 3)]
     assert run_cli("hand", "civ1981", "--cards", "Salt", "--player", "anna").returncode == 2
+
+
+def test_an_event_quoted_whole_is_refused_with_how_to_give_its_words(tmp_path):
+    # a shell passes "census ann cities=0" as one word: the event kind would be the whole line
+    game = tmp_path / "g.yaml"
+    assert run_cli("game", "new", "civ1981", "--players", "ann,bob,cy", "-o", game).returncode == 0
+    before = game.read_bytes()
+    proc = run_cli("game", "add", game, "census ann cities=0 tokens=1 ships=0", "next")
+    assert proc.returncode == 1 and game.read_bytes() == before
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith("<event>:1:1: error[CIV142]: `census ann cities=0 tokens=1 ships=0` arrived as one word")
+    assert "separated by `/`" in first
+    added = run_cli("game", "add", game, "census", "ann", "cities=0", "tokens=1", "ships=0", "/", "next")
+    assert added.returncode == 0, added.stderr

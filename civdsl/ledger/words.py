@@ -96,6 +96,10 @@ def _number(word: str, key: str) -> int:
 def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     """The event, and for each of its keys the index of the word that gave it."""
     kind = words[0]
+    if usage(kind) is None and len(kind.split()) > 1 and usage(kind.split()[0]) is not None:
+        # an event quoted whole on a command line arrives as one word
+        raise Refused(ILLEGAL, f"`{kind}` arrived as one word: give the event's words apart (not in one pair of "
+                      "quotes), several events separated by `/`", field="do")
     if usage(kind) is None:
         best = did_you_mean(kind, kinds())
         raise Refused(ILLEGAL, f"no event `{kind}`" + (f" (did you mean `{best}`?)" if best else "")
