@@ -13,7 +13,7 @@ _MODULE = _rt.this_module(__name__)
 GENERATOR_VERSION = '2'
 EDITION = {'id': 'expansion', 'name': 'Civilization: The Expansion Project', 'language': 1, 'bases': ()}
 SOURCE_PATH = 'rulebooks/expansion.civ'
-SOURCES = {'rulebooks/expansion.civ': '87a65904bd3c6365038b150bfbb1dcf7a79b032b026d54b1dac470e6a9246584'}
+SOURCES = {'rulebooks/expansion.civ': '0e764f65b648328f2cb8758ad2890947329d87c3034fb4b5882332346d9f6c4a'}
 CREDIT_POLICY = 'best_group'
 CREDIT_VARIANTS = ()
 SCENARIOS = ()
@@ -32,57 +32,57 @@ GROUPS = {
     'religion': {'name': 'Religion', 'color': '#F0E442', 'symbol': '★'},
 }
 ADVANCES = _rt.records((
-    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 127}]',
-    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 137}]',
-    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 146}]',
-    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 156}]',
-    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 166}]',
-    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 177}]',
-    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["movement", {"delta": 1}]], "line": 190}]',
-    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 200}]',
-    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 212}]',
-    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 222}]',
-    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 20}]], "line": 235}]',
-    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 10}]], "line": 246}]',
-    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 256}]',
-    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 265}]',
-    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 276}]',
-    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 287}]',
-    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 296}]',
-    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 309}]',
-    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["discount", {"amount": 50}]], "line": 318}]',
-    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 327}]',
-    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 338}]',
-    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 5}]], "line": 347}]',
-    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 358}]',
-    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 368}]',
-    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 377}]',
-    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 386}]',
-    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 395}]',
-    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 406}]',
-    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 416}]',
-    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 426}]',
-    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_support", {"delta": 1}]], "line": 435}]',
-    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 446}]',
-    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 456}]',
-    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 466}]',
-    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 476}]',
-    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 486}]',
-    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 496}]',
-    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 505}]',
-    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["no_tax_revolt", {}]], "line": 515}]',
-    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 525}]',
-    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 535}]',
-    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 544}]',
-    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 554}]',
-    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 564}]',
-    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 573}]',
-    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 582}]',
-    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 592}]',
-    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 601}]',
-    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 611}]',
-    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 620}]',
-    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 629}]',
+    '["Cloth Making", {"cost": 50, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Naval Warfare": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["ship_range", {"delta": 1}]], "line": 132}]',
+    '["Masonry", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Engineering": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 142}]',
+    '["Pottery", {"cost": 60, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "arts": 5}, "specific": {"Agriculture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 151}]',
+    '["Metalworking", {"cost": 90, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Military": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 161}]',
+    '["Agriculture", {"cost": 120, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {"Democracy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["population_limit", {"delta": 1}]], "line": 171}]',
+    '["Trade Routes", {"cost": 180, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "religion": 5}, "specific": {"Trade Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": 1}], ["card_treasury", {"rate": 2}]], "line": 182}]',
+    '["Roadbuilding", {"cost": 220, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["movement", {"delta": 1}]], "line": 195}]',
+    '["Mining", {"cost": 230, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["treasury_value", {"value": 2}], ["trade_card_purchase", {"stack": 6, "price": 13}]], "line": 205}]',
+    '["Trade Empire", {"cost": 270, "groups": ["crafts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 217}]',
+    '["Engineering", {"cost": 160, "groups": ["crafts", "sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5}, "specific": {"Roadbuilding": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_attack_tokens", {"delta": -1}], ["city_defense_tokens", {"delta": 1}]], "line": 227}]',
+    '["Wonder of the World", {"cost": 280, "groups": ["crafts", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 20}]], "line": 240}]',
+    '["Monument", {"cost": 180, "groups": ["crafts", "religion"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "religion": 5}, "specific": {"Wonder of the World": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 10}]], "line": 251}]',
+    '["Empiricism", {"cost": 60, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 10, "arts": 5, "civics": 5, "religion": 5}, "specific": {"Medicine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 261}]',
+    '["Astronomy", {"cost": 80, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "religion": 5}, "specific": {"Calendar": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 270}]',
+    '["Coinage", {"cost": 90, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Trade Routes": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1, "lower": 1}]], "line": 281}]',
+    '["Medicine", {"cost": 140, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {"Anatomy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 292}]',
+    '["Cartography", {"cost": 160, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {"Library": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 2, "price": 7}], ["trade_card_purchase", {"stack": 7, "price": 15}]], "line": 301}]',
+    '["Calendar", {"cost": 180, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "civics": 5}, "specific": {"Public Works": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 314}]',
+    '["Library", {"cost": 220, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["discount", {"amount": 50}]], "line": 323}]',
+    '["Anatomy", {"cost": 270, "groups": ["sciences"], "vp": null, "vp_when": [], "credits": {"sciences": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["acquire_all", {"group": "sciences", "cost_below": 100}]], "line": 332}]',
+    '["Mathematics", {"cost": 240, "groups": ["sciences", "arts"], "vp": null, "vp_when": [], "credits": {"crafts": 10, "sciences": 10, "arts": 10, "civics": 10, "religion": 10}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 343}]',
+    '["Written Record", {"cost": 60, "groups": ["sciences", "civics"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "civics": 5}, "specific": {"Cartography": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["free_credits", {"amount": 5}]], "line": 352}]',
+    '["Philosophy", {"cost": 240, "groups": ["sciences", "religion"], "vp": null, "vp_when": [], "credits": {"sciences": 5, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 363}]',
+    '["Sculpture", {"cost": 50, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Architecture": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 373}]',
+    '["Drama and Poetry", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Rhetoric": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 382}]',
+    '["Music", {"cost": 80, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {"Enlightenment": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 391}]',
+    '["Rhetoric", {"cost": 130, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Politics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [["trade_card_purchase", {"stack": 3, "price": 9}]], "line": 400}]',
+    '["Architecture", {"cost": 140, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "sciences": 5}, "specific": {"Mining": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 411}]',
+    '["Diplomacy", {"cost": 180, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "civics": 5}, "specific": {"Provincial Empire": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 421}]',
+    '["Politics", {"cost": 220, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 431}]',
+    '["Cultural Ascendancy", {"cost": 280, "groups": ["arts"], "vp": null, "vp_when": [], "credits": {"arts": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_support", {"delta": 1}]], "line": 440}]',
+    '["Literacy", {"cost": 110, "groups": ["arts", "civics"], "vp": null, "vp_when": [], "credits": {"crafts": 5, "sciences": 5, "arts": 10, "civics": 10, "religion": 5}, "specific": {"Mathematics": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 451}]',
+    '["Mysticism", {"cost": 50, "groups": ["arts", "religion"], "vp": null, "vp_when": [], "credits": {"arts": 5, "religion": 5}, "specific": {"Monument": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 461}]',
+    '["Urbanism", {"cost": 50, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {"Diplomacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 471}]',
+    '["Monarchy", {"cost": 60, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Law": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [["tax_rate", {"delta": 1}]], "line": 481}]',
+    '["Military", {"cost": 150, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Advanced Military": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 491}]',
+    '["Law", {"cost": 170, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {"Cultural Ascendancy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 501}]',
+    '["Naval Warfare", {"cost": 180, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {"Diaspora": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 510}]',
+    '["Democracy", {"cost": 220, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["no_tax_revolt", {}]], "line": 520}]',
+    '["Public Works", {"cost": 230, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "crafts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["city_build_tokens", {"delta": 1}]], "line": 530}]',
+    '["Advanced Military", {"cost": 260, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 540}]',
+    '["Provincial Empire", {"cost": 270, "groups": ["civics"], "vp": null, "vp_when": [], "credits": {"civics": 10, "religion": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 549}]',
+    '["Theocracy", {"cost": 80, "groups": ["civics", "religion"], "vp": null, "vp_when": [], "credits": {"civics": 5, "religion": 5}, "specific": {"Universal Doctrine": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 559}]',
+    '["Mythology", {"cost": 60, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Literacy": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 569}]',
+    '["Deism", {"cost": 80, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Fundamentalism": 10}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 578}]',
+    '["Fundamentalism", {"cost": 150, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {"Monotheism": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 587}]',
+    '["Enlightenment", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "crafts": 5}, "specific": {"Philosophy": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 597}]',
+    '["Universal Doctrine", {"cost": 160, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {"Theology": 20}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 606}]',
+    '["Monotheism", {"cost": 230, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "civics": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 616}]',
+    '["Theology", {"cost": 250, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "sciences": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [], "line": 625}]',
+    '["Diaspora", {"cost": 270, "groups": ["religion"], "vp": null, "vp_when": [], "credits": {"religion": 10, "arts": 5}, "specific": {}, "requires": [], "supply": null, "supply_table": null, "abilities": [["hand_limit", {"delta": -1}]], "line": 634}]',
 ))
 COMMODITIES = _rt.records((
     '["Ochre", {"value": 1, "count": 7, "stack": 1, "block": "west", "block_when": []}]',
@@ -154,79 +154,79 @@ OFF_BLOCK = {'value': set_value_off_block, 'when': lambda s: (s.fact('players') 
 
 def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
     'Volcano/Earthquake (stack 2, major nontradable). With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area. Modifiers: Urbanism without Engineering: 4 more points of damage; Engineering and no city touched by a volcano (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:646
+    # rulebooks/expansion.civ:651
     held = s.held_set
     if role == 'primary':
         e0_active = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:653
+        b1 = (s.fact('volcano_cities') > 0)  # rulebooks/expansion.civ:658
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((653, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((658, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_area = 'volcano'  # rulebooks/expansion.civ:654
+            e0_area = 'volcano'  # rulebooks/expansion.civ:659
             e0_active = True
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:656
-            e1_area = 'any'  # rulebooks/expansion.civ:656
-            e2_amount = 0  # rulebooks/expansion.civ:657
-            e2_area = 'any'  # rulebooks/expansion.civ:657
+            e1_amount = 1  # rulebooks/expansion.civ:661
+            e1_area = 'any'  # rulebooks/expansion.civ:661
+            e2_amount = 0  # rulebooks/expansion.civ:662
+            e2_area = 'any'  # rulebooks/expansion.civ:662
         if ub1:
             e0_active = None
             e1_amount = None
             e2_amount = None
-        e3_amount = 0  # rulebooks/expansion.civ:659
-        e3_area = 'adjacent'  # rulebooks/expansion.civ:659
-        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 661)
+        e3_amount = 0  # rulebooks/expansion.civ:664
+        e3_area = 'adjacent'  # rulebooks/expansion.civ:664
+        assignment = ((1 - _rt.min_(s.fact('volcano_cities'), 1)), None, [('reduce_cities', {'amount': 1, 'area': 'adjacent'}), ('damage', {'amount': 0, 'area': 'adjacent'})], 666)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:668
-        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:666
-            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 666, 'rulebooks/expansion.civ')
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('volcano_cities') == 0))  # rulebooks/expansion.civ:673
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:671
+            e3_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e3_amount, ('Engineering', 'Urbanism'), 671, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((670, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((675, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 670, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 675, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:670
+        elif m1:  # rulebooks/expansion.civ:675
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 670, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 675, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((669, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((674, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 669, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 674, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:669
+        elif m1:  # rulebooks/expansion.civ:674
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 669, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 674, 'rulebooks/expansion.civ')
         effects = []
         if e0_active is not None:
-            effects.append(('destroy_area_units', {'area': e0_area}, 654))
+            effects.append(('destroy_area_units', {'area': e0_area}, 659))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 656))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 661))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 657))
-        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 659))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 646, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 662))
+        effects.append(('damage', {'amount': e3_amount, 'area': e3_area}, 664))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 651, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:662
-        e0_area = 'adjacent'  # rulebooks/expansion.civ:662
-        e1_amount = 0  # rulebooks/expansion.civ:663
-        e1_area = 'adjacent'  # rulebooks/expansion.civ:663
+        e0_amount = 1  # rulebooks/expansion.civ:667
+        e0_area = 'adjacent'  # rulebooks/expansion.civ:667
+        e1_amount = 0  # rulebooks/expansion.civ:668
+        e1_area = 'adjacent'  # rulebooks/expansion.civ:668
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:666
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 666, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 662), ('damage', {'amount': e1_amount, 'area': e1_area}, 663)]
+        if (_rt.and_(('Urbanism' in held), lambda: _rt.not_(('Engineering' in held)))):  # rulebooks/expansion.civ:671
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 4, e1_amount, ('Engineering', 'Urbanism'), 671, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 667), ('damage', {'amount': e1_amount, 'area': e1_area}, 668)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Volcano/Earthquake', role, s, effects, None, trace, (), False, None, excluded))
@@ -234,70 +234,70 @@ def calamity_0_volcano_earthquake(s: PlayerState, role: str) -> Resolution:
 
 def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
     "Treachery (stack 2, major tradable). With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader's cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader's cities in stock; otherwise reduce 1 city. Modifiers: Diplomacy and a card traded to the victim (primary victim): exactly cities annexed, as many as the smaller of 2 and the trader's cities in stock; exactly cities destroyed, as many as 2 minus the smaller of 2 and the trader's cities in stock; Diplomacy and a card the victim drew (primary victim): 1 more city reduced."
-    # rulebooks/expansion.civ:681
+    # rulebooks/expansion.civ:686
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:688
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:693
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((688, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((693, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:689
-            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:690
-            e1_area = 'any'  # rulebooks/expansion.civ:690
+            e0_amount = _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock')))  # rulebooks/expansion.civ:694
+            e1_amount = (1 - _rt.min_(1, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))  # rulebooks/expansion.civ:695
+            e1_area = 'any'  # rulebooks/expansion.civ:695
         if ub1 or not b1:
-            e2_amount = 1  # rulebooks/expansion.civ:692
-            e2_area = 'any'  # rulebooks/expansion.civ:692
+            e2_amount = 1  # rulebooks/expansion.civ:697
+            e2_area = 'any'  # rulebooks/expansion.civ:697
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
         trace = []
-        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:695
-        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:700
+        m0 = _rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') != ''))  # rulebooks/expansion.civ:700
+        c = (_rt.and_(('Diplomacy' in held), lambda: (s.fact('traded_by') == '')))  # rulebooks/expansion.civ:705
         if type(c) is _U:
-            s.undecided.append((700, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
+            s.undecided.append((705, 'rulebooks/expansion.civ', 'whether Diplomacy changes reduce cities', c.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(c, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 700, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Diplomacy',), 705, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif c:  # rulebooks/expansion.civ:700
+        elif c:  # rulebooks/expansion.civ:705
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 700, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Diplomacy',), 705, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((696, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
+            s.undecided.append((701, 'rulebooks/expansion.civ', 'whether Diplomacy changes annex cities', m0.facts))
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
                 u = _rt.unknown_of(m0, e0_amount, v)
-                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 696, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'annex_cities', 'amount', v, e0_amount, u, ('Diplomacy',), 701, 'rulebooks/expansion.civ'))
                 e0_amount = u
-        elif m0:  # rulebooks/expansion.civ:696
+        elif m0:  # rulebooks/expansion.civ:701
             v = _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock')))
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 696, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'set', 'annex_cities', 'amount', v, e0_amount, ('Diplomacy',), 701, 'rulebooks/expansion.civ')
         if type(m0) is _U:
-            s.undecided.append((697, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
+            s.undecided.append((702, 'rulebooks/expansion.civ', 'whether Diplomacy changes destroy cities', m0.facts))
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
                 u = _rt.unknown_of(m0, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 697, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Diplomacy',), 702, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m0:  # rulebooks/expansion.civ:697
+        elif m0:  # rulebooks/expansion.civ:702
             v = (2 - _rt.min_(2, s.of_role('trader', lambda s: s.fact('cities_in_stock'))))
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 697, 'rulebooks/expansion.civ')
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', v, e1_amount, ('Diplomacy',), 702, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('annex_cities', {'amount': e0_amount}, 689))
+            effects.append(('annex_cities', {'amount': e0_amount}, 694))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 690))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 695))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 692))
-        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 681, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 697))
+        _rt.floor_effects(effects, trace, {'annex_cities': 'amount', 'destroy_cities': 'amount'}, 686, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Treachery', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -306,12 +306,12 @@ def calamity_1_treachery(s: PlayerState, role: str) -> Resolution:
 
 def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
     'Squandered Wealth (stack 2, minor). Lose 10 treasury.'
-    # rulebooks/expansion.civ:707
+    # rulebooks/expansion.civ:712
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:713
+        e0_amount = 10  # rulebooks/expansion.civ:718
         trace = []
-        effects = [('lose_treasury', {'amount': e0_amount}, 713)]
+        effects = [('lose_treasury', {'amount': e0_amount}, 718)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Squandered Wealth', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -320,49 +320,49 @@ def calamity_2_squandered_wealth(s: PlayerState, role: str) -> Resolution:
 
 def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
     'Famine (stack 3, major nontradable). Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, at most this much each: take 8 damage. Modifiers: Pottery: 5 fewer points of damage; Calendar (secondary victim): 5 fewer points of damage.'
-    # rulebooks/expansion.civ:717
+    # rulebooks/expansion.civ:722
     held = s.held_set
     if role == 'primary':
         e1_amount = None
-        e0_amount = 10  # rulebooks/expansion.civ:724
-        e0_area = 'any'  # rulebooks/expansion.civ:724
-        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:725
+        e0_amount = 10  # rulebooks/expansion.civ:729
+        e0_area = 'any'  # rulebooks/expansion.civ:729
+        b1 = ('Agriculture' in held)  # rulebooks/expansion.civ:730
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((725, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((730, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:725
-            e1_area = 'any'  # rulebooks/expansion.civ:725
+            e1_amount = s.fact('tokens_over_limit')  # rulebooks/expansion.civ:730
+            e1_area = 'any'  # rulebooks/expansion.civ:730
         if ub1 or not b1:
             pass
         if ub1:
             e1_amount = None
-        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 727)
+        assignment = (None, 20, [('damage', {'amount': 8, 'area': 'any'})], 732)
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:728
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 728, 'rulebooks/expansion.civ')
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:733
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 733, 'rulebooks/expansion.civ')
         effects = []
-        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 724))
+        effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 729))
         if e1_amount is not None:
-            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 725))
-        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 717, 'rulebooks/expansion.civ')
+            effects.append(('lose_tokens', {'amount': e1_amount, 'area': e1_area}, 730))
+        _rt.floor_effects(effects, trace, {'damage': 'amount', 'lose_tokens': 'amount'}, 722, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 8  # rulebooks/expansion.civ:727
-        e0_area = 'any'  # rulebooks/expansion.civ:727
+        e0_amount = 8  # rulebooks/expansion.civ:732
+        e0_area = 'any'  # rulebooks/expansion.civ:732
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Pottery' in held)):  # rulebooks/expansion.civ:728
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 728, 'rulebooks/expansion.civ')
-        if (('Calendar' in held)):  # rulebooks/expansion.civ:729
-            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 729, 'rulebooks/expansion.civ')
+        if (('Pottery' in held)):  # rulebooks/expansion.civ:733
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Pottery',), 733, 'rulebooks/expansion.civ')
+        if (('Calendar' in held)):  # rulebooks/expansion.civ:734
+            e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Calendar',), 734, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 717, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 727)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 722, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 732)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Famine', role, s, effects, None, trace, (), False, None, excluded))
@@ -370,31 +370,31 @@ def calamity_3_famine(s: PlayerState, role: str) -> Resolution:
 
 def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
     'Superstition (stack 3, major tradable). Reduce 3 cities. Modifiers: Mysticism (primary victim): 1 fewer city reduced; Deism (primary victim): 1 fewer city reduced; Enlightenment (primary victim): 1 fewer city reduced; Universal Doctrine (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:735
+    # rulebooks/expansion.civ:740
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:741
-        e0_area = 'any'  # rulebooks/expansion.civ:741
+        e0_amount = 3  # rulebooks/expansion.civ:746
+        e0_area = 'any'  # rulebooks/expansion.civ:746
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:742
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 742, 'rulebooks/expansion.civ')
-                    if (('Deism' in held)):  # rulebooks/expansion.civ:744
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 744, 'rulebooks/expansion.civ')
-                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:746
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 746, 'rulebooks/expansion.civ')
+                    if (('Mysticism' in held)):  # rulebooks/expansion.civ:747
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Mysticism',), 747, 'rulebooks/expansion.civ')
+                    if (('Deism' in held)):  # rulebooks/expansion.civ:749
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Deism',), 749, 'rulebooks/expansion.civ')
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:751
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Enlightenment',), 751, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:748
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 748, 'rulebooks/expansion.civ')
+                    if (('Universal Doctrine' in held)):  # rulebooks/expansion.civ:753
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Universal Doctrine',), 753, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 735, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 740, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 735, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 741)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 740, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 746)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Superstition', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -403,15 +403,15 @@ def calamity_4_superstition(s: PlayerState, role: str) -> Resolution:
 
 def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
     'Tempest (stack 3, minor). Lose all your ships; lose 5 treasury.'
-    # rulebooks/expansion.civ:752
+    # rulebooks/expansion.civ:757
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:758
-        e1_amount = 5  # rulebooks/expansion.civ:758
+        e0_amount = s.fact('ships')  # rulebooks/expansion.civ:763
+        e1_amount = 5  # rulebooks/expansion.civ:763
         trace = []
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 752, 'rulebooks/expansion.civ')
-        effects = [('lose_ships', {'amount': e0_amount}, 758), ('lose_treasury', {'amount': e1_amount}, 758)]
+            e0_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e0_amount, 757, 'rulebooks/expansion.civ')
+        effects = [('lose_ships', {'amount': e0_amount}, 763), ('lose_treasury', {'amount': e1_amount}, 763)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tempest', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -420,67 +420,67 @@ def calamity_5_tempest(s: PlayerState, role: str) -> Resolution:
 
 def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
     'Civil War (stack 4, major nontradable). A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or more unit points in stock than the most unit points in stock among the players within reach; or civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry. Modifiers: Music (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Drama and Poetry (primary victim): 5 more unit points in the faction; 5 more unit points the victim picks; Democracy (primary victim): 10 more unit points in the faction; 10 more unit points the victim picks; Philosophy (primary victim): exactly 15 unit points in the faction; no unit point the victim picks; Military (primary victim): 10 more points of damage; Naval Warfare (primary victim): 10 more points of damage; Advanced Military (primary victim): 10 more points of damage.'
-    # rulebooks/expansion.civ:762
+    # rulebooks/expansion.civ:767
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 770, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:770
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 770, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 771, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:771
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 771, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 772, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:772
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 772, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 773, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:773
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 773, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 774, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:774
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 774, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 776, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:776
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 776, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 777, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:777
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 777, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 778, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:778
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 778, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
-        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 799, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:799
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 799, 'cancelled: more unit points in stock than the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 800, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:800
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 800, 'cancelled: civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
-        if s.decide((s.neighbours('near') == 0), 801, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:801
-            return _rt.cancelled(_MODULE, 'Civil War', role, s, 801, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
-        e0_amount = 35  # rulebooks/expansion.civ:768
-        e0_by_victim = 15  # rulebooks/expansion.civ:768
-        e1_amount = 0  # rulebooks/expansion.civ:768
-        e1_area = 'any'  # rulebooks/expansion.civ:768
+        if s.decide(_rt.and_(('Philosophy' in held), lambda: (s.fact('unit_points') <= 15)), 775, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:775
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 775, 'cancelled: Philosophy and at most 15 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 35)), 776, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:776
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 776, 'cancelled: without Philosophy and at most 35 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Music' in held)), 777, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:777
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 777, 'cancelled: Music without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 40), lambda: ('Drama and Poetry' in held)), 778, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:778
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 778, 'cancelled: Drama and Poetry without Philosophy and at most 40 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Democracy' in held)), 779, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:779
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 779, 'cancelled: Democracy without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 45), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 780, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:780
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 780, 'cancelled: Music, and Drama and Poetry without Philosophy and at most 45 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Music' in held)), 781, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:781
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 781, 'cancelled: Democracy and Music without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 50), lambda: ('Democracy' in held), lambda: ('Drama and Poetry' in held)), 782, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:782
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 782, 'cancelled: Democracy, and Drama and Poetry without Philosophy and at most 50 unit points', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(_rt.not_(('Philosophy' in held)), lambda: (s.fact('unit_points') <= 55), lambda: ('Democracy' in held), lambda: ('Music' in held), lambda: ('Drama and Poetry' in held)), 783, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:783
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 783, 'cancelled: Democracy, Music, and Drama and Poetry without Philosophy and at most 55 unit points', 'rulebooks/expansion.civ')
+        if s.decide((s.derived('stock_points') > s.most_among(lambda s: s.derived('stock_points'), 'near')), 804, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:804
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 804, 'cancelled: more unit points in stock than the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_(s.option('civil_war_tie_cancels'), lambda: (s.derived('stock_points') == s.most_among(lambda s: s.derived('stock_points'), 'near'))), 805, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:805
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 805, 'cancelled: civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach', 'rulebooks/expansion.civ')
+        if s.decide((s.neighbours('near') == 0), 806, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:806
+            return _rt.cancelled(_MODULE, 'Civil War', role, s, 806, 'cancelled: no other player bordering by near', 'rulebooks/expansion.civ')
+        e0_amount = 35  # rulebooks/expansion.civ:773
+        e0_by_victim = 15  # rulebooks/expansion.civ:773
+        e1_amount = 0  # rulebooks/expansion.civ:773
+        e1_area = 'any'  # rulebooks/expansion.civ:773
         trace = []
-        m0 = ('Music' in held)  # rulebooks/expansion.civ:779
-        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:781
-        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:783
-        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:784
-        if m0:  # rulebooks/expansion.civ:779
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 779, 'rulebooks/expansion.civ')
-        if m0:  # rulebooks/expansion.civ:779
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 779, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:781
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 781, 'rulebooks/expansion.civ')
-        if m1:  # rulebooks/expansion.civ:781
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 781, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:783
-            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 783, 'rulebooks/expansion.civ')
-        if m2:  # rulebooks/expansion.civ:783
-            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 783, 'rulebooks/expansion.civ')
-        if (('Military' in held)):  # rulebooks/expansion.civ:789
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 789, 'rulebooks/expansion.civ')
-        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:791
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 791, 'rulebooks/expansion.civ')
-        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:793
-            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 793, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:785
-            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 785, 'rulebooks/expansion.civ')
-        if m3:  # rulebooks/expansion.civ:786
-            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 786, 'rulebooks/expansion.civ')
+        m0 = ('Music' in held)  # rulebooks/expansion.civ:784
+        m1 = ('Drama and Poetry' in held)  # rulebooks/expansion.civ:786
+        m2 = ('Democracy' in held)  # rulebooks/expansion.civ:788
+        m3 = ('Philosophy' in held)  # rulebooks/expansion.civ:789
+        if m0:  # rulebooks/expansion.civ:784
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Music',), 784, 'rulebooks/expansion.civ')
+        if m0:  # rulebooks/expansion.civ:784
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Music',), 784, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:786
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 5, e0_amount, ('Drama and Poetry',), 786, 'rulebooks/expansion.civ')
+        if m1:  # rulebooks/expansion.civ:786
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 5, e0_by_victim, ('Drama and Poetry',), 786, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:788
+            e0_amount = _rt.change(trace, 'add', 'faction_split', 'amount', 10, e0_amount, ('Democracy',), 788, 'rulebooks/expansion.civ')
+        if m2:  # rulebooks/expansion.civ:788
+            e0_by_victim = _rt.change(trace, 'add', 'faction_split', 'by_victim', 10, e0_by_victim, ('Democracy',), 788, 'rulebooks/expansion.civ')
+        if (('Military' in held)):  # rulebooks/expansion.civ:794
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Military',), 794, 'rulebooks/expansion.civ')
+        if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:796
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Naval Warfare',), 796, 'rulebooks/expansion.civ')
+        if (('Advanced Military' in held)):  # rulebooks/expansion.civ:798
+            e1_amount = _rt.change(trace, 'add', 'damage', 'amount', 10, e1_amount, ('Advanced Military',), 798, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:790
+            e0_amount = _rt.change(trace, 'set', 'faction_split', 'amount', 15, e0_amount, ('Philosophy',), 790, 'rulebooks/expansion.civ')
+        if m3:  # rulebooks/expansion.civ:791
+            e0_by_victim = _rt.change(trace, 'set', 'faction_split', 'by_victim', 0, e0_by_victim, ('Philosophy',), 791, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 762, 'rulebooks/expansion.civ')
-        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 768), ('damage', {'amount': e1_amount, 'area': e1_area}, 768)]
+            e0_amount = _rt.floor_step(trace, 'faction_split', 'amount', e0_amount, 767, 'rulebooks/expansion.civ')
+        effects = [('faction_split', {'amount': e0_amount, 'by_victim': e0_by_victim}, 773), ('damage', {'amount': e1_amount, 'area': e1_area}, 773)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Civil War', role, s, effects, None, trace, (), False, None, None))
@@ -490,30 +490,30 @@ def calamity_6_civil_war(s: PlayerState, role: str) -> Resolution:
 
 def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
     'Slave Revolt (stack 4, major tradable). 15 of your tokens may not support cities; reduce unsupported cities. Modifiers: Theocracy (primary victim): 5 more tokens withheld from city support; Mining (primary victim): 5 more tokens withheld from city support; Mythology (primary victim): 5 fewer tokens withheld from city support; Enlightenment (primary victim): 5 fewer tokens withheld from city support.'
-    # rulebooks/expansion.civ:811
+    # rulebooks/expansion.civ:816
     held = s.held_set
     if role == 'primary':
-        e0_amount = 15  # rulebooks/expansion.civ:817
+        e0_amount = 15  # rulebooks/expansion.civ:822
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:818
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 818, 'rulebooks/expansion.civ')
-                    if (('Mining' in held)):  # rulebooks/expansion.civ:820
-                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 820, 'rulebooks/expansion.civ')
+                    if (('Theocracy' in held)):  # rulebooks/expansion.civ:823
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Theocracy',), 823, 'rulebooks/expansion.civ')
+                    if (('Mining' in held)):  # rulebooks/expansion.civ:825
+                        e0_amount = _rt.change(trace, 'add', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mining',), 825, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Mythology' in held)):  # rulebooks/expansion.civ:822
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 822, 'rulebooks/expansion.civ')
-                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:824
-                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 824, 'rulebooks/expansion.civ')
+                    if (('Mythology' in held)):  # rulebooks/expansion.civ:827
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Mythology',), 827, 'rulebooks/expansion.civ')
+                    if (('Enlightenment' in held)):  # rulebooks/expansion.civ:829
+                        e0_amount = _rt.change(trace, 'prevent', 'support_tokens_withheld', 'amount', 5, e0_amount, ('Enlightenment',), 829, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 811, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 816, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 811, 'rulebooks/expansion.civ')
-        effects = [('support_tokens_withheld', {'amount': e0_amount}, 817)]
+            e0_amount = _rt.floor_step(trace, 'support_tokens_withheld', 'amount', e0_amount, 816, 'rulebooks/expansion.civ')
+        effects = [('support_tokens_withheld', {'amount': e0_amount}, 822)]
         _rt.reduce_until_supported(s, effects, {'city_support_rate': 'rate', 'support_tokens_withheld': 'withheld'})
         return Resolution((_MODULE, 'Slave Revolt', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -522,17 +522,17 @@ def calamity_7_slave_revolt(s: PlayerState, role: str) -> Resolution:
 
 def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
     'City in Flames (stack 4, minor). Destroy 1 city. Modifiers: at least 10 treasury tokens: may pay 10 treasury instead of the cities destroyed.'
-    # rulebooks/expansion.civ:830
+    # rulebooks/expansion.civ:835
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:836
-        e0_area = 'any'  # rulebooks/expansion.civ:836
+        e0_amount = 1  # rulebooks/expansion.civ:841
+        e0_area = 'any'  # rulebooks/expansion.civ:841
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:837
-        if s.decide(m0, 837, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:837
-            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 837, 'rulebooks/expansion.civ'))
-        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 836)]
+        m0 = (s.fact('treasury') >= 10)  # rulebooks/expansion.civ:842
+        if s.decide(m0, 842, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:842
+            options.append(('destroy_cities', 'pay_treasury', {'amount': 10}, False, (), 842, 'rulebooks/expansion.civ'))
+        effects = [('destroy_cities', {'amount': e0_amount, 'area': e0_area}, 841)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City in Flames', role, s, effects, None, trace, options, False, None, None))
     # only the primary victim suffers this calamity
@@ -541,77 +541,77 @@ def calamity_8_city_in_flames(s: PlayerState, role: str) -> Resolution:
 
 def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
     'Flood (stack 5, major nontradable). With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city. Modifiers: Engineering: at most 7 points of damage; Engineering and no unit point on the flood plain (primary victim): no city destroyed; 1 more city reduced.'
-    # rulebooks/expansion.civ:841
+    # rulebooks/expansion.civ:846
     held = s.held_set
     if role == 'primary':
-        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 856, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:856
-            return _rt.cancelled(_MODULE, 'Flood', role, s, 856, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
+        if s.decide(_rt.and_((s.fact('flood_plain_units') == 0), lambda: (s.fact('coastal_cities') == 0)), 861, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:861
+            return _rt.cancelled(_MODULE, 'Flood', role, s, 861, 'cancelled: no unit point on the flood plain and no coastal city', 'rulebooks/expansion.civ')
         e0_amount = None
         e1_amount = None
         e2_amount = None
-        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:848
+        b1 = (s.fact('flood_plain_units') > 0)  # rulebooks/expansion.civ:853
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((848, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((853, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 17  # rulebooks/expansion.civ:849
-            e0_area = 'flood_plain'  # rulebooks/expansion.civ:849
+            e0_amount = 17  # rulebooks/expansion.civ:854
+            e0_area = 'flood_plain'  # rulebooks/expansion.civ:854
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:851
-            e1_area = 'coastal'  # rulebooks/expansion.civ:851
-            e2_amount = 0  # rulebooks/expansion.civ:852
-            e2_area = 'coastal'  # rulebooks/expansion.civ:852
+            e1_amount = 1  # rulebooks/expansion.civ:856
+            e1_area = 'coastal'  # rulebooks/expansion.civ:856
+            e2_amount = 0  # rulebooks/expansion.civ:857
+            e2_area = 'coastal'  # rulebooks/expansion.civ:857
         if ub1:
             e0_amount = None
             e1_amount = None
             e2_amount = None
-        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 855)
+        assignment = (None, 10, [('damage', {'amount': 10, 'area': 'flood_plain'})], 860)
         trace = []
-        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:859
+        m1 = _rt.and_(('Engineering' in held), lambda: (s.fact('flood_plain_units') == 0))  # rulebooks/expansion.civ:864
         if type(m1) is _U:
-            s.undecided.append((861, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
+            s.undecided.append((866, 'rulebooks/expansion.civ', 'whether Engineering changes reduce cities', m1.facts))
             v = 1
             if e2_amount is not None:
                 u = _rt.unknown_of(m1, e2_amount, v)
-                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 861, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'reduce_cities', 'amount', v, e2_amount, u, ('Engineering',), 866, 'rulebooks/expansion.civ'))
                 e2_amount = u
-        elif m1:  # rulebooks/expansion.civ:861
+        elif m1:  # rulebooks/expansion.civ:866
             if e2_amount is not None:
-                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 861, 'rulebooks/expansion.civ')
+                e2_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e2_amount, ('Engineering',), 866, 'rulebooks/expansion.civ')
         if type(m1) is _U:
-            s.undecided.append((860, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
+            s.undecided.append((865, 'rulebooks/expansion.civ', 'whether Engineering changes destroy cities', m1.facts))
             v = 0
             if e1_amount is not None:
                 u = _rt.unknown_of(m1, e1_amount, v)
-                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 860, 'rulebooks/expansion.civ'))
+                trace.append(('undecided', 'destroy_cities', 'amount', v, e1_amount, u, ('Engineering',), 865, 'rulebooks/expansion.civ'))
                 e1_amount = u
-        elif m1:  # rulebooks/expansion.civ:860
+        elif m1:  # rulebooks/expansion.civ:865
             if e1_amount is not None:
-                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 860, 'rulebooks/expansion.civ')
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:857
+                e1_amount = _rt.change(trace, 'set', 'destroy_cities', 'amount', 0, e1_amount, ('Engineering',), 865, 'rulebooks/expansion.civ')
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:862
             if e0_amount is not None:
-                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
+                e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 862, 'rulebooks/expansion.civ')
         effects = []
         if e0_amount is not None:
-            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 849))
+            effects.append(('damage', {'amount': e0_amount, 'area': e0_area}, 854))
         if e1_amount is not None:
-            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 851))
+            effects.append(('destroy_cities', {'amount': e1_amount, 'area': e1_area}, 856))
         if e2_amount is not None:
-            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 852))
-        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 841, 'rulebooks/expansion.civ')
+            effects.append(('reduce_cities', {'amount': e2_amount, 'area': e2_area}, 857))
+        _rt.floor_effects(effects, trace, {'destroy_cities': 'amount'}, 846, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:855
-        e0_area = 'flood_plain'  # rulebooks/expansion.civ:855
+        e0_amount = 10  # rulebooks/expansion.civ:860
+        e0_area = 'flood_plain'  # rulebooks/expansion.civ:860
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
-        if (('Engineering' in held)):  # rulebooks/expansion.civ:857
-            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 857, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 855)]
+        if (('Engineering' in held)):  # rulebooks/expansion.civ:862
+            e0_amount = _rt.change(trace, 'cap', 'damage', 'amount', 7, e0_amount, ('Engineering',), 862, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 860)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Flood', role, s, effects, None, trace, (), False, None, excluded))
@@ -619,30 +619,30 @@ def calamity_9_flood(s: PlayerState, role: str) -> Resolution:
 
 def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
     'Barbarian Hordes (stack 5, major tradable). 15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area. Modifiers: Politics (primary victim): 5 more barbarian tokens; Provincial Empire (primary victim): 5 more barbarian tokens; Monarchy (primary victim): 5 fewer barbarian tokens.'
-    # rulebooks/expansion.civ:869
+    # rulebooks/expansion.civ:874
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('edge_units') == 0), 876, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:876
-            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 876, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
-        e0_amount = 15  # rulebooks/expansion.civ:875
+        if s.decide((s.fact('edge_units') == 0), 881, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:881
+            return _rt.cancelled(_MODULE, 'Barbarian Hordes', role, s, 881, 'cancelled: no unit point by the map edge or an empty area', 'rulebooks/expansion.civ')
+        e0_amount = 15  # rulebooks/expansion.civ:880
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Politics' in held)):  # rulebooks/expansion.civ:883
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 883, 'rulebooks/expansion.civ')
-                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:885
-                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 885, 'rulebooks/expansion.civ')
+                    if (('Politics' in held)):  # rulebooks/expansion.civ:888
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Politics',), 888, 'rulebooks/expansion.civ')
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:890
+                        e0_amount = _rt.change(trace, 'add', 'barbarian_tokens', 'amount', 5, e0_amount, ('Provincial Empire',), 890, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:887
-                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 887, 'rulebooks/expansion.civ')
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:892
+                        e0_amount = _rt.change(trace, 'prevent', 'barbarian_tokens', 'amount', 5, e0_amount, ('Monarchy',), 892, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 869, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 874, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 869, 'rulebooks/expansion.civ')
-        effects = [('barbarian_tokens', {'amount': e0_amount}, 875)]
+            e0_amount = _rt.floor_step(trace, 'barbarian_tokens', 'amount', e0_amount, 874, 'rulebooks/expansion.civ')
+        effects = [('barbarian_tokens', {'amount': e0_amount}, 880)]
         return Resolution((_MODULE, 'Barbarian Hordes', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Barbarian Hordes', role, s, [], None, (), (), False, None, None))
@@ -650,14 +650,14 @@ def calamity_10_barbarian_hordes(s: PlayerState, role: str) -> Resolution:
 
 def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
     'City Riots (stack 5, minor). Reduce 1 city; lose 5 treasury.'
-    # rulebooks/expansion.civ:893
+    # rulebooks/expansion.civ:898
     held = s.held_set
     if role == 'primary':
-        e0_amount = 1  # rulebooks/expansion.civ:899
-        e0_area = 'any'  # rulebooks/expansion.civ:899
-        e1_amount = 5  # rulebooks/expansion.civ:899
+        e0_amount = 1  # rulebooks/expansion.civ:904
+        e0_area = 'any'  # rulebooks/expansion.civ:904
+        e1_amount = 5  # rulebooks/expansion.civ:904
         trace = []
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 899), ('lose_treasury', {'amount': e1_amount}, 899)]
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 904), ('lose_treasury', {'amount': e1_amount}, 904)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'City Riots', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -666,69 +666,69 @@ def calamity_11_city_riots(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:903
+    # rulebooks/expansion.civ:908
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:909
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:909
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:909
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 910)
+        e0_amount = 3  # rulebooks/expansion.civ:914
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:914
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:914
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 915)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:918
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:916
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 916, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:913
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:920
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 920, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 909), ('lose_ships', {'amount': e1_amount}, 909)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 903, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 908, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 914), ('lose_ships', {'amount': e1_amount}, 914)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 908, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:910
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:910
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:910
+        e0_amount = 2  # rulebooks/expansion.civ:915
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:915
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:915
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:918
         e0_amount_unselected = 0
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:916
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 916, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 1
-                    if m1:  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
                         e0_amount_unselected += 2
-                    if m1:  # rulebooks/expansion.civ:913
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:920
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 920, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 910), ('lose_ships', {'amount': e1_amount}, 910)]
-        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 903, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 908, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'selected': e0_amount + e0_amount_unselected, 'unselected': e0_amount_unselected, 'amount': e0_amount, 'area': e0_area}, 915), ('lose_ships', {'amount': e1_amount}, 915)]
+        _rt.floor_effects(effects, trace, {'reduce_cities': 'amount', 'lose_ships': 'amount'}, 908, 'rulebooks/expansion.civ')
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.unselect(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
@@ -736,70 +736,70 @@ def calamity_12_cyclone_v0(s: PlayerState, role: str) -> Resolution:
 
 def calamity_12_cyclone_v1(s: PlayerState, role: str) -> Resolution:
     'Cyclone (stack 6, major nontradable). Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count. Modifiers: Masonry: 1 fewer city reduced; Calendar: 2 fewer cities reduced; 2 fewer ships lost; Trade Empire: 1 more city reduced.'
-    # rulebooks/expansion.civ:903
+    # rulebooks/expansion.civ:908
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:909
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:909
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:909
-        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 910)
+        e0_amount = 3  # rulebooks/expansion.civ:914
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:914
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:914
+        assignment = ((s.fact('players') - 1), None, [('reduce_cities', {'amount': 2, 'area': 'open_sea'}), ('lose_ships', {'amount': s.fact('ships')})], 915)
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:918
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:913
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:916
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 916, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:920
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 920, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 908, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 908, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 908, 'rulebooks/expansion.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 909), ('lose_ships', {'amount': e1_amount}, 909)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 908, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 914), ('lose_ships', {'amount': e1_amount}, 914)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:910
-        e0_area = 'open_sea'  # rulebooks/expansion.civ:910
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:910
+        e0_amount = 2  # rulebooks/expansion.civ:915
+        e0_area = 'open_sea'  # rulebooks/expansion.civ:915
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:915
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
-        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:913
+        m1 = ('Calendar' in held)  # rulebooks/expansion.civ:918
         for stage in {('cyclone_prevention_on_amount',): ('add_prevent', 'set', 'cap'), ('cyclone_prevention_on_amount', 'prevent_floor_add'): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('cyclone_prevention_on_amount', 'prevent_floor_add') if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Masonry' in held)):  # rulebooks/expansion.civ:911
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 911, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:913
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
-                    if m1:  # rulebooks/expansion.civ:913
-                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 913, 'rulebooks/expansion.civ')
+                    if (('Masonry' in held)):  # rulebooks/expansion.civ:916
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Masonry',), 916, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 2, e0_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
+                    if m1:  # rulebooks/expansion.civ:918
+                        e1_amount = _rt.change(trace, 'prevent', 'lose_ships', 'amount', 2, e1_amount, ('Calendar',), 918, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:915
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 915, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:920
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Trade Empire',), 920, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
-                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 908, 'rulebooks/expansion.civ')
+                e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 908, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 903, 'rulebooks/expansion.civ')
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 908, 'rulebooks/expansion.civ')
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 903, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 910), ('lose_ships', {'amount': e1_amount}, 910)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 908, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 915), ('lose_ships', {'amount': e1_amount}, 915)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Cyclone', role, s, effects, None, trace, (), False, None, excluded))
 
@@ -812,39 +812,39 @@ def calamity_12_cyclone(s: PlayerState, role: str) -> Resolution:
 
 def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
     'Epidemic (stack 6, major tradable). Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader). Modifiers: Medicine (primary victim): 8 fewer points of damage; Anatomy (primary victim): 8 fewer points of damage; Medicine (secondary victim): 5 fewer points of damage; Anatomy (secondary victim): 5 fewer points of damage; Roadbuilding: 5 more points of damage; Trade Empire: 5 more points of damage.'
-    # rulebooks/expansion.civ:925
+    # rulebooks/expansion.civ:930
     held = s.held_set
     if role == 'primary':
-        e0_amount = 16  # rulebooks/expansion.civ:931
-        e0_area = 'any'  # rulebooks/expansion.civ:931
-        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 932)
+        e0_amount = 16  # rulebooks/expansion.civ:936
+        e0_area = 'any'  # rulebooks/expansion.civ:936
+        assignment = (None, 25, [('damage', {'amount': 10, 'area': 'any'})], 937)
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Medicine' in held)):  # rulebooks/expansion.civ:934
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 934, 'rulebooks/expansion.civ')
-                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:936
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 936, 'rulebooks/expansion.civ')
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:939
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Medicine',), 939, 'rulebooks/expansion.civ')
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:941
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 8, e0_amount, ('Anatomy',), 941, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:942
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 942, 'rulebooks/expansion.civ')
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:944
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 944, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:947
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 947, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:949
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 949, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 930, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 931)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 930, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 936)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 10  # rulebooks/expansion.civ:932
-        e0_area = 'any'  # rulebooks/expansion.civ:932
+        e0_amount = 10  # rulebooks/expansion.civ:937
+        e0_area = 'any'  # rulebooks/expansion.civ:937
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'damage')
         trace = []
@@ -852,21 +852,21 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Medicine' in held)):  # rulebooks/expansion.civ:938
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 938, 'rulebooks/expansion.civ')
-                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:940
-                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 940, 'rulebooks/expansion.civ')
+                    if (('Medicine' in held)):  # rulebooks/expansion.civ:943
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Medicine',), 943, 'rulebooks/expansion.civ')
+                    if (('Anatomy' in held)):  # rulebooks/expansion.civ:945
+                        e0_amount = _rt.change(trace, 'prevent', 'damage', 'amount', 5, e0_amount, ('Anatomy',), 945, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:942
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 942, 'rulebooks/expansion.civ')
-                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:944
-                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 944, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:947
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Roadbuilding',), 947, 'rulebooks/expansion.civ')
+                    if (('Trade Empire' in held)):  # rulebooks/expansion.civ:949
+                        e0_amount = _rt.change(trace, 'add', 'damage', 'amount', 5, e0_amount, ('Trade Empire',), 949, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 930, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 925, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 932)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 930, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 937)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ', city=4)
         _rt.least_over(s, effects, ('damage',), city=4)
         return Resolution((_MODULE, 'Epidemic', role, s, effects, None, trace, (), False, None, excluded))
@@ -874,16 +874,16 @@ def calamity_13_epidemic(s: PlayerState, role: str) -> Resolution:
 
 def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
     'Coastal Migration (stack 6, minor). Take 5 damage from coastal areas; lose all your ships.'
-    # rulebooks/expansion.civ:951
+    # rulebooks/expansion.civ:956
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:957
-        e0_area = 'coastal'  # rulebooks/expansion.civ:957
-        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:957
+        e0_amount = 5  # rulebooks/expansion.civ:962
+        e0_area = 'coastal'  # rulebooks/expansion.civ:962
+        e1_amount = s.fact('ships')  # rulebooks/expansion.civ:962
         trace = []
         if e1_amount is not None and type(e1_amount) is not _U and e1_amount < 0:
-            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 951, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 957), ('lose_ships', {'amount': e1_amount}, 957)]
+            e1_amount = _rt.floor_step(trace, 'lose_ships', 'amount', e1_amount, 956, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 962), ('lose_ships', {'amount': e1_amount}, 962)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Coastal Migration', role, s, effects, None, trace, (), False, None, None))
@@ -893,26 +893,26 @@ def calamity_14_coastal_migration(s: PlayerState, role: str) -> Resolution:
 
 def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
     'Corruption (stack 7, major nontradable). Discard commodity cards worth at least 10 in face value. Modifiers: Coinage (primary victim): 5 more points of face value to discard; Law (primary victim): 5 fewer points of face value to discard.'
-    # rulebooks/expansion.civ:962
+    # rulebooks/expansion.civ:967
     held = s.held_set
     if role == 'primary':
-        e0_amount = 10  # rulebooks/expansion.civ:968
+        e0_amount = 10  # rulebooks/expansion.civ:973
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Coinage' in held)):  # rulebooks/expansion.civ:969
-                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 969, 'rulebooks/expansion.civ')
+                    if (('Coinage' in held)):  # rulebooks/expansion.civ:974
+                        e0_amount = _rt.change(trace, 'add', 'discard_face_value', 'amount', 5, e0_amount, ('Coinage',), 974, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Law' in held)):  # rulebooks/expansion.civ:971
-                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 971, 'rulebooks/expansion.civ')
+                    if (('Law' in held)):  # rulebooks/expansion.civ:976
+                        e0_amount = _rt.change(trace, 'prevent', 'discard_face_value', 'amount', 5, e0_amount, ('Law',), 976, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 962, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 967, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 962, 'rulebooks/expansion.civ')
-        effects = [('discard_face_value', {'amount': e0_amount}, 968)]
+            e0_amount = _rt.floor_step(trace, 'discard_face_value', 'amount', e0_amount, 967, 'rulebooks/expansion.civ')
+        effects = [('discard_face_value', {'amount': e0_amount}, 973)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.discard_by_value(s, effects, ('discard_face_value',))
         return Resolution((_MODULE, 'Corruption', role, s, effects, None, trace, (), False, None, None))
@@ -922,38 +922,38 @@ def calamity_15_corruption(s: PlayerState, role: str) -> Resolution:
 
 def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
     'Civil Disorder (stack 7, major tradable). Reduce all cities but 3. Modifiers: Music (primary victim): 1 more city kept; Drama and Poetry (primary victim): 1 more city kept; Law (primary victim): 1 more city kept; Democracy (primary victim): 1 more city kept; Military (primary victim): 1 fewer city kept; Naval Warfare (primary victim): 1 fewer city kept; Roadbuilding (primary victim): 1 fewer city kept; Advanced Military (primary victim): 1 fewer city kept.'
-    # rulebooks/expansion.civ:976
+    # rulebooks/expansion.civ:981
     held = s.held_set
     if role == 'primary':
-        e0_amount = 3  # rulebooks/expansion.civ:982
+        e0_amount = 3  # rulebooks/expansion.civ:987
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Music' in held)):  # rulebooks/expansion.civ:983
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 983, 'rulebooks/expansion.civ')
-                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:985
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 985, 'rulebooks/expansion.civ')
-                    if (('Law' in held)):  # rulebooks/expansion.civ:987
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 987, 'rulebooks/expansion.civ')
-                    if (('Democracy' in held)):  # rulebooks/expansion.civ:989
-                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 989, 'rulebooks/expansion.civ')
+                    if (('Music' in held)):  # rulebooks/expansion.civ:988
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Music',), 988, 'rulebooks/expansion.civ')
+                    if (('Drama and Poetry' in held)):  # rulebooks/expansion.civ:990
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Drama and Poetry',), 990, 'rulebooks/expansion.civ')
+                    if (('Law' in held)):  # rulebooks/expansion.civ:992
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Law',), 992, 'rulebooks/expansion.civ')
+                    if (('Democracy' in held)):  # rulebooks/expansion.civ:994
+                        e0_amount = _rt.change(trace, 'add', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Democracy',), 994, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Military' in held)):  # rulebooks/expansion.civ:991
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 991, 'rulebooks/expansion.civ')
-                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:993
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 993, 'rulebooks/expansion.civ')
-                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:995
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 995, 'rulebooks/expansion.civ')
-                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:997
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 997, 'rulebooks/expansion.civ')
+                    if (('Military' in held)):  # rulebooks/expansion.civ:996
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Military',), 996, 'rulebooks/expansion.civ')
+                    if (('Naval Warfare' in held)):  # rulebooks/expansion.civ:998
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Naval Warfare',), 998, 'rulebooks/expansion.civ')
+                    if (('Roadbuilding' in held)):  # rulebooks/expansion.civ:1000
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Roadbuilding',), 1000, 'rulebooks/expansion.civ')
+                    if (('Advanced Military' in held)):  # rulebooks/expansion.civ:1002
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_all_but_cities', 'amount', 1, e0_amount, ('Advanced Military',), 1002, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 976, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 981, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 976, 'rulebooks/expansion.civ')
-        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 982)]
+            e0_amount = _rt.floor_step(trace, 'reduce_all_but_cities', 'amount', e0_amount, 981, 'rulebooks/expansion.civ')
+        effects = [('reduce_all_but_cities', {'amount': e0_amount}, 987)]
         return Resolution((_MODULE, 'Civil Disorder', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
     return Resolution((_MODULE, 'Civil Disorder', role, s, [], None, (), (), False, None, None))
@@ -961,13 +961,13 @@ def calamity_16_civil_disorder(s: PlayerState, role: str) -> Resolution:
 
 def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
     'Tribal Conflict (stack 7, minor). Lose 5 tokens.'
-    # rulebooks/expansion.civ:1002
+    # rulebooks/expansion.civ:1007
     held = s.held_set
     if role == 'primary':
-        e0_amount = 5  # rulebooks/expansion.civ:1008
-        e0_area = 'any'  # rulebooks/expansion.civ:1008
+        e0_amount = 5  # rulebooks/expansion.civ:1013
+        e0_area = 'any'  # rulebooks/expansion.civ:1013
         trace = []
-        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1008)]
+        effects = [('lose_tokens', {'amount': e0_amount, 'area': e0_area}, 1013)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tribal Conflict', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -976,30 +976,30 @@ def calamity_17_tribal_conflict(s: PlayerState, role: str) -> Resolution:
 
 def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
     'Tyranny (stack 8, major nontradable). The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land. Modifiers: Sculpture (primary victim): 5 fewer unit points annexed; Monarchy (primary victim): 5 more unit points annexed; Provincial Empire (primary victim): 5 more unit points annexed.'
-    # rulebooks/expansion.civ:1014
+    # rulebooks/expansion.civ:1019
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.neighbours('land') == 0), 1028, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1028
-            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1028, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
-        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1020
+        if s.decide((s.neighbours('land') == 0), 1033, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1033
+            return _rt.cancelled(_MODULE, 'Tyranny', role, s, 1033, 'cancelled: no other player bordering by land', 'rulebooks/expansion.civ')
+        e0_amount = (2 * s.fact('cities'))  # rulebooks/expansion.civ:1025
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1021
-                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1021, 'rulebooks/expansion.civ')
+                    if (('Sculpture' in held)):  # rulebooks/expansion.civ:1026
+                        e0_amount = _rt.change(trace, 'prevent', 'annex_unit_points', 'amount', 5, e0_amount, ('Sculpture',), 1026, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1023
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1023, 'rulebooks/expansion.civ')
-                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1025
-                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1025, 'rulebooks/expansion.civ')
+                    if (('Monarchy' in held)):  # rulebooks/expansion.civ:1028
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Monarchy',), 1028, 'rulebooks/expansion.civ')
+                    if (('Provincial Empire' in held)):  # rulebooks/expansion.civ:1030
+                        e0_amount = _rt.change(trace, 'add', 'annex_unit_points', 'amount', 5, e0_amount, ('Provincial Empire',), 1030, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1014, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1019, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1014, 'rulebooks/expansion.civ')
-        effects = [('annex_unit_points', {'amount': e0_amount}, 1020)]
+            e0_amount = _rt.floor_step(trace, 'annex_unit_points', 'amount', e0_amount, 1019, 'rulebooks/expansion.civ')
+        effects = [('annex_unit_points', {'amount': e0_amount}, 1025)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Tyranny', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1008,40 +1008,40 @@ def calamity_18_tyranny(s: PlayerState, role: str) -> Resolution:
 
 def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
     'Iconoclasm and Heresy (stack 8, major tradable). Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities (not the trader). Modifiers: Theocracy and at least 2 commodity cards in hand (primary victim): may discard 2 commodity cards to stop the calamity for everyone; Philosophy: 1 fewer city reduced; Theology: 3 fewer cities reduced; Monotheism (primary victim): 1 more city reduced.'
-    # rulebooks/expansion.civ:1036
+    # rulebooks/expansion.civ:1041
     held = s.held_set
     if role == 'primary':
-        e0_amount = 4  # rulebooks/expansion.civ:1042
-        e0_area = 'any'  # rulebooks/expansion.civ:1042
-        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1043)
+        e0_amount = 4  # rulebooks/expansion.civ:1047
+        e0_area = 'any'  # rulebooks/expansion.civ:1047
+        assignment = (None, 2, [('reduce_cities', {'amount': 2, 'area': 'any'})], 1048)
         trace = []
         options = []
-        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1045
+        m0 = _rt.and_(('Theocracy' in held), lambda: (s.derived('commodity_cards') >= 2))  # rulebooks/expansion.civ:1050
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1047
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1047, 'rulebooks/expansion.civ')
-                    if (('Theology' in held)):  # rulebooks/expansion.civ:1049
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1049, 'rulebooks/expansion.civ')
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1052
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1052, 'rulebooks/expansion.civ')
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1054
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1054, 'rulebooks/expansion.civ')
                 if stage != 'prevent':
-                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1051
-                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1051, 'rulebooks/expansion.civ')
+                    if (('Monotheism' in held)):  # rulebooks/expansion.civ:1056
+                        e0_amount = _rt.change(trace, 'add', 'reduce_cities', 'amount', 1, e0_amount, ('Monotheism',), 1056, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
-        if s.decide(m0, 1045, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1045
-            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1045, 'rulebooks/expansion.civ'))
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1041, 'rulebooks/expansion.civ')
+        if s.decide(m0, 1050, 'rulebooks/expansion.civ', 'whether the option to stop the calamity (discard cards) is offered'):  # rulebooks/expansion.civ:1050
+            options.append(('calamity', 'discard_cards', {'amount': 2}, False, ('Theocracy',), 1050, 'rulebooks/expansion.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1042)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1041, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1047)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, assignment, trace, options, False, None, None))
     else:
         excluded = None
-        e0_amount = 2  # rulebooks/expansion.civ:1043
-        e0_area = 'any'  # rulebooks/expansion.civ:1043
+        e0_amount = 2  # rulebooks/expansion.civ:1048
+        e0_area = 'any'  # rulebooks/expansion.civ:1048
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'reduce_cities')
         trace = []
@@ -1049,35 +1049,35 @@ def calamity_19_iconoclasm_and_heresy(s: PlayerState, role: str) -> Resolution:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'add':
-                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1047
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1047, 'rulebooks/expansion.civ')
-                    if (('Theology' in held)):  # rulebooks/expansion.civ:1049
-                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1049, 'rulebooks/expansion.civ')
+                    if (('Philosophy' in held)):  # rulebooks/expansion.civ:1052
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 1, e0_amount, ('Philosophy',), 1052, 'rulebooks/expansion.civ')
+                    if (('Theology' in held)):  # rulebooks/expansion.civ:1054
+                        e0_amount = _rt.change(trace, 'prevent', 'reduce_cities', 'amount', 3, e0_amount, ('Theology',), 1054, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1041, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1036, 'rulebooks/expansion.civ')
-        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1043)]
+            e0_amount = _rt.floor_step(trace, 'reduce_cities', 'amount', e0_amount, 1041, 'rulebooks/expansion.civ')
+        effects = [('reduce_cities', {'amount': e0_amount, 'area': e0_area}, 1048)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Iconoclasm and Heresy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
     'Minor Uprising (stack 8, minor). Take 1 damage per city. Modifiers: at least 2 treasury tokens: may pay 2 treasury per point of damage instead.'
-    # rulebooks/expansion.civ:1057
+    # rulebooks/expansion.civ:1062
     held = s.held_set
     if role == 'primary':
-        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1063
-        e0_area = 'any'  # rulebooks/expansion.civ:1063
+        e0_amount = s.fact('cities')  # rulebooks/expansion.civ:1068
+        e0_area = 'any'  # rulebooks/expansion.civ:1068
         trace = []
         options = []
-        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1064
-        if s.decide(m0, 1064, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1064
-            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1064, 'rulebooks/expansion.civ'))
+        m0 = (s.fact('treasury') >= 2)  # rulebooks/expansion.civ:1069
+        if s.decide(m0, 1069, 'rulebooks/expansion.civ', 'whether the option to pay treasury is offered') and (True):  # rulebooks/expansion.civ:1069
+            options.append(('damage', 'pay_treasury', {'amount': 2}, True, (), 1069, 'rulebooks/expansion.civ'))
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1057, 'rulebooks/expansion.civ')
-        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1063)]
+            e0_amount = _rt.floor_step(trace, 'damage', 'amount', e0_amount, 1062, 'rulebooks/expansion.civ')
+        effects = [('damage', {'amount': e0_amount, 'area': e0_area}, 1068)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         _rt.least_over(s, effects, ('damage',))
         return Resolution((_MODULE, 'Minor Uprising', role, s, effects, None, trace, options, False, None, None))
@@ -1087,29 +1087,29 @@ def calamity_20_minor_uprising(s: PlayerState, role: str) -> Resolution:
 
 def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
     'Regression (stack 9, major nontradable). Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city. Modifiers: Fundamentalism (primary victim): 1 more step back on the A.S.T.; Library (primary victim): 1 fewer step back on the A.S.T..'
-    # rulebooks/expansion.civ:1068
+    # rulebooks/expansion.civ:1073
     held = s.held_set
     if role == 'primary':
-        if s.decide((s.fact('cities') == 0), 1075, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1075
-            return _rt.cancelled(_MODULE, 'Regression', role, s, 1075, 'cancelled: no city', 'rulebooks/expansion.civ')
-        e0_amount = 1  # rulebooks/expansion.civ:1074
+        if s.decide((s.fact('cities') == 0), 1080, 'rulebooks/expansion.civ', 'whether the calamity is cancelled'):  # rulebooks/expansion.civ:1080
+            return _rt.cancelled(_MODULE, 'Regression', role, s, 1080, 'cancelled: no city', 'rulebooks/expansion.civ')
+        e0_amount = 1  # rulebooks/expansion.civ:1079
         e1_active = True
         trace = []
         for stage in {(): ('add_prevent', 'set', 'cap'), ('prevent_floor_add',): ('prevent', 'floor', 'add', 'set', 'cap')}[tuple(n for n in ('prevent_floor_add',) if s.option(n))]:
             if stage in ('add_prevent', 'add', 'prevent'):
                 pass
                 if stage != 'prevent':
-                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1076
-                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1076, 'rulebooks/expansion.civ')
+                    if (('Fundamentalism' in held)):  # rulebooks/expansion.civ:1081
+                        e0_amount = _rt.change(trace, 'add', 'ast_back', 'amount', 1, e0_amount, ('Fundamentalism',), 1081, 'rulebooks/expansion.civ')
                 if stage != 'add':
-                    if (('Library' in held)):  # rulebooks/expansion.civ:1078
-                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1078, 'rulebooks/expansion.civ')
+                    if (('Library' in held)):  # rulebooks/expansion.civ:1083
+                        e0_amount = _rt.change(trace, 'prevent', 'ast_back', 'amount', 1, e0_amount, ('Library',), 1083, 'rulebooks/expansion.civ')
             elif stage in ('floor',):
                 pass
-                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1068, 'rulebooks/expansion.civ')
+                e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1073, 'rulebooks/expansion.civ')
         if e0_amount is not None and type(e0_amount) is not _U and e0_amount < 0:
-            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1068, 'rulebooks/expansion.civ')
-        effects = [('ast_back', {'amount': e0_amount}, 1074), ('advance_after_back', {}, 1074)]
+            e0_amount = _rt.floor_step(trace, 'ast_back', 'amount', e0_amount, 1073, 'rulebooks/expansion.civ')
+        effects = [('ast_back', {'amount': e0_amount}, 1079), ('advance_after_back', {}, 1079)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Regression', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1118,57 +1118,57 @@ def calamity_21_regression(s: PlayerState, role: str) -> Resolution:
 
 def calamity_22_piracy(s: PlayerState, role: str) -> Resolution:
     'Piracy (stack 9, major tradable). 2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader). Modifiers: Cartography: 1 more pirate city.'
-    # rulebooks/expansion.civ:1083
+    # rulebooks/expansion.civ:1088
     held = s.held_set
     if role == 'primary':
-        e0_amount = 2  # rulebooks/expansion.civ:1089
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1089
-        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1090)
+        e0_amount = 2  # rulebooks/expansion.civ:1094
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1094
+        assignment = (2, None, [('pirate_cities', {'amount': 1, 'area': 'coastal'})], 1095)
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:1092
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1092, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1089)]
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1097
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1097, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1094)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, assignment, trace, (), False, None, None))
     else:
         excluded = None
-        e0_amount = 1  # rulebooks/expansion.civ:1090
-        e0_area = 'coastal'  # rulebooks/expansion.civ:1090
+        e0_amount = 1  # rulebooks/expansion.civ:1095
+        e0_area = 'coastal'  # rulebooks/expansion.civ:1095
         if s.assigned is not None:
             e0_amount = _rt.assigned(s, e0_amount, 'pirate_cities')
         trace = []
-        if (('Cartography' in held)):  # rulebooks/expansion.civ:1092
-            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1092, 'rulebooks/expansion.civ')
-        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1090)]
+        if (('Cartography' in held)):  # rulebooks/expansion.civ:1097
+            e0_amount = _rt.change(trace, 'add', 'pirate_cities', 'amount', 1, e0_amount, ('Cartography',), 1097, 'rulebooks/expansion.civ')
+        effects = [('pirate_cities', {'amount': e0_amount, 'area': e0_area}, 1095)]
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Piracy', role, s, effects, None, trace, (), False, None, excluded))
 
 
 def calamity_23_banditry(s: PlayerState, role: str) -> Resolution:
     'Banditry (stack 9, minor). With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.'
-    # rulebooks/expansion.civ:1097
+    # rulebooks/expansion.civ:1102
     held = s.held_set
     if role == 'primary':
         e0_amount = None
         e1_amount = None
-        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1104
+        b1 = (s.fact('traded_by') != '')  # rulebooks/expansion.civ:1109
         ub1 = type(b1) is _U
         if ub1:
-            s.undecided.append((1104, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
+            s.undecided.append((1109, 'rulebooks/expansion.civ', 'which effects apply', b1.facts))
         if ub1 or b1:
-            e0_amount = 1  # rulebooks/expansion.civ:1104
-            e0_to = 'trader'  # rulebooks/expansion.civ:1104
+            e0_amount = 1  # rulebooks/expansion.civ:1109
+            e0_to = 'trader'  # rulebooks/expansion.civ:1109
         if ub1 or not b1:
-            e1_amount = 1  # rulebooks/expansion.civ:1104
+            e1_amount = 1  # rulebooks/expansion.civ:1109
         if ub1:
             e0_amount = None
             e1_amount = None
         trace = []
         effects = []
         if e0_amount is not None:
-            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1104))
+            effects.append(('give_cards', {'amount': e0_amount, 'to': e0_to}, 1109))
         if e1_amount is not None:
-            effects.append(('discard_cards', {'amount': e1_amount}, 1104))
+            effects.append(('discard_cards', {'amount': e1_amount}, 1109))
         _rt.bound_effects(s, effects, trace, BOUNDS, 'rulebooks/expansion.civ')
         return Resolution((_MODULE, 'Banditry', role, s, effects, None, trace, (), False, None, None))
     # only the primary victim suffers this calamity
@@ -1182,32 +1182,32 @@ AMOUNTS = {'bound': ('holdings',), 'floor': ('zero',), 'order': ('add_prevent', 
 
 
 CALAMITIES = _rt.records((
-    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 646, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 681, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 707, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 717, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, at most this much each: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 735, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 752, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 762, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or more unit points in stock than the most unit points in stock among the players within reach; or civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 811, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 830, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 841, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 869, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 893, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 903, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 925, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 951, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 962, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 976, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 1002, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1014, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1036, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1057, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1068, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1083, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
-    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1097, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Volcano/Earthquake", {"stack": 2, "class": "major nontradable", "beneficiary": "none", "line": 651, "summary": "With at least 1 city touched by a volcano: destroy every unit in the volcano areas; otherwise destroy 1 city. With no city touched by a volcano, 1 other player each: reduce 1 city in an adjacent area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Treachery", {"stack": 2, "class": "major tradable", "beneficiary": "trader", "line": 686, "summary": "With a card traded to the victim: the beneficiary annexes as many cities as the smaller of 1 and the trader\'s cities in stock; destroy as many cities as 1 minus the smaller of 1 and the trader\'s cities in stock; otherwise reduce 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Squandered Wealth", {"stack": 2, "class": "minor", "beneficiary": "none", "line": 712, "summary": "Lose 10 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Famine", {"stack": 3, "class": "major nontradable", "beneficiary": "none", "line": 722, "summary": "Take 10 damage; with Agriculture: lose all your tokens. Other players share 20 among them, at most this much each: take 8 damage.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Superstition", {"stack": 3, "class": "major tradable", "beneficiary": "none", "line": 740, "summary": "Reduce 3 cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tempest", {"stack": 3, "class": "minor", "beneficiary": "none", "line": 757, "summary": "Lose all your ships; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil War", {"stack": 4, "class": "major nontradable", "beneficiary": "most_stock", "line": 767, "summary": "A faction of 35 unit points breaks away, 15 of them picked by the victim and the rest by the beneficiary. Cancelled for a victim with Philosophy and at most 15 unit points; or more unit points in stock than the most unit points in stock among the players within reach; or civil war tie cancels and as many unit points in stock as the most unit points in stock among the players within reach; or no other player bordering by near; or without Philosophy: at most 35 unit points, 40 with Music, 40 with Drama and Poetry, 45 with Democracy, 45 with Music, and Drama and Poetry, 50 with Democracy and Music, 50 with Democracy, and Drama and Poetry, 55 with Democracy, Music, and Drama and Poetry.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["near"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Slave Revolt", {"stack": 4, "class": "major tradable", "beneficiary": "none", "line": 816, "summary": "15 of your tokens may not support cities; reduce unsupported cities.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City in Flames", {"stack": 4, "class": "minor", "beneficiary": "none", "line": 835, "summary": "Destroy 1 city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Flood", {"stack": 5, "class": "major nontradable", "beneficiary": "none", "line": 846, "summary": "With at least 1 unit point on the flood plain: take 17 damage from the flood plain; otherwise destroy 1 city from coastal areas. Other players share 10 among them, at most this much each: take 10 damage from the flood plain. Cancelled for a victim with no unit point on the flood plain and no coastal city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Barbarian Hordes", {"stack": 5, "class": "major tradable", "beneficiary": "trader_or_most_stock", "line": 874, "summary": "15 barbarian tokens attack a city. Cancelled for a victim with no unit point by the map edge or an empty area.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["cities"], "beneficiary_prefer": ["fewest"], "beneficiary_ties": ["ast"], "beneficiary_among": ["everyone"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["City Riots", {"stack": 5, "class": "minor", "beneficiary": "none", "line": 898, "summary": "Reduce 1 city; lose 5 treasury.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Cyclone", {"stack": 6, "class": "major nontradable", "beneficiary": "none", "line": 908, "summary": "Reduce 3 cities next to the open sea; lose all your ships. Every other player: reduce 2 cities next to the open sea; lose all your ships. The cities reduced are selected first, never more than the victim has; protection then unselects some and only the rest count.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Epidemic", {"stack": 6, "class": "major tradable", "beneficiary": "none", "line": 930, "summary": "Take 16 damage. Other players share 25 among them, at most this much each: take 10 damage (not the trader).", "exclude": ["trader"], "city_points": 4, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Coastal Migration", {"stack": 6, "class": "minor", "beneficiary": "none", "line": 956, "summary": "Take 5 damage from coastal areas; lose all your ships.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Corruption", {"stack": 7, "class": "major nontradable", "beneficiary": "none", "line": 967, "summary": "Discard commodity cards worth at least 10 in face value.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Civil Disorder", {"stack": 7, "class": "major tradable", "beneficiary": "none", "line": 981, "summary": "Reduce all cities but 3.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tribal Conflict", {"stack": 7, "class": "minor", "beneficiary": "none", "line": 1007, "summary": "Lose 5 tokens.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Tyranny", {"stack": 8, "class": "major nontradable", "beneficiary": "most_stock", "line": 1019, "summary": "The beneficiary annexes 2 unit points per city. Cancelled for a victim with no other player bordering by land.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["victim"], "beneficiary_among": ["land"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Iconoclasm and Heresy", {"stack": 8, "class": "major tradable", "beneficiary": "none", "line": 1041, "summary": "Reduce 4 cities. Other players share 2 among them, at most this much each: reduce 2 cities (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Minor Uprising", {"stack": 8, "class": "minor", "beneficiary": "none", "line": 1062, "summary": "Take 1 damage per city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Regression", {"stack": 9, "class": "major nontradable", "beneficiary": "none", "line": 1073, "summary": "Move back 1 step on the A.S.T. track; your marker may still move forward this turn, if it meets the requirements. Cancelled for a victim with no city.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Piracy", {"stack": 9, "class": "major tradable", "beneficiary": "none", "line": 1088, "summary": "2 cities from coastal areas turn pirate. 2 other players each: 1 city from coastal areas turns pirate (not the trader).", "exclude": ["trader"], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
+    '["Banditry", {"stack": 9, "class": "minor", "beneficiary": "trader", "line": 1102, "summary": "With a card traded to the victim: give 1 commodity card to the trader; otherwise discard 1 commodity card.", "exclude": [], "city_points": null, "resolution": {"beneficiary_rank": ["stock_points"], "beneficiary_prefer": ["most"], "beneficiary_ties": ["ast"], "beneficiary_among": ["others"], "secondary_among": ["others"], "nominee_without": [], "nominee_forced_if": [], "assign": ["ask"]}}]',
 ))
-TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1320, 'minor_limit': 1322, 'discard': 1324, 'order': 1326, 'beneficiary_rank': 1329, 'beneficiary_ties': 1330, 'assign': 1331}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
+TABLE_RULES = {'limit': None, 'major_limit': 2, 'minor_limit': 1, 'separate_blocks': None, 'discard': ('random',), 'order': ('minor_first', 'stack', 'nontradable_first', 'ast'), 'beneficiary_rank': ('stock_points',), 'beneficiary_prefer': ('most',), 'beneficiary_ties': ('ast',), 'beneficiary_among': ('others',), 'secondary_among': ('others',), 'nominee_without': (), 'nominee_forced_if': (), 'secondary_once': ('none',), 'assign': ('ask',), 'lines': {'major_limit': 1325, 'minor_limit': 1327, 'discard': 1329, 'order': 1331, 'beneficiary_rank': 1334, 'beneficiary_ties': 1335, 'assign': 1336}, 'paths': {'major_limit': 'rulebooks/expansion.civ', 'minor_limit': 'rulebooks/expansion.civ', 'discard': 'rulebooks/expansion.civ', 'order': 'rulebooks/expansion.civ', 'beneficiary_rank': 'rulebooks/expansion.civ', 'beneficiary_ties': 'rulebooks/expansion.civ', 'assign': 'rulebooks/expansion.civ'}}
 CALAMITY_FUNCTIONS = {
     'Volcano/Earthquake': calamity_0_volcano_earthquake,
     'Treachery': calamity_1_treachery,
@@ -1238,49 +1238,49 @@ CALAMITY_FUNCTIONS = {
 
 def epoch_0_0_stone_age(s: PlayerState) -> list:
     'Requirements of Stone Age on A.S.T.'
-    # rulebooks/expansion.civ:1116
+    # rulebooks/expansion.civ:1121
     return [
     ]
 
 
 def epoch_0_1_early_bronze_age(s: PlayerState) -> list:
     'Requirements of Early Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1118
+    # rulebooks/expansion.civ:1123
     return [
-        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1119, each_step=True),
+        _rt.requirement('two cities in play', s.fact('cities'), '>=', 2, 1124, each_step=True),
     ]
 
 
 def epoch_0_2_late_bronze_age(s: PlayerState) -> list:
     'Requirements of Late Bronze Age on A.S.T.'
-    # rulebooks/expansion.civ:1122
+    # rulebooks/expansion.civ:1127
     return [
-        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1123, each_step=True),
-        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1124),
+        _rt.requirement('three cities in play', s.fact('cities'), '>=', 3, 1128, each_step=True),
+        _rt.requirement('three civilization cards', s.derived('advances'), '>=', 3, 1129),
     ]
 
 
 def epoch_0_3_early_iron_age(s: PlayerState) -> list:
     'Requirements of Early Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1127
+    # rulebooks/expansion.civ:1132
     return [
-        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1128, each_step=True),
-        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1129),
+        _rt.requirement('four cities in play', s.fact('cities'), '>=', 4, 1133, each_step=True),
+        _rt.requirement('three cards of face value 100 or more', s.count_advances(cost_at_least=100), '>=', 3, 1134),
     ]
 
 
 def epoch_0_4_late_iron_age(s: PlayerState) -> list:
     'Requirements of Late Iron Age on A.S.T.'
-    # rulebooks/expansion.civ:1132
+    # rulebooks/expansion.civ:1137
     return [
-        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1133, each_step=True),
-        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1134),
+        _rt.requirement('five cities in play', s.fact('cities'), '>=', 5, 1138, each_step=True),
+        _rt.requirement('three cards of face value 200 or more', s.count_advances(cost_at_least=200), '>=', 3, 1139),
     ]
 
 
 def backward_0_0(s: PlayerState) -> dict:
-    # rulebooks/expansion.civ:1137
-    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1137)
+    # rulebooks/expansion.civ:1142
+    return _rt.requirement('no city', s.fact('cities'), '==', 0, 1142)
 
 
 AST = {
@@ -1310,48 +1310,48 @@ CIVILIZATIONS = _rt.records((
 START_CREDITS = None
 
 SCORE_POINTS = [
-    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1176),
-    ('Commodity card sets', lambda s: s.derived('hand_value'), 1177),
-    ('Treasury', lambda s: s.fact('treasury'), 1178),
-    ('A.S.T. position', lambda s: s.derived('ast_points'), 1179),
-    ('Cities', lambda s: (s.fact('cities') * 50), 1180),
-    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1181),
+    ('Civilization cards (face value)', lambda s: s.derived('advance_points'), 1181),
+    ('Commodity card sets', lambda s: s.derived('hand_value'), 1182),
+    ('Treasury', lambda s: s.fact('treasury'), 1183),
+    ('A.S.T. position', lambda s: s.derived('ast_points'), 1184),
+    ('Cities', lambda s: (s.fact('cities') * 50), 1185),
+    ('Cards of the least-held colour', lambda s: (50 * _rt.min_(_rt.min_(_rt.min_(_rt.min_(s.count_advances(group='crafts'), s.count_advances(group='sciences')), s.count_advances(group='arts')), s.count_advances(group='civics')), s.count_advances(group='religion'))), 1186),
 ]
 SCORE_TIEBREAKS = [
-    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1182),
+    ('A.S.T. order (the lower place wins)', lambda s: s.fact('ast_rank'), 1187),
 ]
-SCORE_AST = (1179,)
-SCORE_LOWER_FIRST = (1182,)
+SCORE_AST = (1184,)
+SCORE_LOWER_FIRST = (1187,)
 TURN = (
-    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1277, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': 'tax_whole_cities'}, 1278),)},
-    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1281, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player', 'treasury': None}, 1282),)},
-    {'name': 'Census', 'when': 'always (20)', 'line': 1284, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1284),)},
-    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1286, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 1287),)},
-    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1289, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1289),)},
-    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1290, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1290),)},
-    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1291, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1291),)},
-    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1292, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1292),)},
-    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1293, 'actions': ()},
-    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1294, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1295), ('buy_trade_cards', {'after': 'own_draw'}, 1296))},
-    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1298, 'actions': (('trade', {'least_cards': 'trade_min_cards', 'received_calamities': 'tradable'}, 1299),)},
-    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1301, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1301),)},
-    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1302, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1302),)},
-    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1304, 'actions': ()},
-    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1305, 'actions': (('buy_advances', {}, 1306), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1307))},
-    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1309, 'actions': (('alter_ast', {}, 1310), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1311))},
+    {'name': 'Collect taxes (possible city revolts)', 'when': 'only if cities exist; A.S.T. order (18)', 'line': 1282, 'actions': (('collect_tax', {'rate': 'tax_rate', 'bound': 'stock', 'revolt_rank': None, 'unclaimed_revert': None, 'whole_cities': 'tax_whole_cities'}, 1283),)},
+    {'name': 'Population expansion', 'when': 'always; A.S.T. order (19)', 'line': 1286, 'actions': (('census', {'cities': 'cities_per_player', 'tokens': 'tokens_per_player', 'ships': 'ships_per_player', 'treasury': None}, 1287),)},
+    {'name': 'Census', 'when': 'always (20)', 'line': 1289, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1289),)},
+    {'name': 'Ship construction and maintenance', 'when': 'if desired; census order (21)', 'line': 1291, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': 'spend'}, 1292),)},
+    {'name': 'Movement', 'when': 'always; census order (22)', 'line': 1294, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1294),)},
+    {'name': 'Conflict', 'when': 'if necessary; simultaneous (23)', 'line': 1295, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1295),)},
+    {'name': 'City construction', 'when': 'if appropriate; A.S.T. order (24)', 'line': 1296, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1296),)},
+    {'name': 'Remove surplus population', 'when': 'if necessary; A.S.T. order (25)', 'line': 1297, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1297),)},
+    {'name': 'Check for city support', 'when': 'if necessary; A.S.T. order (26)', 'line': 1298, 'actions': ()},
+    {'name': 'Trade card acquisition and purchases', 'when': 'if cities exist; fewest cities goes first (27)', 'line': 1299, 'actions': (('draw_trade_cards', {'stacks': 9, 'order': 'fewest_cities', 'empty': None}, 1300), ('buy_trade_cards', {'after': 'own_draw'}, 1301))},
+    {'name': 'Trade', 'when': 'at least three cards required; simultaneous (28)', 'line': 1303, 'actions': (('trade', {'least_cards': 'trade_min_cards', 'received_calamities': 'tradable'}, 1304),)},
+    {'name': 'Resolve calamities', 'when': 'if appropriate; in ascending order (29)', 'line': 1306, 'actions': (('resolve_calamities', {'drawn_tradable': 'resolve'}, 1306),)},
+    {'name': 'Special abilities', 'when': 'if appropriate; A.S.T. order (31)', 'line': 1307, 'actions': (('census', {'cities': None, 'tokens': None, 'ships': None, 'treasury': None}, 1307),)},
+    {'name': 'Check for city support', 'when': 'always; A.S.T. order (repeat 26)', 'line': 1309, 'actions': ()},
+    {'name': 'Acquire civilization cards and return excess', 'when': 'if appropriate; A.S.T. order (32)', 'line': 1310, 'actions': (('buy_advances', {}, 1311), ('hand_limit', {'limit': 'hand_limit', 'calamities': 'apart'}, 1312))},
+    {'name': 'Movement of succession markers on the A.S.T.', 'when': 'always (34)', 'line': 1314, 'actions': (('alter_ast', {}, 1315), ('end_game', {'reach': 'last_space', 'track': None, 'extra_turns': None, 'turn_limit': 'agreed', 'winner': 'score'}, 1316))},
 )
 
 TRADE_DECKS = _rt.trade_decks((
-    '{"name": "5-7 players", "players": [5, 7], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Superstition", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1486}',
-    '{"name": "8-11 players", "players": [8, 11], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7], ["Bone", 8]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Wax", 8], ["Treachery", 1], ["Squandered Wealth", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Ceramics", 8], ["Superstition", 1], ["Tempest", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Grain", 8], ["Slave Revolt", 1], ["City in Flames", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Glass", 6], ["Barbarian Hordes", 1], ["City Riots", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Lead", 6], ["Epidemic", 1], ["Coastal Migration", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Herbs", 6], ["Civil Disorder", 1], ["Tribal Conflict", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Obsidian", 4], ["Iconoclasm and Heresy", 1], ["Minor Uprising", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Amber", 4], ["Piracy", 1], ["Banditry", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1499}',
-    '{"name": "West, 12-15 players", "players": [12, 15], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 7], ["Clay", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Papyrus", 7], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Wool", 7], ["Grain", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gems", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Ivory", 4], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1542}',
-    '{"name": "East, 12-15 players", "players": [12, 15], "block": "east", "stacks": [[1, [{"cards": [["Hides", 7], ["Flax", 7]], "clear": null}]], [2, [{"cards": [["Stone", 7], ["Furs", 8], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9], ["Timber", 8], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Livestock", 7], ["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Spices", 6], ["Jade", 5], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearl", 5], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1567}',
+    '{"name": "5-7 players", "players": [5, 7], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Treachery", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Superstition", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Slave Revolt", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Barbarian Hordes", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Civil Disorder", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Iconoclasm and Heresy", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Piracy", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1497}',
+    '{"name": "8-11 players", "players": [8, 11], "block": null, "stacks": [[1, [{"cards": [["Clay", 7], ["Hides", 7], ["Bone", 8]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Stone", 7], ["Wax", 8], ["Treachery", 1], ["Squandered Wealth", 1]], "clear": "players"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Salt", 9], ["Ceramics", 8], ["Superstition", 1], ["Tempest", 1]], "clear": "players"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Cotton", 7], ["Grain", 8], ["Slave Revolt", 1], ["City in Flames", 1]], "clear": "players"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Livestock", 7], ["Glass", 6], ["Barbarian Hordes", 1], ["City Riots", 1]], "clear": "players"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Copper", 6], ["Silver", 5], ["Lead", 6], ["Epidemic", 1], ["Coastal Migration", 1]], "clear": "players"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Spices", 6], ["Herbs", 6], ["Civil Disorder", 1], ["Tribal Conflict", 1]], "clear": "players"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Gems", 5], ["Dye", 4], ["Obsidian", 4], ["Iconoclasm and Heresy", 1], ["Minor Uprising", 1]], "clear": "players"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Silk", 4], ["Amber", 4], ["Piracy", 1], ["Banditry", 1]], "clear": "players"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1510}',
+    '{"name": "West, 12-15 players", "players": [12, 15], "block": "west", "stacks": [[1, [{"cards": [["Ochre", 7], ["Clay", 7]], "clear": null}]], [2, [{"cards": [["Iron", 8], ["Papyrus", 7], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Fish", 8], ["Fruit", 9], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Oil", 8], ["Wool", 7], ["Grain", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Wine", 6], ["Textiles", 7], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Tin", 5], ["Copper", 6], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Resin", 5], ["Incense", 6], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Marble", 4], ["Gems", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Gold", 5], ["Ivory", 4], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1553}',
+    '{"name": "East, 12-15 players", "players": [12, 15], "block": "east", "stacks": [[1, [{"cards": [["Hides", 7], ["Flax", 7]], "clear": null}]], [2, [{"cards": [["Stone", 7], ["Furs", 8], ["Treachery", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Volcano/Earthquake", 1]], "clear": null}]], [3, [{"cards": [["Salt", 9], ["Timber", 8], ["Superstition", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Famine", 1]], "clear": null}]], [4, [{"cards": [["Cotton", 7], ["Sugar", 8], ["Slave Revolt", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Civil War", 1]], "clear": null}]], [5, [{"cards": [["Livestock", 7], ["Lacquer", 6], ["Barbarian Hordes", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Flood", 1]], "clear": null}]], [6, [{"cards": [["Bronze", 6], ["Silver", 5], ["Epidemic", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Cyclone", 1]], "clear": null}]], [7, [{"cards": [["Spices", 6], ["Jade", 5], ["Civil Disorder", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Corruption", 1]], "clear": null}]], [8, [{"cards": [["Dye", 4], ["Tea", 5], ["Iconoclasm and Heresy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Tyranny", 1]], "clear": null}]], [9, [{"cards": [["Silk", 4], ["Pearl", 5], ["Piracy", 1]], "clear": "calamity_seeding_12_15"}, {"cards": [["Regression", 1]], "clear": null}]]], "line": 1578}',
 ))
 
 SETUP_PLAYERS = {
 }
 
-LINES = _rt.line_map('144:1246 147:80 149:80 152:80 155:646 163:653 165:653 166:653 168:654 171:656 172:656 173:657 174:657 179:659 180:659 181:661 183:668 184:666 185:666 186:670 187:670 188:670 190:670 191:670 192:670 193:670 195:670 196:669 197:669 198:669 200:669 201:669 202:669 203:669 205:669 220:662 221:662 222:663 223:663 227:666 228:666 235:681 243:688 245:688 246:688 248:689 249:690 250:690 252:692 253:692 259:695 260:700 261:700 262:700 263:700 265:700 266:700 267:700 268:700 270:700 271:696 272:696 273:696 275:696 276:696 277:696 278:696 279:696 281:696 282:697 283:697 284:697 286:697 287:697 288:697 289:697 290:697 292:697 307:707 312:713 321:717 327:724 328:724 329:725 331:725 332:725 334:725 335:725 340:727 342:728 343:728 354:727 355:727 359:728 360:728 361:729 362:729 371:735 376:741 377:741 383:742 384:742 385:744 386:744 387:746 388:746 390:748 391:748 404:752 409:758 410:758 421:762 426:770 427:770 428:771 429:771 430:772 431:772 432:773 433:773 434:774 435:774 436:775 437:775 438:776 439:776 440:777 441:777 442:778 443:778 444:799 445:799 446:800 447:800 448:801 449:801 450:768 451:768 452:768 453:768 455:779 456:781 457:783 458:784 459:779 460:779 461:779 462:779 463:781 464:781 465:781 466:781 467:783 468:783 469:783 470:783 471:789 472:789 473:791 474:791 475:793 476:793 477:785 478:785 479:786 480:786 491:811 496:817 502:818 503:818 504:820 505:820 507:822 508:822 509:824 510:824 523:830 528:836 529:836 532:837 533:837 534:837 542:841 547:856 548:856 552:848 554:848 555:848 557:849 558:849 560:851 561:851 562:852 563:852 568:855 570:859 571:861 572:861 573:861 575:861 576:861 577:861 578:861 580:861 581:860 582:860 583:860 585:860 586:860 587:860 588:860 590:860 591:857 593:857 607:855 608:855 612:857 613:857 620:869 625:876 626:876 627:875 633:883 634:883 635:885 636:885 638:887 639:887 651:893 656:899 657:899 658:899 667:903 672:909 673:909 674:909 675:910 677:913 683:911 684:911 685:911 686:913 687:913 688:913 689:913 690:913 692:915 693:915 704:910 705:910 706:910 710:913 716:911 717:911 718:911 719:913 720:913 721:913 722:913 723:913 725:915 726:915 737:903 742:909 743:909 744:909 745:910 747:913 752:911 753:911 754:913 755:913 756:913 757:913 759:915 760:915 774:910 775:910 776:910 780:913 785:911 786:911 787:913 788:913 789:913 790:913 792:915 793:915 807:903 813:925 818:931 819:931 820:932 826:934 827:934 828:936 829:936 831:942 832:942 833:944 834:944 846:932 847:932 855:938 856:938 857:940 858:940 860:942 861:942 862:944 863:944 875:951 880:957 881:957 882:957 894:962 899:968 905:969 906:969 908:971 909:971 923:976 928:982 934:983 935:983 936:985 937:985 938:987 939:987 940:989 941:989 943:991 944:991 945:993 946:993 947:995 948:995 949:997 950:997 962:1002 967:1008 968:1008 977:1014 982:1028 983:1028 984:1020 990:1021 991:1021 993:1023 994:1023 995:1025 996:1025 1009:1036 1014:1042 1015:1042 1016:1043 1019:1045 1024:1047 1025:1047 1026:1049 1027:1049 1029:1051 1030:1051 1034:1045 1035:1045 1043:1043 1044:1043 1052:1047 1053:1047 1054:1049 1055:1049 1066:1057 1071:1063 1072:1063 1075:1064 1076:1064 1077:1064 1088:1068 1093:1075 1094:1075 1095:1074 1102:1076 1103:1076 1105:1078 1106:1078 1119:1083 1124:1089 1125:1089 1126:1090 1128:1092 1129:1092 1135:1090 1136:1090 1140:1092 1141:1092 1147:1097 1154:1104 1156:1104 1157:1104 1159:1104 1160:1104 1162:1104 1239:1116 1246:1118 1250:1119 1254:1122 1258:1123 1259:1124 1263:1127 1267:1128 1268:1129 1272:1132 1276:1133 1277:1134 1281:1137 1283:1137 1313:1176 1314:1177 1315:1178 1316:1179 1317:1180 1318:1181 1321:1182 1326:1277 1327:1281 1328:1284 1329:1286 1330:1289 1331:1290 1332:1291 1333:1292 1334:1293 1335:1294 1336:1298 1337:1301 1338:1302 1339:1304 1340:1305 1341:1309 1345:1486 1346:1499 1347:1542 1348:1567')
+LINES = _rt.line_map('144:1251 147:80 149:80 152:80 155:651 163:658 165:658 166:658 168:659 171:661 172:661 173:662 174:662 179:664 180:664 181:666 183:673 184:671 185:671 186:675 187:675 188:675 190:675 191:675 192:675 193:675 195:675 196:674 197:674 198:674 200:674 201:674 202:674 203:674 205:674 220:667 221:667 222:668 223:668 227:671 228:671 235:686 243:693 245:693 246:693 248:694 249:695 250:695 252:697 253:697 259:700 260:705 261:705 262:705 263:705 265:705 266:705 267:705 268:705 270:705 271:701 272:701 273:701 275:701 276:701 277:701 278:701 279:701 281:701 282:702 283:702 284:702 286:702 287:702 288:702 289:702 290:702 292:702 307:712 312:718 321:722 327:729 328:729 329:730 331:730 332:730 334:730 335:730 340:732 342:733 343:733 354:732 355:732 359:733 360:733 361:734 362:734 371:740 376:746 377:746 383:747 384:747 385:749 386:749 387:751 388:751 390:753 391:753 404:757 409:763 410:763 421:767 426:775 427:775 428:776 429:776 430:777 431:777 432:778 433:778 434:779 435:779 436:780 437:780 438:781 439:781 440:782 441:782 442:783 443:783 444:804 445:804 446:805 447:805 448:806 449:806 450:773 451:773 452:773 453:773 455:784 456:786 457:788 458:789 459:784 460:784 461:784 462:784 463:786 464:786 465:786 466:786 467:788 468:788 469:788 470:788 471:794 472:794 473:796 474:796 475:798 476:798 477:790 478:790 479:791 480:791 491:816 496:822 502:823 503:823 504:825 505:825 507:827 508:827 509:829 510:829 523:835 528:841 529:841 532:842 533:842 534:842 542:846 547:861 548:861 552:853 554:853 555:853 557:854 558:854 560:856 561:856 562:857 563:857 568:860 570:864 571:866 572:866 573:866 575:866 576:866 577:866 578:866 580:866 581:865 582:865 583:865 585:865 586:865 587:865 588:865 590:865 591:862 593:862 607:860 608:860 612:862 613:862 620:874 625:881 626:881 627:880 633:888 634:888 635:890 636:890 638:892 639:892 651:898 656:904 657:904 658:904 667:908 672:914 673:914 674:914 675:915 677:918 683:916 684:916 685:916 686:918 687:918 688:918 689:918 690:918 692:920 693:920 704:915 705:915 706:915 710:918 716:916 717:916 718:916 719:918 720:918 721:918 722:918 723:918 725:920 726:920 737:908 742:914 743:914 744:914 745:915 747:918 752:916 753:916 754:918 755:918 756:918 757:918 759:920 760:920 774:915 775:915 776:915 780:918 785:916 786:916 787:918 788:918 789:918 790:918 792:920 793:920 807:908 813:930 818:936 819:936 820:937 826:939 827:939 828:941 829:941 831:947 832:947 833:949 834:949 846:937 847:937 855:943 856:943 857:945 858:945 860:947 861:947 862:949 863:949 875:956 880:962 881:962 882:962 894:967 899:973 905:974 906:974 908:976 909:976 923:981 928:987 934:988 935:988 936:990 937:990 938:992 939:992 940:994 941:994 943:996 944:996 945:998 946:998 947:1000 948:1000 949:1002 950:1002 962:1007 967:1013 968:1013 977:1019 982:1033 983:1033 984:1025 990:1026 991:1026 993:1028 994:1028 995:1030 996:1030 1009:1041 1014:1047 1015:1047 1016:1048 1019:1050 1024:1052 1025:1052 1026:1054 1027:1054 1029:1056 1030:1056 1034:1050 1035:1050 1043:1048 1044:1048 1052:1052 1053:1052 1054:1054 1055:1054 1066:1062 1071:1068 1072:1068 1075:1069 1076:1069 1077:1069 1088:1073 1093:1080 1094:1080 1095:1079 1102:1081 1103:1081 1105:1083 1106:1083 1119:1088 1124:1094 1125:1094 1126:1095 1128:1097 1129:1097 1135:1095 1136:1095 1140:1097 1141:1097 1147:1102 1154:1109 1156:1109 1157:1109 1159:1109 1160:1109 1162:1109 1239:1121 1246:1123 1250:1124 1254:1127 1258:1128 1259:1129 1263:1132 1267:1133 1268:1134 1272:1137 1276:1138 1277:1139 1281:1142 1283:1142 1313:1181 1314:1182 1315:1183 1316:1184 1317:1185 1318:1186 1321:1187 1326:1282 1327:1286 1328:1289 1329:1291 1330:1294 1331:1295 1332:1296 1333:1297 1334:1298 1335:1299 1336:1303 1337:1306 1338:1307 1339:1309 1340:1310 1341:1314 1345:1497 1346:1510 1347:1553 1348:1578')
 LINE_FILES = ('rulebooks/expansion.civ',)
 LINE_SOURCES = '0:11:23 0:1:- 0:1:- 0:1:- 0:1:- 0:5:- 0:5:- 0:5:- 0:7:39 0:7:24 0:7:24 0:7:23 0:7:23 0:5:29 0:5:29 0:3:- 0:3:- 0:57:69 0:57:69 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:36 0:5:36 0:5:29 0:5:29 0:57:69 0:57:69 0:1:- 0:5:- 0:5:- 0:5:- 0:7:55 0:7:61 0:7:61 0:7:23 0:7:23 0:3:- 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:61:80 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:56 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:5:62 0:1:- 0:13:30 0:1:- 0:5:15 0:5:15 0:5:63 0:5:63 0:5:63 0:31:61 0:31:61 0:3:35 0:27:43 0:27:43 0:24:33 0:24:33 0:27:43 0:27:43 0:42:58 0:42:58 0:1:- 0:13:29 0:13:29 0:41:64 0:41:64 0:37:60 0:37:60 0:45:68 0:45:68 0:50:69 0:50:69 0:1:- 0:13:30 0:31:47 0:1:- 0:3:56 0:3:56 0:3:60 0:3:60 0:3:79 0:3:79 0:3:90 0:3:90 0:3:83 0:3:83 0:3:109 0:3:109 0:3:102 0:3:102 0:3:113 0:3:113 0:3:132 0:3:132 0:3:66 0:3:66 0:3:93 0:3:93 0:3:39 0:3:39 0:13:44 0:13:44 0:45:54 0:45:54 0:3:88 0:3:99 0:3:94 0:3:- 0:37:56 0:37:56 0:57:86 0:57:86 0:48:67 0:48:67 0:68:97 0:68:97 0:41:61 0:41:61 0:62:92 0:62:92 0:40:53 0:40:53 0:45:58 0:45:58 0:49:62 0:49:62 0:5:25 0:5:25 0:5:34 0:5:34 0:1:- 0:13:40 0:41:70 0:41:70 0:38:67 0:38:67 0:41:74 0:41:74 0:45:78 0:45:78 0:1:- 0:13:30 0:13:30 0:3:75 0:25:73 0:25:73 0:1:- 0:3:61 0:3:61 0:5:- 0:5:- 0:5:- 0:7:35 0:7:35 0:7:38 0:7:38 0:7:37 0:7:37 0:3:54 0:3:- 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:24 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:5:25 0:31:43 0:31:43 0:24:52 0:24:52 0:31:43 0:31:43 0:1:- 0:3:30 0:3:30 0:13:33 0:40:62 0:40:62 0:49:71 0:49:71 0:40:66 0:40:66 0:1:- 0:13:29 0:13:29 0:30:46 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:27:50 0:28:51 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:13:44 0:13:44 0:45:62 0:3:84 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:33:64 0:33:64 0:65:82 0:3:74 0:27:50 0:27:50 0:28:51 0:28:51 0:52:72 0:52:72 0:32:51 0:32:51 0:1:- 0:1:- 0:13:23 0:13:23 0:3:36 0:40:56 0:40:56 0:39:55 0:39:55 0:32:44 0:32:44 0:32:44 0:32:44 0:24:34 0:24:34 0:42:58 0:42:58 0:41:57 0:41:57 0:32:44 0:32:44 0:32:44 0:32:44 0:1:- 0:13:36 0:13:36 0:37:54 0:1:- 0:13:35 0:39:63 0:39:63 0:35:63 0:35:63 0:1:- 0:13:37 0:37:64 0:37:64 0:48:75 0:48:75 0:35:62 0:35:62 0:41:68 0:41:68 0:40:71 0:40:71 0:45:76 0:45:76 0:44:75 0:44:75 0:49:80 0:49:80 0:1:- 0:13:27 0:13:27 0:1:- 0:3:39 0:3:39 0:13:42 0:41:68 0:41:68 0:40:63 0:40:63 0:49:72 0:49:72 0:1:- 0:13:29 0:13:29 0:3:41 0:3:98 0:30:53 0:30:53 0:28:51 0:28:51 0:42:61 0:42:61 0:66:96 0:66:96 0:23:39 0:23:39 0:30:53 0:30:53 0:28:51 0:28:51 0:1:- 0:13:27 0:13:27 0:3:70 0:24:68 0:24:68 0:1:- 0:3:26 0:3:26 0:13:24 0:46:60 0:46:60 0:39:57 0:39:57 0:1:- 0:13:43 0:13:43 0:3:55 0:31:50 0:31:50 0:23:53 0:23:53 0:31:50 0:31:50 0:1:- 0:5:78 0:5:78 0:5:78 0:26:50 0:26:50 0:60:76 0:3:24 0:3:- 0:5:55 0:3:- 0:5:57 0:5:53 0:3:- 0:5:56 0:5:91 0:3:- 0:5:56 0:5:91 0:3:47 0:3:47 0:3:58 0:3:42 0:3:29 0:3:38 0:3:38 0:3:235 0:3:58 0:3:- 0:3:- 0:3:43 0:3:- 0:3:59 0:3:65 0:3:76 0:3:82 0:3:66 0:3:- 0:3:- 0:3:95 0:3:76 0:3:67 0:3:- 0:3:- 0:1:- 0:1:- 0:1:- 0:1:-'
 # fmt: on
