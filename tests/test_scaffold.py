@@ -187,8 +187,10 @@ def test_base_outside_the_new_files_tree_is_refused(tmp_path):
     assert not out.exists()
 
 
-def test_base_is_another_name_for_from(tmp_path):
-    """The help's first line speaks of the rulebook extended; `--base` is accepted as `--from`."""
-    res = run_cli("new", "mine", "--base", "civ1981", "-o", str(tmp_path / "x.civ"))
+@pytest.mark.parametrize("option", ["--base", "--extends"])
+def test_base_and_extends_are_other_names_for_from(tmp_path, option):
+    """The help's first line speaks of the rulebook extended; `--base` and `--extends` (the word the
+    rulebook itself says) are accepted as `--from`."""
+    res = run_cli("new", "mine", option, "civ1981", "-o", str(tmp_path / "x.civ"))
     assert res.exit_code == 0, res.output
     assert "extends civ1981" in (tmp_path / "x.civ").read_text(encoding="utf-8")

@@ -349,7 +349,7 @@ class _FmtRun:
 
 @command()
 @click.argument("name")
-@click.option("--from", "--base", "base", default="megaciv", show_default=True,
+@click.option("--from", "--base", "--extends", "base", default="megaciv", show_default=True,
               help="The rulebook to extend: a shipped edition id or a path.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write it (default: NAME.civ).")
 @click.option("--title", help="Display name (default: derived from NAME and the base).")
