@@ -2,6 +2,7 @@
 single-use credit variant. Each test reads like the rule it checks."""
 
 import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -641,3 +642,12 @@ def test_a_specific_credit_alone_leaves_the_advances_group_open_for_a_later_card
     assert answer["complete"] is True
     assert answer["total"] == 540 == sum(strict.module.ADVANCES[b]["cost"] for b in buys) - 20
     assert {i["advance"]: i["price"] for i in answer["items"]}["Monument"] == 160
+
+
+def test_cost_takes_the_advances_named_after_the_rulebook_as_buy_does():
+    named = run_cli("cost", "megaciv", "agriculture", "Drama and Poetry", "--holds", "Pottery", "--json")
+    given = run_cli("cost", "megaciv", "--buy", "Agriculture,Drama and Poetry", "--holds", "Pottery", "--json")
+    assert named.returncode == given.returncode == 0, named.stderr
+    assert named.stdout == given.stdout
+    both = run_cli("cost", "megaciv", "Mysticism", "--buy", "Agriculture", "--json")
+    assert [i["advance"] for i in json.loads(both.stdout)["items"]] == ["Agriculture", "Mysticism"]

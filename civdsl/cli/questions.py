@@ -265,14 +265,15 @@ def _set_options(facts: list[str]) -> str:
 
 @command()
 @click.argument("rulebook")
+@click.argument("advances", nargs=-1, metavar="[ADVANCE]...")
 @click.option("--holds", help="Advances held before this turn, comma-separated (added to the state's).")
-@click.option("--buy", help='Advances to buy this turn, comma-separated: "Pottery,Mysticism".')
+@click.option("--buy", help='Advances to buy this turn, comma-separated: "Pottery,Mysticism" (or named after RULEBOOK).')
 @click.option("--trade-cards", "trade_cards", help='Trade cards to buy for treasury, by stack: "9x2,3".')
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), help=STATE_HELP)
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help=SET_HELP)
 @click.option("--player", help=PLAYER_HELP)
 @_option_switch
-def cost(rulebook, holds, buy, trade_cards, state_file, sets, player, options, as_json):
+def cost(rulebook, advances, holds, buy, trade_cards, state_file, sets, player, options, as_json):
     """Price of each advance to buy after credits, with a breakdown and the total; or, with
     --trade-cards, the treasury price of trade cards bought from the stacks. RULEBOOK may be a game
     file (`civdsl game new`): its own rulebook, and the state of --player in it, with what the
@@ -280,6 +281,8 @@ def cost(rulebook, holds, buy, trade_cards, state_file, sets, player, options, a
     from ..state import split_names
     from ..stateanswers import cost_asked
 
+    if advances:  # `cost megaciv Agriculture "Drama and Poetry"`: each word an advance, with --buy's
+        buy = ",".join(([buy] if buy else []) + list(advances))
     cost_asked(buy, trade_cards)
     rulebook, state_file = _game_question(rulebook, state_file)
     rb = _open(rulebook)
