@@ -64,16 +64,33 @@ def main() -> None:
         game = gamefile.replay(rb, gf)
         print(f"game: {len(gf.events)} events, {game.turn - 1 + game.ended} turns, {len(text):,} bytes, "
               f"{len(game.log):,} log lines")
-        times = []
+        times, ratios, references = [], [], []
         for _ in range(args.runs):
+            reference = cpu_reference_ms()  # just before each run: the machine's speed at that moment
             t = time.process_time()
             answer(rb, path)
             times.append((time.process_time() - t) * 1000)
+            references.append(reference)
+            ratios.append(times[-1] / reference)
     median, worst, best = statistics.median(times), max(times), min(times)
     print(f"game show: median {median:.0f} ms CPU, best {best:.0f}, worst {worst:.0f} ms over {args.runs} runs "
           f"({median / TARGET_MS:.2f}x the {TARGET_MS:.0f} ms target)")
+    print(f"CPU reference (an empty loop of 1,000,000 iterations, bench_lsp.py's) before each run: median "
+          f"{statistics.median(references):.1f} ms; game show / reference: median {statistics.median(ratios):.2f} "
+          f"(the same on any machine, as far as Python's speed goes)")
     print(f"goal: `game show` of an 18-player, 30-turn game in under {TARGET_MS:.0f} ms of CPU after start-up "
           f"(issue 27 §4): {verdict(median)}")
+
+
+def cpu_reference_ms() -> float:
+    """CPU milliseconds of an empty loop of a million iterations, the least of three."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for _ in range(1_000_000):
+            pass
+        best = min(best, time.process_time() - start)
+    return best * 1000
 
 
 def verdict(median_ms: float) -> str:

@@ -119,11 +119,11 @@ def check_fields(event: dict, kinds: dict | None = None) -> None:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
         if value is None:
             continue
-        # the kinds nearly every event has (turn, step, player, counts) checked here, the others by _holds_type
-        if kind == _TEXT:
+        # the kinds nearly every event has (turn, step, counts, player) checked here, the others by _holds_type
+        if kind == _COUNT:
+            fits = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        elif kind == _TEXT:
             fits = isinstance(value, str)
-        elif kind == _COUNT:
-            fits = _is_count(value)
         else:
             fits = _holds_type(value, kind)
         if not fits:
