@@ -245,6 +245,20 @@ def test_the_json_fast_path_reads_mutated_lines_as_gametext():
             assert _outcome(source, fast=True) == _outcome(source), changed
 
 
+@pytest.mark.parametrize("number", [gametext.MAX_WHOLE, gametext.MAX_WHOLE + 1, -gametext.MAX_WHOLE - 1,
+                                    10 ** 15 - 1, 10 ** 15, 10 ** 40, 10 ** 16 + 7])
+def test_the_json_fast_path_reads_long_numbers_as_gametext(number):
+    # a number with as many digits as MAX_WHOLE may exceed it: the fast path checks it then, alone
+    # or among other lines, and reads it as gametext does (refused beyond MAX_WHOLE)
+    line = f'{{"do": "census", "turn": 1, "cities": {number}}}'
+    source = f"{gametext.COMMENT}\nevents:\n  - {{\"do\": \"next\"}}\n  - {line}\n"
+    assert _outcome(source, fast=True) == _outcome(source)
+    within = abs(number) <= gametext.MAX_WHOLE
+    assert (eventjson.event_value(line) is not None) == within
+    values = eventjson.event_values(['{"do": "next"}', line])
+    assert (values[1] is not None and values[1]["cities"] == number) == within
+
+
 def test_a_text_parse_reads_is_the_one_text_writes_for_what_it_reads():
     """The form is one text a game: whatever parse accepts, text writes back byte for byte."""
     rng = random.Random(5)
