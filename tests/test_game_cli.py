@@ -329,3 +329,16 @@ def test_an_event_quoted_whole_is_refused_with_how_to_give_its_words(tmp_path):
     assert "separated by `/`" in first
     added = run_cli("game", "add", game, "census", "ann", "cities=0", "tokens=1", "ships=0", "/", "next")
     assert added.returncode == 0, added.stderr
+
+
+def test_show_refuses_a_turn_or_an_event_the_game_has_not_reached(tmp_path):
+    game = tmp_path / "g.yaml"
+    assert run_cli("game", "new", "civ1981", "--players", "ann,bob,cy", "-o", game).returncode == 0
+    assert run_cli("game", "add", game, "census", "ann", "cities=0", "tokens=1", "ships=0", "/", "next").returncode == 0
+    beyond = run_cli("game", "show", game, "--turn", "2")
+    assert beyond.returncode == 2 and "--turn 2: the events of" in beyond.stderr and "reach turn 1" in beyond.stderr
+    assert "Traceback" not in beyond.stderr
+    assert run_cli("game", "show", game, "--turn", "1").returncode == 0
+    assert run_cli("game", "show", game, "--event", "2").returncode == 0
+    more = run_cli("game", "show", game, "--event", "3")
+    assert more.returncode == 2 and "holds 2 events" in more.stderr

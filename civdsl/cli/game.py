@@ -306,6 +306,12 @@ def show(path, turn, upto, player, log, as_json):
 
 def _show(path, turn, upto, player, log, as_json) -> None:
     gf, rb = _load(path)
+    last_turn = gf.events[-1]["turn"] if gf.events else 1
+    if turn is not None and turn > last_turn:  # a turn not played yet has no state to show
+        raise click.UsageError(f"--turn {turn}: the events of {path} reach turn {last_turn} "
+                               f"(--turn {last_turn} shows where the game stands)")
+    if upto is not None and upto > len(gf.events):
+        raise click.UsageError(f"--event {upto}: {path} holds {len(gf.events)} events")
     if turn is not None:
         from ..ledger.gameview import events_up_to_turn
 
