@@ -342,3 +342,10 @@ def test_show_refuses_a_turn_or_an_event_the_game_has_not_reached(tmp_path):
     assert run_cli("game", "show", game, "--event", "2").returncode == 0
     more = run_cli("game", "show", game, "--event", "3")
     assert more.returncode == 2 and "holds 2 events" in more.stderr
+
+
+@pytest.mark.parametrize("players", ["", " , ,"])
+def test_game_new_without_a_player_says_so(tmp_path, players):
+    game = tmp_path / "g.yaml"
+    proc = run_cli("game", "new", "civ1981", "--players", players, "-o", game)
+    assert proc.returncode == 2 and "--players names no player" in proc.stderr and not game.exists()

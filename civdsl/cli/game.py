@@ -98,6 +98,9 @@ def new(edition, players, track, last_turn, seed, output, as_json):
     for part in [p.strip() for p in players.split(",") if p.strip()]:
         name, _, civ = part.partition(":")
         seats.append((name.strip(), civ.strip() or None))
+    if not seats:
+        raise click.UsageError("--players names no player: give each seat as NAME or NAME:CIVILIZATION, "
+                               "separated by commas")
     tracks = list(rb.module.AST)
     if track is None and len(tracks) > 1:
         raise click.UsageError(f"{rb.name} has several A.S.T. tracks: choose one with --ast ({', '.join(tracks)})")
