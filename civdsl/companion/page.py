@@ -812,9 +812,9 @@ def _without_unasked(part: str) -> tuple[str, frozenset[str] | None]:
     """PART without the functions of PAGE_LEAVES_OUT it defines, and their names (None: a part the
     scanner cannot read). The runtime files are the same part in every page: done once."""
     found, tokens = set(), _js_tokens(part)
-    if tokens is None:
-        return part, None
     for name, option in PAGE_LEAVES_OUT.items():
+        if tokens is None:
+            return part, None
         span = _function_span(tokens, name)
         if span is not None:
             refusal = js_string(f"{option} is not part of the page")
