@@ -24,9 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import civdsl.api  # noqa: E402
 from civdsl.ledger import gamefile  # noqa: E402
+from cpuref import cpu_reference_ms  # noqa: E402
 
 TARGET_MS = 200.0
 
@@ -75,22 +77,11 @@ def main() -> None:
     median, worst, best = statistics.median(times), max(times), min(times)
     print(f"game show: median {median:.0f} ms CPU, best {best:.0f}, worst {worst:.0f} ms over {args.runs} runs "
           f"({median / TARGET_MS:.2f}x the {TARGET_MS:.0f} ms target)")
-    print(f"CPU reference (an empty loop of 1,000,000 iterations, bench_lsp.py's) before each run: median "
+    print(f"CPU reference (benchmarks/cpuref.py: an empty loop of 1,000,000 iterations) before each run: median "
           f"{statistics.median(references):.1f} ms; game show / reference: median {statistics.median(ratios):.2f} "
           f"(the same on any machine, as far as Python's speed goes)")
     print(f"goal: `game show` of an 18-player, 30-turn game in under {TARGET_MS:.0f} ms of CPU after start-up "
           f"(issue 27 §4): {verdict(median)}")
-
-
-def cpu_reference_ms() -> float:
-    """CPU milliseconds of an empty loop of a million iterations, the least of three."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        for _ in range(1_000_000):
-            pass
-        best = min(best, time.process_time() - start)
-    return best * 1000
 
 
 def verdict(median_ms: float) -> str:

@@ -34,20 +34,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from civdsl.frontend import check_file  # noqa: E402
+from cpuref import cpu_reference_ms  # noqa: E402
 from civdsl.lsp import Engine  # noqa: E402
 
 MEGACIV = ROOT / "rulebooks" / "megaciv.civ"
 BUDGET_MS = 200.0
-
-
-def cpu_reference_ms() -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(1_000_000):
-            pass
-        best = min(best, time.perf_counter() - start)
-    return best * 1000
 
 
 def places(source: str) -> tuple[int, int, int]:
@@ -234,7 +225,7 @@ def main() -> int:
     import os
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"CPU reference: an empty loop of 1,000,000 iterations takes {cpu_reference_ms():.0f} ms "
+    print(f"CPU reference: an empty loop of 1,000,000 iterations takes {cpu_reference_ms(time.perf_counter):.0f} ms "
           f"(a recent laptop: about 15-25 ms); load average {load:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
         from synthetic import generate

@@ -99,7 +99,7 @@ def defined_in(qualified: str, name: str) -> str:
 @functools.cache
 def classes_of(qualified: str) -> frozenset:
     """The classes an engine module defines (what its importers construct with `new`)."""
-    return frozenset(n.name for n in parsed(module_text(qualified)[1]).body if isinstance(n, ast.ClassDef))
+    return frozenset(class_nodes_of(qualified))
 
 
 @functools.cache

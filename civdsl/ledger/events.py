@@ -121,7 +121,7 @@ def check_fields(event: dict, kinds: dict | None = None) -> None:
             continue
         # the kinds nearly every event has (turn, step, counts, player) checked here, the others by _holds_type
         if kind == _COUNT:
-            fits = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            fits = _is_count(value)
         elif kind == _TEXT:
             fits = isinstance(value, str)
         else:

@@ -96,7 +96,8 @@ def _number(word: str, key: str) -> int:
 def parse(words: list[str]) -> tuple[dict, dict[str, int]]:
     """The event, and for each of its keys the index of the word that gave it."""
     kind = words[0]
-    if usage(kind) is None and len(kind.split()) > 1 and usage(kind.split()[0]) is not None:
+    quoted = kind.split()
+    if usage(kind) is None and len(quoted) > 1 and usage(quoted[0]) is not None:
         # an event quoted whole on a command line arrives as one word
         raise Refused(ILLEGAL, f"`{kind}` arrived as one word: give the event's words apart (not in one pair of "
                       "quotes), several events separated by `/`", field="do")
