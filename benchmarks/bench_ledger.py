@@ -5,9 +5,10 @@
 
 The game is played once by tools/play_games.py (every event through the ledger's checks: census,
 draws, trades, calamities with their choices, purchases, discards, markers) into a temporary
-folder. Each run times what `game show` does after the rulebook is loaded: read the game file,
-replay every event, and write the answer (text, with the whole log); the median and the worst of
-the runs are printed, with the ratio to the target. Start-up (`civdsl.load`) is shown apart.
+folder. Each run times `game show`'s own function after the rulebook is loaded: read the game file,
+replay every event, and write the answer (text, with the whole log) into memory; the median and
+the worst of the runs are printed, with the ratio to the target. Start-up (`civdsl.load`) is
+shown apart.
 """
 
 from __future__ import annotations
@@ -34,16 +35,14 @@ TARGET_MS = 200.0
 
 
 def answer(rb, path: Path) -> str:
-    """What `game show` computes and prints, without the command line's start-up."""
-    from civdsl.cli.game import _log_line, _player_line
-    from civdsl.gcpause import paused
+    """What `game show GAME` computes and prints (cli/game.py show: read the file, replay it and
+    write every player, the trade stacks, the log and what the next step expects), the rulebook
+    RB already loaded: the command line's start-up left out."""
+    from civdsl.cli.game import show
 
-    with paused():  # as `game show` reads, replays and answers (cli/game.py show)
-        gf = gamefile.read(path)
-        game = gamefile.replay(rb, gf)
-        out = [_player_line(game, p) for p in game.players.values()]
-        out += [_log_line(rb, e) for e in game.log]
-        return "\n".join(out) + "\n" + "; ".join(game.expects())
+    with redirect_stdout(io.StringIO()) as out:
+        show.callback(str(path), None, None, None, True, False)
+    return out.getvalue()
 
 
 def main() -> None:

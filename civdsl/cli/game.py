@@ -192,8 +192,7 @@ def add(path, words, as_json):
     if as_json:
         emit_json({"added": added, "state": _state_data(game)}, rb.id)
         return
-    for entry in [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)]:
-        click.echo(_log_line(rb, entry))
+    _echo_log(rb, [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)])
     _expects(game)
 
 
@@ -225,8 +224,7 @@ def draw(path, seed, as_json):
     if as_json:
         emit_json({"added": added, "seed": seed, "state": _state_data(game)}, rb.id)
         return
-    for entry in [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)]:
-        click.echo(_log_line(rb, entry))
+    _echo_log(rb, [e for e in game.log if e.event is not None and e.event >= len(gf.events) - len(added)])
     if not added:
         click.echo("every player with cities has drawn in this step")
     _expects(game)
@@ -358,12 +356,8 @@ def _show_stacks(game) -> None:
 
 def _show_log(rb, game, player: str | None) -> None:
     """The log, or the lines that name the player."""
-    from ..ledger.gameview import names_player
-
     click.echo("log:")
-    for entry in game.log:
-        if player is None or names_player(entry, player):
-            click.echo("  " + _log_line(rb, entry))
+    _echo_log(rb, game.log, player, "  ")
 
 
 def _show_scores(game) -> None:
@@ -380,10 +374,14 @@ def _player_line(game, p) -> str:
     return player_line(game, p)
 
 
-def _log_line(rb, entry) -> str:
-    from ..ledger.gameview import log_line
+def _echo_log(rb, entries: list, player: str | None = None, indent: str = "") -> None:
+    """The log lines of ENTRIES (those about PLAYER), written at once: a game's log holds
+    thousands of lines, and each echo of its own would flush the output."""
+    from ..ledger.gameview import log_lines
 
-    return log_line(rb.module.SOURCE_PATH, entry)
+    lines = log_lines(rb.module.SOURCE_PATH, entries, player)
+    if lines:
+        click.echo("\n".join([indent + line for line in lines]))
 
 
 def _event_words(event: dict) -> str:

@@ -28,9 +28,10 @@ class Draws:
         state = 0
         for ch in str(seed):
             state = (state * 131 + ord(ch)) % MODULUS
-        self.state = state if state else 1
+        state = state if state else 1
         for _ in range(WARM_UP):
-            self.step()
+            state = state * MULTIPLIER % MODULUS
+        self.state = state
 
     def step(self) -> int:
         """The next state, from 1 to MODULUS - 1."""

@@ -68,6 +68,11 @@ def log_line(source: str, entry) -> str:
     return f"turn {entry.turn}, {entry.step}: {entry.text}{where}"
 
 
+def log_lines(source: str, entries: list, player: str | None = None) -> list[str]:
+    """The log lines of ENTRIES (`log_line`), or those about PLAYER (`names_player`)."""
+    return [log_line(source, e) for e in entries if player is None or names_player(e, player)]
+
+
 def names_player(entry, player: str) -> bool:
     """Whether a log line is about PLAYER (the lines `game show --player` keeps)."""
     return entry.text.startswith(player) or f" {player}" in entry.text

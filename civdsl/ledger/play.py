@@ -176,7 +176,11 @@ class Game:
     def others_hold(self, player: Player) -> dict:
         """Facts of a purchase: the cards of each advance the players other than PLAYER hold
         (`others_hold`), where the rulebook limits an advance's supply; none where it limits none."""
-        if all(a["supply"] is None and a["supply_table"] is None for a in self.module.ADVANCES.values()):
+        limited = self.kept.get(("supply limited",))
+        if limited is None:  # asked at every purchase; the rulebook's advances never change
+            limited = self.kept[("supply limited",)] = any(a["supply"] is not None or a["supply_table"] is not None
+                                                          for a in self.module.ADVANCES.values())
+        if not limited:
             return {}
         taken: dict[str, int] = {}
         for other in self.players.values():
