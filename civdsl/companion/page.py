@@ -781,30 +781,39 @@ _CLASS_OR_FUNCTION = re.compile(r"(?:function ([A-Za-z_$][A-Za-z0-9_$]*)\(|class
 def _top_functions(part: str, classes: bool = False) -> dict[str, tuple[int, int]] | None:
     """Where each top-level `function NAME(...) {...}` (with CLASSES, and `class NAME {...}`) of
     PART (its keyword at the start of a line) starts and ends, in the order written; None for a
-    part the scanner cannot read or one that declares a name twice."""
+    part the scanner cannot read, one that declares a name twice or one left open."""
     tokens = _js_tokens(part)
     if tokens is None:
         return None
     spans: dict[str, tuple[int, int]] = {}
+    for name, start, end in _declarations(tokens, _CLASS_OR_FUNCTION if classes else _FUNCTION):
+        if name in spans or end is None:
+            return None
+        spans[name] = (start, end)
+    return spans
+
+
+def _declarations(tokens: list[tuple[str, str]], declaration: re.Pattern):
+    """Each top-level declaration of TOKENS, in the order written: a code token at the start of a
+    line that DECLARATION matches (the name: its group that matched), up to the brace that closes
+    it, braces counted in code only (never in a string, a regular expression or a comment):
+    (name, start, end) in the text of TOKENS, end None for the last one if it is never closed."""
     pos, start, name, depth, line_start = 0, None, None, 0, True
     for kind, token in tokens:
-        if start is None and kind == "code" and line_start:
-            m = re.match(_CLASS_OR_FUNCTION if classes else _FUNCTION, token)
-            if m:
-                found = m.group(1) or m.group(m.lastindex)
-                if found in spans:
-                    return None
-                start, name, depth = pos, found, 0
+        m = declaration.match(token) if start is None and kind == "code" and line_start else None
+        if m:
+            start, name, depth = pos, m.group(m.lastindex), 0
         if start is not None and kind == "code":
             for brace in _BRACE.finditer(token):
                 depth += 1 if brace.group() == "{" else -1
                 if depth == 0 and brace.group() == "}":
-                    spans[name] = (start, pos + brace.end())
+                    yield name, start, pos + brace.end()
                     start = None
                     break
         line_start = kind == "nl"
         pos += len(token)
-    return None if start is not None else spans
+    if start is not None:
+        yield name, start, None
 
 
 @lru_cache(maxsize=64)
@@ -825,21 +834,11 @@ def _without_unasked(part: str) -> tuple[str, frozenset[str] | None]:
 
 
 def _function_span(tokens: list[tuple[str, str]], name: str) -> tuple[int, int] | None:
-    """Where the top-level `function NAME(...) {...}` (at the start of a line) starts and ends in
-    the text of TOKENS: from its keyword to its closing brace, braces counted in code only (never
-    in a string, a regular expression or a comment); None where TOKENS define no such function."""
-    head = f"function {name}("
-    pos, start, depth, line_start = 0, None, 0, True
-    for kind, token in tokens:
-        if start is None and kind == "code" and line_start and token.startswith(head):
-            start = pos
-        if start is not None and kind == "code":
-            for brace in _BRACE.finditer(token):
-                depth += 1 if brace.group() == "{" else -1
-                if depth == 0 and brace.group() == "}":
-                    return start, pos + brace.end()
-        line_start = kind == "nl"
-        pos += len(token)
+    """Where the first top-level `function NAME(...) {...}` (at the start of a line) starts and
+    ends in the text of TOKENS, from its keyword to its closing brace; None where TOKENS define no
+    such function or leave it open."""
+    for _, start, end in _declarations(tokens, re.compile(f"function ({re.escape(name)})\\(")):
+        return None if end is None else (start, end)
     return None
 
 
