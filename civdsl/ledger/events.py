@@ -72,11 +72,17 @@ EVENT_FIELDS = (("do", _TEXT), ("player", _TEXT), ("with", _TEXT), ("calamity", 
 
 
 def _is_count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    # a truth value is an int to isinstance: told apart by identity (there are only the two)
+    return value is not True and value is not False and isinstance(value, int) and value >= 0
 
 
 def _is_names(value) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if not isinstance(value, list):
+        return False
+    for v in value:  # a loop, not all() over a generator: every event's lists of names are checked
+        if not isinstance(v, str):
+            return False
+    return True
 
 
 def _is_secondary(value) -> bool:
@@ -114,11 +120,11 @@ def check_fields(event: dict, kinds: dict | None = None) -> None:
     if kinds is None:
         kinds = field_kinds()
     for key, value in event.items():
-        kind = kinds.get(key)
-        if kind is None:
+        if key not in kinds:
             raise Refused(ILLEGAL, f"an event has no key `{key}`", field=key)
         if value is None:
             continue
+        kind = kinds[key]
         # the kinds nearly every event has (turn, step, counts, player) checked here, the others by _holds_type
         if kind == _COUNT:
             fits = _is_count(value)
@@ -144,14 +150,14 @@ def _whole(event: dict, key: str) -> int | None:
     value = event.get(key)
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    if not _is_count(value):
         raise Refused(ILLEGAL, f"`{key}` must be a whole number 0 or more", field=key)
     return value
 
 
 def _card_names(game: Game, cards, key: str = "cards") -> list[str]:
     """Card names (commodities or calamities, any declared name), each as the rulebook names it."""
-    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+    if not _is_names(cards):
         raise Refused(ILLEGAL, f"`{key}` must be a list of card names", field=key)
     module = game.module
     by_name = game.kept.get(("card names",))

@@ -134,7 +134,8 @@ def _check_event(i: int, e, line: int | None, keys: set) -> None:
         if k not in keys:
             raise GameFileError(f"events[{i}]: unknown key `{k}`", line)
     for k in ("turn", "step"):
-        if not isinstance(e.get(k), int) or isinstance(e.get(k), bool) or e[k] < 0:
+        value = e.get(k)
+        if value is True or value is False or not isinstance(value, int) or value < 0:
             raise GameFileError(f"events[{i}]: `{k}` is a whole number", line)
 
 
