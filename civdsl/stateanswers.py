@@ -19,6 +19,14 @@ from .texts import nfc, split_names
 def cost_for(module, st, buy: list) -> dict:
     """The price of the advances BUY (any declared name) for the state, with the purchase's
     problems (`illegal`: reported, never priced silently) and the start credits' notes."""
+    result = purchase_for(module, st, buy)
+    result["notes"] = cost_notes(module, st.start_credits, st.facts)
+    return result
+
+
+def purchase_for(module, st, buy: list) -> dict:
+    """`cost_for` without its notes on what the price leaves out, which only a reader of the
+    answer sees: the game ledger's purchase, which checks and keeps the price and shows no notes."""
     buy = canonical_names(module, "advance", list(buy), "--buy")
     seen, twice = set(), []
     for b in buy:  # an advance is bought once: a second naming would be priced again
@@ -34,7 +42,6 @@ def cost_for(module, st, buy: list) -> dict:
     # the same legality `plan` applies to its candidates
     result["illegal"] = purchase_problems(module, st.held, list(buy), st.facts)
     result["start_credits"] = st.start_credits
-    result["notes"] = cost_notes(module, st.start_credits, st.facts)
     return result
 
 

@@ -9,7 +9,7 @@ from ..diagnostics import did_you_mean
 from ..errors import StateError
 from ..handvalue import hand_value, player_block
 from ..pricing import abilities_of, trade_card_prices
-from ..stateanswers import cost_for
+from ..stateanswers import purchase_for
 from ..statecheck import item_names
 from ..table.resolving import in_words
 from ..table.tablefile import RELATIONS
@@ -572,7 +572,7 @@ def _priced(game: Game, p, wanted: list[str]) -> dict:
     """The price of the advances by the edition's price engine, for what the player holds now;
     an unknown, held or illegal purchase is refused."""
     try:
-        cost = cost_for(game.module, game.state(p, game.others_hold(p)), wanted)
+        cost = purchase_for(game.module, game.state(p, game.others_hold(p)), wanted)
     except StateError as exc:  # an unknown or an already held advance
         raise Refused(ILLEGAL, _without_prefix(str(exc), "--buy: "), field="advances")
     if cost["illegal"]:
