@@ -33,6 +33,8 @@ class _EpochsOnDemand(dict):
 class Entry:
     """One line of the log: what changed, in words, and the rulebook line behind it."""
 
+    __slots__ = ("turn", "step", "text", "line", "event")  # a game's log holds thousands
+
     def __init__(self, turn: int, step: str, text: str, line: int | None = None, event: int | None = None):
         self.turn = turn
         self.step = step
