@@ -244,10 +244,11 @@ def parse(source: str, event_values=None) -> tuple:
     if at >= len(lines):
         raise TextError(f"expected an event (`{EVENT_PREFIX}{{...}}`) after `{EVENTS_KEY}:` "
                         f"(`{EVENTS_KEY}: []` when there is none); {FMT_HINT}", at + 1, 1)
-    bodies = []
-    while at < len(lines) and len(bodies) < MAX_EVENTS and lines[at].startswith(EVENT_PREFIX + "{"):
-        bodies.append(lines[at][len(EVENT_PREFIX):])
-        at += 1
+    end, last, head = at, min(len(lines), at + MAX_EVENTS), EVENT_PREFIX + "{"
+    while end < last and lines[end].startswith(head):
+        end += 1
+    bodies = [line[len(EVENT_PREFIX):] for line in lines[at:end]]
+    at = end
     # the lines before the first that is no event line are read first: a file's first problem is its error
     events = _events(bodies, first, event_values)
     if at < len(lines):
@@ -282,6 +283,8 @@ def _events(bodies: list, first: int, event_values) -> list:
     """The events of the event lines' BODIES (the first at line FIRST), each read by EVENT_VALUES
     where it reads it, else by the reader here."""
     values = event_values(bodies) if event_values is not None else None
+    if values is not None and None not in values:  # every line read by EVENT_VALUES: a game holds thousands
+        return values
     events = []
     for i, body in enumerate(bodies):
         value = values[i] if values is not None else None
