@@ -34,10 +34,10 @@ from cpuref import cpu_reference_ms  # noqa: E402
 TARGET_MS = 200.0
 
 
-def answer(rb, path: Path) -> str:
+def answer(path: Path) -> str:
     """What `game show GAME` computes and prints (cli/game.py show: read the file, replay it and
-    write every player, the trade stacks, the log and what the next step expects), the rulebook
-    RB already loaded: the command line's start-up left out."""
+    write every player, the trade stacks, the log and what the next step expects), its rulebook
+    loaded before (`civdsl.load` keeps it): the command line's start-up left out."""
     from civdsl.cli.game import show
 
     with redirect_stdout(io.StringIO()) as out:
@@ -69,7 +69,7 @@ def main() -> None:
         for _ in range(args.runs):
             reference = cpu_reference_ms()  # just before each run: the machine's speed at that moment
             t = time.process_time()
-            answer(rb, path)
+            answer(path)
             times.append((time.process_time() - t) * 1000)
             references.append(reference)
             ratios.append(times[-1] / reference)

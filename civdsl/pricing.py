@@ -516,10 +516,15 @@ def cards_in_use(module, name: str, players) -> int | None:
     return adv["supply"]
 
 
+def supply_limited(module) -> list[str]:
+    """The advances whose cards the rulebook limits (`supply` or `supply TABLE`)."""
+    return [n for n, a in module.ADVANCES.items() if a["supply"] is not None or a["supply_table"] is not None]
+
+
 def supply_notes(module, facts: dict) -> list[str]:
     """The notes of an answer on the rulebook's supply limits it cannot check: all of them without
     what the other players hold (`others_hold`), those that depend on an unknown `players`."""
-    limited = [n for n, a in module.ADVANCES.items() if a["supply"] is not None or a["supply_table"] is not None]
+    limited = supply_limited(module)
     if not limited:
         return []
     if facts.get("others_hold") is None:

@@ -28,10 +28,9 @@ class Draws:
         state = 0
         for ch in str(seed):
             state = (state * 131 + ord(ch)) % MODULUS
-        state = state if state else 1
+        self.state = state if state else 1
         for _ in range(WARM_UP):
-            state = state * MULTIPLIER % MODULUS
-        self.state = state
+            self.step()
 
     def step(self) -> int:
         """The next state, from 1 to MODULUS - 1."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..diagnostics import did_you_mean
 from ..handvalue import player_block
 from ..playerstate import PlayerState
+from ..pricing import supply_limited
 from ..standing import _goes_back, all_met, ast_counted, marker, step_needs, steps_possible
 from ..startcredits import apply_start_credits, start_credits
 from .quantities import pieces, quantity
@@ -180,8 +181,7 @@ class Game:
         (`others_hold`), where the rulebook limits an advance's supply; none where it limits none."""
         limited = self.kept.get(("supply limited",))
         if limited is None:  # asked at every purchase; the rulebook's advances never change
-            limited = self.kept[("supply limited",)] = any(a["supply"] is not None or a["supply_table"] is not None
-                                                          for a in self.module.ADVANCES.values())
+            limited = self.kept[("supply limited",)] = len(supply_limited(self.module)) > 0
         if not limited:
             return {}
         taken: dict[str, int] = {}
